@@ -1,0 +1,156 @@
+
+use builtin;
+use str;
+
+set edit:completion:arg-completer[gpushare] = {|@words|
+    fn spaces {|n|
+        builtin:repeat $n ' ' | str:join ''
+    }
+    fn cand {|text desc|
+        edit:complex-candidate $text &display=$text' '(spaces (- 14 (wcswidth $text)))$desc
+    }
+    var command = 'gpushare'
+    for word $words[1..-1] {
+        if (str:has-prefix $word '-') {
+            break
+        }
+        set command = $command';'$word
+    }
+    var completions = [
+        &'gpushare'= {
+            cand --sim 'Use a simulated node: a preset name or a node file (TOML)'
+            cand --sim-state 'Keep the simulated node''s changes in FILE (loaded when it exists, saved after each change)'
+            cand --format 'Output format of the data on stdout'
+            cand --color 'When to use colour (NO_COLOR is honoured with `auto`)'
+            cand --nvml-lib 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual'
+            cand -q 'Print only data and errors (no progress or notes on stderr)'
+            cand --quiet 'Print only data and errors (no progress or notes on stderr)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand detect 'Show the GPUs of this node: models, memory, MIG, compute mode, processes'
+            cand sim 'Simulated nodes: list presets and the GPU models they can hold'
+            cand completions 'Print a shell completion script'
+            cand man 'Print the man page (roff)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'gpushare;detect'= {
+            cand --gpu 'Only these GPUs: `all`, indexes `0,2`, ranges `0-3`, UUIDs or PCI bus ids'
+            cand --sim 'Use a simulated node: a preset name or a node file (TOML)'
+            cand --sim-state 'Keep the simulated node''s changes in FILE (loaded when it exists, saved after each change)'
+            cand --format 'Output format of the data on stdout'
+            cand --color 'When to use colour (NO_COLOR is honoured with `auto`)'
+            cand --nvml-lib 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual'
+            cand -q 'Print only data and errors (no progress or notes on stderr)'
+            cand --quiet 'Print only data and errors (no progress or notes on stderr)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'gpushare;sim'= {
+            cand --sim 'Use a simulated node: a preset name or a node file (TOML)'
+            cand --sim-state 'Keep the simulated node''s changes in FILE (loaded when it exists, saved after each change)'
+            cand --format 'Output format of the data on stdout'
+            cand --color 'When to use colour (NO_COLOR is honoured with `auto`)'
+            cand --nvml-lib 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual'
+            cand -q 'Print only data and errors (no progress or notes on stderr)'
+            cand --quiet 'Print only data and errors (no progress or notes on stderr)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand presets 'List the built-in simulated nodes'
+            cand models 'List the GPU models a node file may name'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'gpushare;sim;presets'= {
+            cand --sim 'Use a simulated node: a preset name or a node file (TOML)'
+            cand --sim-state 'Keep the simulated node''s changes in FILE (loaded when it exists, saved after each change)'
+            cand --format 'Output format of the data on stdout'
+            cand --color 'When to use colour (NO_COLOR is honoured with `auto`)'
+            cand --nvml-lib 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual'
+            cand -q 'Print only data and errors (no progress or notes on stderr)'
+            cand --quiet 'Print only data and errors (no progress or notes on stderr)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'gpushare;sim;models'= {
+            cand --sim 'Use a simulated node: a preset name or a node file (TOML)'
+            cand --sim-state 'Keep the simulated node''s changes in FILE (loaded when it exists, saved after each change)'
+            cand --format 'Output format of the data on stdout'
+            cand --color 'When to use colour (NO_COLOR is honoured with `auto`)'
+            cand --nvml-lib 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual'
+            cand -q 'Print only data and errors (no progress or notes on stderr)'
+            cand --quiet 'Print only data and errors (no progress or notes on stderr)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'gpushare;sim;help'= {
+            cand presets 'List the built-in simulated nodes'
+            cand models 'List the GPU models a node file may name'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'gpushare;sim;help;presets'= {
+        }
+        &'gpushare;sim;help;models'= {
+        }
+        &'gpushare;sim;help;help'= {
+        }
+        &'gpushare;completions'= {
+            cand --sim 'Use a simulated node: a preset name or a node file (TOML)'
+            cand --sim-state 'Keep the simulated node''s changes in FILE (loaded when it exists, saved after each change)'
+            cand --format 'Output format of the data on stdout'
+            cand --color 'When to use colour (NO_COLOR is honoured with `auto`)'
+            cand --nvml-lib 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual'
+            cand -q 'Print only data and errors (no progress or notes on stderr)'
+            cand --quiet 'Print only data and errors (no progress or notes on stderr)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'gpushare;man'= {
+            cand --sim 'Use a simulated node: a preset name or a node file (TOML)'
+            cand --sim-state 'Keep the simulated node''s changes in FILE (loaded when it exists, saved after each change)'
+            cand --format 'Output format of the data on stdout'
+            cand --color 'When to use colour (NO_COLOR is honoured with `auto`)'
+            cand --nvml-lib 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual'
+            cand -q 'Print only data and errors (no progress or notes on stderr)'
+            cand --quiet 'Print only data and errors (no progress or notes on stderr)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'gpushare;help'= {
+            cand detect 'Show the GPUs of this node: models, memory, MIG, compute mode, processes'
+            cand sim 'Simulated nodes: list presets and the GPU models they can hold'
+            cand completions 'Print a shell completion script'
+            cand man 'Print the man page (roff)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'gpushare;help;detect'= {
+        }
+        &'gpushare;help;sim'= {
+            cand presets 'List the built-in simulated nodes'
+            cand models 'List the GPU models a node file may name'
+        }
+        &'gpushare;help;sim;presets'= {
+        }
+        &'gpushare;help;sim;models'= {
+        }
+        &'gpushare;help;completions'= {
+        }
+        &'gpushare;help;man'= {
+        }
+        &'gpushare;help;help'= {
+        }
+    ]
+    $completions[$command]
+}

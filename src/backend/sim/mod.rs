@@ -1,0 +1,221 @@
+//! The simulated backend: a node built from the GPU catalog that behaves like the driver.
+//!
+//! `--sim <preset|node file>` builds it; `--sim-state FILE` keeps it between commands (loaded when
+//! the file exists, saved after every change), so a sequence of commands sees earlier changes.
+
+mod faults;
+pub mod node_file;
+pub mod state;
+
+use crate::backend::{
+    Backend, DeviceRef, DriverError, DriverErrorKind, DriverResult, ModeChange, ProfileCapacity,
+};
+use crate::error::{Error, Result};
+use crate::node::catalog::ComputeInstanceProfile;
+use crate::node::{ComputeMode, MigMode, Node, Placement};
+use crate::source_file::SourceFile;
+use faults::Faults;
+use state::{STATE_VERSION, SimState};
+use std::path::{Path, PathBuf};
+
+pub use faults::{ENV as FAULT_ENV, OPERATIONS as FAULT_OPERATIONS};
+
+pub struct SimBackend {
+    state: SimState,
+    state_path: Option<PathBuf>,
+    faults: Faults,
+}
+
+impl SimBackend {
+    /// Open a simulated node from `--sim` and/or `--sim-state`.
+    pub fn open(sim: Option<&str>, state_path: Option<&Path>) -> Result<Self> {
+        let faults = Faults::from_env()?;
+        let built = sim.map(build).transpose()?;
+        let state = match state_path {
+            Some(path) if path.exists() => {
+                let loaded = load_state(path)?;
+                if let Some(built) = &built
+                    && built.name != loaded.name
+                {
+                    return Err(Error::usage(format!(
+                        "{} holds the simulated node `{}`, not `{}`",
+                        path.display(),
+                        loaded.name,
+                        built.name
+                    ))
+                    .with_hint("use another --sim-state file, or delete this one to start over"));
+                }
+                loaded
+            }
+            Some(path) => {
+                let Some(built) = built else {
+                    return Err(Error::usage(format!(
+                        "{} does not exist yet and no --sim node was given",
+                        path.display()
+                    ))
+                    .with_hint("start with --sim <preset> --sim-state FILE, e.g. --sim dgx-a100"));
+                };
+                save_state(path, &built).map_err(|e| Error::failed(e.detail))?;
+                built
+            }
+            None => built.ok_or_else(|| Error::usage("no simulated node given"))?,
+        };
+        Ok(SimBackend {
+            state,
+            state_path: state_path.map(Path::to_path_buf),
+            faults,
+        })
+    }
+
+    /// A simulated node from a preset, with no state file and no faults (tests).
+    pub fn from_preset(name: &str) -> Result<Self> {
+        Ok(SimBackend {
+            state: node_file::from_preset(name)?,
+            state_path: None,
+            faults: Faults::default(),
+        })
+    }
+
+    pub fn state(&self) -> &SimState {
+        &self.state
+    }
+
+    /// Run one changing operation: injected faults first, then the change, then save it.
+    fn change<T>(
+        &mut self,
+        op: &'static str,
+        f: impl FnOnce(&mut SimState) -> DriverResult<T>,
+    ) -> DriverResult<T> {
+        self.faults.check(op)?;
+        let mut next = self.state.clone();
+        let out = f(&mut next)?;
+        if let Some(path) = &self.state_path {
+            save_state(path, &next)?;
+        }
+        self.state = next;
+        Ok(out)
+    }
+}
+
+/// A preset name, or the path of a node file.
+fn build(sim: &str) -> Result<SimState> {
+    let is_preset = node_file::preset_names().iter().any(|p| p == sim);
+    let looks_like_path = sim.contains('/') || sim.ends_with(".toml") || Path::new(sim).exists();
+    if !is_preset && looks_like_path {
+        return node_file::from_file(&SourceFile::read(Path::new(sim))?);
+    }
+    node_file::from_preset(sim)
+}
+
+fn load_state(path: &Path) -> Result<SimState> {
+    let source = SourceFile::read(path)?;
+    let state: SimState = serde_json::from_str(&source.text).map_err(|e| {
+        Error::in_file(
+            path,
+            Some((e.line(), e.column())),
+            format!("not a simulator state file: {e}"),
+        )
+        .with_hint("it is written by --sim-state; delete it to start over")
+    })?;
+    if state.version != STATE_VERSION {
+        return Err(Error::in_file(
+            path,
+            None,
+            format!("state version {} is not {STATE_VERSION}", state.version),
+        )
+        .with_hint("delete it to start over"));
+    }
+    // A hand-edited file could name a model we do not know: check it now, not on first use.
+    state
+        .snapshot()
+        .map_err(|e| Error::in_file(path, None, e.detail).with_hint("delete it to start over"))?;
+    Ok(state)
+}
+
+fn save_state(path: &Path, state: &SimState) -> DriverResult<()> {
+    let mut json = serde_json::to_string_pretty(state)
+        .map_err(|e| DriverError::new(DriverErrorKind::Unknown, e.to_string()))?;
+    json.push('\n');
+    crate::fsutil::write_atomic(path, json.as_bytes(), 0o644).map_err(|e| {
+        DriverError::new(
+            DriverErrorKind::Unknown,
+            format!("cannot save the simulator state to {}: {e}", path.display()),
+        )
+    })
+}
+
+impl Backend for SimBackend {
+    fn source(&self) -> String {
+        format!("sim:{}", self.state.name)
+    }
+
+    fn snapshot(&self) -> DriverResult<Node> {
+        self.state.snapshot()
+    }
+
+    fn gpu_instance_profiles(&self, gpu: u32) -> DriverResult<Vec<ProfileCapacity>> {
+        self.state.gpu_instance_profiles(gpu)
+    }
+
+    fn compute_instance_profiles(
+        &self,
+        gpu: u32,
+        gpu_instance_id: u32,
+    ) -> DriverResult<Vec<ComputeInstanceProfile>> {
+        self.state.compute_instance_profiles(gpu, gpu_instance_id)
+    }
+
+    fn set_mig_mode(&mut self, gpu: u32, mode: MigMode) -> DriverResult<ModeChange> {
+        self.change("set_mig_mode", |s| s.set_mig_mode(gpu, mode))
+    }
+
+    fn reset_gpus(&mut self, gpus: &[u32]) -> DriverResult<()> {
+        self.change("reset", |s| s.reset_gpus(gpus))
+    }
+
+    fn create_gpu_instance(
+        &mut self,
+        gpu: u32,
+        profile_id: u32,
+        placement: Placement,
+    ) -> DriverResult<u32> {
+        self.change("create_gpu_instance", |s| {
+            s.create_gpu_instance(gpu, profile_id, placement)
+        })
+    }
+
+    fn create_compute_instance(
+        &mut self,
+        gpu: u32,
+        gpu_instance_id: u32,
+        profile_id: u32,
+    ) -> DriverResult<u32> {
+        self.change("create_compute_instance", |s| {
+            s.create_compute_instance(gpu, gpu_instance_id, profile_id)
+        })
+    }
+
+    fn destroy_compute_instance(
+        &mut self,
+        gpu: u32,
+        gpu_instance_id: u32,
+        compute_instance_id: u32,
+    ) -> DriverResult<()> {
+        self.change("destroy_compute_instance", |s| {
+            s.destroy_compute_instance(gpu, gpu_instance_id, compute_instance_id)
+        })
+    }
+
+    fn destroy_gpu_instance(&mut self, gpu: u32, gpu_instance_id: u32) -> DriverResult<()> {
+        self.change("destroy_gpu_instance", |s| {
+            s.destroy_gpu_instance(gpu, gpu_instance_id)
+        })
+    }
+
+    fn set_compute_mode(&mut self, device: DeviceRef, mode: ComputeMode) -> DriverResult<()> {
+        self.change("set_compute_mode", |s| s.set_compute_mode(device, mode))
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,124 @@
+//! `gpushare detect`: the node as the driver (or simulator) sees it.
+
+use crate::Context;
+use crate::cli::DetectArgs;
+use crate::error::{Exit, Result};
+use crate::node::{Gpu, MigState, Node};
+use crate::output::{Output, Style, table};
+
+pub fn run(ctx: &mut Context, args: &DetectArgs) -> Result<Exit> {
+    let mut node = ctx.snapshot()?;
+    let selected = args.gpu.resolve(&node)?;
+    node.gpus.retain(|g| selected.contains(&g.index));
+    ctx.out.data(&node, |out| render(out, &node))?;
+    Ok(Exit::Ok)
+}
+
+fn mig_column(mig: &MigState) -> String {
+    if !mig.capable {
+        return "n/a".into();
+    }
+    if mig.current == mig.pending {
+        mig.current.as_str().into()
+    } else {
+        format!(
+            "{} (pending {} after reset)",
+            mig.current.as_str(),
+            mig.pending.as_str()
+        )
+    }
+}
+
+fn gpu_rows(out: &Output, gpu: &Gpu) -> Vec<Vec<String>> {
+    let mut rows = vec![vec![
+        gpu.index.to_string(),
+        out.paint(Style::Bold, &gpu.name),
+        gpu.pci_bus_id.clone(),
+        format!("{} / {} MiB", gpu.memory_used_mib, gpu.memory_total_mib),
+        gpu.compute_capability.clone(),
+        gpu.multiprocessors.to_string(),
+        gpu.compute_mode.as_str().to_string(),
+        mig_column(&gpu.mig),
+    ]];
+    for gi in &gpu.mig.instances {
+        let cis = if gi.compute_instances.is_empty() {
+            out.paint(Style::Warn, "no compute instance")
+        } else {
+            gi.compute_instances
+                .iter()
+                .map(|ci| format!("CI {} {} {}", ci.compute_instance_id, ci.profile, ci.uuid))
+                .collect::<Vec<_>>()
+                .join("; ")
+        };
+        rows.push(vec![
+            String::new(),
+            format!(
+                "  GI {} {} @{}",
+                gi.gpu_instance_id, gi.profile, gi.placement
+            ),
+            String::new(),
+            format!("{} MiB", gi.memory_mib),
+            String::new(),
+            gi.multiprocessors.to_string(),
+            String::new(),
+            cis,
+        ]);
+    }
+    rows
+}
+
+fn render(out: &Output, node: &Node) -> String {
+    let mut s = format!(
+        "{}  driver {}  CUDA {}  {} GPU(s)\n\n",
+        out.paint(Style::Bold, &node.source),
+        node.driver_version,
+        node.cuda_driver_version,
+        node.gpus.len()
+    );
+    let rows = node.gpus.iter().flat_map(|g| gpu_rows(out, g)).collect();
+    s.push_str(&table(
+        &[
+            "GPU",
+            "NAME",
+            "BUS ID",
+            "MEMORY",
+            "CC",
+            "SMS",
+            "COMPUTE MODE",
+            "MIG",
+        ],
+        rows,
+    ));
+    let processes: Vec<Vec<String>> = node
+        .gpus
+        .iter()
+        .flat_map(|g| {
+            g.processes.iter().map(move |p| {
+                let place = match (p.gpu_instance_id, p.compute_instance_id) {
+                    (Some(gi), Some(ci)) => format!("GI {gi} CI {ci}"),
+                    (Some(gi), None) => format!("GI {gi}"),
+                    _ => "whole GPU".into(),
+                };
+                vec![
+                    g.index.to_string(),
+                    p.pid.to_string(),
+                    p.name.clone(),
+                    format!("{} MiB", p.used_memory_mib),
+                    place,
+                ]
+            })
+        })
+        .collect();
+    if !processes.is_empty() {
+        s.push('\n');
+        s.push_str(&table(
+            &["GPU", "PID", "PROCESS", "MEMORY", "ON"],
+            processes,
+        ));
+    }
+    if !node.holders.is_empty() {
+        let names: Vec<String> = node.holders.iter().map(|h| h.describe()).collect();
+        s.push_str(&format!("\nHolding the GPUs open: {}\n", names.join(", ")));
+    }
+    s
+}

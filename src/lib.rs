@@ -1,0 +1,90 @@
+//! gpushare: turn a bare-metal NVIDIA node into a shared GPU node, and prove the sharing works.
+
+pub mod backend;
+pub mod cli;
+mod commands;
+pub mod error;
+pub mod fsutil;
+pub mod node;
+pub mod output;
+pub mod source_file;
+
+use backend::{Backend, BackendOptions};
+use clap::Parser;
+use cli::Cli;
+use error::{Exit, Result};
+use output::Output;
+use std::process::ExitCode;
+
+/// What every command gets: how to print, and the node (opened on first use, so commands that do
+/// not need a GPU never load NVML).
+pub struct Context {
+    pub out: Output,
+    pub backend_options: BackendOptions,
+    backend: Option<Box<dyn Backend>>,
+}
+
+impl Context {
+    pub fn new(out: Output, backend_options: BackendOptions) -> Self {
+        Context {
+            out,
+            backend_options,
+            backend: None,
+        }
+    }
+
+    pub fn backend(&mut self) -> Result<&mut dyn Backend> {
+        if self.backend.is_none() {
+            self.backend = Some(backend::open(&self.backend_options)?);
+        }
+        Ok(self.backend.as_deref_mut().expect("opened above"))
+    }
+
+    /// The node as it is now.
+    pub fn snapshot(&mut self) -> Result<node::Node> {
+        Ok(self.backend()?.snapshot()?)
+    }
+}
+
+/// Parse the command line, run the command, and turn the outcome into an exit code.
+pub fn run() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() {
+                Exit::Usage.code()
+            } else {
+                0
+            });
+        }
+    };
+    let g = &cli.global;
+    let out = Output::new(g.format, g.quiet, g.color);
+    let options = BackendOptions {
+        sim: g.sim.clone(),
+        sim_state: g.sim_state.clone(),
+        nvml_lib: g.nvml_lib.clone(),
+    };
+    let mut ctx = Context::new(out.clone(), options);
+    std::panic::set_hook(Box::new(|info| {
+        eprintln!("error: internal error: {info}");
+        eprintln!("hint: this is a bug in gpushare; please report it with the command you ran");
+    }));
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        commands::dispatch(&mut ctx, cli.command)
+    }));
+    match outcome {
+        Ok(Ok(exit)) => ExitCode::from(exit.code()),
+        Ok(Err(e)) => {
+            out.error(&e);
+            ExitCode::from(e.exit.code())
+        }
+        Err(_) => ExitCode::from(Exit::Failed.code()),
+    }
+}
+
+/// The clap command, for completions and the man page.
+pub fn command() -> clap::Command {
+    <Cli as clap::CommandFactory>::command()
+}

@@ -1,0 +1,366 @@
+//! The GPU catalog (`data/gpus.toml`, embedded): models, their MIG geometry and profiles.
+//!
+//! The simulator builds nodes from it; the NVML backend uses it only for facts the driver does not
+//! report (SM count of a whole GPU, architecture).
+
+use crate::node::PciId;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::sync::LazyLock;
+
+const CATALOG_TOML: &str = include_str!("../../data/gpus.toml");
+
+static CATALOG: LazyLock<Catalog> = LazyLock::new(|| {
+    toml::from_str(CATALOG_TOML).expect("data/gpus.toml is valid (checked by the catalog tests)")
+});
+
+/// The embedded catalog.
+pub fn catalog() -> &'static Catalog {
+    &CATALOG
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Catalog {
+    #[serde(rename = "model")]
+    pub models: Vec<GpuModel>,
+    pub mig: BTreeMap<String, MigTable>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GpuModel {
+    pub name: String,
+    pub pci_device_ids: Vec<PciId>,
+    pub memory_mib: u64,
+    pub multiprocessors: u32,
+    pub compute_capability: String,
+    pub architecture: String,
+    /// Key of the model's MIG table; absent for GPUs without MIG.
+    pub mig: Option<String>,
+}
+
+/// The MIG geometry of a family of GPUs.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MigTable {
+    pub compute_slices: u32,
+    pub memory_slices: u32,
+    pub max_gpu_instances: u32,
+    pub profiles: Vec<GpuInstanceProfile>,
+}
+
+/// A GPU-instance profile as `nvidia-smi mig -lgip` / `-lgipp` show it.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GpuInstanceProfile {
+    pub name: String,
+    /// `NVML_GPU_INSTANCE_PROFILE_*` index.
+    pub nvml_profile: u32,
+    /// Profile id as nvidia-smi shows it.
+    pub id: u32,
+    /// Compute slices.
+    pub slices: u32,
+    pub memory_mib: u64,
+    pub max_instances: u32,
+    pub sm: u32,
+    pub ce: u32,
+    pub dec: u32,
+    pub enc: u32,
+    pub jpeg: u32,
+    pub ofa: u32,
+    /// Valid placement starts, in memory slices.
+    pub starts: Vec<u32>,
+    /// Memory slices one instance occupies.
+    pub size: u32,
+    #[serde(default)]
+    pub inferred: bool,
+}
+
+/// A compute-instance profile inside a GPU instance (`nvidia-smi mig -lcip`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ComputeInstanceProfile {
+    /// `1c.3g.20gb`, or the GPU-instance profile name for the full-size one.
+    pub name: String,
+    /// `NVML_COMPUTE_INSTANCE_PROFILE_*` index, which is also the id nvidia-smi shows.
+    pub id: u32,
+    /// Compute slices.
+    pub slices: u32,
+    pub max_instances: u32,
+    pub sm: u32,
+    /// Valid starts in compute slices of the GPU instance.
+    pub starts: Vec<u32>,
+}
+
+impl Catalog {
+    /// The model NVML would name `name` (exact, then case-insensitive).
+    pub fn model(&self, name: &str) -> Option<&GpuModel> {
+        self.models.iter().find(|m| m.name == name).or_else(|| {
+            self.models
+                .iter()
+                .find(|m| m.name.eq_ignore_ascii_case(name))
+        })
+    }
+
+    pub fn model_by_pci(&self, id: PciId) -> Option<&GpuModel> {
+        self.models.iter().find(|m| m.pci_device_ids.contains(&id))
+    }
+
+    pub fn mig_table(&self, model: &GpuModel) -> Option<&MigTable> {
+        model.mig.as_deref().and_then(|key| self.mig.get(key))
+    }
+
+    pub fn model_names(&self) -> Vec<&str> {
+        self.models.iter().map(|m| m.name.as_str()).collect()
+    }
+}
+
+impl MigTable {
+    pub fn profile(&self, name: &str) -> Option<&GpuInstanceProfile> {
+        self.profiles.iter().find(|p| p.name == name)
+    }
+
+    pub fn profile_by_id(&self, id: u32) -> Option<&GpuInstanceProfile> {
+        self.profiles.iter().find(|p| p.id == id)
+    }
+}
+
+/// Compute-slice counts a compute instance may have, with their NVML profile index.
+const CI_SIZES: [(u32, u32); 5] = [(1, 0), (2, 1), (3, 2), (4, 3), (7, 4)];
+
+impl GpuInstanceProfile {
+    /// Compute-instance profiles a GPU instance of this profile offers. A `c`-slice compute
+    /// instance starts at multiples of the next power of two of `c`, as on A100/H100.
+    pub fn compute_profiles(&self) -> Vec<ComputeInstanceProfile> {
+        let g = self.slices;
+        CI_SIZES
+            .iter()
+            .filter(|(c, _)| *c <= g && !(*c == 3 && g == 4))
+            .map(|&(c, id)| {
+                let align = c.next_power_of_two();
+                let starts: Vec<u32> = (0..g).filter(|s| s % align == 0 && s + c <= g).collect();
+                let name = if c == g {
+                    self.name.clone()
+                } else {
+                    format!("{c}c.{}", self.name)
+                };
+                ComputeInstanceProfile {
+                    name,
+                    id,
+                    slices: c,
+                    max_instances: starts.len() as u32,
+                    sm: self.sm * c / g,
+                    starts,
+                }
+            })
+            .collect()
+    }
+
+    /// The compute-instance profile that spans the whole GPU instance.
+    pub fn full_compute_profile(&self) -> ComputeInstanceProfile {
+        self.compute_profiles()
+            .into_iter()
+            .find(|c| c.slices == self.slices)
+            .expect("every GPU-instance profile has a full-size compute profile")
+    }
+
+    pub fn placements(&self) -> impl Iterator<Item = crate::node::Placement> + '_ {
+        self.starts.iter().map(|&start| crate::node::Placement {
+            start,
+            size: self.size,
+        })
+    }
+}
+
+/// The GB number of a MIG profile name, by the driver's rule: the instance's share of the GPU's
+/// memory rounded up to eighths, times the GPU's memory in whole GiB.
+pub fn profile_gb(instance_memory_mib: u64, total_memory_mib: u64) -> u64 {
+    if total_memory_mib == 0 {
+        return 0;
+    }
+    let eighths = (instance_memory_mib as f64 / total_memory_mib as f64 * 8.0).ceil();
+    let total_gib = (total_memory_mib as f64 / 1024.0).ceil();
+    (eighths / 8.0 * total_gib).round() as u64
+}
+
+/// The attribute suffix nvidia-smi appends for an `NVML_GPU_INSTANCE_PROFILE_*` index.
+pub fn profile_suffix(nvml_profile: u32) -> &'static str {
+    match nvml_profile {
+        0x7 | 0x8 => "+me",
+        0xA | 0xB | 0xC | 0x11 => "+gfx",
+        0xD | 0xE => "-me",
+        0xF | 0x10 => "+me.all",
+        _ => "",
+    }
+}
+
+/// The profile name the driver gives an instance: `<slices>g.<GB>gb<suffix>`.
+pub fn profile_name(slices: u32, nvml_profile: u32, memory_mib: u64, total_mib: u64) -> String {
+    format!(
+        "{slices}g.{}gb{}",
+        profile_gb(memory_mib, total_mib),
+        profile_suffix(nvml_profile)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_model_resolves_its_mig_table() {
+        let c = catalog();
+        for m in &c.models {
+            if let Some(key) = &m.mig {
+                assert!(
+                    c.mig.contains_key(key),
+                    "{}: unknown MIG table {key}",
+                    m.name
+                );
+            }
+            assert!(!m.pci_device_ids.is_empty(), "{} has no PCI id", m.name);
+            assert!(m.memory_mib > 0 && m.multiprocessors > 0, "{}", m.name);
+        }
+        for key in c.mig.keys() {
+            assert!(
+                c.models.iter().any(|m| m.mig.as_deref() == Some(key)),
+                "MIG table {key} is used by no model"
+            );
+        }
+    }
+
+    #[test]
+    fn the_required_models_are_present() {
+        let c = catalog();
+        for name in [
+            "Tesla V100-SXM2-16GB",
+            "Tesla T4",
+            "NVIDIA A10",
+            "NVIDIA A16",
+            "NVIDIA A40",
+            "NVIDIA L4",
+            "NVIDIA L40S",
+            "NVIDIA RTX 6000 Ada Generation",
+            "NVIDIA GeForce RTX 4090",
+            "NVIDIA A30",
+            "NVIDIA A100-SXM4-40GB",
+            "NVIDIA A100-SXM4-80GB",
+            "NVIDIA A100 80GB PCIe",
+            "NVIDIA H100 80GB HBM3",
+            "NVIDIA H100 NVL",
+            "NVIDIA H200",
+            "NVIDIA GH200 480GB",
+            "NVIDIA B200",
+            "NVIDIA GB200",
+            "NVIDIA RTX PRO 6000 Blackwell Server Edition",
+        ] {
+            assert!(c.model(name).is_some(), "missing {name}");
+        }
+        assert_eq!(
+            c.model_by_pci("0x20B010DE".parse().unwrap()).unwrap().name,
+            "NVIDIA A100-SXM4-40GB"
+        );
+    }
+
+    #[test]
+    fn placements_lie_inside_the_memory_slices_and_allow_max_instances() {
+        let c = catalog();
+        for (key, t) in &c.mig {
+            assert!(t.compute_slices <= t.memory_slices, "{key}");
+            for p in &t.profiles {
+                assert!(!p.starts.is_empty(), "{key} {}", p.name);
+                assert!(
+                    p.slices >= 1 && p.slices <= t.compute_slices,
+                    "{key} {}",
+                    p.name
+                );
+                for s in &p.starts {
+                    assert!(s + p.size <= t.memory_slices, "{key} {} start {s}", p.name);
+                }
+                // max_instances non-overlapping placements must exist, and no more than that
+                // can fit in the compute slices.
+                let mut chosen: Vec<crate::node::Placement> = Vec::new();
+                for pl in p.placements() {
+                    if chosen.iter().all(|c| !c.overlaps(pl)) {
+                        chosen.push(pl);
+                    }
+                }
+                assert!(
+                    chosen.len() as u32 >= p.max_instances,
+                    "{key} {}: only {} disjoint placements for max {}",
+                    p.name,
+                    chosen.len(),
+                    p.max_instances
+                );
+                assert!(
+                    p.max_instances * p.slices <= t.compute_slices,
+                    "{key} {}",
+                    p.name
+                );
+                assert!(p.max_instances <= t.max_gpu_instances, "{key} {}", p.name);
+                assert!(p.memory_mib > 0 && p.sm > 0, "{key} {}", p.name);
+            }
+            let ids: std::collections::BTreeSet<u32> = t.profiles.iter().map(|p| p.id).collect();
+            assert_eq!(ids.len(), t.profiles.len(), "{key}: profile ids are unique");
+        }
+    }
+
+    #[test]
+    fn profile_names_rederive_from_memory() {
+        let c = catalog();
+        for m in &c.models {
+            let Some(t) = c.mig_table(m) else { continue };
+            for p in &t.profiles {
+                assert_eq!(
+                    profile_name(p.slices, p.nvml_profile, p.memory_mib, m.memory_mib),
+                    p.name,
+                    "{}: {} ({} MiB)",
+                    m.name,
+                    p.name,
+                    p.memory_mib
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn compute_profiles_follow_the_driver_layout() {
+        let c = catalog();
+        let a100 = c
+            .mig_table(c.model("NVIDIA A100-SXM4-40GB").unwrap())
+            .unwrap();
+        let full = a100.profile("7g.40gb").unwrap().compute_profiles();
+        let names: Vec<_> = full.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "1c.7g.40gb",
+                "2c.7g.40gb",
+                "3c.7g.40gb",
+                "4c.7g.40gb",
+                "7g.40gb"
+            ]
+        );
+        let counts: Vec<_> = full.iter().map(|c| c.max_instances).collect();
+        assert_eq!(counts, [7, 3, 2, 1, 1]);
+        let three = a100.profile("3g.20gb").unwrap();
+        assert_eq!(three.full_compute_profile().name, "3g.20gb");
+        assert_eq!(three.full_compute_profile().id, 2);
+        let four: Vec<_> = a100
+            .profile("4g.20gb")
+            .unwrap()
+            .compute_profiles()
+            .iter()
+            .map(|c| c.slices)
+            .collect();
+        assert_eq!(four, [1, 2, 4]);
+    }
+
+    #[test]
+    fn naming_rule_matches_known_names() {
+        assert_eq!(profile_gb(4864, 40960), 5);
+        assert_eq!(profile_gb(71168, 143771), 71);
+        assert_eq!(profile_name(1, 7, 9984, 81559), "1g.10gb+me");
+        assert_eq!(profile_gb(1, 0), 0);
+    }
+}

@@ -1,0 +1,65 @@
+//! Helpers shared by the integration tests: run the real binary in a clean environment.
+#![allow(dead_code)]
+
+use assert_cmd::Command;
+use std::path::{Path, PathBuf};
+
+/// The gpushare binary with no GPUSHARE_* variables from the caller's environment.
+pub fn gpushare() -> Command {
+    let mut cmd = Command::new(assert_cmd::cargo::cargo_bin!("gpushare"));
+    for (key, _) in std::env::vars_os() {
+        if key.to_string_lossy().starts_with("GPUSHARE_") {
+            cmd.env_remove(key);
+        }
+    }
+    cmd.env("NO_COLOR", "1");
+    cmd
+}
+
+/// gpushare on a simulated preset.
+pub fn sim(preset: &str) -> Command {
+    let mut cmd = gpushare();
+    cmd.args(["--sim", preset]);
+    cmd
+}
+
+/// Run and parse stdout as JSON, asserting success.
+pub fn json(cmd: &mut Command) -> serde_json::Value {
+    let out = cmd.arg("--format").arg("json").output().unwrap();
+    assert!(
+        out.status.success(),
+        "exit {:?}\nstderr: {}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "stdout is not JSON ({e}):\n{}",
+            String::from_utf8_lossy(&out.stdout)
+        )
+    })
+}
+
+/// stderr of a run, asserting its exit code.
+pub fn fails_with(cmd: &mut Command, code: i32) -> String {
+    let out = cmd.output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "stderr: {stderr}\nstdout: {}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    stderr
+}
+
+/// The repository root (for committed files and reference data).
+pub fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+pub fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}

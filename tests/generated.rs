@@ -1,0 +1,37 @@
+//! The committed completions and man page must match what the binary generates.
+//! Run with GPUSHARE_BLESS=1 to rewrite them after changing the command line.
+
+mod common;
+use common::*;
+
+fn check(args: &[&str], path: &str) {
+    let out = gpushare().args(args).output().unwrap();
+    assert!(out.status.success());
+    let file = repo().join(path);
+    if std::env::var_os("GPUSHARE_BLESS").is_some() {
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(&file, &out.stdout).unwrap();
+        return;
+    }
+    let committed = std::fs::read(&file).unwrap_or_default();
+    assert!(
+        committed == out.stdout,
+        "{path} is stale: run `GPUSHARE_BLESS=1 cargo test --test generated` and commit it"
+    );
+}
+
+#[test]
+fn completions_are_current() {
+    check(&["completions", "bash"], "completions/gpushare.bash");
+    check(&["completions", "zsh"], "completions/_gpushare");
+    check(&["completions", "fish"], "completions/gpushare.fish");
+    check(&["completions", "elvish"], "completions/gpushare.elv");
+    check(&["completions", "powershell"], "completions/_gpushare.ps1");
+}
+
+#[test]
+fn man_page_is_current() {
+    check(&["man"], "man/gpushare.1");
+    let page = std::fs::read_to_string(repo().join("man/gpushare.1")).unwrap();
+    assert!(page.contains(".TH gpushare 1"));
+}
