@@ -3,6 +3,7 @@
 pub mod backend;
 pub mod cli;
 mod commands;
+pub mod config;
 pub mod error;
 pub mod fsutil;
 pub mod node;

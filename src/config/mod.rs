@@ -1,0 +1,412 @@
+//! `gpushare.toml`: the desired sharing layout of a node, one entry per group of GPUs.
+//!
+//! ```toml
+//! [[gpus]]
+//! select = "all"                       # "all" | [0, 2] | { model = "NVIDIA A100*", pci_device_id = "0x20B010DE" }
+//! mode = "mig"                         # mig | mps | time-slicing | vgpu | none
+//! mig.devices = { "3g.20gb" = 1, "2g.10gb" = 1, "1g.5gb" = 2 }
+//! ```
+//!
+//! This module parses and checks what is common to every mode (selectors, one entry per GPU,
+//! sections that fit the mode); each mode's own checks live with that mode.
+
+mod select;
+
+use crate::error::{Error, Result};
+use crate::node::{Gpu, Node};
+use crate::output::parse_size_mib;
+use crate::source_file::SourceFile;
+use serde::{Deserialize, Deserializer, Serialize};
+use std::collections::BTreeMap;
+use std::path::Path;
+use toml::Spanned;
+
+pub use select::Select;
+
+pub const DEFAULT_PATH: &str = "/etc/gpushare/gpushare.toml";
+
+/// The parsed file, with its text for error positions.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub source: SourceFile,
+    pub file: ConfigFile,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConfigFile {
+    /// Format version; only 1 exists.
+    #[serde(default = "one")]
+    pub version: u32,
+    #[serde(default)]
+    pub gpus: Vec<Spanned<GpuEntry>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kubernetes: Option<KubernetesSection>,
+}
+
+fn one() -> u32 {
+    1
+}
+
+/// How a group of GPUs is shared.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Mode {
+    /// Hardware partitions (MIG instances).
+    Mig,
+    /// Concurrent processes through the MPS daemon, with per-client limits.
+    Mps,
+    /// Processes take turns (compute mode DEFAULT; replicas for Kubernetes).
+    TimeSlicing,
+    /// vGPU devices for virtual machines.
+    Vgpu,
+    /// No sharing: MIG disabled, no MPS, compute mode DEFAULT.
+    None,
+}
+
+impl Mode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Mig => "mig",
+            Mode::Mps => "mps",
+            Mode::TimeSlicing => "time-slicing",
+            Mode::Vgpu => "vgpu",
+            Mode::None => "none",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GpuEntry {
+    pub select: Spanned<Select>,
+    pub mode: Spanned<Mode>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mig: Option<Spanned<MigSection>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mps: Option<Spanned<MpsSection>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_slicing: Option<Spanned<TimeSlicingSection>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vgpu: Option<Spanned<VgpuSection>>,
+}
+
+/// `mig`: the instances each selected GPU should have.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MigSection {
+    /// Profile → count, e.g. `{"3g.40gb" = 1, "1g.10gb" = 2}`; `"2c.3g.40gb"` names a
+    /// compute-instance profile (one GPU instance each, with that compute instance).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub devices: BTreeMap<Spanned<String>, Spanned<u32>>,
+    /// Explicit placements: `[{ profile = "3g.40gb", start = 4 }]`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub instances: Vec<Spanned<MigInstance>>,
+    /// MPS inside every MIG device of these GPUs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mps: Option<Spanned<MpsSection>>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MigInstance {
+    pub profile: Spanned<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<Spanned<u32>>,
+}
+
+/// `mps`: limits of the MPS clients on each selected GPU (or MIG device).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MpsSection {
+    /// Equal share for N clients: 100/N percent of the threads and 1/N of the memory each.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clients: Option<Spanned<u32>>,
+    /// Active thread percentage per client, 1..=100 (overrides the share from `clients`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thread_percentage: Option<Spanned<u32>>,
+    /// Pinned device memory per client, `"4G"`, `"512M"` or MiB as a number.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_limit: Option<Spanned<MemorySize>>,
+}
+
+/// `time_slicing`: how many workloads take turns on each selected GPU.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TimeSlicingSection {
+    pub replicas: Spanned<u32>,
+}
+
+/// `vgpu`: vGPU type → count on each selected GPU, e.g. `{"A100-4C" = 10}`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VgpuSection {
+    pub devices: BTreeMap<Spanned<String>, Spanned<u32>>,
+}
+
+/// `[kubernetes]`: what `init` and `manifests` generate for this node.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KubernetesSection {
+    /// Manifest targets, e.g. `["nvidia-device-plugin", "cdi"]`.
+    #[serde(default)]
+    pub targets: Vec<Spanned<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+}
+
+/// A size in MiB, written as `"4G"`, `"512M"` or a number of MiB.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct MemorySize(pub u64);
+
+impl<'de> Deserialize<'de> for MemorySize {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            Mib(u64),
+            Text(String),
+        }
+        match Raw::deserialize(d)? {
+            Raw::Mib(0) => Err(serde::de::Error::custom(
+                "a memory size must be at least 1 MiB",
+            )),
+            Raw::Mib(n) => Ok(MemorySize(n)),
+            Raw::Text(t) => parse_size_mib(&t)
+                .map(MemorySize)
+                .map_err(serde::de::Error::custom),
+        }
+    }
+}
+
+impl Serialize for MemorySize {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        if self.0 % 1024 == 0 {
+            s.serialize_str(&format!("{}G", self.0 / 1024))
+        } else {
+            s.serialize_str(&format!("{}M", self.0))
+        }
+    }
+}
+
+/// One GPU of the node and the entry of the file that covers it.
+#[derive(Debug, Clone, Copy)]
+pub struct Assignment<'c> {
+    pub gpu: u32,
+    pub entry: &'c Spanned<GpuEntry>,
+}
+
+impl Config {
+    pub fn load(path: &Path) -> Result<Config> {
+        Self::parse(SourceFile::read(path)?)
+    }
+
+    /// Parse and check what does not depend on the node: sections fit the mode, values in range.
+    pub fn parse(source: SourceFile) -> Result<Config> {
+        let file: ConfigFile = source.parse_toml()?;
+        let config = Config { source, file };
+        if config.file.version != 1 {
+            return Err(config.source.error_at(
+                None,
+                format!("version = {}: only version 1 exists", config.file.version),
+            ));
+        }
+        for entry in &config.file.gpus {
+            config.check_entry(entry)?;
+        }
+        Ok(config)
+    }
+
+    /// An error about a span of the file.
+    pub fn error_at(&self, span: std::ops::Range<usize>, message: impl std::fmt::Display) -> Error {
+        self.source.error_at(Some(span), message)
+    }
+
+    fn check_entry(&self, entry: &Spanned<GpuEntry>) -> Result<()> {
+        let e = entry.get_ref();
+        let mode = *e.mode.get_ref();
+        let sections: [(&str, Option<std::ops::Range<usize>>, bool); 4] = [
+            ("mig", e.mig.as_ref().map(Spanned::span), mode == Mode::Mig),
+            ("mps", e.mps.as_ref().map(Spanned::span), mode == Mode::Mps),
+            (
+                "time_slicing",
+                e.time_slicing.as_ref().map(Spanned::span),
+                mode == Mode::TimeSlicing,
+            ),
+            (
+                "vgpu",
+                e.vgpu.as_ref().map(Spanned::span),
+                mode == Mode::Vgpu,
+            ),
+        ];
+        for (name, span, fits) in sections {
+            if let Some(span) = span
+                && !fits
+            {
+                return Err(self
+                    .error_at(
+                        span,
+                        format!(
+                            "a `{name}` section does not go with mode = \"{}\"",
+                            mode.as_str()
+                        ),
+                    )
+                    .with_hint(format!(
+                        "use mode = \"{}\" or remove the section",
+                        section_mode(name)
+                    )));
+            }
+        }
+        let needs = match mode {
+            Mode::Mps if e.mps.is_none() => Some("mps"),
+            Mode::TimeSlicing if e.time_slicing.is_none() => Some("time_slicing"),
+            Mode::Vgpu if e.vgpu.is_none() => Some("vgpu"),
+            Mode::Mig if e.mig.is_none() => Some("mig"),
+            _ => None,
+        };
+        if let Some(name) = needs {
+            return Err(self
+                .error_at(
+                    e.mode.span(),
+                    format!("mode = \"{}\" needs a `{name}` section", mode.as_str()),
+                )
+                .with_hint(example(name)));
+        }
+        if let Some(mps) = &e.mps {
+            self.check_mps(mps)?;
+        }
+        if let Some(mig) = &e.mig
+            && let Some(mps) = &mig.get_ref().mps
+        {
+            self.check_mps(mps)?;
+        }
+        if let Some(ts) = &e.time_slicing {
+            let r = &ts.get_ref().replicas;
+            if !(2..=1024).contains(r.get_ref()) {
+                return Err(self.error_at(
+                    r.span(),
+                    format!(
+                        "replicas = {}: time-slicing needs 2 to 1024 replicas",
+                        r.get_ref()
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn check_mps(&self, mps: &Spanned<MpsSection>) -> Result<()> {
+        let m = mps.get_ref();
+        if let Some(c) = &m.clients
+            && *c.get_ref() == 0
+        {
+            return Err(self.error_at(c.span(), "clients = 0: MPS needs at least one client"));
+        }
+        if let Some(t) = &m.thread_percentage
+            && !(1..=100).contains(t.get_ref())
+        {
+            return Err(self.error_at(
+                t.span(),
+                format!("thread_percentage = {}: must be 1 to 100", t.get_ref()),
+            ));
+        }
+        if m.clients.is_none() && m.thread_percentage.is_none() && m.memory_limit.is_none() {
+            return Err(self
+                .error_at(
+                    mps.span(),
+                    "an `mps` section needs clients, thread_percentage or memory_limit",
+                )
+                .with_hint(example("mps")));
+        }
+        Ok(())
+    }
+
+    /// Which entry covers each GPU of `node`. A GPU covered by no entry is left alone; a GPU
+    /// covered twice, or a selector that matches nothing, is an error.
+    pub fn assign<'c>(&'c self, node: &Node) -> Result<Vec<Assignment<'c>>> {
+        let mut out: Vec<Assignment<'c>> = Vec::new();
+        for entry in &self.file.gpus {
+            let select = &entry.get_ref().select;
+            let matched: Vec<&Gpu> = node
+                .gpus
+                .iter()
+                .filter(|g| select.get_ref().matches(g))
+                .collect();
+            if let Select::Indexes(list) = select.get_ref()
+                && let Some(missing) = list.iter().find(|i| node.gpu(**i).is_none())
+            {
+                return Err(self
+                    .error_at(select.span(), format!("GPU {missing} does not exist"))
+                    .with_hint(format!(
+                        "this node has {} GPU(s), 0 to {}",
+                        node.gpus.len(),
+                        node.gpus.len().saturating_sub(1)
+                    )));
+            }
+            if matched.is_empty() {
+                return Err(self
+                    .error_at(
+                        select.span(),
+                        format!("select = {} matches no GPU of this node", select.get_ref()),
+                    )
+                    .with_hint(format!(
+                        "this node has: {}",
+                        node.gpus
+                            .iter()
+                            .map(|g| format!("{} {} ({})", g.index, g.name, g.pci_device_id))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )));
+            }
+            for gpu in matched {
+                if let Some(prev) = out.iter().find(|a| a.gpu == gpu.index) {
+                    let (line, _) =
+                        crate::error::line_col(&self.source.text, prev.entry.span().start);
+                    return Err(self
+                        .error_at(
+                            select.span(),
+                            format!(
+                                "GPU {} is already configured by the entry at line {line}",
+                                gpu.index
+                            ),
+                        )
+                        .with_hint("each GPU takes one mode: narrow one of the selectors"));
+                }
+                out.push(Assignment {
+                    gpu: gpu.index,
+                    entry,
+                });
+            }
+        }
+        out.sort_by_key(|a| a.gpu);
+        Ok(out)
+    }
+
+    /// Write the file as TOML (for `init`).
+    pub fn to_toml(file: &ConfigFile) -> Result<String> {
+        toml::to_string_pretty(file).map_err(|e| Error::failed(format!("cannot write TOML: {e}")))
+    }
+}
+
+fn section_mode(name: &str) -> &'static str {
+    match name {
+        "mig" => "mig",
+        "mps" => "mps",
+        "time_slicing" => "time-slicing",
+        _ => "vgpu",
+    }
+}
+
+fn example(section: &str) -> &'static str {
+    match section {
+        "mig" => "e.g. mig.devices = { \"3g.20gb\" = 1, \"1g.5gb\" = 2 }",
+        "mps" => "e.g. mps.clients = 4 (and optionally mps.memory_limit = \"4G\")",
+        "time_slicing" => "e.g. time_slicing.replicas = 4",
+        _ => "e.g. vgpu.devices = { \"A100-4C\" = 10 }",
+    }
+}
+
+#[cfg(test)]
+mod tests;
