@@ -50,6 +50,10 @@ pub struct GlobalArgs {
     /// Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual
     #[arg(long, global = true, env = "GPUSHARE_NVML_LIB", value_name = "PATH")]
     pub nvml_lib: Option<PathBuf>,
+
+    /// Keep every state path (lock, journal, run dirs, written files) under DIR
+    #[arg(long, global = true, env = "GPUSHARE_ROOT", value_name = "DIR")]
+    pub state_root: Option<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]

@@ -8,6 +8,7 @@ pub mod error;
 pub mod fsutil;
 pub mod node;
 pub mod output;
+pub mod paths;
 pub mod source_file;
 
 use backend::{Backend, BackendOptions};
@@ -21,14 +22,16 @@ use std::process::ExitCode;
 /// not need a GPU never load NVML).
 pub struct Context {
     pub out: Output,
+    pub paths: paths::Paths,
     pub backend_options: BackendOptions,
     backend: Option<Box<dyn Backend>>,
 }
 
 impl Context {
-    pub fn new(out: Output, backend_options: BackendOptions) -> Self {
+    pub fn new(out: Output, paths: paths::Paths, backend_options: BackendOptions) -> Self {
         Context {
             out,
+            paths,
             backend_options,
             backend: None,
         }
@@ -67,7 +70,8 @@ pub fn run() -> ExitCode {
         sim_state: g.sim_state.clone(),
         nvml_lib: g.nvml_lib.clone(),
     };
-    let mut ctx = Context::new(out.clone(), options);
+    let paths = paths::Paths::new(g.state_root.clone());
+    let mut ctx = Context::new(out.clone(), paths, options);
     std::panic::set_hook(Box::new(|info| {
         eprintln!("error: internal error: {info}");
         eprintln!("hint: this is a bug in gpushare; please report it with the command you ran");
