@@ -22,6 +22,9 @@ _gpushare() {
             gpushare,detect)
                 cmd="gpushare__subcmd__detect"
                 ;;
+            gpushare,doctor)
+                cmd="gpushare__subcmd__doctor"
+                ;;
             gpushare,help)
                 cmd="gpushare__subcmd__help"
                 ;;
@@ -36,6 +39,9 @@ _gpushare() {
                 ;;
             gpushare__subcmd__help,detect)
                 cmd="gpushare__subcmd__help__subcmd__detect"
+                ;;
+            gpushare__subcmd__help,doctor)
+                cmd="gpushare__subcmd__help__subcmd__doctor"
                 ;;
             gpushare__subcmd__help,help)
                 cmd="gpushare__subcmd__help__subcmd__help"
@@ -77,7 +83,7 @@ _gpushare() {
 
     case "${cmd}" in
         gpushare)
-            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --help --version detect sim completions man help"
+            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --help --version detect doctor sim completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -194,8 +200,50 @@ _gpushare() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        gpushare__subcmd__doctor)
+            opts="-q -h -V --host-root --sim --sim-state --format --quiet --color --nvml-lib --state-root --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --host-root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sim)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sim-state)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "table json yaml" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --nvml-lib)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --state-root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         gpushare__subcmd__help)
-            opts="detect sim completions man help"
+            opts="detect doctor sim completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -223,6 +271,20 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__help__subcmd__detect)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gpushare__subcmd__help__subcmd__doctor)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

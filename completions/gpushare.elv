@@ -31,6 +31,7 @@ set edit:completion:arg-completer[gpushare] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
             cand detect 'Show the GPUs of this node: models, memory, MIG, compute mode, processes'
+            cand doctor 'Check that this node is ready to share its GPUs (driver, devices, runtime, CDI, blockers)'
             cand sim 'Simulated nodes: list presets and the GPU models they can hold'
             cand completions 'Print a shell completion script'
             cand man 'Print the man page (roff)'
@@ -38,6 +39,21 @@ set edit:completion:arg-completer[gpushare] = {|@words|
         }
         &'gpushare;detect'= {
             cand --gpu 'Only these GPUs: `all`, indexes `0,2`, ranges `0-3`, UUIDs or PCI bus ids'
+            cand --sim 'Use a simulated node: a preset name or a node file (TOML)'
+            cand --sim-state 'Keep the simulated node''s changes in FILE (loaded when it exists, saved after each change)'
+            cand --format 'Output format of the data on stdout'
+            cand --color 'When to use colour (NO_COLOR is honoured with `auto`)'
+            cand --nvml-lib 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual'
+            cand --state-root 'Keep every state path (lock, journal, run dirs, written files) under DIR'
+            cand -q 'Print only data and errors (no progress or notes on stderr)'
+            cand --quiet 'Print only data and errors (no progress or notes on stderr)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'gpushare;doctor'= {
+            cand --host-root 'Check the host files (/dev, /proc, /sys, /etc) under DIR instead of /'
             cand --sim 'Use a simulated node: a preset name or a node file (TOML)'
             cand --sim-state 'Keep the simulated node''s changes in FILE (loaded when it exists, saved after each change)'
             cand --format 'Output format of the data on stdout'
@@ -137,12 +153,15 @@ set edit:completion:arg-completer[gpushare] = {|@words|
         }
         &'gpushare;help'= {
             cand detect 'Show the GPUs of this node: models, memory, MIG, compute mode, processes'
+            cand doctor 'Check that this node is ready to share its GPUs (driver, devices, runtime, CDI, blockers)'
             cand sim 'Simulated nodes: list presets and the GPU models they can hold'
             cand completions 'Print a shell completion script'
             cand man 'Print the man page (roff)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'gpushare;help;detect'= {
+        }
+        &'gpushare;help;doctor'= {
         }
         &'gpushare;help;sim'= {
             cand presets 'List the built-in simulated nodes'

@@ -38,6 +38,7 @@ complete -c gpushare -n "__fish_gpushare_needs_command" -s q -l quiet -d 'Print 
 complete -c gpushare -n "__fish_gpushare_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c gpushare -n "__fish_gpushare_needs_command" -s V -l version -d 'Print version'
 complete -c gpushare -n "__fish_gpushare_needs_command" -f -a "detect" -d 'Show the GPUs of this node: models, memory, MIG, compute mode, processes'
+complete -c gpushare -n "__fish_gpushare_needs_command" -f -a "doctor" -d 'Check that this node is ready to share its GPUs (driver, devices, runtime, CDI, blockers)'
 complete -c gpushare -n "__fish_gpushare_needs_command" -f -a "sim" -d 'Simulated nodes: list presets and the GPU models they can hold'
 complete -c gpushare -n "__fish_gpushare_needs_command" -f -a "completions" -d 'Print a shell completion script'
 complete -c gpushare -n "__fish_gpushare_needs_command" -f -a "man" -d 'Print the man page (roff)'
@@ -56,6 +57,20 @@ complete -c gpushare -n "__fish_gpushare_using_subcommand detect" -l state-root 
 complete -c gpushare -n "__fish_gpushare_using_subcommand detect" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand detect" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c gpushare -n "__fish_gpushare_using_subcommand detect" -s V -l version -d 'Print version'
+complete -c gpushare -n "__fish_gpushare_using_subcommand doctor" -l host-root -d 'Check the host files (/dev, /proc, /sys, /etc) under DIR instead of /' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand doctor" -l sim -d 'Use a simulated node: a preset name or a node file (TOML)' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand doctor" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, saved after each change)' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand doctor" -l format -d 'Output format of the data on stdout' -r -f -a "table\t'Tables for people'
+json\t'JSON for scripts (the field names are a stable contract)'
+yaml\t'The same data as YAML'"
+complete -c gpushare -n "__fish_gpushare_using_subcommand doctor" -l color -d 'When to use colour (NO_COLOR is honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal and NO_COLOR is not set'
+always\t''
+never\t''"
+complete -c gpushare -n "__fish_gpushare_using_subcommand doctor" -l nvml-lib -d 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand doctor" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand doctor" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
+complete -c gpushare -n "__fish_gpushare_using_subcommand doctor" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c gpushare -n "__fish_gpushare_using_subcommand doctor" -s V -l version -d 'Print version'
 complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and not __fish_seen_subcommand_from presets models help" -l sim -d 'Use a simulated node: a preset name or a node file (TOML)' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and not __fish_seen_subcommand_from presets models help" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, saved after each change)' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and not __fish_seen_subcommand_from presets models help" -l format -d 'Output format of the data on stdout' -r -f -a "table\t'Tables for people'
@@ -127,10 +142,11 @@ complete -c gpushare -n "__fish_gpushare_using_subcommand man" -l state-root -d 
 complete -c gpushare -n "__fish_gpushare_using_subcommand man" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand man" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c gpushare -n "__fish_gpushare_using_subcommand man" -s V -l version -d 'Print version'
-complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect sim completions man help" -f -a "detect" -d 'Show the GPUs of this node: models, memory, MIG, compute mode, processes'
-complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect sim completions man help" -f -a "sim" -d 'Simulated nodes: list presets and the GPU models they can hold'
-complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect sim completions man help" -f -a "completions" -d 'Print a shell completion script'
-complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect sim completions man help" -f -a "man" -d 'Print the man page (roff)'
-complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect sim completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect doctor sim completions man help" -f -a "detect" -d 'Show the GPUs of this node: models, memory, MIG, compute mode, processes'
+complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect doctor sim completions man help" -f -a "doctor" -d 'Check that this node is ready to share its GPUs (driver, devices, runtime, CDI, blockers)'
+complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect doctor sim completions man help" -f -a "sim" -d 'Simulated nodes: list presets and the GPU models they can hold'
+complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect doctor sim completions man help" -f -a "completions" -d 'Print a shell completion script'
+complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect doctor sim completions man help" -f -a "man" -d 'Print the man page (roff)'
+complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect doctor sim completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand help; and __fish_seen_subcommand_from sim" -f -a "presets" -d 'List the built-in simulated nodes'
 complete -c gpushare -n "__fish_gpushare_using_subcommand help; and __fish_seen_subcommand_from sim" -f -a "models" -d 'List the GPU models a node file may name'

@@ -61,6 +61,9 @@ pub enum Command {
     /// Show the GPUs of this node: models, memory, MIG, compute mode, processes
     Detect(DetectArgs),
 
+    /// Check that this node is ready to share its GPUs (driver, devices, runtime, CDI, blockers)
+    Doctor(DoctorArgs),
+
     /// Simulated nodes: list presets and the GPU models they can hold
     #[command(subcommand)]
     Sim(SimCommand),
@@ -81,6 +84,13 @@ pub struct DetectArgs {
     /// Only these GPUs: `all`, indexes `0,2`, ranges `0-3`, UUIDs or PCI bus ids
     #[arg(long, value_name = "SEL", default_value = "all")]
     pub gpu: GpuSelector,
+}
+
+#[derive(Debug, Args)]
+pub struct DoctorArgs {
+    /// Check the host files (/dev, /proc, /sys, /etc) under DIR instead of /
+    #[arg(long, value_name = "DIR")]
+    pub host_root: Option<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]

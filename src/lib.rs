@@ -4,6 +4,7 @@ pub mod backend;
 pub mod cli;
 mod commands;
 pub mod config;
+pub mod doctor;
 pub mod error;
 pub mod fsutil;
 pub mod node;

@@ -11,6 +11,7 @@ use crate::error::{Exit, Result};
 pub fn dispatch(ctx: &mut Context, command: Command) -> Result<Exit> {
     match command {
         Command::Detect(args) => detect::run(ctx, &args),
+        Command::Doctor(args) => crate::doctor::run(ctx, args.host_root),
         Command::Sim(cmd) => sim::run(ctx, &cmd),
         Command::Completions { shell } => generate::completions(ctx, shell),
         Command::Man => generate::man(ctx),
