@@ -7,6 +7,8 @@ pub mod config;
 pub mod doctor;
 pub mod error;
 pub mod fsutil;
+pub mod journal;
+pub mod lock;
 pub mod node;
 pub mod output;
 pub mod paths;

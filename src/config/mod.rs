@@ -183,7 +183,7 @@ impl<'de> Deserialize<'de> for MemorySize {
 
 impl Serialize for MemorySize {
     fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-        if self.0 % 1024 == 0 {
+        if self.0.is_multiple_of(1024) {
             s.serialize_str(&format!("{}G", self.0 / 1024))
         } else {
             s.serialize_str(&format!("{}M", self.0))

@@ -1,0 +1,176 @@
+//! The journal of changes (`<lib_dir>/journal.jsonl`): one JSON line per event, appended and
+//! flushed before and after each step. After an interrupted run it tells the next run what was
+//! in flight; the node's own state is always what the next plan starts from.
+
+use crate::error::{Error, Result};
+use serde::{Deserialize, Serialize};
+use std::fs::{File, OpenOptions};
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Event {
+    /// A changing command began.
+    Start,
+    /// A step is about to run.
+    Step,
+    /// The step finished.
+    StepDone,
+    /// The command finished successfully.
+    Done,
+    /// The command stopped on an error or a signal.
+    Failed,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Entry {
+    /// Seconds since the Unix epoch.
+    pub time: u64,
+    pub pid: u32,
+    pub command: String,
+    pub event: Event,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+}
+
+pub struct Journal {
+    path: PathBuf,
+    file: File,
+    command: String,
+}
+
+/// How the previous run recorded in the journal ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LastRun {
+    None,
+    Finished,
+    /// It started and never wrote Done or Failed: it was killed or crashed.
+    Interrupted {
+        pid: u32,
+        command: String,
+        last_step: Option<String>,
+    },
+}
+
+fn now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+impl Journal {
+    /// Open (create) the journal for appending and record the start of `command`.
+    pub fn start(path: &Path, command: &str) -> Result<Journal> {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| {
+                Error::failed(format!("cannot create {}: {e}", dir.display()))
+                    .with_hint("run as root, or move state paths with --state-root DIR")
+            })?;
+        }
+        let file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .map_err(|e| {
+                Error::failed(format!("cannot open the journal {}: {e}", path.display()))
+            })?;
+        let mut journal = Journal {
+            path: path.to_path_buf(),
+            file,
+            command: command.to_string(),
+        };
+        journal.record(Event::Start, None)?;
+        Ok(journal)
+    }
+
+    pub fn record(&mut self, event: Event, detail: Option<&str>) -> Result<()> {
+        let entry = Entry {
+            time: now(),
+            pid: std::process::id(),
+            command: self.command.clone(),
+            event,
+            detail: detail.map(str::to_string),
+        };
+        let mut line = serde_json::to_string(&entry)
+            .map_err(|e| Error::failed(format!("cannot encode a journal entry: {e}")))?;
+        line.push('\n');
+        self.file
+            .write_all(line.as_bytes())
+            .and_then(|_| self.file.sync_data())
+            .map_err(|e| {
+                Error::failed(format!(
+                    "cannot write the journal {}: {e}",
+                    self.path.display()
+                ))
+            })
+    }
+
+    /// How the last run in the journal at `path` ended. Unreadable lines are skipped: a crash
+    /// can leave a partial last line.
+    pub fn last_run(path: &Path) -> LastRun {
+        let Ok(file) = File::open(path) else {
+            return LastRun::None;
+        };
+        let mut last = LastRun::None;
+        for entry in BufReader::new(file)
+            .lines()
+            .map_while(std::result::Result::ok)
+            .filter_map(|l| serde_json::from_str::<Entry>(&l).ok())
+        {
+            last = match (entry.event, last) {
+                (Event::Start, _) => LastRun::Interrupted {
+                    pid: entry.pid,
+                    command: entry.command,
+                    last_step: None,
+                },
+                (Event::Step, LastRun::Interrupted { pid, command, .. }) => LastRun::Interrupted {
+                    pid,
+                    command,
+                    last_step: entry.detail,
+                },
+                (Event::Done | Event::Failed, _) => LastRun::Finished,
+                (_, other) => other,
+            };
+        }
+        last
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_unfinished_run_is_reported_with_its_last_step() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("lib/journal.jsonl");
+        assert_eq!(Journal::last_run(&path), LastRun::None);
+        let mut j = Journal::start(&path, "apply").unwrap();
+        j.record(Event::Step, Some("GPU 0: create 3g.20gb at 4:4"))
+            .unwrap();
+        j.record(Event::StepDone, None).unwrap();
+        j.record(Event::Step, Some("GPU 1: create 1g.5gb at 0:1"))
+            .unwrap();
+        drop(j);
+        // A crash can leave half a line.
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap()
+            .write_all(b"{\"ti")
+            .unwrap();
+        match Journal::last_run(&path) {
+            LastRun::Interrupted {
+                command, last_step, ..
+            } => {
+                assert_eq!(command, "apply");
+                assert_eq!(last_step.as_deref(), Some("GPU 1: create 1g.5gb at 0:1"));
+            }
+            other => panic!("{other:?}"),
+        }
+        let mut j = Journal::start(&path, "apply").unwrap();
+        j.record(Event::Done, None).unwrap();
+        assert_eq!(Journal::last_run(&path), LastRun::Finished);
+    }
+}
