@@ -2,6 +2,7 @@
 
 mod detect;
 mod generate;
+mod manifests;
 mod sim;
 
 use crate::Context;
@@ -14,5 +15,6 @@ pub fn dispatch(ctx: &mut Context, command: Command) -> Result<Exit> {
         Command::Sim(cmd) => sim::run(ctx, &cmd),
         Command::Completions { shell } => generate::completions(ctx, shell),
         Command::Man => generate::man(ctx),
+        Command::Manifests(args) => manifests::run(ctx, &args),
     }
 }
