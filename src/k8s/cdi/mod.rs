@@ -140,13 +140,7 @@ pub fn spec_for(node: &Node, source: &DeviceSource) -> Result<(Spec, DeviceTree)
 pub fn generate(req: &Request) -> Result<Bundle> {
     let (spec, tree) = spec_for(req.node, &req.devices)?;
     let mut bundle = Bundle::default();
-    if req
-        .layout
-        .gpus
-        .iter()
-        .map(|g| &g.mig)
-        .ne(NodeLayout::observed(req.node).gpus.iter().map(|g| &g.mig))
-    {
+    if mig_profiles_per_gpu(&req.layout) != mig_profiles_per_gpu(&NodeLayout::observed(req.node)) {
         bundle.warn("the node does not have the MIG layout of the config yet; the CDI spec describes the node as it is (run `gpushare apply`, then generate it again)");
     }
     let by_index: Vec<&str> = spec
@@ -174,6 +168,21 @@ pub fn generate(req: &Request) -> Result<Bundle> {
         &spec,
     )?);
     Ok(bundle)
+}
+
+/// Each GPU's MIG device profiles, sorted (None: MIG off), to compare layouts.
+fn mig_profiles_per_gpu(layout: &NodeLayout) -> Vec<Option<Vec<String>>> {
+    layout
+        .gpus
+        .iter()
+        .map(|g| {
+            g.mig.as_ref().map(|slices| {
+                let mut p: Vec<String> = slices.iter().map(|s| s.profile.clone()).collect();
+                p.sort();
+                p
+            })
+        })
+        .collect()
 }
 
 /// Where the installed spec lives.

@@ -183,3 +183,37 @@ fn refresh_rewrites_only_an_installed_spec() {
         0o644
     );
 }
+
+#[test]
+fn an_unapplied_layout_is_reported_not_described() {
+    use crate::config::Config;
+    let n = node(BALANCED);
+    let same = Config::parse(SourceFile::inline(
+        "c.toml",
+        "[[gpus]]\nselect = \"all\"\nmode = \"mig\"\nmig.instances = [{ profile = \"1g.5gb\" }, { profile = \"3g.20gb\" }]\n",
+    ))
+    .unwrap();
+    let other = Config::parse(SourceFile::inline(
+        "c.toml",
+        "[[gpus]]\nselect = \"all\"\nmode = \"mig\"\nmig.devices = { \"1g.5gb\" = 7 }\n",
+    ))
+    .unwrap();
+    for (config, warned) in [(&same, false), (&other, true)] {
+        let req = Request {
+            node: &n,
+            layout: NodeLayout::desired(&n, config).unwrap(),
+            config: Some(config),
+            version: crate::k8s::version::DEFAULT,
+            namespace: None,
+            images: Default::default(),
+            helm_values: false,
+            examples: false,
+            name: "x".into(),
+            node_name: None,
+            devices: DeviceSource::default(),
+        };
+        let b = generate(&req).unwrap();
+        assert_eq!(!b.warnings.is_empty(), warned);
+        assert!(b.documents[0].yaml.contains("1:1"), "the node as it is");
+    }
+}
