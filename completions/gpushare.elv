@@ -35,6 +35,7 @@ set edit:completion:arg-completer[gpushare] = {|@words|
             cand sim 'Simulated nodes: list presets and the GPU models they can hold'
             cand completions 'Print a shell completion script'
             cand man 'Print the man page (roff)'
+            cand manifests 'Generate cluster wiring for this node: device plugin, gpushare extender, HAMi, DRA, CDI, node agent'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'gpushare;detect'= {
@@ -151,12 +152,40 @@ set edit:completion:arg-completer[gpushare] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'gpushare;manifests'= {
+            cand --target 'What to generate (repeatable; default: `[kubernetes] targets` of -c)'
+            cand -c 'The desired layout (gpushare.toml); without it, the node as it is now'
+            cand --config 'The desired layout (gpushare.toml); without it, the node as it is now'
+            cand --out 'Write one file per object (and NOTES.txt) into DIR instead of stdout'
+            cand --k8s-version 'Kubernetes release of the cluster, 1.29 to 1.37 [default: 1.34]'
+            cand --namespace 'Namespace of the namespaced objects (default: each target''s usual one)'
+            cand --image 'Image of a component: device-plugin, gpushare-extender, gpushare-device-plugin, hami, cuda, kube-scheduler, gpushare (repeatable)'
+            cand --name 'Name of this layout: the node label value that selects it, and part of object names [default: the stem of -c, or gpushare]'
+            cand --node-name 'Kubernetes name of this node, for the label commands in the notes (and HAMi''s node config)'
+            cand --dev-root 'cdi: read device nodes and MIG minors under DIR (`DIR/dev`, `DIR/proc/driver`) [default: /]'
+            cand --sim 'Use a simulated node: a preset name or a node file (TOML)'
+            cand --sim-state 'Keep the simulated node''s changes in FILE (loaded when it exists, saved after each change)'
+            cand --format 'Output format of the data on stdout'
+            cand --color 'When to use colour (NO_COLOR is honoured with `auto`)'
+            cand --nvml-lib 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual'
+            cand --state-root 'Keep every state path (lock, journal, run dirs, written files) under DIR'
+            cand --helm-values 'nvidia-device-plugin: write Helm values for the chart instead of plain manifests'
+            cand --examples 'Add a pod per target that requests one slice'
+            cand --install 'cdi: write the spec to /etc/cdi/nvidia.yaml (atomically, 0644) instead of printing it'
+            cand -q 'Print only data and errors (no progress or notes on stderr)'
+            cand --quiet 'Print only data and errors (no progress or notes on stderr)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'gpushare;help'= {
             cand detect 'Show the GPUs of this node: models, memory, MIG, compute mode, processes'
             cand doctor 'Check that this node is ready to share its GPUs (driver, devices, runtime, CDI, blockers)'
             cand sim 'Simulated nodes: list presets and the GPU models they can hold'
             cand completions 'Print a shell completion script'
             cand man 'Print the man page (roff)'
+            cand manifests 'Generate cluster wiring for this node: device plugin, gpushare extender, HAMi, DRA, CDI, node agent'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'gpushare;help;detect'= {
@@ -174,6 +203,8 @@ set edit:completion:arg-completer[gpushare] = {|@words|
         &'gpushare;help;completions'= {
         }
         &'gpushare;help;man'= {
+        }
+        &'gpushare;help;manifests'= {
         }
         &'gpushare;help;help'= {
         }

@@ -42,6 +42,7 @@ complete -c gpushare -n "__fish_gpushare_needs_command" -f -a "doctor" -d 'Check
 complete -c gpushare -n "__fish_gpushare_needs_command" -f -a "sim" -d 'Simulated nodes: list presets and the GPU models they can hold'
 complete -c gpushare -n "__fish_gpushare_needs_command" -f -a "completions" -d 'Print a shell completion script'
 complete -c gpushare -n "__fish_gpushare_needs_command" -f -a "man" -d 'Print the man page (roff)'
+complete -c gpushare -n "__fish_gpushare_needs_command" -f -a "manifests" -d 'Generate cluster wiring for this node: device plugin, gpushare extender, HAMi, DRA, CDI, node agent'
 complete -c gpushare -n "__fish_gpushare_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand detect" -l gpu -d 'Only these GPUs: `all`, indexes `0,2`, ranges `0-3`, UUIDs or PCI bus ids' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand detect" -l sim -d 'Use a simulated node: a preset name or a node file (TOML)' -r
@@ -142,11 +143,42 @@ complete -c gpushare -n "__fish_gpushare_using_subcommand man" -l state-root -d 
 complete -c gpushare -n "__fish_gpushare_using_subcommand man" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand man" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c gpushare -n "__fish_gpushare_using_subcommand man" -s V -l version -d 'Print version'
-complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect doctor sim completions man help" -f -a "detect" -d 'Show the GPUs of this node: models, memory, MIG, compute mode, processes'
-complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect doctor sim completions man help" -f -a "doctor" -d 'Check that this node is ready to share its GPUs (driver, devices, runtime, CDI, blockers)'
-complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect doctor sim completions man help" -f -a "sim" -d 'Simulated nodes: list presets and the GPU models they can hold'
-complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect doctor sim completions man help" -f -a "completions" -d 'Print a shell completion script'
-complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect doctor sim completions man help" -f -a "man" -d 'Print the man page (roff)'
-complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect doctor sim completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c gpushare -n "__fish_gpushare_using_subcommand manifests" -l target -d 'What to generate (repeatable; default: `[kubernetes] targets` of -c)' -r -f -a "nvidia-device-plugin\t'NVIDIA k8s-device-plugin: config (MIG strategy, time-slicing, MPS), DaemonSets, node label'
+gpushare-extender\t'Aliyun gpushare scheduler extender and device plugin (GPU memory as a resource)'
+hami\t'Helm values for HAMi'
+dra\t'DRA DeviceClasses and ResourceClaimTemplates for the NVIDIA DRA driver'
+cdi\t'A CDI spec for every GPU and MIG device (nvidia.com/gpu)'
+agent\t'A ConfigMap with gpushare.toml and a DaemonSet that applies it on labelled nodes'"
+complete -c gpushare -n "__fish_gpushare_using_subcommand manifests" -s c -l config -d 'The desired layout (gpushare.toml); without it, the node as it is now' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand manifests" -l out -d 'Write one file per object (and NOTES.txt) into DIR instead of stdout' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand manifests" -l k8s-version -d 'Kubernetes release of the cluster, 1.29 to 1.37 [default: 1.34]' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand manifests" -l namespace -d 'Namespace of the namespaced objects (default: each target\'s usual one)' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand manifests" -l image -d 'Image of a component: device-plugin, gpushare-extender, gpushare-device-plugin, hami, cuda, kube-scheduler, gpushare (repeatable)' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand manifests" -l name -d 'Name of this layout: the node label value that selects it, and part of object names [default: the stem of -c, or gpushare]' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand manifests" -l node-name -d 'Kubernetes name of this node, for the label commands in the notes (and HAMi\'s node config)' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand manifests" -l dev-root -d 'cdi: read device nodes and MIG minors under DIR (`DIR/dev`, `DIR/proc/driver`) [default: /]' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand manifests" -l sim -d 'Use a simulated node: a preset name or a node file (TOML)' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand manifests" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, saved after each change)' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand manifests" -l format -d 'Output format of the data on stdout' -r -f -a "table\t'Tables for people'
+json\t'JSON for scripts (the field names are a stable contract)'
+yaml\t'The same data as YAML'"
+complete -c gpushare -n "__fish_gpushare_using_subcommand manifests" -l color -d 'When to use colour (NO_COLOR is honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal and NO_COLOR is not set'
+always\t''
+never\t''"
+complete -c gpushare -n "__fish_gpushare_using_subcommand manifests" -l nvml-lib -d 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand manifests" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand manifests" -l helm-values -d 'nvidia-device-plugin: write Helm values for the chart instead of plain manifests'
+complete -c gpushare -n "__fish_gpushare_using_subcommand manifests" -l examples -d 'Add a pod per target that requests one slice'
+complete -c gpushare -n "__fish_gpushare_using_subcommand manifests" -l install -d 'cdi: write the spec to /etc/cdi/nvidia.yaml (atomically, 0644) instead of printing it'
+complete -c gpushare -n "__fish_gpushare_using_subcommand manifests" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
+complete -c gpushare -n "__fish_gpushare_using_subcommand manifests" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c gpushare -n "__fish_gpushare_using_subcommand manifests" -s V -l version -d 'Print version'
+complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect doctor sim completions man manifests help" -f -a "detect" -d 'Show the GPUs of this node: models, memory, MIG, compute mode, processes'
+complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect doctor sim completions man manifests help" -f -a "doctor" -d 'Check that this node is ready to share its GPUs (driver, devices, runtime, CDI, blockers)'
+complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect doctor sim completions man manifests help" -f -a "sim" -d 'Simulated nodes: list presets and the GPU models they can hold'
+complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect doctor sim completions man manifests help" -f -a "completions" -d 'Print a shell completion script'
+complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect doctor sim completions man manifests help" -f -a "man" -d 'Print the man page (roff)'
+complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect doctor sim completions man manifests help" -f -a "manifests" -d 'Generate cluster wiring for this node: device plugin, gpushare extender, HAMi, DRA, CDI, node agent'
+complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect doctor sim completions man manifests help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand help; and __fish_seen_subcommand_from sim" -f -a "presets" -d 'List the built-in simulated nodes'
 complete -c gpushare -n "__fish_gpushare_using_subcommand help; and __fish_seen_subcommand_from sim" -f -a "models" -d 'List the GPU models a node file may name'

@@ -77,6 +77,66 @@ pub enum Command {
 
     /// Print the man page (roff)
     Man,
+
+    /// Generate cluster wiring for this node: device plugin, gpushare extender, HAMi, DRA, CDI,
+    /// node agent
+    ///
+    /// Without -c the node is described as it is now; with -c as gpushare.toml lays it out.
+    /// Multi-document YAML goes to stdout, or one file per object under --out.
+    Manifests(ManifestsArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ManifestsArgs {
+    /// What to generate (repeatable; default: `[kubernetes] targets` of -c)
+    #[arg(long, value_enum, value_name = "TARGET")]
+    pub target: Vec<crate::k8s::Target>,
+
+    /// The desired layout (gpushare.toml); without it, the node as it is now
+    #[arg(short, long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+
+    /// Write one file per object (and NOTES.txt) into DIR instead of stdout
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+
+    /// Kubernetes release of the cluster, 1.29 to 1.37 [default: 1.34]
+    #[arg(long, value_name = "VERSION")]
+    pub k8s_version: Option<String>,
+
+    /// Namespace of the namespaced objects (default: each target's usual one)
+    #[arg(long, value_name = "NS")]
+    pub namespace: Option<String>,
+
+    /// Image of a component: device-plugin, gpushare-extender, gpushare-device-plugin, hami,
+    /// cuda, kube-scheduler, gpushare (repeatable)
+    #[arg(long = "image", value_name = "NAME=REF")]
+    pub images: Vec<String>,
+
+    /// Name of this layout: the node label value that selects it, and part of object names
+    /// [default: the stem of -c, or gpushare]
+    #[arg(long, value_name = "NAME")]
+    pub name: Option<String>,
+
+    /// Kubernetes name of this node, for the label commands in the notes (and HAMi's node config)
+    #[arg(long, value_name = "NODE")]
+    pub node_name: Option<String>,
+
+    /// nvidia-device-plugin: write Helm values for the chart instead of plain manifests
+    #[arg(long)]
+    pub helm_values: bool,
+
+    /// Add a pod per target that requests one slice
+    #[arg(long)]
+    pub examples: bool,
+
+    /// cdi: write the spec to /etc/cdi/nvidia.yaml (atomically, 0644) instead of printing it
+    #[arg(long)]
+    pub install: bool,
+
+    /// cdi: read device nodes and MIG minors under DIR (`DIR/dev`, `DIR/proc/driver`) [default: /]
+    #[arg(long, value_name = "DIR")]
+    pub dev_root: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

@@ -8,6 +8,7 @@ pub mod doctor;
 pub mod error;
 pub mod fsutil;
 pub mod journal;
+pub mod k8s;
 pub mod lock;
 pub mod node;
 pub mod output;

@@ -2,6 +2,7 @@
 
 mod detect;
 mod generate;
+mod manifests;
 mod sim;
 
 use crate::Context;
@@ -15,5 +16,6 @@ pub fn dispatch(ctx: &mut Context, command: Command) -> Result<Exit> {
         Command::Sim(cmd) => sim::run(ctx, &cmd),
         Command::Completions { shell } => generate::completions(ctx, shell),
         Command::Man => generate::man(ctx),
+        Command::Manifests(args) => manifests::run(ctx, &args),
     }
 }

@@ -1,0 +1,142 @@
+//! `gpushare manifests`: cluster wiring for this node (device plugin, extender, HAMi, DRA, CDI,
+//! node agent), generated in memory and then printed, written under `--out`, or installed.
+
+use crate::Context;
+use crate::cli::ManifestsArgs;
+use crate::config::Config;
+use crate::error::{Error, Exit, Result};
+use crate::k8s::{self, Bundle, DocKind, Images, K8sVersion, NodeLayout, Request, Target, cdi};
+use crate::output::Format;
+
+pub fn run(ctx: &mut Context, args: &ManifestsArgs) -> Result<Exit> {
+    let config = args.config.as_deref().map(Config::load).transpose()?;
+    let kubernetes = config.as_ref().and_then(|c| c.file.kubernetes.as_ref());
+    let targets = targets(args, config.as_ref())?;
+    if args.install && targets != [Target::Cdi] {
+        return Err(Error::usage(
+            "--install writes the CDI spec: use it with --target cdi alone",
+        ));
+    }
+    if args.helm_values && !targets.contains(&Target::NvidiaDevicePlugin) {
+        return Err(Error::usage(
+            "--helm-values is for --target nvidia-device-plugin (HAMi is always Helm values)",
+        ));
+    }
+    let version = match (
+        args.k8s_version.as_deref(),
+        kubernetes.and_then(|k| k.version.as_deref()),
+    ) {
+        (Some(v), _) | (None, Some(v)) => K8sVersion::parse(v)?,
+        (None, None) => k8s::version::DEFAULT,
+    };
+    let namespace = args
+        .namespace
+        .clone()
+        .or_else(|| kubernetes.and_then(|k| k.namespace.clone()));
+    if let Some(ns) = &namespace
+        && !k8s::objects::is_dns_label(ns)
+    {
+        return Err(Error::usage(format!(
+            "namespace {ns:?} is not a valid namespace name (lowercase letters, digits, '-')"
+        )));
+    }
+    let name = match (&args.name, &args.config) {
+        (Some(n), _) => n.clone(),
+        (None, Some(path)) => path
+            .file_stem()
+            .map(|s| {
+                s.to_string_lossy()
+                    .to_ascii_lowercase()
+                    .replace(['_', '.', ' '], "-")
+            })
+            .unwrap_or_else(|| "gpushare".into()),
+        (None, None) => "gpushare".into(),
+    };
+    k8s::check_name(&name)?;
+    let images = Images::parse(&args.images)?;
+    let node = ctx.snapshot()?;
+    let layout = match &config {
+        Some(c) => NodeLayout::desired(&node, c)?,
+        None => NodeLayout::observed(&node),
+    };
+    let req = Request {
+        node: &node,
+        layout,
+        config: config.as_ref(),
+        version,
+        namespace,
+        images,
+        helm_values: args.helm_values,
+        examples: args.examples,
+        name,
+        node_name: args.node_name.clone(),
+        devices: cdi::DeviceSource {
+            root: args.dev_root.clone(),
+        },
+    };
+    // Every target is generated before anything is printed or written.
+    let mut bundle = Bundle::default();
+    for target in &targets {
+        bundle.extend(k8s::generate(*target, &req)?);
+    }
+    dedup(&mut bundle);
+    for w in &bundle.warnings {
+        ctx.out.warn(w);
+    }
+    if args.install {
+        let spec = bundle
+            .documents
+            .iter()
+            .find(|d| d.kind == DocKind::CdiSpec)
+            .ok_or_else(|| Error::failed("no CDI spec was generated"))?;
+        let path = cdi::install(&ctx.paths, &spec.yaml)?;
+        ctx.out
+            .note(format!("installed the CDI spec {}", path.display()));
+        return Ok(Exit::Ok);
+    }
+    if let Some(dir) = &args.out {
+        let written = bundle.write_to(dir)?;
+        ctx.out.note(format!(
+            "wrote {} file(s) to {}",
+            written.len(),
+            dir.display()
+        ));
+        return Ok(Exit::Ok);
+    }
+    let text = match ctx.out.format {
+        Format::Json => bundle.to_json()?,
+        _ => bundle.to_yaml(),
+    };
+    ctx.out.stdout(&text)?;
+    Ok(Exit::Ok)
+}
+
+/// `--target`s, or the `[kubernetes] targets` of the config.
+fn targets(args: &ManifestsArgs, config: Option<&Config>) -> Result<Vec<Target>> {
+    let mut out: Vec<Target> = args.target.clone();
+    if out.is_empty()
+        && let Some(c) = config
+        && let Some(k) = &c.file.kubernetes
+    {
+        for t in &k.targets {
+            out.push(Target::parse(t.get_ref()).map_err(|e| c.error_at(t.span(), e))?);
+        }
+    }
+    if out.is_empty() {
+        return Err(Error::usage("no target: pass --target").with_hint(format!(
+            "targets are {} (or list them in [kubernetes] targets of -c FILE)",
+            Target::all_names().join(", ")
+        )));
+    }
+    out.sort();
+    out.dedup();
+    Ok(out)
+}
+
+/// Two targets may both create the same object (a namespace): keep the first.
+fn dedup(bundle: &mut Bundle) {
+    let mut seen = std::collections::BTreeSet::new();
+    bundle
+        .documents
+        .retain(|d| seen.insert((d.file.clone(), d.yaml.clone())));
+}

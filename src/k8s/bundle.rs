@@ -1,0 +1,230 @@
+//! What a target produces: documents (Kubernetes objects, CDI specs, Helm values) and notes,
+//! built in memory first so nothing is written when generation fails.
+
+use crate::error::{Error, Result};
+use crate::fsutil::write_atomic;
+use serde::Serialize;
+use std::path::Path;
+
+/// What a document is, which says how it is applied and validated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DocKind {
+    /// A Kubernetes API object (`kubectl apply -f`).
+    Object,
+    /// A CDI spec for the container runtime (`/etc/cdi`).
+    CdiSpec,
+    /// Helm values (`helm install -f`).
+    HelmValues,
+}
+
+#[derive(Debug, Clone)]
+pub struct Document {
+    /// File name under `--out`.
+    pub file: String,
+    pub kind: DocKind,
+    pub yaml: String,
+    pub json: serde_json::Value,
+}
+
+impl Document {
+    /// A typed document serialised once as YAML (ambiguous scalars quoted) and once as JSON.
+    pub fn new<T: Serialize>(file: impl Into<String>, kind: DocKind, value: &T) -> Result<Self> {
+        let file = file.into();
+        let yaml = serde_saphyr::to_string(value)
+            .map_err(|e| Error::failed(format!("cannot write {file} as YAML: {e}")))?;
+        let json = serde_json::to_value(value)
+            .map_err(|e| Error::failed(format!("cannot write {file} as JSON: {e}")))?;
+        Ok(Document {
+            file,
+            kind,
+            yaml,
+            json,
+        })
+    }
+
+    /// A Kubernetes object; its file is `<kind>-<name>.yaml`.
+    pub fn object<T>(value: &T) -> Result<Self>
+    where
+        T: Serialize
+            + k8s_openapi::Resource
+            + k8s_openapi::Metadata<Ty = k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta>,
+    {
+        let name = value.metadata().name.clone().unwrap_or_default();
+        let file = format!("{}-{name}.yaml", T::KIND.to_ascii_lowercase());
+        Self::new(file, DocKind::Object, value)
+    }
+}
+
+/// Everything one run generates.
+#[derive(Debug, Clone, Default)]
+pub struct Bundle {
+    pub documents: Vec<Document>,
+    /// Steps a person still has to take (labels, scheduler wiring); YAML comments on stdout,
+    /// `NOTES.txt` under `--out`.
+    pub notes: Vec<String>,
+    /// What the target could not express exactly; printed on stderr.
+    pub warnings: Vec<String>,
+}
+
+impl Bundle {
+    pub fn push(&mut self, doc: Document) {
+        self.documents.push(doc);
+    }
+
+    pub fn note(&mut self, text: impl Into<String>) {
+        self.notes.push(text.into());
+    }
+
+    pub fn warn(&mut self, text: impl Into<String>) {
+        self.warnings.push(text.into());
+    }
+
+    pub fn extend(&mut self, other: Bundle) {
+        self.documents.extend(other.documents);
+        self.notes.extend(other.notes);
+        self.warnings.extend(other.warnings);
+    }
+
+    /// A multi-document YAML stream, the notes first as comments.
+    pub fn to_yaml(&self) -> String {
+        let mut out = String::new();
+        for note in &self.notes {
+            for line in note.lines() {
+                out.push_str(if line.is_empty() { "#" } else { "# " });
+                out.push_str(line);
+                out.push('\n');
+            }
+        }
+        for doc in &self.documents {
+            out.push_str("---\n");
+            out.push_str(&doc.yaml);
+            if !doc.yaml.ends_with('\n') {
+                out.push('\n');
+            }
+        }
+        out
+    }
+
+    /// The documents as one JSON array.
+    pub fn to_json(&self) -> Result<String> {
+        let values: Vec<&serde_json::Value> = self.documents.iter().map(|d| &d.json).collect();
+        let mut s = serde_json::to_string_pretty(&values)
+            .map_err(|e| Error::failed(format!("cannot write JSON: {e}")))?;
+        s.push('\n');
+        Ok(s)
+    }
+
+    /// File names numbered in order, so `kubectl apply -f DIR` creates namespaces first.
+    pub fn file_names(&self) -> Vec<String> {
+        let width = self.documents.len().to_string().len().max(2);
+        self.documents
+            .iter()
+            .enumerate()
+            .map(|(i, d)| format!("{i:0width$}-{}", d.file))
+            .collect()
+    }
+
+    /// Write one file per document (0644, atomically) and NOTES.txt under `dir`.
+    pub fn write_to(&self, dir: &Path) -> Result<Vec<std::path::PathBuf>> {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| Error::failed(format!("cannot create {}: {e}", dir.display())))?;
+        let mut written = Vec::new();
+        let mut files: Vec<(String, String)> = self
+            .file_names()
+            .into_iter()
+            .zip(&self.documents)
+            .map(|(name, d)| (name, d.yaml.clone()))
+            .collect();
+        if !self.notes.is_empty() {
+            files.push(("NOTES.txt".into(), self.notes.join("\n\n") + "\n"));
+        }
+        for (name, text) in files {
+            let path = dir.join(&name);
+            write_atomic(&path, text.as_bytes(), 0o644)
+                .map_err(|e| Error::failed(format!("cannot write {}: {e}", path.display())))?;
+            written.push(path);
+        }
+        Ok(written)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use k8s_openapi::api::core::v1::ConfigMap;
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+
+    fn config_map(data: &[(&str, &str)]) -> ConfigMap {
+        ConfigMap {
+            metadata: ObjectMeta {
+                name: Some("x".into()),
+                ..Default::default()
+            },
+            data: Some(
+                data.iter()
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+                    .collect(),
+            ),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn ambiguous_scalars_are_quoted() {
+        let doc = Document::object(&config_map(&[
+            ("a", "yes"),
+            ("b", "on"),
+            ("c", "0755"),
+            ("d", "true"),
+            ("e", "1.10"),
+            ("f", "null"),
+        ]))
+        .unwrap();
+        assert_eq!(doc.file, "configmap-x.yaml");
+        for v in ["yes", "on", "0755", "true", "1.10", "null"] {
+            assert!(
+                doc.yaml.contains(&format!("\"{v}\"")) || doc.yaml.contains(&format!("'{v}'")),
+                "{v} unquoted in:\n{}",
+                doc.yaml
+            );
+        }
+        assert!(
+            doc.yaml.starts_with("apiVersion: v1\nkind: ConfigMap\n"),
+            "{}",
+            doc.yaml
+        );
+    }
+
+    #[test]
+    fn streams_put_notes_first_as_comments() {
+        let mut b = Bundle::default();
+        b.note("label the node:\n  kubectl label node N a=b");
+        b.push(Document::object(&config_map(&[("k", "v")])).unwrap());
+        let y = b.to_yaml();
+        assert!(
+            y.starts_with("# label the node:\n#   kubectl label node N a=b\n---\napiVersion: v1\n"),
+            "{y}"
+        );
+        assert_eq!(b.file_names(), ["00-configmap-x.yaml"]);
+        let json: serde_json::Value = serde_json::from_str(&b.to_json().unwrap()).unwrap();
+        assert_eq!(json[0]["kind"], "ConfigMap");
+    }
+
+    #[test]
+    fn writes_files_with_mode_0644() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let mut b = Bundle::default();
+        b.note("n");
+        b.push(Document::object(&config_map(&[("k", "v")])).unwrap());
+        let out = dir.path().join("out");
+        let written = b.write_to(&out).unwrap();
+        assert_eq!(written.len(), 2);
+        let mode = std::fs::metadata(&written[0]).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o644);
+        assert_eq!(
+            std::fs::read_to_string(out.join("NOTES.txt")).unwrap(),
+            "n\n"
+        );
+    }
+}

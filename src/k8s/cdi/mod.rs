@@ -1,0 +1,217 @@
+//! `--target cdi`: a CDI spec (`nvidia.com/gpu`) of every whole GPU and MIG device of the node,
+//! as the node is now: names `N` and `N:M` (NVML index : MIG device index), their UUIDs, and
+//! `all`. `--install` writes it to `/etc/cdi/nvidia.yaml`; [`refresh_installed`] rewrites an
+//! installed spec after MIG changes, so containers never get stale device nodes.
+
+mod devices;
+mod driver_files;
+pub mod spec;
+
+pub use devices::{DeviceSource, DeviceTree, derived_mig_minors, parse_mig_minors};
+
+use super::layout::NodeLayout;
+use super::{Bundle, DocKind, Document, Request};
+use crate::error::{Error, Result};
+use crate::node::{Gpu, Node};
+use crate::paths::Paths;
+use spec::{ContainerEdits, Device, DeviceNode, Spec};
+use std::path::PathBuf;
+
+pub const KIND: &str = "nvidia.com/gpu";
+/// The installed spec's file name (what nvidia-ctk and nvidia-cdi-refresh use).
+pub const FILE_NAME: &str = "nvidia.yaml";
+
+fn is_simulated(node: &Node) -> bool {
+    node.source.starts_with("sim:")
+}
+
+/// MIG devices of a GPU in the order NVML indexes them: by GPU instance id, then compute
+/// instance id. Returns (MIG device index, GI id, CI id, MIG UUID).
+fn mig_devices(gpu: &Gpu) -> Vec<(usize, u32, u32, String)> {
+    let mut list: Vec<(u32, u32, String)> = gpu
+        .mig
+        .instances
+        .iter()
+        .flat_map(|gi| {
+            gi.compute_instances
+                .iter()
+                .map(move |ci| (gi.gpu_instance_id, ci.compute_instance_id, ci.uuid.clone()))
+        })
+        .collect();
+    list.sort();
+    list.into_iter()
+        .enumerate()
+        .map(|(i, (gi, ci, uuid))| (i, gi, ci, uuid))
+        .collect()
+}
+
+/// The spec of `node` with the device files of `tree`; `driver_root` adds the driver's files.
+pub fn build_spec(
+    node: &Node,
+    tree: &DeviceTree,
+    driver_root: Option<&std::path::Path>,
+) -> Result<Spec> {
+    let mut devices = Vec::new();
+    let mut all_nodes: Vec<DeviceNode> = Vec::new();
+    for gpu in &node.gpus {
+        let minor = tree
+            .gpu_minors
+            .get(&gpu.index)
+            .copied()
+            .unwrap_or(gpu.index);
+        let gpu_node = tree.node(&format!("/dev/nvidia{minor}"));
+        let mut add = |names: [String; 2], nodes: Vec<DeviceNode>| {
+            for n in &nodes {
+                if !all_nodes.contains(n) {
+                    all_nodes.push(n.clone());
+                }
+            }
+            for name in names {
+                devices.push(Device {
+                    name,
+                    container_edits: ContainerEdits {
+                        device_nodes: nodes.clone(),
+                        ..Default::default()
+                    },
+                });
+            }
+        };
+        if !gpu.mig.current.is_enabled() {
+            add([gpu.index.to_string(), gpu.uuid.clone()], vec![gpu_node]);
+            continue;
+        }
+        // A MIG-enabled GPU is reachable only through its MIG devices.
+        for (m, gi, ci, uuid) in mig_devices(gpu) {
+            let gi_cap = tree.cap_node(&format!("gpu{minor}/gi{gi}/access"))?;
+            let ci_cap = tree.cap_node(&format!("gpu{minor}/gi{gi}/ci{ci}/access"))?;
+            add(
+                [format!("{}:{m}", gpu.index), uuid],
+                vec![gpu_node.clone(), tree.node(&gi_cap), tree.node(&ci_cap)],
+            );
+        }
+    }
+    if devices.is_empty() {
+        return Err(Error::failed(
+            "the node has no GPU or MIG device to describe (MIG is enabled without instances)",
+        )
+        .with_hint("create MIG instances first (gpushare apply)"));
+    }
+    devices.push(Device {
+        name: "all".into(),
+        container_edits: ContainerEdits {
+            device_nodes: all_nodes,
+            ..Default::default()
+        },
+    });
+    let mut spec = Spec {
+        cdi_version: String::new(),
+        kind: KIND.into(),
+        devices,
+        container_edits: ContainerEdits {
+            // Turns off the legacy hook's own injection: the spec says what the container gets.
+            env: vec!["NVIDIA_VISIBLE_DEVICES=void".into()],
+            device_nodes: tree.control.iter().map(|p| tree.node(p)).collect(),
+            mounts: driver_root
+                .map(|r| driver_files::mounts(r, &node.driver_version))
+                .unwrap_or_default(),
+        },
+    };
+    spec.cdi_version = spec::minimum_version(&spec).into();
+    let problems = spec::validate(&spec);
+    if !problems.is_empty() {
+        return Err(Error::failed(format!(
+            "the generated CDI spec is invalid: {}",
+            problems.join("; ")
+        )));
+    }
+    Ok(spec)
+}
+
+/// The spec of the node as it is, from a device source.
+pub fn spec_for(node: &Node, source: &DeviceSource) -> Result<(Spec, DeviceTree)> {
+    let tree = source.tree(is_simulated(node), &node.gpus)?;
+    let driver_root = tree
+        .read
+        .then(|| tree.host_root.clone().unwrap_or_else(|| PathBuf::from("/")));
+    let spec = build_spec(node, &tree, driver_root.as_deref())?;
+    Ok((spec, tree))
+}
+
+pub fn generate(req: &Request) -> Result<Bundle> {
+    let (spec, tree) = spec_for(req.node, &req.devices)?;
+    let mut bundle = Bundle::default();
+    if mig_profiles_per_gpu(&req.layout) != mig_profiles_per_gpu(&NodeLayout::observed(req.node)) {
+        bundle.warn("the node does not have the MIG layout of the config yet; the CDI spec describes the node as it is (run `gpushare apply`, then generate it again)");
+    }
+    let by_index: Vec<&str> = spec
+        .devices
+        .iter()
+        .map(|d| d.name.as_str())
+        .filter(|n| n.starts_with(|c: char| c.is_ascii_digit()))
+        .collect();
+    bundle.note(format!(
+        "CDI spec {KIND} (cdiVersion {}): devices {} (and each by UUID), all.",
+        spec.cdi_version,
+        by_index.join(", ")
+    ));
+    if !tree.read {
+        bundle.note(
+            "Simulated node: the device nodes are derived as the driver numbers them (GPU minor = NVML index, nvidia-caps minors 3 + 135·G + 9·I (+1+C) from /proc/driver/nvidia-caps/mig-minors), and no driver files are mounted.",
+        );
+    }
+    bundle.note(format!(
+        "Install it for containerd/CRI-O/Docker/Podman: gpushare manifests --target cdi --install (writes /etc/cdi/{FILE_NAME}, 0644); then e.g. `docker run --device {KIND}=all …`."
+    ));
+    bundle.push(Document::new(
+        format!("cdi-{FILE_NAME}"),
+        DocKind::CdiSpec,
+        &spec,
+    )?);
+    Ok(bundle)
+}
+
+/// Each GPU's MIG device profiles, sorted (None: MIG off), to compare layouts.
+fn mig_profiles_per_gpu(layout: &NodeLayout) -> Vec<Option<Vec<String>>> {
+    layout
+        .gpus
+        .iter()
+        .map(|g| {
+            g.mig.as_ref().map(|slices| {
+                let mut p: Vec<String> = slices.iter().map(|s| s.profile.clone()).collect();
+                p.sort();
+                p
+            })
+        })
+        .collect()
+}
+
+/// Where the installed spec lives.
+pub fn installed_path(paths: &Paths) -> PathBuf {
+    paths.cdi_dir().join(FILE_NAME)
+}
+
+/// Write `yaml` as the installed spec, atomically, mode 0644 (runtimes read it unprivileged).
+pub fn install(paths: &Paths, yaml: &str) -> Result<PathBuf> {
+    let path = installed_path(paths);
+    let dir = paths.cdi_dir();
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| Error::failed(format!("cannot create {}: {e}", dir.display())))?;
+    crate::fsutil::write_atomic(&path, yaml.as_bytes(), 0o644)
+        .map_err(|e| Error::failed(format!("cannot write {}: {e}", path.display())))?;
+    Ok(path)
+}
+
+/// After a MIG change: rewrite the installed spec from `node` when one is installed. Returns the
+/// path written, or `None` when no spec is installed (nothing to refresh).
+pub fn refresh_installed(paths: &Paths, node: &Node) -> Result<Option<PathBuf>> {
+    if !installed_path(paths).exists() {
+        return Ok(None);
+    }
+    let (spec, _) = spec_for(node, &DeviceSource::default())?;
+    let yaml = serde_saphyr::to_string(&spec)
+        .map_err(|e| Error::failed(format!("cannot write the CDI spec: {e}")))?;
+    install(paths, &yaml).map(Some)
+}
+
+#[cfg(test)]
+mod tests;

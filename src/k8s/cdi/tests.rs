@@ -1,0 +1,219 @@
+use super::*;
+use crate::backend::Backend;
+use crate::backend::sim::SimBackend;
+use crate::source_file::SourceFile;
+use std::path::Path;
+
+const BALANCED: &str = "name = \"n\"\n[[gpus]]\nmodel = \"NVIDIA A100-SXM4-40GB\"\ncount = 2\ninstances = [{ profile = \"3g.20gb\", start = 4 }, { profile = \"1g.5gb\", start = 0 }]\n";
+
+fn node(text: &str) -> Node {
+    let state =
+        crate::backend::sim::node_file::from_file(&SourceFile::inline("n.toml", text)).unwrap();
+    state.snapshot().unwrap()
+}
+
+fn names(spec: &Spec) -> Vec<&str> {
+    spec.devices.iter().map(|d| d.name.as_str()).collect()
+}
+
+#[test]
+fn whole_gpus_by_index_and_uuid() {
+    let n = SimBackend::from_preset("t4x4").unwrap().snapshot().unwrap();
+    let (spec, tree) = spec_for(&n, &DeviceSource::default()).unwrap();
+    assert!(!tree.read, "a simulated node is derived");
+    assert_eq!(spec.cdi_version, "0.5.0");
+    assert_eq!(names(&spec)[..2], ["0", n.gpus[0].uuid.as_str()]);
+    assert_eq!(spec.devices.len(), 9);
+    let all = &spec.devices[8];
+    assert_eq!(all.name, "all");
+    assert_eq!(all.container_edits.device_nodes.len(), 4);
+    assert!(spec::validate(&spec).is_empty());
+}
+
+#[test]
+fn mig_devices_get_their_capability_nodes() {
+    let n = node(BALANCED);
+    let (spec, _) = spec_for(&n, &DeviceSource::default()).unwrap();
+    let idx: Vec<&str> = names(&spec)
+        .into_iter()
+        .filter(|n| n.contains(':'))
+        .collect();
+    assert_eq!(idx, ["0:0", "0:1", "1:0", "1:1"]);
+    let gpu0 = &n.gpus[0];
+    let first = gpu0
+        .mig
+        .instances
+        .iter()
+        .min_by_key(|g| g.gpu_instance_id)
+        .unwrap();
+    let gi = first.gpu_instance_id;
+    let nodes = &spec.devices[0].container_edits.device_nodes;
+    assert_eq!(nodes[0].path, "/dev/nvidia0");
+    assert_eq!(
+        nodes[1].path,
+        format!("/dev/nvidia-caps/nvidia-cap{}", 3 + gi * 9)
+    );
+    assert_eq!(
+        nodes[2].path,
+        format!("/dev/nvidia-caps/nvidia-cap{}", 3 + gi * 9 + 1)
+    );
+    assert_eq!(spec.devices[1].name, first.compute_instances[0].uuid);
+    // GPU 1's caps are numbered from its minor.
+    let gpu1 = spec.devices.iter().find(|d| d.name == "1:0").unwrap();
+    assert!(
+        gpu1.container_edits.device_nodes[1]
+            .path
+            .ends_with(&format!("nvidia-cap{}", 3 + 135 + gi * 9))
+    );
+}
+
+fn fake_root(dir: &Path, node: &Node, minors: &str) {
+    let dev = dir.join("dev");
+    std::fs::create_dir_all(dev.join("nvidia-caps")).unwrap();
+    for n in ["nvidiactl", "nvidia-uvm"] {
+        std::fs::write(dev.join(n), "").unwrap();
+    }
+    for g in &node.gpus {
+        // Minors in reverse order, to see that they are read, not assumed.
+        let minor = node.gpus.len() as u32 - 1 - g.index;
+        std::fs::write(dev.join(format!("nvidia{minor}")), "").unwrap();
+        let bus = format!("0000{}", &g.pci_bus_id[8..]).to_ascii_lowercase();
+        let info = dir.join("proc/driver/nvidia/gpus").join(bus);
+        std::fs::create_dir_all(&info).unwrap();
+        std::fs::write(
+            info.join("information"),
+            format!("Model: x\nDevice Minor: {minor}\n"),
+        )
+        .unwrap();
+    }
+    let caps = dir.join("proc/driver/nvidia-caps");
+    std::fs::create_dir_all(&caps).unwrap();
+    std::fs::write(caps.join("mig-minors"), minors).unwrap();
+    for line in minors.lines() {
+        if let Some((_, m)) = line.split_once(' ') {
+            std::fs::write(dev.join(format!("nvidia-caps/nvidia-cap{m}")), "").unwrap();
+        }
+    }
+}
+
+#[test]
+fn a_device_root_is_read_and_becomes_host_paths() {
+    let n = node(BALANCED);
+    let dir = tempfile::tempdir().unwrap();
+    let mut minors = String::from("config 1\nmonitor 2\n");
+    for g in &n.gpus {
+        let minor = n.gpus.len() as u32 - 1 - g.index;
+        for gi in &g.mig.instances {
+            let id = gi.gpu_instance_id;
+            minors.push_str(&format!(
+                "gpu{minor}/gi{id}/access {}\n",
+                500 + minor * 50 + id
+            ));
+            minors.push_str(&format!(
+                "gpu{minor}/gi{id}/ci0/access {}\n",
+                700 + minor * 50 + id
+            ));
+        }
+    }
+    fake_root(dir.path(), &n, &minors);
+    let source = DeviceSource {
+        root: Some(dir.path().to_path_buf()),
+    };
+    let (spec, tree) = spec_for(&n, &source).unwrap();
+    assert!(tree.read);
+    assert_eq!(tree.control, ["/dev/nvidia-uvm", "/dev/nvidiactl"]);
+    let d = &spec.devices[0].container_edits.device_nodes;
+    assert_eq!(d[0].path, "/dev/nvidia1", "GPU 0 has minor 1 here");
+    let root = dir.path().display().to_string();
+    assert_eq!(
+        d[0].host_path.as_deref(),
+        Some(&*format!("{root}/dev/nvidia1"))
+    );
+    let gi = n.gpus[0]
+        .mig
+        .instances
+        .iter()
+        .map(|g| g.gpu_instance_id)
+        .min()
+        .unwrap();
+    assert_eq!(
+        d[1].path,
+        format!("/dev/nvidia-caps/nvidia-cap{}", 550 + gi)
+    );
+    assert_eq!(spec.cdi_version, "0.5.0");
+    assert!(spec::validate(&spec).is_empty());
+}
+
+#[test]
+fn missing_nodes_and_minors_are_errors() {
+    let n = node(BALANCED);
+    let dir = tempfile::tempdir().unwrap();
+    fake_root(dir.path(), &n, "config 1\n");
+    let source = DeviceSource {
+        root: Some(dir.path().to_path_buf()),
+    };
+    let e = spec_for(&n, &source).unwrap_err();
+    assert!(
+        e.message.contains("no minor in mig-minors"),
+        "{}",
+        e.message
+    );
+    std::fs::remove_file(dir.path().join("dev/nvidia0")).unwrap();
+    let e = spec_for(&n, &source).unwrap_err();
+    assert!(e.message.contains("does not exist"), "{}", e.message);
+}
+
+#[test]
+fn refresh_rewrites_only_an_installed_spec() {
+    let dir = tempfile::tempdir().unwrap();
+    let paths = Paths::new(Some(dir.path().to_path_buf()));
+    let n = node(BALANCED);
+    assert_eq!(refresh_installed(&paths, &n).unwrap(), None);
+    assert!(!installed_path(&paths).exists());
+    install(&paths, "old").unwrap();
+    let written = refresh_installed(&paths, &n).unwrap().unwrap();
+    let text = std::fs::read_to_string(&written).unwrap();
+    assert!(
+        text.contains("name: 1:1") || text.contains("name: \"1:1\""),
+        "{text}"
+    );
+    use std::os::unix::fs::PermissionsExt;
+    assert_eq!(
+        std::fs::metadata(&written).unwrap().permissions().mode() & 0o777,
+        0o644
+    );
+}
+
+#[test]
+fn an_unapplied_layout_is_reported_not_described() {
+    use crate::config::Config;
+    let n = node(BALANCED);
+    let same = Config::parse(SourceFile::inline(
+        "c.toml",
+        "[[gpus]]\nselect = \"all\"\nmode = \"mig\"\nmig.instances = [{ profile = \"1g.5gb\" }, { profile = \"3g.20gb\" }]\n",
+    ))
+    .unwrap();
+    let other = Config::parse(SourceFile::inline(
+        "c.toml",
+        "[[gpus]]\nselect = \"all\"\nmode = \"mig\"\nmig.devices = { \"1g.5gb\" = 7 }\n",
+    ))
+    .unwrap();
+    for (config, warned) in [(&same, false), (&other, true)] {
+        let req = Request {
+            node: &n,
+            layout: NodeLayout::desired(&n, config).unwrap(),
+            config: Some(config),
+            version: crate::k8s::version::DEFAULT,
+            namespace: None,
+            images: Default::default(),
+            helm_values: false,
+            examples: false,
+            name: "x".into(),
+            node_name: None,
+            devices: DeviceSource::default(),
+        };
+        let b = generate(&req).unwrap();
+        assert_eq!(!b.warnings.is_empty(), warned);
+        assert!(b.documents[0].yaml.contains("1:1"), "the node as it is");
+    }
+}

@@ -1,0 +1,290 @@
+//! `--target dra`: DeviceClasses and ResourceClaimTemplates for the NVIDIA DRA driver
+//! (`gpu.nvidia.com`): one class and template for a whole GPU, one per MIG profile the layout
+//! has, and templates that share a device (MPS with the layout's limits, time-slicing), in the
+//! `resource.k8s.io` version of the cluster: v1 from 1.34, v1beta2 in 1.33, v1beta1 in 1.32.
+
+use super::layout::{MpsShare, Sharing};
+use super::objects::{is_builtin_namespace, meta, namespace};
+use super::version::DraApi;
+use super::{Bundle, Document, Request};
+use crate::error::{Error, Result};
+use serde_json::json;
+
+pub const DRIVER: &str = "gpu.nvidia.com";
+pub const GPU_CLASS: &str = "gpu.gpushare.io";
+
+/// The class of a MIG profile: `mig-1g.5gb.gpushare.io` (`+me` → `.me`).
+pub fn mig_class(profile: &str) -> String {
+    format!("mig-{}.gpushare.io", profile.replace('+', "."))
+}
+
+/// The claim template of a MIG profile: `mig-1g.5gb`.
+pub fn mig_template(profile: &str) -> String {
+    format!("mig-{}", profile.replace('+', "."))
+}
+
+fn gpu_selector() -> String {
+    format!("device.driver == '{DRIVER}' && device.attributes['{DRIVER}'].type == 'gpu'")
+}
+
+fn mig_selector(profile: &str) -> String {
+    format!(
+        "device.driver == '{DRIVER}' && device.attributes['{DRIVER}'].type == 'mig' && device.attributes['{DRIVER}'].profile == '{profile}'"
+    )
+}
+
+/// The driver's opaque config (`resource.nvidia.com/v1beta1`) for a sharing strategy.
+fn sharing_config(kind: &str, sharing: &SharedAs) -> serde_json::Value {
+    let sharing = match sharing {
+        SharedAs::TimeSlicing => json!({
+            "strategy": "TimeSlicing",
+            "timeSlicingConfig": {"interval": "Default"}
+        }),
+        SharedAs::Mps(m) => json!({
+            "strategy": "MPS",
+            "mpsConfig": {
+                "defaultActiveThreadPercentage": m.thread_percentage,
+                "defaultPinnedDeviceMemoryLimit": format!("{}Mi", m.memory_limit_mib)
+            }
+        }),
+    };
+    json!({"apiVersion": "resource.nvidia.com/v1beta1", "kind": kind, "sharing": sharing})
+}
+
+enum SharedAs {
+    TimeSlicing,
+    Mps(MpsShare),
+}
+
+/// One ResourceClaimTemplate: a single device of `class`, optionally with a sharing config.
+struct Template {
+    name: String,
+    class: String,
+    config: Option<serde_json::Value>,
+}
+
+// The objects per API version: the same shape, except that v1beta1 names the device class on
+// the request itself where v1beta2 and v1 wrap it in `exactly`.
+macro_rules! dra_objects {
+    ($module:ident, $api:ident, |$name:ident, $class:ident| $request:expr) => {
+        mod $module {
+            use super::*;
+            use k8s_openapi::api::resource::$api as r;
+            use k8s_openapi::apimachinery::pkg::runtime::RawExtension;
+
+            pub fn device_class(name: &str, cel: String) -> Result<Document> {
+                Document::object(&r::DeviceClass {
+                    metadata: meta(name, None),
+                    spec: r::DeviceClassSpec {
+                        selectors: Some(vec![r::DeviceSelector {
+                            cel: Some(r::CELDeviceSelector { expression: cel }),
+                        }]),
+                        ..Default::default()
+                    },
+                })
+            }
+
+            pub fn claim_template(t: &Template, ns: &str) -> Result<Document> {
+                let request_name = "gpu";
+                let request = {
+                    let $name = request_name.to_string();
+                    let $class = t.class.clone();
+                    $request
+                };
+                Document::object(&r::ResourceClaimTemplate {
+                    metadata: meta(&t.name, Some(ns)),
+                    spec: r::ResourceClaimTemplateSpec {
+                        spec: r::ResourceClaimSpec {
+                            devices: Some(r::DeviceClaim {
+                                requests: Some(vec![request]),
+                                config: t.config.clone().map(|parameters| {
+                                    vec![r::DeviceClaimConfiguration {
+                                        requests: Some(vec![request_name.to_string()]),
+                                        opaque: Some(r::OpaqueDeviceConfiguration {
+                                            driver: DRIVER.into(),
+                                            parameters: RawExtension(parameters),
+                                        }),
+                                    }]
+                                }),
+                                ..Default::default()
+                            }),
+                        },
+                        ..Default::default()
+                    },
+                })
+            }
+        }
+    };
+}
+
+dra_objects!(v1, v1, |name, class| r::DeviceRequest {
+    name,
+    exactly: Some(r::ExactDeviceRequest {
+        device_class_name: class,
+        ..Default::default()
+    }),
+    ..Default::default()
+});
+dra_objects!(v1beta2, v1beta2, |name, class| r::DeviceRequest {
+    name,
+    exactly: Some(r::ExactDeviceRequest {
+        device_class_name: class,
+        ..Default::default()
+    }),
+    ..Default::default()
+});
+dra_objects!(v1beta1, v1beta1, |name, class| r::DeviceRequest {
+    name,
+    device_class_name: Some(class),
+    ..Default::default()
+});
+
+fn device_class(api: DraApi, name: &str, cel: String) -> Result<Document> {
+    match api {
+        DraApi::V1 => v1::device_class(name, cel),
+        DraApi::V1beta2 => v1beta2::device_class(name, cel),
+        DraApi::V1beta1 => v1beta1::device_class(name, cel),
+    }
+}
+
+fn claim_template(api: DraApi, t: &Template, ns: &str) -> Result<Document> {
+    match api {
+        DraApi::V1 => v1::claim_template(t, ns),
+        DraApi::V1beta2 => v1beta2::claim_template(t, ns),
+        DraApi::V1beta1 => v1beta1::claim_template(t, ns),
+    }
+}
+
+/// The claim templates of a layout (names are what example pods reference).
+fn templates(req: &Request) -> Vec<Template> {
+    let l = &req.layout;
+    let mut out = Vec::new();
+    let whole: Vec<_> = l
+        .whole_gpus()
+        .filter(|g| g.sharing != Sharing::Vgpu)
+        .collect();
+    if !whole.is_empty() {
+        out.push(Template {
+            name: "gpu".into(),
+            class: GPU_CLASS.into(),
+            config: None,
+        });
+    }
+    if whole
+        .iter()
+        .any(|g| matches!(g.sharing, Sharing::TimeSlicing { .. }))
+    {
+        out.push(Template {
+            name: "gpu-time-slicing".into(),
+            class: GPU_CLASS.into(),
+            config: Some(sharing_config("GpuConfig", &SharedAs::TimeSlicing)),
+        });
+    }
+    let mut mps: Vec<MpsShare> = whole
+        .iter()
+        .filter_map(|g| match g.sharing {
+            Sharing::Mps(m) => Some(m),
+            _ => None,
+        })
+        .collect();
+    mps.dedup();
+    for (i, m) in mps.iter().enumerate() {
+        out.push(Template {
+            name: if i == 0 {
+                "gpu-mps".into()
+            } else {
+                format!("gpu-mps-{}", i + 1)
+            },
+            class: GPU_CLASS.into(),
+            config: Some(sharing_config("GpuConfig", &SharedAs::Mps(*m))),
+        });
+    }
+    for profile in l.mig_profiles() {
+        out.push(Template {
+            name: mig_template(&profile),
+            class: mig_class(&profile),
+            config: None,
+        });
+        let shared = l.gpus.iter().find_map(|g| {
+            g.mig_mps
+                .filter(|_| g.mig.iter().flatten().any(|s| s.profile == profile))
+        });
+        if let Some(m) = shared {
+            out.push(Template {
+                name: format!("{}-mps", mig_template(&profile)),
+                class: mig_class(&profile),
+                config: Some(sharing_config("MigDeviceConfig", &SharedAs::Mps(m))),
+            });
+        }
+    }
+    out
+}
+
+/// Names of the claim templates the layout gets, in order (for example pods).
+pub fn template_names(req: &Request) -> Vec<String> {
+    templates(req).into_iter().map(|t| t.name).collect()
+}
+
+pub fn generate(req: &Request) -> Result<Bundle> {
+    let Some(api) = req.version.dra_api() else {
+        return Err(Error::usage(format!(
+            "DRA with structured parameters needs Kubernetes 1.32 or newer; --k8s-version is {}",
+            req.version
+        ))
+        .with_hint("pass --k8s-version 1.32 or newer (resource.k8s.io/v1 from 1.34), or use --target nvidia-device-plugin"));
+    };
+    let mut bundle = Bundle::default();
+    for g in req
+        .layout
+        .gpus
+        .iter()
+        .filter(|g| g.sharing == Sharing::Vgpu)
+    {
+        bundle.warn(format!(
+            "GPU {} is set up for vGPU ({}); the DRA GPU driver does not hand it to pods",
+            g.index, g.origin
+        ));
+    }
+    let templates = templates(req);
+    if templates.is_empty() {
+        return Err(Error::usage(
+            "the layout has no device the DRA driver can hand out (no whole GPU, no MIG device)",
+        ));
+    }
+    if req.layout.whole_gpus().any(|g| g.sharing != Sharing::Vgpu) {
+        bundle.push(device_class(api, GPU_CLASS, gpu_selector())?);
+    }
+    for profile in req.layout.mig_profiles() {
+        bundle.push(device_class(
+            api,
+            &mig_class(&profile),
+            mig_selector(&profile),
+        )?);
+    }
+    let ns = req.namespace_or("default");
+    if !is_builtin_namespace(&ns) {
+        bundle
+            .documents
+            .insert(0, Document::object(&namespace(&ns))?);
+    }
+    for t in &templates {
+        bundle.push(claim_template(api, t, &ns)?);
+    }
+    let names: Vec<&str> = templates.iter().map(|t| t.name.as_str()).collect();
+    bundle.note(format!(
+        "DRA ({}) for the NVIDIA DRA driver {DRIVER}: claim templates {} in namespace {ns}.",
+        api.as_str(),
+        names.join(", ")
+    ));
+    bundle.note(
+        "Needs the driver's GPU support: helm install nvidia-dra-driver-gpu (v25.12.0) with resources.gpus.enabled=true and gpuResourcesEnabledOverride=true; sharing templates need its feature gates MPSSupport and TimeSlicingSettings. Pods share one device by referencing one ResourceClaim (resourceClaimName) instead of a template.",
+    );
+    if api != DraApi::V1 {
+        bundle.note(format!(
+            "Kubernetes {}: DRA is beta and off by default; enable the DynamicResourceAllocation feature gate and --runtime-config={}=true.",
+            req.version,
+            api.as_str()
+        ));
+    }
+    Ok(bundle)
+}

@@ -1,0 +1,164 @@
+//! Cluster wiring generated from the node and its layout: one file per target.
+//!
+//! Every target reads the same inputs ([`Request`]: the node, its [`layout::NodeLayout`], the
+//! Kubernetes release, images) and returns a [`Bundle`] built entirely in memory; the command
+//! prints it or writes it only once everything succeeded.
+
+pub mod agent;
+pub mod bundle;
+pub mod cdi;
+pub mod device_plugin;
+pub mod dra;
+pub mod examples;
+pub mod gpushare_extender;
+pub mod hami;
+pub mod images;
+pub mod layout;
+pub mod objects;
+pub mod version;
+
+use crate::config::Config;
+use crate::error::{Error, Result};
+use crate::node::Node;
+pub use bundle::{Bundle, DocKind, Document};
+use clap::ValueEnum;
+pub use images::Images;
+pub use layout::NodeLayout;
+pub use version::K8sVersion;
+
+/// What `manifests --target` generates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, ValueEnum)]
+pub enum Target {
+    /// NVIDIA k8s-device-plugin: config (MIG strategy, time-slicing, MPS), DaemonSets, node label
+    NvidiaDevicePlugin,
+    /// Aliyun gpushare scheduler extender and device plugin (GPU memory as a resource)
+    GpushareExtender,
+    /// Helm values for HAMi
+    Hami,
+    /// DRA DeviceClasses and ResourceClaimTemplates for the NVIDIA DRA driver
+    Dra,
+    /// A CDI spec for every GPU and MIG device (nvidia.com/gpu)
+    Cdi,
+    /// A ConfigMap with gpushare.toml and a DaemonSet that applies it on labelled nodes
+    Agent,
+}
+
+impl Target {
+    pub fn name(self) -> &'static str {
+        match self {
+            Target::NvidiaDevicePlugin => "nvidia-device-plugin",
+            Target::GpushareExtender => "gpushare-extender",
+            Target::Hami => "hami",
+            Target::Dra => "dra",
+            Target::Cdi => "cdi",
+            Target::Agent => "agent",
+        }
+    }
+
+    pub fn all_names() -> Vec<&'static str> {
+        Target::value_variants().iter().map(|t| t.name()).collect()
+    }
+
+    /// Parse a target name, listing the valid ones when it is not one.
+    pub fn parse(name: &str) -> std::result::Result<Target, String> {
+        Target::value_variants()
+            .iter()
+            .copied()
+            .find(|t| t.name() == name)
+            .ok_or_else(|| {
+                format!(
+                    "unknown target `{name}`; targets are {}",
+                    Target::all_names().join(", ")
+                )
+            })
+    }
+}
+
+/// Everything a target needs.
+pub struct Request<'a> {
+    pub node: &'a Node,
+    pub layout: NodeLayout,
+    /// `-c gpushare.toml`, when given (the agent ships it).
+    pub config: Option<&'a Config>,
+    pub version: K8sVersion,
+    /// `--namespace`; each target has its own default.
+    pub namespace: Option<String>,
+    pub images: Images,
+    /// `--helm-values`: Helm values instead of plain manifests (nvidia-device-plugin).
+    pub helm_values: bool,
+    /// `--examples`: add pods that request the node's resources.
+    pub examples: bool,
+    /// The name of this node's layout: label values and object names (`--name`).
+    pub name: String,
+    /// `--node-name`, for the `kubectl label node` lines of the notes.
+    pub node_name: Option<String>,
+    /// Where the CDI target reads device nodes.
+    pub devices: cdi::DeviceSource,
+}
+
+impl Request<'_> {
+    pub fn namespace_or(&self, default: &str) -> String {
+        self.namespace.clone().unwrap_or_else(|| default.into())
+    }
+
+    /// `kubectl label node <node> KEY=VALUE --overwrite`.
+    pub fn label_command(&self, key: &str, value: &str) -> String {
+        format!(
+            "kubectl label node {} {key}={value} --overwrite",
+            self.node_name.as_deref().unwrap_or("<node>")
+        )
+    }
+}
+
+/// Generate one target (and its example pods when asked).
+pub fn generate(target: Target, req: &Request) -> Result<Bundle> {
+    let mut bundle = match target {
+        Target::NvidiaDevicePlugin => device_plugin::generate(req)?,
+        Target::GpushareExtender => gpushare_extender::generate(req)?,
+        Target::Hami => hami::generate(req)?,
+        Target::Dra => dra::generate(req)?,
+        Target::Cdi => cdi::generate(req)?,
+        Target::Agent => agent::generate(req)?,
+    };
+    if req.examples {
+        bundle.extend(examples::generate(target, req)?);
+    }
+    Ok(bundle)
+}
+
+/// Check `--name`: it becomes a label value and part of object names.
+pub fn check_name(name: &str) -> Result<()> {
+    if objects::is_dns_label(name) && name.len() <= 30 {
+        return Ok(());
+    }
+    Err(Error::usage(format!(
+        "--name {name:?}: must be 1 to 30 lowercase letters, digits and '-', starting and ending with a letter or digit"
+    ))
+    .with_hint("e.g. --name dgx-balanced"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn targets_parse_by_name_and_list_the_others() {
+        assert_eq!(Target::parse("dra").unwrap(), Target::Dra);
+        let e = Target::parse("volcano").unwrap_err();
+        assert!(e.contains("nvidia-device-plugin, gpushare-extender, hami, dra, cdi, agent"));
+        for t in Target::value_variants() {
+            assert_eq!(
+                t.to_possible_value().unwrap().get_name(),
+                t.name(),
+                "clap and our names agree"
+            );
+        }
+    }
+
+    #[test]
+    fn names_are_checked() {
+        assert!(check_name("dgx-balanced").is_ok());
+        assert!(check_name("Bad_Name").is_err());
+        assert!(check_name(&"a".repeat(31)).is_err());
+    }
+}

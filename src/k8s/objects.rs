@@ -1,0 +1,174 @@
+//! Small builders for the Kubernetes objects every target needs (metadata, volumes, env).
+
+use k8s_openapi::api::core::v1::{
+    ConfigMapVolumeSource, EnvVar, EnvVarSource, HostPathVolumeSource, KeyToPath, Namespace,
+    ObjectFieldSelector, Toleration, Volume, VolumeMount,
+};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
+use std::collections::BTreeMap;
+
+pub type Labels = BTreeMap<String, String>;
+
+pub fn labels(pairs: &[(&str, &str)]) -> Labels {
+    pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+/// The labels gpushare puts on every object it writes.
+pub fn app_labels(name: &str) -> Labels {
+    labels(&[
+        ("app.kubernetes.io/name", name),
+        ("app.kubernetes.io/managed-by", "gpushare"),
+    ])
+}
+
+pub fn meta(name: &str, namespace: Option<&str>) -> ObjectMeta {
+    ObjectMeta {
+        name: Some(name.to_string()),
+        namespace: namespace.map(str::to_string),
+        labels: Some(app_labels(name)),
+        ..Default::default()
+    }
+}
+
+pub fn selector(name: &str) -> LabelSelector {
+    LabelSelector {
+        match_labels: Some(labels(&[("app.kubernetes.io/name", name)])),
+        ..Default::default()
+    }
+}
+
+pub fn pod_meta(name: &str) -> ObjectMeta {
+    ObjectMeta {
+        labels: Some(app_labels(name)),
+        ..Default::default()
+    }
+}
+
+pub fn namespace(name: &str) -> Namespace {
+    Namespace {
+        metadata: meta(name, None),
+        ..Default::default()
+    }
+}
+
+/// Namespaces that exist in every cluster; others get a Namespace object.
+pub fn is_builtin_namespace(name: &str) -> bool {
+    matches!(name, "default" | "kube-system" | "kube-public")
+}
+
+pub fn env(name: &str, value: &str) -> EnvVar {
+    EnvVar {
+        name: name.into(),
+        value: Some(value.into()),
+        ..Default::default()
+    }
+}
+
+pub fn env_field(name: &str, field_path: &str) -> EnvVar {
+    EnvVar {
+        name: name.into(),
+        value_from: Some(EnvVarSource {
+            field_ref: Some(ObjectFieldSelector {
+                field_path: field_path.into(),
+                ..Default::default()
+            }),
+            ..Default::default()
+        }),
+        ..Default::default()
+    }
+}
+
+pub fn host_path(name: &str, path: &str, kind: Option<&str>) -> Volume {
+    Volume {
+        name: name.into(),
+        host_path: Some(HostPathVolumeSource {
+            path: path.into(),
+            type_: kind.map(str::to_string),
+        }),
+        ..Default::default()
+    }
+}
+
+/// A ConfigMap volume; with `key`, only that key, as `path`.
+pub fn config_map_volume(name: &str, config_map: &str, key: Option<(&str, &str)>) -> Volume {
+    Volume {
+        name: name.into(),
+        config_map: Some(ConfigMapVolumeSource {
+            name: config_map.into(),
+            items: key.map(|(k, p)| {
+                vec![KeyToPath {
+                    key: k.into(),
+                    path: p.into(),
+                    ..Default::default()
+                }]
+            }),
+            ..Default::default()
+        }),
+        ..Default::default()
+    }
+}
+
+pub fn mount(name: &str, path: &str) -> VolumeMount {
+    VolumeMount {
+        name: name.into(),
+        mount_path: path.into(),
+        ..Default::default()
+    }
+}
+
+pub fn read_only_mount(name: &str, path: &str) -> VolumeMount {
+    VolumeMount {
+        read_only: Some(true),
+        ..mount(name, path)
+    }
+}
+
+pub fn toleration(key: &str, effect: &str) -> Toleration {
+    Toleration {
+        key: Some(key.into()),
+        operator: Some("Exists".into()),
+        effect: Some(effect.into()),
+        ..Default::default()
+    }
+}
+
+/// Whether `name` is a DNS-1123 label (namespaces, most object names).
+pub fn is_dns_label(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 63
+        && name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+        && !name.starts_with('-')
+        && !name.ends_with('-')
+}
+
+/// Whether `value` is a valid label value (≤63, alphanumeric ends, `-_.` inside).
+pub fn is_label_value(value: &str) -> bool {
+    value.len() <= 63
+        && (value.is_empty()
+            || (value
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+                && value.starts_with(|c: char| c.is_ascii_alphanumeric())
+                && value.ends_with(|c: char| c.is_ascii_alphanumeric())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_label_values() {
+        assert!(is_dns_label("gpu-operator"));
+        assert!(!is_dns_label("Kube"));
+        assert!(!is_dns_label("-a"));
+        assert!(!is_dns_label(&"a".repeat(64)));
+        assert!(is_label_value("dgx-a100.balanced_1"));
+        assert!(!is_label_value("a b"));
+        assert!(!is_label_value(".a"));
+    }
+}
