@@ -6,6 +6,7 @@ mod commands;
 pub mod config;
 pub mod error;
 pub mod fsutil;
+pub mod mps;
 pub mod node;
 pub mod output;
 pub mod paths;

@@ -2,6 +2,7 @@
 
 mod detect;
 mod generate;
+mod mps;
 mod sim;
 
 use crate::Context;
@@ -12,6 +13,7 @@ pub fn dispatch(ctx: &mut Context, command: Command) -> Result<Exit> {
     match command {
         Command::Detect(args) => detect::run(ctx, &args),
         Command::Sim(cmd) => sim::run(ctx, &cmd),
+        Command::Mps(cmd) => mps::run(ctx, cmd),
         Command::Completions { shell } => generate::completions(ctx, shell),
         Command::Man => generate::man(ctx),
     }
