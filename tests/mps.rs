@@ -967,3 +967,37 @@ fn a_dead_daemon_of_other_gpus_must_be_stopped_first() {
     node.run(&["mps", "start", "--gpu", "1"]);
     node.run(&["mps", "stop"]);
 }
+
+#[test]
+fn multiuser_and_a_given_log_dir_reach_the_daemon() {
+    let node = Node::new("l4x2");
+    let logs = node.dir.path().join("mps-logs");
+    let v = node.json(&[
+        "mps",
+        "start",
+        "--multiuser",
+        "--log-dir",
+        logs.to_str().unwrap(),
+    ]);
+    assert_eq!(v["daemons"][0]["multiuser"], true);
+    assert_eq!(v["daemons"][0]["thread_percentage"], Value::Null);
+    let start = &node.starts()[0];
+    assert_eq!(
+        start["argv"],
+        serde_json::json!(["-d", "-multiuser-server"])
+    );
+    assert_eq!(
+        start["env"]["CUDA_MPS_LOG_DIRECTORY"],
+        logs.to_str().unwrap()
+    );
+    assert!(logs.join("control.log").exists());
+    // No limits asked for: none sent.
+    assert!(
+        !node
+            .commands("gpu0-1/pipe")
+            .iter()
+            .any(|c| c.starts_with("set_"))
+    );
+    node.run(&["mps", "stop"]);
+    assert!(!logs.exists(), "gpushare made it, so it goes");
+}
