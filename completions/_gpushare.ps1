@@ -36,6 +36,7 @@ Register-ArgumentCompleter -Native -CommandName 'gpushare' -ScriptBlock {
             [CompletionResult]::new('detect', 'detect', [CompletionResultType]::ParameterValue, 'Show the GPUs of this node: models, memory, MIG, compute mode, processes')
             [CompletionResult]::new('doctor', 'doctor', [CompletionResultType]::ParameterValue, 'Check that this node is ready to share its GPUs (driver, devices, runtime, CDI, blockers)')
             [CompletionResult]::new('sim', 'sim', [CompletionResultType]::ParameterValue, 'Simulated nodes: list presets and the GPU models they can hold')
+            [CompletionResult]::new('mps', 'mps', [CompletionResultType]::ParameterValue, 'MPS: several processes at once on a GPU or MIG device, with per-client limits')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the man page (roff)')
             [CompletionResult]::new('manifests', 'manifests', [CompletionResultType]::ParameterValue, 'Generate cluster wiring for this node: device plugin, gpushare extender, HAMi, DRA, CDI, node agent')
@@ -137,6 +138,134 @@ Register-ArgumentCompleter -Native -CommandName 'gpushare' -ScriptBlock {
         'gpushare;sim;help;help' {
             break
         }
+        'gpushare;mps' {
+            [CompletionResult]::new('--sim', '--sim', [CompletionResultType]::ParameterName, 'Use a simulated node: a preset name or a node file (TOML)')
+            [CompletionResult]::new('--sim-state', '--sim-state', [CompletionResultType]::ParameterName, 'Keep the simulated node''s changes in FILE (loaded when it exists, saved after each change)')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format of the data on stdout')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour (NO_COLOR is honoured with `auto`)')
+            [CompletionResult]::new('--nvml-lib', '--nvml-lib', [CompletionResultType]::ParameterName, 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual')
+            [CompletionResult]::new('--state-root', '--state-root', [CompletionResultType]::ParameterName, 'Keep every state path (lock, journal, run dirs, written files) under DIR')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only data and errors (no progress or notes on stderr)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only data and errors (no progress or notes on stderr)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('start', 'start', [CompletionResultType]::ParameterValue, 'Start MPS daemons: compute mode EXCLUSIVE_PROCESS, limits sent before any client connects')
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Show the MPS daemons gpushare started: servers, clients, limits, compute modes')
+            [CompletionResult]::new('stop', 'stop', [CompletionResultType]::ParameterValue, 'Stop MPS daemons: refuse while clients are connected, restore compute mode DEFAULT')
+            [CompletionResult]::new('unit', 'unit', [CompletionResultType]::ParameterValue, 'Print, or install, a systemd unit that starts the daemons at boot with the same settings')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'gpushare;mps;start' {
+            [CompletionResult]::new('--gpu', '--gpu', [CompletionResultType]::ParameterName, 'GPUs to share: `all`, indexes `0,2`, ranges `0-3`, UUIDs (`MIG-…` for single MIG devices)')
+            [CompletionResult]::new('--clients', '--clients', [CompletionResultType]::ParameterName, 'An equal share for N clients: 100/N percent of the threads, 1/N of the memory each')
+            [CompletionResult]::new('--thread-percentage', '--thread-percentage', [CompletionResultType]::ParameterName, 'Active thread percentage per client, 1 to 100')
+            [CompletionResult]::new('--memory-limit', '--memory-limit', [CompletionResultType]::ParameterName, 'Pinned device memory per client, e.g. `4G` or `512M` (overrides the share of --clients)')
+            [CompletionResult]::new('--pipe-dir', '--pipe-dir', [CompletionResultType]::ParameterName, 'Pipe directory of the daemon (default /run/gpushare/mps/<name>/pipe)')
+            [CompletionResult]::new('--log-dir', '--log-dir', [CompletionResultType]::ParameterName, 'Log directory of the daemon (default /run/gpushare/mps/<name>/log)')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Start what the `mps` and `mig.mps` sections of gpushare.toml ask for')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Start what the `mps` and `mig.mps` sections of gpushare.toml ask for')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Seconds to wait for each answer of the daemon')
+            [CompletionResult]::new('--sim', '--sim', [CompletionResultType]::ParameterName, 'Use a simulated node: a preset name or a node file (TOML)')
+            [CompletionResult]::new('--sim-state', '--sim-state', [CompletionResultType]::ParameterName, 'Keep the simulated node''s changes in FILE (loaded when it exists, saved after each change)')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format of the data on stdout')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour (NO_COLOR is honoured with `auto`)')
+            [CompletionResult]::new('--nvml-lib', '--nvml-lib', [CompletionResultType]::ParameterName, 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual')
+            [CompletionResult]::new('--state-root', '--state-root', [CompletionResultType]::ParameterName, 'Keep every state path (lock, journal, run dirs, written files) under DIR')
+            [CompletionResult]::new('--multiuser', '--multiuser', [CompletionResultType]::ParameterName, 'Let clients of every user share one server (-multiuser-server; Volta or newer, root)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only data and errors (no progress or notes on stderr)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only data and errors (no progress or notes on stderr)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'gpushare;mps;status' {
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Seconds to wait for each answer of a daemon')
+            [CompletionResult]::new('--sim', '--sim', [CompletionResultType]::ParameterName, 'Use a simulated node: a preset name or a node file (TOML)')
+            [CompletionResult]::new('--sim-state', '--sim-state', [CompletionResultType]::ParameterName, 'Keep the simulated node''s changes in FILE (loaded when it exists, saved after each change)')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format of the data on stdout')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour (NO_COLOR is honoured with `auto`)')
+            [CompletionResult]::new('--nvml-lib', '--nvml-lib', [CompletionResultType]::ParameterName, 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual')
+            [CompletionResult]::new('--state-root', '--state-root', [CompletionResultType]::ParameterName, 'Keep every state path (lock, journal, run dirs, written files) under DIR')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only data and errors (no progress or notes on stderr)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only data and errors (no progress or notes on stderr)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'gpushare;mps;stop' {
+            [CompletionResult]::new('--gpu', '--gpu', [CompletionResultType]::ParameterName, 'Stop only the daemons that serve these GPUs')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Seconds to wait for each answer of a daemon, and for it to exit')
+            [CompletionResult]::new('--sim', '--sim', [CompletionResultType]::ParameterName, 'Use a simulated node: a preset name or a node file (TOML)')
+            [CompletionResult]::new('--sim-state', '--sim-state', [CompletionResultType]::ParameterName, 'Keep the simulated node''s changes in FILE (loaded when it exists, saved after each change)')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format of the data on stdout')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour (NO_COLOR is honoured with `auto`)')
+            [CompletionResult]::new('--nvml-lib', '--nvml-lib', [CompletionResultType]::ParameterName, 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual')
+            [CompletionResult]::new('--state-root', '--state-root', [CompletionResultType]::ParameterName, 'Keep every state path (lock, journal, run dirs, written files) under DIR')
+            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Stop even while clients are connected: end them with terminate_client first')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only data and errors (no progress or notes on stderr)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only data and errors (no progress or notes on stderr)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'gpushare;mps;unit' {
+            [CompletionResult]::new('--gpu', '--gpu', [CompletionResultType]::ParameterName, 'GPUs to share: `all`, indexes `0,2`, ranges `0-3`, UUIDs (`MIG-…` for single MIG devices)')
+            [CompletionResult]::new('--clients', '--clients', [CompletionResultType]::ParameterName, 'An equal share for N clients: 100/N percent of the threads, 1/N of the memory each')
+            [CompletionResult]::new('--thread-percentage', '--thread-percentage', [CompletionResultType]::ParameterName, 'Active thread percentage per client, 1 to 100')
+            [CompletionResult]::new('--memory-limit', '--memory-limit', [CompletionResultType]::ParameterName, 'Pinned device memory per client, e.g. `4G` or `512M` (overrides the share of --clients)')
+            [CompletionResult]::new('--pipe-dir', '--pipe-dir', [CompletionResultType]::ParameterName, 'Pipe directory of the daemon (default /run/gpushare/mps/<name>/pipe)')
+            [CompletionResult]::new('--log-dir', '--log-dir', [CompletionResultType]::ParameterName, 'Log directory of the daemon (default /run/gpushare/mps/<name>/log)')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Start what the `mps` and `mig.mps` sections of gpushare.toml ask for')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Start what the `mps` and `mig.mps` sections of gpushare.toml ask for')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Seconds to wait for each answer of the daemon')
+            [CompletionResult]::new('--sim', '--sim', [CompletionResultType]::ParameterName, 'Use a simulated node: a preset name or a node file (TOML)')
+            [CompletionResult]::new('--sim-state', '--sim-state', [CompletionResultType]::ParameterName, 'Keep the simulated node''s changes in FILE (loaded when it exists, saved after each change)')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format of the data on stdout')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour (NO_COLOR is honoured with `auto`)')
+            [CompletionResult]::new('--nvml-lib', '--nvml-lib', [CompletionResultType]::ParameterName, 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual')
+            [CompletionResult]::new('--state-root', '--state-root', [CompletionResultType]::ParameterName, 'Keep every state path (lock, journal, run dirs, written files) under DIR')
+            [CompletionResult]::new('--multiuser', '--multiuser', [CompletionResultType]::ParameterName, 'Let clients of every user share one server (-multiuser-server; Volta or newer, root)')
+            [CompletionResult]::new('--install', '--install', [CompletionResultType]::ParameterName, 'Write the unit under /etc/systemd/system (atomically) instead of printing it')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only data and errors (no progress or notes on stderr)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only data and errors (no progress or notes on stderr)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'gpushare;mps;help' {
+            [CompletionResult]::new('start', 'start', [CompletionResultType]::ParameterValue, 'Start MPS daemons: compute mode EXCLUSIVE_PROCESS, limits sent before any client connects')
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Show the MPS daemons gpushare started: servers, clients, limits, compute modes')
+            [CompletionResult]::new('stop', 'stop', [CompletionResultType]::ParameterValue, 'Stop MPS daemons: refuse while clients are connected, restore compute mode DEFAULT')
+            [CompletionResult]::new('unit', 'unit', [CompletionResultType]::ParameterValue, 'Print, or install, a systemd unit that starts the daemons at boot with the same settings')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'gpushare;mps;help;start' {
+            break
+        }
+        'gpushare;mps;help;status' {
+            break
+        }
+        'gpushare;mps;help;stop' {
+            break
+        }
+        'gpushare;mps;help;unit' {
+            break
+        }
+        'gpushare;mps;help;help' {
+            break
+        }
         'gpushare;completions' {
             [CompletionResult]::new('--sim', '--sim', [CompletionResultType]::ParameterName, 'Use a simulated node: a preset name or a node file (TOML)')
             [CompletionResult]::new('--sim-state', '--sim-state', [CompletionResultType]::ParameterName, 'Keep the simulated node''s changes in FILE (loaded when it exists, saved after each change)')
@@ -199,6 +328,7 @@ Register-ArgumentCompleter -Native -CommandName 'gpushare' -ScriptBlock {
             [CompletionResult]::new('detect', 'detect', [CompletionResultType]::ParameterValue, 'Show the GPUs of this node: models, memory, MIG, compute mode, processes')
             [CompletionResult]::new('doctor', 'doctor', [CompletionResultType]::ParameterValue, 'Check that this node is ready to share its GPUs (driver, devices, runtime, CDI, blockers)')
             [CompletionResult]::new('sim', 'sim', [CompletionResultType]::ParameterValue, 'Simulated nodes: list presets and the GPU models they can hold')
+            [CompletionResult]::new('mps', 'mps', [CompletionResultType]::ParameterValue, 'MPS: several processes at once on a GPU or MIG device, with per-client limits')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the man page (roff)')
             [CompletionResult]::new('manifests', 'manifests', [CompletionResultType]::ParameterValue, 'Generate cluster wiring for this node: device plugin, gpushare extender, HAMi, DRA, CDI, node agent')
@@ -220,6 +350,25 @@ Register-ArgumentCompleter -Native -CommandName 'gpushare' -ScriptBlock {
             break
         }
         'gpushare;help;sim;models' {
+            break
+        }
+        'gpushare;help;mps' {
+            [CompletionResult]::new('start', 'start', [CompletionResultType]::ParameterValue, 'Start MPS daemons: compute mode EXCLUSIVE_PROCESS, limits sent before any client connects')
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Show the MPS daemons gpushare started: servers, clients, limits, compute modes')
+            [CompletionResult]::new('stop', 'stop', [CompletionResultType]::ParameterValue, 'Stop MPS daemons: refuse while clients are connected, restore compute mode DEFAULT')
+            [CompletionResult]::new('unit', 'unit', [CompletionResultType]::ParameterValue, 'Print, or install, a systemd unit that starts the daemons at boot with the same settings')
+            break
+        }
+        'gpushare;help;mps;start' {
+            break
+        }
+        'gpushare;help;mps;status' {
+            break
+        }
+        'gpushare;help;mps;stop' {
+            break
+        }
+        'gpushare;help;mps;unit' {
             break
         }
         'gpushare;help;completions' {

@@ -33,6 +33,7 @@ set edit:completion:arg-completer[gpushare] = {|@words|
             cand detect 'Show the GPUs of this node: models, memory, MIG, compute mode, processes'
             cand doctor 'Check that this node is ready to share its GPUs (driver, devices, runtime, CDI, blockers)'
             cand sim 'Simulated nodes: list presets and the GPU models they can hold'
+            cand mps 'MPS: several processes at once on a GPU or MIG device, with per-client limits'
             cand completions 'Print a shell completion script'
             cand man 'Print the man page (roff)'
             cand manifests 'Generate cluster wiring for this node: device plugin, gpushare extender, HAMi, DRA, CDI, node agent'
@@ -124,6 +125,123 @@ set edit:completion:arg-completer[gpushare] = {|@words|
         }
         &'gpushare;sim;help;help'= {
         }
+        &'gpushare;mps'= {
+            cand --sim 'Use a simulated node: a preset name or a node file (TOML)'
+            cand --sim-state 'Keep the simulated node''s changes in FILE (loaded when it exists, saved after each change)'
+            cand --format 'Output format of the data on stdout'
+            cand --color 'When to use colour (NO_COLOR is honoured with `auto`)'
+            cand --nvml-lib 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual'
+            cand --state-root 'Keep every state path (lock, journal, run dirs, written files) under DIR'
+            cand -q 'Print only data and errors (no progress or notes on stderr)'
+            cand --quiet 'Print only data and errors (no progress or notes on stderr)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand start 'Start MPS daemons: compute mode EXCLUSIVE_PROCESS, limits sent before any client connects'
+            cand status 'Show the MPS daemons gpushare started: servers, clients, limits, compute modes'
+            cand stop 'Stop MPS daemons: refuse while clients are connected, restore compute mode DEFAULT'
+            cand unit 'Print, or install, a systemd unit that starts the daemons at boot with the same settings'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'gpushare;mps;start'= {
+            cand --gpu 'GPUs to share: `all`, indexes `0,2`, ranges `0-3`, UUIDs (`MIG-…` for single MIG devices)'
+            cand --clients 'An equal share for N clients: 100/N percent of the threads, 1/N of the memory each'
+            cand --thread-percentage 'Active thread percentage per client, 1 to 100'
+            cand --memory-limit 'Pinned device memory per client, e.g. `4G` or `512M` (overrides the share of --clients)'
+            cand --pipe-dir 'Pipe directory of the daemon (default /run/gpushare/mps/<name>/pipe)'
+            cand --log-dir 'Log directory of the daemon (default /run/gpushare/mps/<name>/log)'
+            cand -c 'Start what the `mps` and `mig.mps` sections of gpushare.toml ask for'
+            cand --config 'Start what the `mps` and `mig.mps` sections of gpushare.toml ask for'
+            cand --timeout 'Seconds to wait for each answer of the daemon'
+            cand --sim 'Use a simulated node: a preset name or a node file (TOML)'
+            cand --sim-state 'Keep the simulated node''s changes in FILE (loaded when it exists, saved after each change)'
+            cand --format 'Output format of the data on stdout'
+            cand --color 'When to use colour (NO_COLOR is honoured with `auto`)'
+            cand --nvml-lib 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual'
+            cand --state-root 'Keep every state path (lock, journal, run dirs, written files) under DIR'
+            cand --multiuser 'Let clients of every user share one server (-multiuser-server; Volta or newer, root)'
+            cand -q 'Print only data and errors (no progress or notes on stderr)'
+            cand --quiet 'Print only data and errors (no progress or notes on stderr)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'gpushare;mps;status'= {
+            cand --timeout 'Seconds to wait for each answer of a daemon'
+            cand --sim 'Use a simulated node: a preset name or a node file (TOML)'
+            cand --sim-state 'Keep the simulated node''s changes in FILE (loaded when it exists, saved after each change)'
+            cand --format 'Output format of the data on stdout'
+            cand --color 'When to use colour (NO_COLOR is honoured with `auto`)'
+            cand --nvml-lib 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual'
+            cand --state-root 'Keep every state path (lock, journal, run dirs, written files) under DIR'
+            cand -q 'Print only data and errors (no progress or notes on stderr)'
+            cand --quiet 'Print only data and errors (no progress or notes on stderr)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'gpushare;mps;stop'= {
+            cand --gpu 'Stop only the daemons that serve these GPUs'
+            cand --timeout 'Seconds to wait for each answer of a daemon, and for it to exit'
+            cand --sim 'Use a simulated node: a preset name or a node file (TOML)'
+            cand --sim-state 'Keep the simulated node''s changes in FILE (loaded when it exists, saved after each change)'
+            cand --format 'Output format of the data on stdout'
+            cand --color 'When to use colour (NO_COLOR is honoured with `auto`)'
+            cand --nvml-lib 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual'
+            cand --state-root 'Keep every state path (lock, journal, run dirs, written files) under DIR'
+            cand --force 'Stop even while clients are connected: end them with terminate_client first'
+            cand -q 'Print only data and errors (no progress or notes on stderr)'
+            cand --quiet 'Print only data and errors (no progress or notes on stderr)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'gpushare;mps;unit'= {
+            cand --gpu 'GPUs to share: `all`, indexes `0,2`, ranges `0-3`, UUIDs (`MIG-…` for single MIG devices)'
+            cand --clients 'An equal share for N clients: 100/N percent of the threads, 1/N of the memory each'
+            cand --thread-percentage 'Active thread percentage per client, 1 to 100'
+            cand --memory-limit 'Pinned device memory per client, e.g. `4G` or `512M` (overrides the share of --clients)'
+            cand --pipe-dir 'Pipe directory of the daemon (default /run/gpushare/mps/<name>/pipe)'
+            cand --log-dir 'Log directory of the daemon (default /run/gpushare/mps/<name>/log)'
+            cand -c 'Start what the `mps` and `mig.mps` sections of gpushare.toml ask for'
+            cand --config 'Start what the `mps` and `mig.mps` sections of gpushare.toml ask for'
+            cand --timeout 'Seconds to wait for each answer of the daemon'
+            cand --sim 'Use a simulated node: a preset name or a node file (TOML)'
+            cand --sim-state 'Keep the simulated node''s changes in FILE (loaded when it exists, saved after each change)'
+            cand --format 'Output format of the data on stdout'
+            cand --color 'When to use colour (NO_COLOR is honoured with `auto`)'
+            cand --nvml-lib 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual'
+            cand --state-root 'Keep every state path (lock, journal, run dirs, written files) under DIR'
+            cand --multiuser 'Let clients of every user share one server (-multiuser-server; Volta or newer, root)'
+            cand --install 'Write the unit under /etc/systemd/system (atomically) instead of printing it'
+            cand -q 'Print only data and errors (no progress or notes on stderr)'
+            cand --quiet 'Print only data and errors (no progress or notes on stderr)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'gpushare;mps;help'= {
+            cand start 'Start MPS daemons: compute mode EXCLUSIVE_PROCESS, limits sent before any client connects'
+            cand status 'Show the MPS daemons gpushare started: servers, clients, limits, compute modes'
+            cand stop 'Stop MPS daemons: refuse while clients are connected, restore compute mode DEFAULT'
+            cand unit 'Print, or install, a systemd unit that starts the daemons at boot with the same settings'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'gpushare;mps;help;start'= {
+        }
+        &'gpushare;mps;help;status'= {
+        }
+        &'gpushare;mps;help;stop'= {
+        }
+        &'gpushare;mps;help;unit'= {
+        }
+        &'gpushare;mps;help;help'= {
+        }
         &'gpushare;completions'= {
             cand --sim 'Use a simulated node: a preset name or a node file (TOML)'
             cand --sim-state 'Keep the simulated node''s changes in FILE (loaded when it exists, saved after each change)'
@@ -183,6 +301,7 @@ set edit:completion:arg-completer[gpushare] = {|@words|
             cand detect 'Show the GPUs of this node: models, memory, MIG, compute mode, processes'
             cand doctor 'Check that this node is ready to share its GPUs (driver, devices, runtime, CDI, blockers)'
             cand sim 'Simulated nodes: list presets and the GPU models they can hold'
+            cand mps 'MPS: several processes at once on a GPU or MIG device, with per-client limits'
             cand completions 'Print a shell completion script'
             cand man 'Print the man page (roff)'
             cand manifests 'Generate cluster wiring for this node: device plugin, gpushare extender, HAMi, DRA, CDI, node agent'
@@ -199,6 +318,20 @@ set edit:completion:arg-completer[gpushare] = {|@words|
         &'gpushare;help;sim;presets'= {
         }
         &'gpushare;help;sim;models'= {
+        }
+        &'gpushare;help;mps'= {
+            cand start 'Start MPS daemons: compute mode EXCLUSIVE_PROCESS, limits sent before any client connects'
+            cand status 'Show the MPS daemons gpushare started: servers, clients, limits, compute modes'
+            cand stop 'Stop MPS daemons: refuse while clients are connected, restore compute mode DEFAULT'
+            cand unit 'Print, or install, a systemd unit that starts the daemons at boot with the same settings'
+        }
+        &'gpushare;help;mps;start'= {
+        }
+        &'gpushare;help;mps;status'= {
+        }
+        &'gpushare;help;mps;stop'= {
+        }
+        &'gpushare;help;mps;unit'= {
         }
         &'gpushare;help;completions'= {
         }

@@ -40,6 +40,7 @@ complete -c gpushare -n "__fish_gpushare_needs_command" -s V -l version -d 'Prin
 complete -c gpushare -n "__fish_gpushare_needs_command" -f -a "detect" -d 'Show the GPUs of this node: models, memory, MIG, compute mode, processes'
 complete -c gpushare -n "__fish_gpushare_needs_command" -f -a "doctor" -d 'Check that this node is ready to share its GPUs (driver, devices, runtime, CDI, blockers)'
 complete -c gpushare -n "__fish_gpushare_needs_command" -f -a "sim" -d 'Simulated nodes: list presets and the GPU models they can hold'
+complete -c gpushare -n "__fish_gpushare_needs_command" -f -a "mps" -d 'MPS: several processes at once on a GPU or MIG device, with per-client limits'
 complete -c gpushare -n "__fish_gpushare_needs_command" -f -a "completions" -d 'Print a shell completion script'
 complete -c gpushare -n "__fish_gpushare_needs_command" -f -a "man" -d 'Print the man page (roff)'
 complete -c gpushare -n "__fish_gpushare_needs_command" -f -a "manifests" -d 'Generate cluster wiring for this node: device plugin, gpushare extender, HAMi, DRA, CDI, node agent'
@@ -117,6 +118,104 @@ complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_s
 complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from help" -f -a "presets" -d 'List the built-in simulated nodes'
 complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from help" -f -a "models" -d 'List the GPU models a node file may name'
 complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and not __fish_seen_subcommand_from start status stop unit help" -l sim -d 'Use a simulated node: a preset name or a node file (TOML)' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and not __fish_seen_subcommand_from start status stop unit help" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, saved after each change)' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and not __fish_seen_subcommand_from start status stop unit help" -l format -d 'Output format of the data on stdout' -r -f -a "table\t'Tables for people'
+json\t'JSON for scripts (the field names are a stable contract)'
+yaml\t'The same data as YAML'"
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and not __fish_seen_subcommand_from start status stop unit help" -l color -d 'When to use colour (NO_COLOR is honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal and NO_COLOR is not set'
+always\t''
+never\t''"
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and not __fish_seen_subcommand_from start status stop unit help" -l nvml-lib -d 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and not __fish_seen_subcommand_from start status stop unit help" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and not __fish_seen_subcommand_from start status stop unit help" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and not __fish_seen_subcommand_from start status stop unit help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and not __fish_seen_subcommand_from start status stop unit help" -s V -l version -d 'Print version'
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and not __fish_seen_subcommand_from start status stop unit help" -f -a "start" -d 'Start MPS daemons: compute mode EXCLUSIVE_PROCESS, limits sent before any client connects'
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and not __fish_seen_subcommand_from start status stop unit help" -f -a "status" -d 'Show the MPS daemons gpushare started: servers, clients, limits, compute modes'
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and not __fish_seen_subcommand_from start status stop unit help" -f -a "stop" -d 'Stop MPS daemons: refuse while clients are connected, restore compute mode DEFAULT'
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and not __fish_seen_subcommand_from start status stop unit help" -f -a "unit" -d 'Print, or install, a systemd unit that starts the daemons at boot with the same settings'
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and not __fish_seen_subcommand_from start status stop unit help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from start" -l gpu -d 'GPUs to share: `all`, indexes `0,2`, ranges `0-3`, UUIDs (`MIG-…` for single MIG devices)' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from start" -l clients -d 'An equal share for N clients: 100/N percent of the threads, 1/N of the memory each' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from start" -l thread-percentage -d 'Active thread percentage per client, 1 to 100' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from start" -l memory-limit -d 'Pinned device memory per client, e.g. `4G` or `512M` (overrides the share of --clients)' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from start" -l pipe-dir -d 'Pipe directory of the daemon (default /run/gpushare/mps/<name>/pipe)' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from start" -l log-dir -d 'Log directory of the daemon (default /run/gpushare/mps/<name>/log)' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from start" -s c -l config -d 'Start what the `mps` and `mig.mps` sections of gpushare.toml ask for' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from start" -l timeout -d 'Seconds to wait for each answer of the daemon' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from start" -l sim -d 'Use a simulated node: a preset name or a node file (TOML)' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from start" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, saved after each change)' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from start" -l format -d 'Output format of the data on stdout' -r -f -a "table\t'Tables for people'
+json\t'JSON for scripts (the field names are a stable contract)'
+yaml\t'The same data as YAML'"
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from start" -l color -d 'When to use colour (NO_COLOR is honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal and NO_COLOR is not set'
+always\t''
+never\t''"
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from start" -l nvml-lib -d 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from start" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from start" -l multiuser -d 'Let clients of every user share one server (-multiuser-server; Volta or newer, root)'
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from start" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from start" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from start" -s V -l version -d 'Print version'
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from status" -l timeout -d 'Seconds to wait for each answer of a daemon' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from status" -l sim -d 'Use a simulated node: a preset name or a node file (TOML)' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from status" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, saved after each change)' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from status" -l format -d 'Output format of the data on stdout' -r -f -a "table\t'Tables for people'
+json\t'JSON for scripts (the field names are a stable contract)'
+yaml\t'The same data as YAML'"
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from status" -l color -d 'When to use colour (NO_COLOR is honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal and NO_COLOR is not set'
+always\t''
+never\t''"
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from status" -l nvml-lib -d 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from status" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from status" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from status" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from status" -s V -l version -d 'Print version'
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from stop" -l gpu -d 'Stop only the daemons that serve these GPUs' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from stop" -l timeout -d 'Seconds to wait for each answer of a daemon, and for it to exit' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from stop" -l sim -d 'Use a simulated node: a preset name or a node file (TOML)' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from stop" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, saved after each change)' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from stop" -l format -d 'Output format of the data on stdout' -r -f -a "table\t'Tables for people'
+json\t'JSON for scripts (the field names are a stable contract)'
+yaml\t'The same data as YAML'"
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from stop" -l color -d 'When to use colour (NO_COLOR is honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal and NO_COLOR is not set'
+always\t''
+never\t''"
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from stop" -l nvml-lib -d 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from stop" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from stop" -l force -d 'Stop even while clients are connected: end them with terminate_client first'
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from stop" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from stop" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from stop" -s V -l version -d 'Print version'
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from unit" -l gpu -d 'GPUs to share: `all`, indexes `0,2`, ranges `0-3`, UUIDs (`MIG-…` for single MIG devices)' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from unit" -l clients -d 'An equal share for N clients: 100/N percent of the threads, 1/N of the memory each' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from unit" -l thread-percentage -d 'Active thread percentage per client, 1 to 100' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from unit" -l memory-limit -d 'Pinned device memory per client, e.g. `4G` or `512M` (overrides the share of --clients)' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from unit" -l pipe-dir -d 'Pipe directory of the daemon (default /run/gpushare/mps/<name>/pipe)' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from unit" -l log-dir -d 'Log directory of the daemon (default /run/gpushare/mps/<name>/log)' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from unit" -s c -l config -d 'Start what the `mps` and `mig.mps` sections of gpushare.toml ask for' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from unit" -l timeout -d 'Seconds to wait for each answer of the daemon' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from unit" -l sim -d 'Use a simulated node: a preset name or a node file (TOML)' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from unit" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, saved after each change)' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from unit" -l format -d 'Output format of the data on stdout' -r -f -a "table\t'Tables for people'
+json\t'JSON for scripts (the field names are a stable contract)'
+yaml\t'The same data as YAML'"
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from unit" -l color -d 'When to use colour (NO_COLOR is honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal and NO_COLOR is not set'
+always\t''
+never\t''"
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from unit" -l nvml-lib -d 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from unit" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from unit" -l multiuser -d 'Let clients of every user share one server (-multiuser-server; Volta or newer, root)'
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from unit" -l install -d 'Write the unit under /etc/systemd/system (atomically) instead of printing it'
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from unit" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from unit" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from unit" -s V -l version -d 'Print version'
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from help" -f -a "start" -d 'Start MPS daemons: compute mode EXCLUSIVE_PROCESS, limits sent before any client connects'
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from help" -f -a "status" -d 'Show the MPS daemons gpushare started: servers, clients, limits, compute modes'
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from help" -f -a "stop" -d 'Stop MPS daemons: refuse while clients are connected, restore compute mode DEFAULT'
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from help" -f -a "unit" -d 'Print, or install, a systemd unit that starts the daemons at boot with the same settings'
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand completions" -l sim -d 'Use a simulated node: a preset name or a node file (TOML)' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand completions" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, saved after each change)' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand completions" -l format -d 'Output format of the data on stdout' -r -f -a "table\t'Tables for people'
@@ -173,12 +272,17 @@ complete -c gpushare -n "__fish_gpushare_using_subcommand manifests" -l install 
 complete -c gpushare -n "__fish_gpushare_using_subcommand manifests" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand manifests" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c gpushare -n "__fish_gpushare_using_subcommand manifests" -s V -l version -d 'Print version'
-complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect doctor sim completions man manifests help" -f -a "detect" -d 'Show the GPUs of this node: models, memory, MIG, compute mode, processes'
-complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect doctor sim completions man manifests help" -f -a "doctor" -d 'Check that this node is ready to share its GPUs (driver, devices, runtime, CDI, blockers)'
-complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect doctor sim completions man manifests help" -f -a "sim" -d 'Simulated nodes: list presets and the GPU models they can hold'
-complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect doctor sim completions man manifests help" -f -a "completions" -d 'Print a shell completion script'
-complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect doctor sim completions man manifests help" -f -a "man" -d 'Print the man page (roff)'
-complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect doctor sim completions man manifests help" -f -a "manifests" -d 'Generate cluster wiring for this node: device plugin, gpushare extender, HAMi, DRA, CDI, node agent'
-complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect doctor sim completions man manifests help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect doctor sim mps completions man manifests help" -f -a "detect" -d 'Show the GPUs of this node: models, memory, MIG, compute mode, processes'
+complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect doctor sim mps completions man manifests help" -f -a "doctor" -d 'Check that this node is ready to share its GPUs (driver, devices, runtime, CDI, blockers)'
+complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect doctor sim mps completions man manifests help" -f -a "sim" -d 'Simulated nodes: list presets and the GPU models they can hold'
+complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect doctor sim mps completions man manifests help" -f -a "mps" -d 'MPS: several processes at once on a GPU or MIG device, with per-client limits'
+complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect doctor sim mps completions man manifests help" -f -a "completions" -d 'Print a shell completion script'
+complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect doctor sim mps completions man manifests help" -f -a "man" -d 'Print the man page (roff)'
+complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect doctor sim mps completions man manifests help" -f -a "manifests" -d 'Generate cluster wiring for this node: device plugin, gpushare extender, HAMi, DRA, CDI, node agent'
+complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect doctor sim mps completions man manifests help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand help; and __fish_seen_subcommand_from sim" -f -a "presets" -d 'List the built-in simulated nodes'
 complete -c gpushare -n "__fish_gpushare_using_subcommand help; and __fish_seen_subcommand_from sim" -f -a "models" -d 'List the GPU models a node file may name'
+complete -c gpushare -n "__fish_gpushare_using_subcommand help; and __fish_seen_subcommand_from mps" -f -a "start" -d 'Start MPS daemons: compute mode EXCLUSIVE_PROCESS, limits sent before any client connects'
+complete -c gpushare -n "__fish_gpushare_using_subcommand help; and __fish_seen_subcommand_from mps" -f -a "status" -d 'Show the MPS daemons gpushare started: servers, clients, limits, compute modes'
+complete -c gpushare -n "__fish_gpushare_using_subcommand help; and __fish_seen_subcommand_from mps" -f -a "stop" -d 'Stop MPS daemons: refuse while clients are connected, restore compute mode DEFAULT'
+complete -c gpushare -n "__fish_gpushare_using_subcommand help; and __fish_seen_subcommand_from mps" -f -a "unit" -d 'Print, or install, a systemd unit that starts the daemons at boot with the same settings'

@@ -68,6 +68,10 @@ pub enum Command {
     #[command(subcommand)]
     Sim(SimCommand),
 
+    /// MPS: several processes at once on a GPU or MIG device, with per-client limits
+    #[command(subcommand)]
+    Mps(MpsCommand),
+
     /// Print a shell completion script
     Completions {
         /// The shell to complete for
@@ -159,4 +163,121 @@ pub enum SimCommand {
     Presets,
     /// List the GPU models a node file may name
     Models,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum MpsCommand {
+    /// Start MPS daemons: compute mode EXCLUSIVE_PROCESS, limits sent before any client connects
+    ///
+    /// One daemon serves the selected whole GPUs; a GPU with MIG enabled gets one daemon per MIG
+    /// device. Clients connect with CUDA_MPS_PIPE_DIRECTORY set to the pipe dir printed.
+    Start(MpsStartArgs),
+
+    /// Show the MPS daemons gpushare started: servers, clients, limits, compute modes
+    ///
+    /// Exits 3 when a daemon does not answer or the node differs from what it was started with.
+    Status(MpsStatusArgs),
+
+    /// Stop MPS daemons: refuse while clients are connected, restore compute mode DEFAULT
+    Stop(MpsStopArgs),
+
+    /// Print, or install, a systemd unit that starts the daemons at boot with the same settings
+    Unit(MpsUnitArgs),
+}
+
+/// What a daemon is started with (`mps start` and `mps unit`).
+#[derive(Debug, Args)]
+pub struct MpsSettingsArgs {
+    /// GPUs to share: `all`, indexes `0,2`, ranges `0-3`, UUIDs (`MIG-…` for single MIG devices)
+    #[arg(
+        long,
+        value_name = "SEL",
+        default_value = "all",
+        conflicts_with = "config"
+    )]
+    pub gpu: GpuSelector,
+
+    /// An equal share for N clients: 100/N percent of the threads, 1/N of the memory each
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..), conflicts_with = "config")]
+    pub clients: Option<u32>,
+
+    /// Active thread percentage per client, 1 to 100
+    #[arg(long, value_name = "P", value_parser = clap::value_parser!(u32).range(1..=100), conflicts_with_all = ["clients", "config"])]
+    pub thread_percentage: Option<u32>,
+
+    /// Pinned device memory per client, e.g. `4G` or `512M` (overrides the share of --clients)
+    #[arg(long, value_name = "SIZE", value_parser = crate::output::parse_size_mib, conflicts_with = "config")]
+    pub memory_limit: Option<u64>,
+
+    /// Pipe directory of the daemon (default /run/gpushare/mps/<name>/pipe)
+    #[arg(long, value_name = "DIR")]
+    pub pipe_dir: Option<PathBuf>,
+
+    /// Log directory of the daemon (default /run/gpushare/mps/<name>/log)
+    #[arg(long, value_name = "DIR")]
+    pub log_dir: Option<PathBuf>,
+
+    /// Let clients of every user share one server (-multiuser-server; Volta or newer, root)
+    #[arg(long)]
+    pub multiuser: bool,
+
+    /// Start what the `mps` and `mig.mps` sections of gpushare.toml ask for
+    #[arg(short, long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+
+    /// Seconds to wait for each answer of the daemon
+    #[arg(long, value_name = "SECONDS", default_value = "10", value_parser = parse_timeout)]
+    pub timeout: std::time::Duration,
+}
+
+#[derive(Debug, Args)]
+pub struct MpsStartArgs {
+    #[command(flatten)]
+    pub settings: MpsSettingsArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct MpsStatusArgs {
+    /// Seconds to wait for each answer of a daemon
+    #[arg(long, value_name = "SECONDS", default_value = "10", value_parser = parse_timeout)]
+    pub timeout: std::time::Duration,
+}
+
+#[derive(Debug, Args)]
+pub struct MpsStopArgs {
+    /// Stop only the daemons that serve these GPUs
+    #[arg(long, value_name = "SEL", default_value = "all")]
+    pub gpu: GpuSelector,
+
+    /// Stop even while clients are connected: end them with terminate_client first
+    #[arg(long)]
+    pub force: bool,
+
+    /// Seconds to wait for each answer of a daemon, and for it to exit
+    #[arg(long, value_name = "SECONDS", default_value = "10", value_parser = parse_timeout)]
+    pub timeout: std::time::Duration,
+}
+
+#[derive(Debug, Args)]
+pub struct MpsUnitArgs {
+    #[command(flatten)]
+    pub settings: MpsSettingsArgs,
+
+    /// Write the unit under /etc/systemd/system (atomically) instead of printing it
+    #[arg(long)]
+    pub install: bool,
+}
+
+/// `--timeout`: seconds, more than 0 and at most an hour.
+fn parse_timeout(text: &str) -> Result<std::time::Duration, String> {
+    let seconds: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{text}` is not a number of seconds"))?;
+    if !(seconds > 0.0 && seconds <= 3600.0) {
+        return Err(format!(
+            "`{text}`: give more than 0 and at most 3600 seconds"
+        ));
+    }
+    Ok(std::time::Duration::from_secs_f64(seconds))
 }

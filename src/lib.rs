@@ -10,6 +10,7 @@ pub mod fsutil;
 pub mod journal;
 pub mod k8s;
 pub mod lock;
+pub mod mps;
 pub mod node;
 pub mod output;
 pub mod paths;

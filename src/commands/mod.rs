@@ -3,6 +3,7 @@
 mod detect;
 mod generate;
 mod manifests;
+mod mps;
 mod sim;
 
 use crate::Context;
@@ -14,6 +15,7 @@ pub fn dispatch(ctx: &mut Context, command: Command) -> Result<Exit> {
         Command::Detect(args) => detect::run(ctx, &args),
         Command::Doctor(args) => crate::doctor::run(ctx, args.host_root),
         Command::Sim(cmd) => sim::run(ctx, &cmd),
+        Command::Mps(cmd) => mps::run(ctx, cmd),
         Command::Completions { shell } => generate::completions(ctx, shell),
         Command::Man => generate::man(ctx),
         Command::Manifests(args) => manifests::run(ctx, &args),

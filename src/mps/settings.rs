@@ -1,0 +1,445 @@
+//! What an MPS daemon is (its devices, limits and directories) and `settings.json`, the record
+//! gpushare keeps of each daemon it starts.
+//!
+//! `<run_dir>/mps/<name>/settings.json` (mode 0644) is read by `mps status`, `mps stop` and the
+//! probe, so its fields are a contract (README "MPS and time-slicing"):
+//!
+//! ```json
+//! {"version": 1, "name": "gpu0-3",
+//!  "pipe_dir": "/run/gpushare/mps/gpu0-3/pipe", "log_dir": "/run/gpushare/mps/gpu0-3/log",
+//!  "multiuser": false, "clients": 4, "thread_percentage": 25,
+//!  "devices": [{"ordinal": 0, "gpu": 0, "uuid": "GPU-…", "name": "Tesla T4", "mig": null,
+//!               "memory_mib": 15360, "memory_limit_mib": 3840, "client_cap": 48,
+//!               "previous_compute_mode": "default"}],
+//!  "created_dirs": ["/run/gpushare/mps/gpu0-3/pipe", "…"]}
+//! ```
+//!
+//! `ordinal` is the device's CUDA ordinal inside the daemon: its place in the daemon's
+//! `CUDA_VISIBLE_DEVICES`, which is what its clients see and what the memory limits are keyed by.
+
+use super::limits::{MpsRequest, MpsTarget};
+use crate::backend::DeviceRef;
+use crate::error::{Error, Result};
+use crate::node::{ComputeInstance, ComputeMode, Gpu, GpuInstance, Node};
+use crate::paths::Paths;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+pub const SETTINGS_VERSION: u32 = 1;
+pub const SETTINGS_FILE: &str = "settings.json";
+
+/// A MIG device's place in its GPU.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MigDeviceId {
+    pub gpu_instance_id: u32,
+    pub compute_instance_id: u32,
+}
+
+/// One device a daemon serves.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DaemonDevice {
+    /// CUDA ordinal inside the daemon (its place in `CUDA_VISIBLE_DEVICES`).
+    pub ordinal: u32,
+    /// NVML index of the GPU.
+    pub gpu: u32,
+    /// `GPU-…`, or `MIG-…` for a MIG device.
+    pub uuid: String,
+    /// The GPU model.
+    pub name: String,
+    pub mig: Option<MigDeviceId>,
+    /// Memory of the device (the MIG instance's for a MIG device).
+    pub memory_mib: u64,
+    /// Pinned device memory per client; `None`: no limit.
+    pub memory_limit_mib: Option<u64>,
+    /// Most clients the device takes.
+    pub client_cap: u32,
+    /// Compute mode before gpushare set EXCLUSIVE_PROCESS (known once started).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub previous_compute_mode: Option<ComputeMode>,
+}
+
+impl DaemonDevice {
+    pub fn device_ref(&self) -> DeviceRef {
+        match self.mig {
+            None => DeviceRef::Gpu(self.gpu),
+            Some(m) => DeviceRef::Mig {
+                gpu: self.gpu,
+                gpu_instance_id: m.gpu_instance_id,
+                compute_instance_id: m.compute_instance_id,
+            },
+        }
+    }
+
+    /// `GPU 2` or `MIG device 0:1:0`.
+    pub fn describe(&self) -> String {
+        self.device_ref().to_string()
+    }
+}
+
+/// The compute mode of a device on `node`; `None` when it is not there.
+pub fn compute_mode_of(node: &Node, device: DeviceRef) -> Option<ComputeMode> {
+    let gpu = node.gpu(device.gpu())?;
+    match device {
+        DeviceRef::Gpu(_) => Some(gpu.compute_mode),
+        DeviceRef::Mig {
+            gpu_instance_id,
+            compute_instance_id,
+            ..
+        } => gpu
+            .instance(gpu_instance_id)?
+            .compute_instances
+            .iter()
+            .find(|c| c.compute_instance_id == compute_instance_id)
+            .map(|c| c.compute_mode),
+    }
+}
+
+impl DaemonDevice {
+    /// Whether the device is still on `node` under the same UUID (a re-created MIG device gets a
+    /// new one).
+    pub fn present_on(&self, node: &Node) -> bool {
+        let Some(gpu) = node.gpu(self.gpu) else {
+            return false;
+        };
+        match self.mig {
+            None => gpu.uuid == self.uuid,
+            Some(m) => gpu.instance(m.gpu_instance_id).is_some_and(|gi| {
+                gi.compute_instances
+                    .iter()
+                    .any(|c| c.compute_instance_id == m.compute_instance_id && c.uuid == self.uuid)
+            }),
+        }
+    }
+}
+
+/// A daemon: what `mps start` makes, and what `settings.json` records.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DaemonSpec {
+    pub version: u32,
+    pub name: String,
+    pub pipe_dir: PathBuf,
+    pub log_dir: PathBuf,
+    /// Started with `-multiuser-server`: clients of every user share one server.
+    pub multiuser: bool,
+    /// The equal share asked for, when it was.
+    pub clients: Option<u32>,
+    /// Default active thread percentage of the daemon's servers; `None`: the daemon's 100.
+    pub thread_percentage: Option<u32>,
+    pub devices: Vec<DaemonDevice>,
+    /// Directories gpushare created for the daemon; `mps stop` removes them (and nothing else).
+    #[serde(default)]
+    pub created_dirs: Vec<PathBuf>,
+}
+
+/// Where a daemon's directories go: defaults under the run dir, or given.
+#[derive(Debug, Clone, Copy)]
+pub struct DirChoice<'a> {
+    pub paths: &'a Paths,
+    pub pipe_dir: Option<&'a Path>,
+    pub log_dir: Option<&'a Path>,
+}
+
+/// `<run_dir>/mps`: one directory per daemon.
+pub fn mps_dir(paths: &Paths) -> PathBuf {
+    paths.run_dir().join("mps")
+}
+
+/// `<run_dir>/mps/<name>`.
+pub fn daemon_dir(paths: &Paths, name: &str) -> PathBuf {
+    mps_dir(paths).join(name)
+}
+
+/// The name of the daemon for whole GPUs: `gpu0-3`, `gpu0_2`, `gpu1`.
+pub fn whole_gpu_name(gpus: &[u32]) -> String {
+    let mut sorted = gpus.to_vec();
+    sorted.sort_unstable();
+    sorted.dedup();
+    let mut runs: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < sorted.len() {
+        let start = sorted[i];
+        let mut end = start;
+        while i + 1 < sorted.len() && sorted[i + 1] == end + 1 {
+            i += 1;
+            end = sorted[i];
+        }
+        runs.push(if start == end {
+            start.to_string()
+        } else {
+            format!("{start}-{end}")
+        });
+        i += 1;
+    }
+    format!("gpu{}", runs.join("_"))
+}
+
+/// The name of a MIG device's daemon: `gpu0-gi1-ci0`.
+pub fn mig_name(gpu: u32, gpu_instance_id: u32, compute_instance_id: u32) -> String {
+    format!("gpu{gpu}-gi{gpu_instance_id}-ci{compute_instance_id}")
+}
+
+fn absolute(path: &Path) -> PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
+impl DaemonSpec {
+    fn new(name: String, dirs: DirChoice, request: &MpsRequest, multiuser: bool) -> Self {
+        let home = daemon_dir(dirs.paths, &name);
+        DaemonSpec {
+            version: SETTINGS_VERSION,
+            pipe_dir: dirs.pipe_dir.map_or_else(|| home.join("pipe"), absolute),
+            log_dir: dirs.log_dir.map_or_else(|| home.join("log"), absolute),
+            name,
+            multiuser,
+            clients: request.clients,
+            thread_percentage: request.thread_percentage(),
+            devices: Vec::new(),
+            created_dirs: Vec::new(),
+        }
+    }
+
+    /// One daemon for whole GPUs (MIG disabled), ordinals in the given order.
+    pub fn for_gpus(
+        gpus: &[(&Gpu, MpsTarget)],
+        request: &MpsRequest,
+        dirs: DirChoice,
+        multiuser: bool,
+    ) -> Self {
+        let indexes: Vec<u32> = gpus.iter().map(|(g, _)| g.index).collect();
+        let mut spec = Self::new(whole_gpu_name(&indexes), dirs, request, multiuser);
+        for (ordinal, (gpu, target)) in gpus.iter().enumerate() {
+            spec.devices.push(DaemonDevice {
+                ordinal: ordinal as u32,
+                gpu: gpu.index,
+                uuid: gpu.uuid.clone(),
+                name: gpu.name.clone(),
+                mig: None,
+                memory_mib: target.memory_mib,
+                memory_limit_mib: request.memory_limit_mib(target.memory_mib),
+                client_cap: target.client_cap,
+                previous_compute_mode: None,
+            });
+        }
+        spec
+    }
+
+    /// One daemon for one MIG device (`CUDA_VISIBLE_DEVICES=MIG-…`, ordinal 0).
+    pub fn for_mig_device(
+        gpu: &Gpu,
+        gi: &GpuInstance,
+        ci: &ComputeInstance,
+        target: &MpsTarget,
+        request: &MpsRequest,
+        dirs: DirChoice,
+        multiuser: bool,
+    ) -> Self {
+        let name = mig_name(gpu.index, gi.gpu_instance_id, ci.compute_instance_id);
+        let mut spec = Self::new(name, dirs, request, multiuser);
+        spec.devices.push(DaemonDevice {
+            ordinal: 0,
+            gpu: gpu.index,
+            uuid: ci.uuid.clone(),
+            name: gpu.name.clone(),
+            mig: Some(MigDeviceId {
+                gpu_instance_id: gi.gpu_instance_id,
+                compute_instance_id: ci.compute_instance_id,
+            }),
+            memory_mib: target.memory_mib,
+            memory_limit_mib: request.memory_limit_mib(target.memory_mib),
+            client_cap: target.client_cap,
+            previous_compute_mode: None,
+        });
+        spec
+    }
+
+    /// `CUDA_VISIBLE_DEVICES` of the daemon.
+    pub fn visible_devices(&self) -> String {
+        self.devices
+            .iter()
+            .map(|d| d.uuid.as_str())
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+
+    /// Whether a running daemon recorded as `self` does what `wanted` asks.
+    pub fn same_settings(&self, wanted: &DaemonSpec) -> bool {
+        let key = |s: &DaemonSpec| {
+            (
+                s.name.clone(),
+                s.pipe_dir.clone(),
+                s.log_dir.clone(),
+                s.multiuser,
+                s.thread_percentage,
+                s.devices
+                    .iter()
+                    .map(|d| (d.ordinal, d.uuid.clone(), d.memory_limit_mib))
+                    .collect::<Vec<_>>(),
+            )
+        };
+        key(self) == key(wanted)
+    }
+
+    pub fn serves_gpu(&self, gpu: u32) -> bool {
+        self.devices.iter().any(|d| d.gpu == gpu)
+    }
+
+    /// Devices served by both daemons (`GPU 1`, `MIG device 0:1:0`).
+    pub fn overlap(&self, other: &DaemonSpec) -> Vec<String> {
+        self.devices
+            .iter()
+            .filter(|d| {
+                other.devices.iter().any(|o| {
+                    o.uuid == d.uuid || (o.gpu == d.gpu && (o.mig.is_none() || d.mig.is_none()))
+                })
+            })
+            .map(DaemonDevice::describe)
+            .collect()
+    }
+
+    /// `GPU 0, GPU 1` or `MIG device 0:1:0`.
+    pub fn describe_devices(&self) -> String {
+        self.devices
+            .iter()
+            .map(DaemonDevice::describe)
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    pub fn settings_path(&self, paths: &Paths) -> PathBuf {
+        daemon_dir(paths, &self.name).join(SETTINGS_FILE)
+    }
+
+    /// Write `settings.json` atomically (0644: clients and the probe read it).
+    pub fn write(&self, paths: &Paths) -> Result<()> {
+        let path = self.settings_path(paths);
+        let mut json = serde_json::to_string_pretty(self)
+            .map_err(|e| Error::failed(format!("cannot write {}: {e}", path.display())))?;
+        json.push('\n');
+        crate::fsutil::write_atomic(&path, json.as_bytes(), 0o644)
+            .map_err(|e| Error::failed(format!("cannot write {}: {e}", path.display())))
+    }
+}
+
+/// Every daemon gpushare has a record of, sorted by name.
+pub fn load_all(paths: &Paths) -> Result<Vec<DaemonSpec>> {
+    let dir = mps_dir(paths);
+    let entries = match std::fs::read_dir(&dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => {
+            return Err(Error::failed(format!("cannot read {}: {e}", dir.display())));
+        }
+    };
+    let mut out = Vec::new();
+    for entry in entries.flatten() {
+        let path = entry.path().join(SETTINGS_FILE);
+        if !path.is_file() {
+            continue;
+        }
+        out.push(load(&path)?);
+    }
+    out.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(out)
+}
+
+fn load(path: &Path) -> Result<DaemonSpec> {
+    let broken = |message: String, position: Option<(usize, usize)>| {
+        Error::in_file(path, position, message).with_hint(format!(
+            "it is written by `gpushare mps start`; if no daemon uses it, remove {}",
+            path.parent().unwrap_or(path).display()
+        ))
+    };
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Error::failed(format!("cannot read {}: {e}", path.display())))?;
+    let spec: DaemonSpec = serde_json::from_str(&text).map_err(|e| {
+        broken(
+            format!("not a gpushare MPS settings file: {e}"),
+            Some((e.line(), e.column())),
+        )
+    })?;
+    if spec.version != SETTINGS_VERSION {
+        return Err(broken(
+            format!(
+                "settings version {} is not {SETTINGS_VERSION}",
+                spec.version
+            ),
+            None,
+        ));
+    }
+    let expected = path.parent().and_then(Path::file_name);
+    if expected.is_none_or(|n| n != spec.name.as_str()) {
+        return Err(broken(
+            format!("names the daemon `{}`, not its directory", spec.name),
+            None,
+        ));
+    }
+    Ok(spec)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_say_which_gpus() {
+        assert_eq!(whole_gpu_name(&[0, 1, 2, 3]), "gpu0-3");
+        assert_eq!(whole_gpu_name(&[2, 0]), "gpu0_2");
+        assert_eq!(whole_gpu_name(&[1]), "gpu1");
+        assert_eq!(whole_gpu_name(&[0, 1, 3, 5, 6]), "gpu0-1_3_5-6");
+        assert_eq!(mig_name(0, 1, 0), "gpu0-gi1-ci0");
+    }
+
+    #[test]
+    fn settings_round_trip_and_are_found_again() {
+        let root = tempfile::tempdir().unwrap();
+        let paths = Paths::new(Some(root.path().to_path_buf()));
+        let spec = DaemonSpec {
+            version: SETTINGS_VERSION,
+            name: "gpu0".into(),
+            pipe_dir: daemon_dir(&paths, "gpu0").join("pipe"),
+            log_dir: daemon_dir(&paths, "gpu0").join("log"),
+            multiuser: false,
+            clients: Some(2),
+            thread_percentage: Some(50),
+            devices: vec![DaemonDevice {
+                ordinal: 0,
+                gpu: 0,
+                uuid: "GPU-1".into(),
+                name: "Tesla T4".into(),
+                mig: None,
+                memory_mib: 15360,
+                memory_limit_mib: Some(7680),
+                client_cap: 48,
+                previous_compute_mode: Some(ComputeMode::Default),
+            }],
+            created_dirs: vec![],
+        };
+        std::fs::create_dir_all(daemon_dir(&paths, "gpu0")).unwrap();
+        spec.write(&paths).unwrap();
+        assert_eq!(load_all(&paths).unwrap(), vec![spec.clone()]);
+        let mut other = spec.clone();
+        other.devices[0].memory_limit_mib = Some(1024);
+        assert!(!spec.same_settings(&other));
+        other.devices[0].memory_limit_mib = Some(7680);
+        other.devices[0].previous_compute_mode = None;
+        assert!(
+            spec.same_settings(&other),
+            "the previous mode is not a setting"
+        );
+    }
+
+    #[test]
+    fn a_broken_settings_file_names_its_path() {
+        let root = tempfile::tempdir().unwrap();
+        let paths = Paths::new(Some(root.path().to_path_buf()));
+        let dir = daemon_dir(&paths, "gpu0");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join(SETTINGS_FILE), "{\"version\": 1,\n \"name\": 3}").unwrap();
+        let e = load_all(&paths).unwrap_err();
+        assert_eq!(e.exit, crate::error::Exit::Usage);
+        assert!(e.message.contains("settings.json:2:"), "{}", e.message);
+    }
+}
