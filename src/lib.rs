@@ -10,6 +10,7 @@ pub mod node;
 pub mod output;
 pub mod paths;
 pub mod source_file;
+pub mod vgpu;
 
 use backend::{Backend, BackendOptions};
 use clap::Parser;

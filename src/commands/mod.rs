@@ -3,6 +3,7 @@
 mod detect;
 mod generate;
 mod sim;
+mod vgpu;
 
 use crate::Context;
 use crate::cli::Command;
@@ -12,6 +13,7 @@ pub fn dispatch(ctx: &mut Context, command: Command) -> Result<Exit> {
     match command {
         Command::Detect(args) => detect::run(ctx, &args),
         Command::Sim(cmd) => sim::run(ctx, &cmd),
+        Command::Vgpu(cmd) => vgpu::run(ctx, &cmd),
         Command::Completions { shell } => generate::completions(ctx, shell),
         Command::Man => generate::man(ctx),
     }
