@@ -41,15 +41,6 @@ pub struct Executed {
     pub error: Option<Error>,
 }
 
-impl Executed {
-    pub fn done(&self) -> usize {
-        self.steps
-            .iter()
-            .filter(|s| s.status == StepStatus::Done)
-            .count()
-    }
-}
-
 /// The steps of a plan, all `not_run` (a dry run).
 pub fn not_run(plan: &Plan) -> Vec<StepReport> {
     plan.gpus

@@ -6,6 +6,16 @@
 //! [`discover`] reads the host under a sysfs root, [`desired`] (gpushare.toml) or [`dm_config`]
 //! (vgpu-device-manager YAML) says what is wanted, [`plan`] checks it against the host and orders
 //! the steps without touching anything, and [`execute`] makes them.
+//!
+//! From a loaded gpushare.toml, the whole of it is:
+//!
+//! ```text
+//! let desired = vgpu::desired::from_gpushare_toml(&config, &node)?; // file:line:col errors
+//! let mut session = vgpu::apply::Session::new(SysfsRoot::new("/"), &paths, &out);
+//! let applied = vgpu::apply::apply(&mut session, &node, &desired, ApplyOptions::default())?;
+//! session.save()?; // what was learned about vendor-VFIO type ids
+//! // applied.steps: what was done; applied.error: the failure that stopped it half-way
+//! ```
 
 pub mod apply;
 pub mod desired;
