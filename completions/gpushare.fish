@@ -41,6 +41,7 @@ complete -c gpushare -n "__fish_gpushare_needs_command" -f -a "detect" -d 'Show 
 complete -c gpushare -n "__fish_gpushare_needs_command" -f -a "doctor" -d 'Check that this node is ready to share its GPUs (driver, devices, runtime, CDI, blockers)'
 complete -c gpushare -n "__fish_gpushare_needs_command" -f -a "sim" -d 'Simulated nodes: list presets and the GPU models they can hold'
 complete -c gpushare -n "__fish_gpushare_needs_command" -f -a "mps" -d 'MPS: several processes at once on a GPU or MIG device, with per-client limits'
+complete -c gpushare -n "__fish_gpushare_needs_command" -f -a "vgpu" -d 'vGPU on KVM hosts: list types, show devices, apply a layout (mdev and SR-IOV, through sysfs)'
 complete -c gpushare -n "__fish_gpushare_needs_command" -f -a "completions" -d 'Print a shell completion script'
 complete -c gpushare -n "__fish_gpushare_needs_command" -f -a "man" -d 'Print the man page (roff)'
 complete -c gpushare -n "__fish_gpushare_needs_command" -f -a "manifests" -d 'Generate cluster wiring for this node: device plugin, gpushare extender, HAMi, DRA, CDI, node agent'
@@ -216,6 +217,115 @@ complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_s
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from help" -f -a "stop" -d 'Stop MPS daemons: refuse while clients are connected, restore compute mode DEFAULT'
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from help" -f -a "unit" -d 'Print, or install, a systemd unit that starts the daemons at boot with the same settings'
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and not __fish_seen_subcommand_from types status apply assert clear help" -l sim -d 'Use a simulated node: a preset name or a node file (TOML)' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and not __fish_seen_subcommand_from types status apply assert clear help" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, saved after each change)' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and not __fish_seen_subcommand_from types status apply assert clear help" -l format -d 'Output format of the data on stdout' -r -f -a "table\t'Tables for people'
+json\t'JSON for scripts (the field names are a stable contract)'
+yaml\t'The same data as YAML'"
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and not __fish_seen_subcommand_from types status apply assert clear help" -l color -d 'When to use colour (NO_COLOR is honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal and NO_COLOR is not set'
+always\t''
+never\t''"
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and not __fish_seen_subcommand_from types status apply assert clear help" -l nvml-lib -d 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and not __fish_seen_subcommand_from types status apply assert clear help" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and not __fish_seen_subcommand_from types status apply assert clear help" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and not __fish_seen_subcommand_from types status apply assert clear help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and not __fish_seen_subcommand_from types status apply assert clear help" -s V -l version -d 'Print version'
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and not __fish_seen_subcommand_from types status apply assert clear help" -f -a "types" -d 'List the vGPU types each GPU supports and how many more of each it can create now'
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and not __fish_seen_subcommand_from types status apply assert clear help" -f -a "status" -d 'Show the vGPU devices that exist, their types, and which VMs hold them'
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and not __fish_seen_subcommand_from types status apply assert clear help" -f -a "apply" -d 'Create and remove vGPU devices to match gpushare.toml or a vgpu-device-manager config'
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and not __fish_seen_subcommand_from types status apply assert clear help" -f -a "assert" -d 'Exit 0 when the vGPU devices match the file, 3 when they differ'
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and not __fish_seen_subcommand_from types status apply assert clear help" -f -a "clear" -d 'Remove every vGPU device of the selected GPUs'
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and not __fish_seen_subcommand_from types status apply assert clear help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from types" -l gpu -d 'Only these GPUs: `all`, indexes `0,2`, ranges `0-3`, UUIDs or PCI bus ids' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from types" -l sysfs-root -d 'Read and write sysfs and /proc under DIR instead of / (a fake tree, for tests and trials)' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from types" -l sim -d 'Use a simulated node: a preset name or a node file (TOML)' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from types" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, saved after each change)' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from types" -l format -d 'Output format of the data on stdout' -r -f -a "table\t'Tables for people'
+json\t'JSON for scripts (the field names are a stable contract)'
+yaml\t'The same data as YAML'"
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from types" -l color -d 'When to use colour (NO_COLOR is honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal and NO_COLOR is not set'
+always\t''
+never\t''"
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from types" -l nvml-lib -d 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from types" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from types" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from types" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from types" -s V -l version -d 'Print version'
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from status" -l gpu -d 'Only these GPUs: `all`, indexes `0,2`, ranges `0-3`, UUIDs or PCI bus ids' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from status" -l sysfs-root -d 'Read and write sysfs and /proc under DIR instead of / (a fake tree, for tests and trials)' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from status" -l sim -d 'Use a simulated node: a preset name or a node file (TOML)' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from status" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, saved after each change)' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from status" -l format -d 'Output format of the data on stdout' -r -f -a "table\t'Tables for people'
+json\t'JSON for scripts (the field names are a stable contract)'
+yaml\t'The same data as YAML'"
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from status" -l color -d 'When to use colour (NO_COLOR is honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal and NO_COLOR is not set'
+always\t''
+never\t''"
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from status" -l nvml-lib -d 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from status" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from status" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from status" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from status" -s V -l version -d 'Print version'
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from apply" -s f -l file -d 'gpushare.toml (its `mode = "vgpu"` entries) or a vgpu-device-manager config (YAML); `-` reads stdin [default: /etc/gpushare/gpushare.toml]' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from apply" -s c -l config -d 'Which config of a vgpu-device-manager file to apply (a label under `vgpu-configs`)' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from apply" -l gpu -d 'Only these GPUs of the file\'s layout: `all`, indexes, ranges, UUIDs or PCI bus ids' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from apply" -l sysfs-root -d 'Read and write sysfs and /proc under DIR instead of / (a fake tree, for tests and trials)' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from apply" -l sim -d 'Use a simulated node: a preset name or a node file (TOML)' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from apply" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, saved after each change)' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from apply" -l format -d 'Output format of the data on stdout' -r -f -a "table\t'Tables for people'
+json\t'JSON for scripts (the field names are a stable contract)'
+yaml\t'The same data as YAML'"
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from apply" -l color -d 'When to use colour (NO_COLOR is honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal and NO_COLOR is not set'
+always\t''
+never\t''"
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from apply" -l nvml-lib -d 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from apply" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from apply" -l dry-run -d 'Show the changes without making them'
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from apply" -l force -d 'Also remove vGPU devices that a VM holds open (the kernel may still refuse)'
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from apply" -l heterogeneous -d 'The GPUs run in heterogeneous mode (`nvidia-smi vgpu -shm 1`): allow several time-sliced types on one GPU'
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from apply" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from apply" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from apply" -s V -l version -d 'Print version'
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from assert" -s f -l file -d 'gpushare.toml (its `mode = "vgpu"` entries) or a vgpu-device-manager config (YAML); `-` reads stdin [default: /etc/gpushare/gpushare.toml]' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from assert" -s c -l config -d 'Which config of a vgpu-device-manager file to apply (a label under `vgpu-configs`)' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from assert" -l gpu -d 'Only these GPUs of the file\'s layout' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from assert" -l sysfs-root -d 'Read and write sysfs and /proc under DIR instead of / (a fake tree, for tests and trials)' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from assert" -l sim -d 'Use a simulated node: a preset name or a node file (TOML)' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from assert" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, saved after each change)' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from assert" -l format -d 'Output format of the data on stdout' -r -f -a "table\t'Tables for people'
+json\t'JSON for scripts (the field names are a stable contract)'
+yaml\t'The same data as YAML'"
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from assert" -l color -d 'When to use colour (NO_COLOR is honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal and NO_COLOR is not set'
+always\t''
+never\t''"
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from assert" -l nvml-lib -d 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from assert" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from assert" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from assert" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from assert" -s V -l version -d 'Print version'
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from clear" -l gpu -d 'GPUs to clear: `all`, indexes `0,2`, ranges `0-3`, UUIDs or PCI bus ids' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from clear" -l sysfs-root -d 'Read and write sysfs and /proc under DIR instead of / (a fake tree, for tests and trials)' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from clear" -l sim -d 'Use a simulated node: a preset name or a node file (TOML)' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from clear" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, saved after each change)' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from clear" -l format -d 'Output format of the data on stdout' -r -f -a "table\t'Tables for people'
+json\t'JSON for scripts (the field names are a stable contract)'
+yaml\t'The same data as YAML'"
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from clear" -l color -d 'When to use colour (NO_COLOR is honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal and NO_COLOR is not set'
+always\t''
+never\t''"
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from clear" -l nvml-lib -d 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from clear" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from clear" -l dry-run -d 'Show the changes without making them'
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from clear" -l force -d 'Also remove vGPU devices that a VM holds open (the kernel may still refuse)'
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from clear" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from clear" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from clear" -s V -l version -d 'Print version'
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from help" -f -a "types" -d 'List the vGPU types each GPU supports and how many more of each it can create now'
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from help" -f -a "status" -d 'Show the vGPU devices that exist, their types, and which VMs hold them'
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from help" -f -a "apply" -d 'Create and remove vGPU devices to match gpushare.toml or a vgpu-device-manager config'
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from help" -f -a "assert" -d 'Exit 0 when the vGPU devices match the file, 3 when they differ'
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from help" -f -a "clear" -d 'Remove every vGPU device of the selected GPUs'
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand completions" -l sim -d 'Use a simulated node: a preset name or a node file (TOML)' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand completions" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, saved after each change)' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand completions" -l format -d 'Output format of the data on stdout' -r -f -a "table\t'Tables for people'
@@ -272,17 +382,23 @@ complete -c gpushare -n "__fish_gpushare_using_subcommand manifests" -l install 
 complete -c gpushare -n "__fish_gpushare_using_subcommand manifests" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand manifests" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c gpushare -n "__fish_gpushare_using_subcommand manifests" -s V -l version -d 'Print version'
-complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect doctor sim mps completions man manifests help" -f -a "detect" -d 'Show the GPUs of this node: models, memory, MIG, compute mode, processes'
-complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect doctor sim mps completions man manifests help" -f -a "doctor" -d 'Check that this node is ready to share its GPUs (driver, devices, runtime, CDI, blockers)'
-complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect doctor sim mps completions man manifests help" -f -a "sim" -d 'Simulated nodes: list presets and the GPU models they can hold'
-complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect doctor sim mps completions man manifests help" -f -a "mps" -d 'MPS: several processes at once on a GPU or MIG device, with per-client limits'
-complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect doctor sim mps completions man manifests help" -f -a "completions" -d 'Print a shell completion script'
-complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect doctor sim mps completions man manifests help" -f -a "man" -d 'Print the man page (roff)'
-complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect doctor sim mps completions man manifests help" -f -a "manifests" -d 'Generate cluster wiring for this node: device plugin, gpushare extender, HAMi, DRA, CDI, node agent'
-complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect doctor sim mps completions man manifests help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect doctor sim mps vgpu completions man manifests help" -f -a "detect" -d 'Show the GPUs of this node: models, memory, MIG, compute mode, processes'
+complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect doctor sim mps vgpu completions man manifests help" -f -a "doctor" -d 'Check that this node is ready to share its GPUs (driver, devices, runtime, CDI, blockers)'
+complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect doctor sim mps vgpu completions man manifests help" -f -a "sim" -d 'Simulated nodes: list presets and the GPU models they can hold'
+complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect doctor sim mps vgpu completions man manifests help" -f -a "mps" -d 'MPS: several processes at once on a GPU or MIG device, with per-client limits'
+complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect doctor sim mps vgpu completions man manifests help" -f -a "vgpu" -d 'vGPU on KVM hosts: list types, show devices, apply a layout (mdev and SR-IOV, through sysfs)'
+complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect doctor sim mps vgpu completions man manifests help" -f -a "completions" -d 'Print a shell completion script'
+complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect doctor sim mps vgpu completions man manifests help" -f -a "man" -d 'Print the man page (roff)'
+complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect doctor sim mps vgpu completions man manifests help" -f -a "manifests" -d 'Generate cluster wiring for this node: device plugin, gpushare extender, HAMi, DRA, CDI, node agent'
+complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect doctor sim mps vgpu completions man manifests help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand help; and __fish_seen_subcommand_from sim" -f -a "presets" -d 'List the built-in simulated nodes'
 complete -c gpushare -n "__fish_gpushare_using_subcommand help; and __fish_seen_subcommand_from sim" -f -a "models" -d 'List the GPU models a node file may name'
 complete -c gpushare -n "__fish_gpushare_using_subcommand help; and __fish_seen_subcommand_from mps" -f -a "start" -d 'Start MPS daemons: compute mode EXCLUSIVE_PROCESS, limits sent before any client connects'
 complete -c gpushare -n "__fish_gpushare_using_subcommand help; and __fish_seen_subcommand_from mps" -f -a "status" -d 'Show the MPS daemons gpushare started: servers, clients, limits, compute modes'
 complete -c gpushare -n "__fish_gpushare_using_subcommand help; and __fish_seen_subcommand_from mps" -f -a "stop" -d 'Stop MPS daemons: refuse while clients are connected, restore compute mode DEFAULT'
 complete -c gpushare -n "__fish_gpushare_using_subcommand help; and __fish_seen_subcommand_from mps" -f -a "unit" -d 'Print, or install, a systemd unit that starts the daemons at boot with the same settings'
+complete -c gpushare -n "__fish_gpushare_using_subcommand help; and __fish_seen_subcommand_from vgpu" -f -a "types" -d 'List the vGPU types each GPU supports and how many more of each it can create now'
+complete -c gpushare -n "__fish_gpushare_using_subcommand help; and __fish_seen_subcommand_from vgpu" -f -a "status" -d 'Show the vGPU devices that exist, their types, and which VMs hold them'
+complete -c gpushare -n "__fish_gpushare_using_subcommand help; and __fish_seen_subcommand_from vgpu" -f -a "apply" -d 'Create and remove vGPU devices to match gpushare.toml or a vgpu-device-manager config'
+complete -c gpushare -n "__fish_gpushare_using_subcommand help; and __fish_seen_subcommand_from vgpu" -f -a "assert" -d 'Exit 0 when the vGPU devices match the file, 3 when they differ'
+complete -c gpushare -n "__fish_gpushare_using_subcommand help; and __fish_seen_subcommand_from vgpu" -f -a "clear" -d 'Remove every vGPU device of the selected GPUs'

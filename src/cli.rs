@@ -71,6 +71,9 @@ pub enum Command {
     /// MPS: several processes at once on a GPU or MIG device, with per-client limits
     #[command(subcommand)]
     Mps(MpsCommand),
+    /// vGPU on KVM hosts: list types, show devices, apply a layout (mdev and SR-IOV, through sysfs)
+    #[command(subcommand)]
+    Vgpu(VgpuCommand),
 
     /// Print a shell completion script
     Completions {
@@ -280,4 +283,113 @@ fn parse_timeout(text: &str) -> Result<std::time::Duration, String> {
         ));
     }
     Ok(std::time::Duration::from_secs_f64(seconds))
+}
+
+#[derive(Debug, Subcommand)]
+pub enum VgpuCommand {
+    /// List the vGPU types each GPU supports and how many more of each it can create now
+    Types(VgpuShowArgs),
+    /// Show the vGPU devices that exist, their types, and which VMs hold them
+    Status(VgpuShowArgs),
+    /// Create and remove vGPU devices to match gpushare.toml or a vgpu-device-manager config
+    ///
+    /// Matching devices are kept, extra ones removed, missing ones created; SR-IOV is enabled first
+    /// where needed (`sriov-manage -e`). Everything is checked before the first change, devices a
+    /// VM uses are never removed without --force, and running it again changes nothing.
+    Apply(VgpuApplyArgs),
+    /// Exit 0 when the vGPU devices match the file, 3 when they differ
+    Assert(VgpuAssertArgs),
+    /// Remove every vGPU device of the selected GPUs
+    Clear(VgpuClearArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct SysfsArgs {
+    /// Read and write sysfs and /proc under DIR instead of / (a fake tree, for tests and trials)
+    #[arg(
+        long,
+        value_name = "DIR",
+        default_value = "/",
+        env = "GPUSHARE_SYSFS_ROOT"
+    )]
+    pub sysfs_root: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct VgpuShowArgs {
+    /// Only these GPUs: `all`, indexes `0,2`, ranges `0-3`, UUIDs or PCI bus ids
+    #[arg(long, value_name = "SEL", default_value = "all")]
+    pub gpu: GpuSelector,
+
+    #[command(flatten)]
+    pub sysfs: SysfsArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct VgpuFileArgs {
+    /// gpushare.toml (its `mode = "vgpu"` entries) or a vgpu-device-manager config (YAML); `-`
+    /// reads stdin [default: /etc/gpushare/gpushare.toml]
+    #[arg(short = 'f', long = "file", value_name = "FILE")]
+    pub file: Option<PathBuf>,
+
+    /// Which config of a vgpu-device-manager file to apply (a label under `vgpu-configs`)
+    #[arg(short = 'c', long = "config", value_name = "LABEL")]
+    pub config: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct VgpuApplyArgs {
+    #[command(flatten)]
+    pub input: VgpuFileArgs,
+
+    /// Only these GPUs of the file's layout: `all`, indexes, ranges, UUIDs or PCI bus ids
+    #[arg(long, value_name = "SEL", default_value = "all")]
+    pub gpu: GpuSelector,
+
+    /// Show the changes without making them
+    #[arg(long)]
+    pub dry_run: bool,
+
+    /// Also remove vGPU devices that a VM holds open (the kernel may still refuse)
+    #[arg(long)]
+    pub force: bool,
+
+    /// The GPUs run in heterogeneous mode (`nvidia-smi vgpu -shm 1`): allow several time-sliced
+    /// types on one GPU
+    #[arg(long)]
+    pub heterogeneous: bool,
+
+    #[command(flatten)]
+    pub sysfs: SysfsArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct VgpuAssertArgs {
+    #[command(flatten)]
+    pub input: VgpuFileArgs,
+
+    /// Only these GPUs of the file's layout
+    #[arg(long, value_name = "SEL", default_value = "all")]
+    pub gpu: GpuSelector,
+
+    #[command(flatten)]
+    pub sysfs: SysfsArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct VgpuClearArgs {
+    /// GPUs to clear: `all`, indexes `0,2`, ranges `0-3`, UUIDs or PCI bus ids
+    #[arg(long, value_name = "SEL", default_value = "all")]
+    pub gpu: GpuSelector,
+
+    /// Show the changes without making them
+    #[arg(long)]
+    pub dry_run: bool,
+
+    /// Also remove vGPU devices that a VM holds open (the kernel may still refuse)
+    #[arg(long)]
+    pub force: bool,
+
+    #[command(flatten)]
+    pub sysfs: SysfsArgs,
 }

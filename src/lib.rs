@@ -15,6 +15,7 @@ pub mod node;
 pub mod output;
 pub mod paths;
 pub mod source_file;
+pub mod vgpu;
 
 use backend::{Backend, BackendOptions};
 use clap::Parser;

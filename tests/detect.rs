@@ -243,3 +243,32 @@ fn tables_have_no_colour_with_no_color() {
         .unwrap();
     assert!(String::from_utf8_lossy(&out.stdout).contains('\x1b'));
 }
+
+#[test]
+fn a_vgpu_host_gpu_reports_its_host_mode() {
+    let dir = tempfile::tempdir().unwrap();
+    let node = write(
+        dir.path(),
+        "kvm.toml",
+        "[[gpus]]\nmodel = \"NVIDIA L40S\"\nvgpu_host_mode = \"sriov\"\n[[gpus]]\nmodel = \"Tesla T4\"\n",
+    );
+    let v = json(gpushare().arg("--sim").arg(&node).arg("detect"));
+    assert_eq!(v["gpus"][0]["vgpu_host_mode"], "sriov");
+    assert!(v["gpus"][1].get("vgpu_host_mode").is_none());
+    let out = gpushare()
+        .arg("--sim")
+        .arg(&node)
+        .arg("detect")
+        .output()
+        .unwrap();
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(table.contains("vGPU host mode"), "{table}");
+    assert!(table.contains("GPU 0 (SR-IOV)"), "{table}");
+    let bad = write(
+        dir.path(),
+        "bad.toml",
+        "[[gpus]]\nmodel = \"NVIDIA L40S\"\nvgpu_host_mode = \"yes\"\n",
+    );
+    let err = fails_with(gpushare().arg("--sim").arg(&bad).arg("detect"), 2);
+    assert!(err.contains("bad.toml:3:18"), "{err}");
+}

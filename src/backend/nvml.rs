@@ -11,6 +11,7 @@ use crate::error::{Error, Result};
 use crate::node::catalog::{ComputeInstanceProfile, catalog};
 use crate::node::{
     ComputeMode, Gpu, Holder, HolderKind, MigMode, MigState, Node, PciId, Placement, Process,
+    VgpuHostMode,
 };
 use nvml_wrapper::Nvml;
 use nvml_wrapper::enum_wrappers::device::ComputeMode as NvmlComputeMode;
@@ -158,6 +159,7 @@ impl NvmlBackend {
             persistence_mode: device.is_in_persistent_mode().unwrap_or(false),
             mig: mig_state,
             processes,
+            vgpu_host_mode: vgpu_host_mode(&device),
         })
     }
 
@@ -180,6 +182,22 @@ impl NvmlBackend {
             gpu_instance_id: p.gpu_instance_id,
             compute_instance_id: p.compute_instance_id,
         }
+    }
+}
+
+/// The vGPU host mode of a GPU the vGPU Manager drives; `None` for any other GPU, and when the
+/// driver cannot say (the query is informational, so it never fails a snapshot).
+fn vgpu_host_mode(device: &nvml_wrapper::Device<'_>) -> Option<VgpuHostMode> {
+    use nvml_wrapper::enum_wrappers::device::{GpuVirtualizationMode, HostVgpuMode};
+    match device.virtualization_mode() {
+        Ok(GpuVirtualizationMode::HostVgpu) => {}
+        _ => return None,
+    }
+    // Drivers older than the SR-IOV query predate SR-IOV vGPU, so "not supported" means non-SR-IOV.
+    match device.vgpu_host_mode() {
+        Ok(HostVgpuMode::Sriov) => Some(VgpuHostMode::Sriov),
+        Ok(HostVgpuMode::NonSriov) | Err(NvmlError::NotSupported) => Some(VgpuHostMode::NonSriov),
+        Err(_) => None,
     }
 }
 

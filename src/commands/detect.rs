@@ -3,7 +3,7 @@
 use crate::Context;
 use crate::cli::DetectArgs;
 use crate::error::{Exit, Result};
-use crate::node::{Gpu, MigState, Node};
+use crate::node::{Gpu, MigState, Node, VgpuHostMode};
 use crate::output::{Output, Style, table};
 
 pub fn run(ctx: &mut Context, args: &DetectArgs) -> Result<Exit> {
@@ -114,6 +114,22 @@ fn render(out: &Output, node: &Node) -> String {
         s.push_str(&table(
             &["GPU", "PID", "PROCESS", "MEMORY", "ON"],
             processes,
+        ));
+    }
+    let vgpu_hosts: Vec<String> = node
+        .gpus
+        .iter()
+        .filter_map(|g| {
+            g.vgpu_host_mode.map(|m| match m {
+                VgpuHostMode::Sriov => format!("{} (SR-IOV)", g.index),
+                VgpuHostMode::NonSriov => format!("{} (non-SR-IOV)", g.index),
+            })
+        })
+        .collect();
+    if !vgpu_hosts.is_empty() {
+        s.push_str(&format!(
+            "\nvGPU host mode (see `gpushare vgpu status`): GPU {}\n",
+            vgpu_hosts.join(", ")
         ));
     }
     if !node.holders.is_empty() {

@@ -5,6 +5,7 @@ mod generate;
 mod manifests;
 mod mps;
 mod sim;
+mod vgpu;
 
 use crate::Context;
 use crate::cli::Command;
@@ -16,6 +17,7 @@ pub fn dispatch(ctx: &mut Context, command: Command) -> Result<Exit> {
         Command::Doctor(args) => crate::doctor::run(ctx, args.host_root),
         Command::Sim(cmd) => sim::run(ctx, &cmd),
         Command::Mps(cmd) => mps::run(ctx, cmd),
+        Command::Vgpu(cmd) => vgpu::run(ctx, &cmd),
         Command::Completions { shell } => generate::completions(ctx, shell),
         Command::Man => generate::man(ctx),
         Command::Manifests(args) => manifests::run(ctx, &args),

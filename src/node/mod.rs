@@ -76,6 +76,29 @@ pub struct Gpu {
     pub persistence_mode: bool,
     pub mig: MigState,
     pub processes: Vec<Process>,
+    /// Set when the GPU runs in vGPU host mode (the NVIDIA vGPU Manager drives it): whether its
+    /// vGPUs sit on SR-IOV virtual functions. Absent on GPUs that are not vGPU hosts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vgpu_host_mode: Option<VgpuHostMode>,
+}
+
+/// How a GPU in vGPU host mode exposes its vGPUs (NVML `nvmlHostVgpuMode_t`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum VgpuHostMode {
+    /// Each vGPU is an SR-IOV virtual function (Ampere and newer).
+    Sriov,
+    /// vGPUs are mediated devices on the GPU itself (Maxwell to Turing).
+    NonSriov,
+}
+
+impl VgpuHostMode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            VgpuHostMode::Sriov => "sriov",
+            VgpuHostMode::NonSriov => "non_sriov",
+        }
+    }
 }
 
 /// NVML compute modes (EXCLUSIVE_THREAD was removed from the driver).

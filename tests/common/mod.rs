@@ -1,6 +1,8 @@
 //! Helpers shared by the integration tests: run the real binary in a clean environment.
 #![allow(dead_code)]
 
+pub mod vgpu_host;
+
 use assert_cmd::Command;
 use std::path::{Path, PathBuf};
 

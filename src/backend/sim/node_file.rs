@@ -6,6 +6,7 @@
 //! model = "NVIDIA A100-SXM4-40GB"          # a catalog name (`gpushare sim models`)
 //! count = 2                                # optional, default 1
 //! mig = "enabled"                          # optional: enabled | disabled
+//! vgpu_host_mode = "sriov"                 # optional: sriov | non_sriov (a vGPU host)
 //! instances = [{ profile = "3g.20gb", start = 4 }]
 //! processes = [{ pid = 4242, name = "python", used_memory_mib = 1024, gpu_instance = 0 }]
 //! ```
@@ -13,7 +14,7 @@
 use super::state::{STATE_VERSION, SimGpu, SimState, stable_uuid};
 use crate::error::{Error, Result};
 use crate::node::catalog::catalog;
-use crate::node::{ComputeMode, Holder, MigMode, Placement, Process};
+use crate::node::{ComputeMode, Holder, MigMode, Placement, Process, VgpuHostMode};
 use crate::source_file::SourceFile;
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -46,6 +47,9 @@ pub struct GpuEntry {
     mig: Option<Spanned<MigMode>>,
     compute_mode: Option<ComputeMode>,
     persistence_mode: Option<bool>,
+    /// vGPU host mode (`sriov` or `non_sriov`), as NVML reports it on a KVM host with the vGPU
+    /// Manager; absent for an ordinary GPU.
+    vgpu_host_mode: Option<VgpuHostMode>,
     #[serde(default)]
     instances: Vec<Spanned<InstanceEntry>>,
     #[serde(default)]
@@ -222,6 +226,7 @@ fn add_gpu(source: &SourceFile, state: &mut SimState, entry: &GpuEntry) -> Resul
         mig_pending: mig,
         instances: Vec::new(),
         processes: Vec::new(),
+        vgpu_host_mode: entry.vgpu_host_mode,
     });
 
     // Instances go through the simulator's own operations, so a node file obeys the same rules.

@@ -12,7 +12,7 @@ use crate::node::catalog::{
 };
 use crate::node::{
     ComputeInstance, ComputeMode, Gpu, GpuInstance, Holder, MigMode, MigState, Node, Placement,
-    Process,
+    Process, VgpuHostMode,
 };
 use serde::{Deserialize, Serialize};
 
@@ -48,6 +48,9 @@ pub struct SimGpu {
     pub mig_pending: MigMode,
     pub instances: Vec<SimGpuInstance>,
     pub processes: Vec<Process>,
+    /// vGPU host mode, as a node file sets it; absent on GPUs that are not vGPU hosts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vgpu_host_mode: Option<VgpuHostMode>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -656,6 +659,7 @@ impl SimState {
                 instances,
             },
             processes: sim.processes.clone(),
+            vgpu_host_mode: sim.vgpu_host_mode,
         })
     }
 }

@@ -1,0 +1,88 @@
+//! `-f FILE [-c LABEL]`: the desired layout from gpushare.toml or a vgpu-device-manager config.
+
+use crate::cli::VgpuFileArgs;
+use crate::config::{self, Config};
+use crate::error::{Error, Result};
+use crate::node::Node;
+use crate::output::Output;
+use crate::paths::Paths;
+use crate::source_file::SourceFile;
+use crate::vgpu::desired::{self, Desired};
+use crate::vgpu::dm_config::DmConfig;
+use std::io::Read;
+use std::path::Path;
+
+/// Read the file and turn it into the desired layout on `node`.
+pub fn desired(args: &VgpuFileArgs, node: &Node, paths: &Paths, out: &Output) -> Result<Desired> {
+    let path = args
+        .file
+        .clone()
+        .unwrap_or_else(|| paths.system(config::DEFAULT_PATH));
+    let source = if path == Path::new("-") {
+        let mut text = String::new();
+        std::io::stdin()
+            .read_to_string(&mut text)
+            .map_err(|e| Error::usage(format!("cannot read stdin: {e}")))?;
+        SourceFile::inline("<stdin>", &text)
+    } else {
+        SourceFile::read(&path)?
+    };
+    if is_vgpu_device_manager(&path, &source.text) {
+        let file = DmConfig::parse(&source)?;
+        let label = match (&args.config, file.configs.as_slice()) {
+            (Some(label), _) => label.clone(),
+            (None, [(only, _)]) => only.clone(),
+            (None, _) => {
+                return Err(Error::usage(format!(
+                    "{} holds several configs: choose one with -c LABEL",
+                    source.path.display()
+                ))
+                .with_hint(format!("configs: {}", file.labels().join(", "))));
+            }
+        };
+        let (desired, warnings) = file.select(&label, node)?;
+        for w in warnings {
+            out.warn(w);
+        }
+        return Ok(desired);
+    }
+    if args.config.is_some() {
+        return Err(Error::usage(format!(
+            "-c picks a config of a vgpu-device-manager file, and {} is a gpushare.toml",
+            source.path.display()
+        ))
+        .with_hint("drop -c: gpushare.toml applies its `mode = \"vgpu\"` entries"));
+    }
+    let config = Config::parse(source)?;
+    desired::from_gpushare_toml(&config, node)
+}
+
+/// By extension, else by content: vgpu-device-manager files have `vgpu-configs`.
+fn is_vgpu_device_manager(path: &Path, text: &str) -> bool {
+    match path.extension().and_then(|e| e.to_str()) {
+        Some("yaml" | "yml") => true,
+        Some("toml") => false,
+        _ => text
+            .lines()
+            .any(|l| l.trim_start().starts_with("vgpu-configs:")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_format_follows_the_extension_then_the_content() {
+        assert!(is_vgpu_device_manager(Path::new("a.yaml"), ""));
+        assert!(!is_vgpu_device_manager(
+            Path::new("a.toml"),
+            "vgpu-configs:"
+        ));
+        assert!(is_vgpu_device_manager(
+            Path::new("-"),
+            "version: v1\nvgpu-configs:\n"
+        ));
+        assert!(!is_vgpu_device_manager(Path::new("cfg"), "[[gpus]]\n"));
+    }
+}
