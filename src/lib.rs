@@ -9,6 +9,7 @@ pub mod fsutil;
 pub mod node;
 pub mod output;
 pub mod paths;
+pub mod probe;
 pub mod source_file;
 
 use backend::{Backend, BackendOptions};

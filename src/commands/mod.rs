@@ -2,6 +2,7 @@
 
 mod detect;
 mod generate;
+mod probe;
 mod sim;
 
 use crate::Context;
@@ -14,5 +15,8 @@ pub fn dispatch(ctx: &mut Context, command: Command) -> Result<Exit> {
         Command::Sim(cmd) => sim::run(ctx, &cmd),
         Command::Completions { shell } => generate::completions(ctx, shell),
         Command::Man => generate::man(ctx),
+        Command::Probe(args) => probe::run(ctx, &args),
+        Command::ProbeWorker => Ok(crate::probe::worker::run()),
+        Command::ProbePtx => probe::print_ptx(ctx),
     }
 }
