@@ -336,6 +336,25 @@ fn mps_clients_through_a_pipe_dir_with_limits_from_gpushare_toml() {
         t["hint"].as_str().unwrap().contains("--mps-pipe-dir"),
         "{t}"
     );
+    assert_eq!(v["failures"][0]["check"], "probe");
+    assert!(
+        v["failures"][0]["hint"]
+            .as_str()
+            .unwrap()
+            .contains("--mps-pipe-dir")
+    );
+
+    // A pipe dir for devices gpushare.toml does not put under MPS is said to be unused.
+    let out = probe("t4x4")
+        .arg("-c")
+        .arg(&config)
+        .arg("--mps-pipe-dir")
+        .arg(&pipe)
+        .args(["--target", "2", "--quiet"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("--mps-pipe-dir is not used"), "{stderr}");
 }
 
 #[test]

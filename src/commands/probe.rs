@@ -55,6 +55,10 @@ pub fn run(ctx: &mut Context, args: &ProbeArgs) -> Result<Exit> {
         )
         .with_hint("`gpushare detect` shows the GPUs and their MIG devices"));
     }
+    if args.mps_pipe_dir.is_some() && !targets.iter().any(|t| t.mps_pipe_dir.is_some()) {
+        ctx.out
+            .warn("--mps-pipe-dir is not used: gpushare.toml puts none of these devices under MPS");
+    }
     for t in &targets {
         if let Some(promised) = t.promise.clients
             && args.clients > promised

@@ -76,7 +76,9 @@ pub fn run(request: &Request, events: &mut dyn Events) -> Result<Measurement, Fa
 
     events.step(Step::D2d);
     let n16 = (b.d2d / 16) as u64;
-    let grid = multiprocessors.max(1) * ptx::COPY_BLOCKS_PER_SM;
+    let grid = multiprocessors
+        .max(1)
+        .saturating_mul(ptx::COPY_BLOCKS_PER_SM);
     let d2d_gbps = timer.bandwidth(Step::D2d, 2 * n16 * 16, &mut || {
         let (mut dst, mut src, mut n) = (b.b.ptr(), b.a.ptr(), n16);
         let mut args = [arg(&mut dst), arg(&mut src), arg(&mut n)];
@@ -264,7 +266,7 @@ impl Buffers {
         let fail = at(Step::Memory);
         let (free, _) = cuda::memory_info().map_err(&fail)?;
         // Two device buffers, together at most half of what is free, in whole MiB.
-        let d2d = (plan.d2d_mib as usize * MIB).min(free / 4) / MIB * MIB;
+        let d2d = (plan.d2d_mib as usize).saturating_mul(MIB).min(free / 4) / MIB * MIB;
         if d2d < MIB {
             return Err(Failure::other(
                 Step::Memory,
@@ -274,7 +276,7 @@ impl Buffers {
                 ),
             ));
         }
-        let copy = (plan.copy_mib as usize * MIB).clamp(MIB, d2d);
+        let copy = (plan.copy_mib as usize).saturating_mul(MIB).clamp(MIB, d2d);
         let mut host = PinnedBuffer::alloc(copy).map_err(&fail)?;
         // A pattern that a lost or shifted block would change (and that touches every page).
         for (i, byte) in host.as_mut_slice().iter_mut().enumerate() {
@@ -321,7 +323,10 @@ impl Timer<'_> {
             self.end.record(self.stream).map_err(&fail)?;
             self.end.synchronize().map_err(&fail)?;
             let ms = self.start.elapsed_ms(&self.end).map_err(&fail)?;
-            samples.extend(stats::gbps(bytes_per_op * u64::from(copies), ms));
+            samples.extend(stats::gbps(
+                bytes_per_op.saturating_mul(u64::from(copies)),
+                ms,
+            ));
         }
         stats::median(&samples).ok_or_else(|| {
             Failure::other(step, "the CUDA event timer measured no time for the copies")
@@ -367,7 +372,7 @@ fn count_sms(
     spin_clocks: u64,
 ) -> Result<u32, Failure> {
     let fail = at(Step::Sms);
-    let grid = (sms.max(1) * ptx::SMID_BLOCKS_PER_SM).min((b.copy / 4) as u32);
+    let grid = (sms.max(1).saturating_mul(ptx::SMID_BLOCKS_PER_SM)).min((b.copy / 4) as u32);
     let bytes = grid as usize * 4;
     b.host.as_mut_slice()[..bytes].fill(0xff);
     stream.copy_htod(&b.a, &b.host, bytes).map_err(&fail)?;

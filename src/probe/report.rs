@@ -40,6 +40,9 @@ pub struct CheckFailure {
     /// `multiprocessors` or `sms_observed`.
     pub check: &'static str,
     pub message: String,
+    /// What to do about it, when there is something to say.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -308,6 +311,9 @@ fn verdict_text(out: &Output, report: &Report) -> String {
             short_uuid(&f.uuid),
             f.message
         ));
+        if let Some(hint) = &f.hint {
+            s.push_str(&format!("    hint: {hint}\n"));
+        }
     }
     s
 }
@@ -427,6 +433,7 @@ mod tests {
                 uuid: "MIG-2222aaaa-4a5b-5c6d-8e9f-0a1b2c3d4e5f".into(),
                 check: "memory_limit",
                 message: "not enforced".into(),
+                hint: Some("set MPS limits by device ordinal".into()),
             }],
         };
         let text = render(&out(), &report);
@@ -450,7 +457,9 @@ mod tests {
         );
         assert!(text.contains("verdict: FAIL (1 failure)"), "{text}");
         assert!(
-            text.contains("  GPU 0 MIG 1g.5gb (MIG-2222aaaa): not enforced"),
+            text.contains(
+                "  GPU 0 MIG 1g.5gb (MIG-2222aaaa): not enforced\n    hint: set MPS limits by device ordinal\n"
+            ),
             "{text}"
         );
     }

@@ -17,27 +17,43 @@ pub fn judge(targets: &[TargetReport]) -> Vec<CheckFailure> {
     targets.iter().flat_map(judge_target).collect()
 }
 
+fn failure(
+    t: &TargetReport,
+    check: &'static str,
+    message: String,
+    hint: Option<&str>,
+) -> CheckFailure {
+    CheckFailure {
+        target: t.label.clone(),
+        uuid: t.uuid.clone(),
+        check,
+        message,
+        hint: hint.map(str::to_string),
+    }
+}
+
 fn judge_target(t: &TargetReport) -> Vec<CheckFailure> {
     let mut out = Vec::new();
-    let mut fail = |check: &'static str, message: String| {
-        out.push(CheckFailure {
-            target: t.label.clone(),
-            uuid: t.uuid.clone(),
-            check,
-            message,
-        })
-    };
     let p = &t.promised;
     if p.mps_missing {
-        fail(
+        out.push(failure(
+            t,
             "mps",
             "gpushare.toml puts this device under MPS, but no MPS daemon serves it".into(),
-        );
+            Some("start the MPS daemon, or point the probe at it with --mps-pipe-dir"),
+        ));
     }
     if let Some(e) = &t.error {
-        fail("probe", format!("could not be measured: {e}"));
+        out.push(failure(
+            t,
+            "probe",
+            format!("could not be measured: {e}"),
+            t.hint.as_deref(),
+        ));
         return out;
     }
+    let mut fail =
+        |check: &'static str, message: String| out.push(failure(t, check, message, None));
     let failed: Vec<_> = t.per_client.iter().filter(|c| c.error.is_some()).collect();
     if let Some(first) = failed.first() {
         fail(
