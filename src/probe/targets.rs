@@ -303,17 +303,20 @@ pub fn select(targets: Vec<Target>, selector: &GpuSelector, node: &Node) -> Resu
     let mut kept = Vec::new();
     let mut unmatched = Vec::new();
     for item in items {
-        let before = kept.len();
         if let SelectorItem::Uuid(u) = item
             && u.starts_with("MIG-")
         {
-            for t in targets.iter().filter(|t| t.uuid.starts_with(u.as_str())) {
+            let matching: Vec<&Target> = targets
+                .iter()
+                .filter(|t| t.uuid.starts_with(u.as_str()))
+                .collect();
+            if matching.is_empty() {
+                unmatched.push(u.clone());
+            }
+            for t in matching {
                 if !kept.contains(t) {
                     kept.push(t.clone());
                 }
-            }
-            if kept.len() == before && !targets.iter().any(|t| t.uuid.starts_with(u.as_str())) {
-                unmatched.push(u.clone());
             }
             continue;
         }
