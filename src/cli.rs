@@ -91,6 +91,23 @@ pub enum Command {
     /// Without -c the node is described as it is now; with -c as gpushare.toml lays it out.
     /// Multi-document YAML goes to stdout, or one file per object under --out.
     Manifests(ManifestsArgs),
+
+    /// Measure memory, bandwidth and latency on every GPU, MIG device and MPS client, and check
+    /// that each gives what it was promised
+    ///
+    /// Each target runs in its own worker process with a built-in CUDA probe: memory total/free,
+    /// allocation up to the promised limit and one chunk past it (which must fail), host-to-device,
+    /// device-to-host and device-to-device bandwidth, empty-kernel launch latency, and the SMs its
+    /// kernels really reach. Exit 3 when a promise is not kept, 4 without a CUDA driver.
+    Probe(ProbeArgs),
+
+    /// Run one probe client (used by `gpushare probe`)
+    #[command(hide = true)]
+    ProbeWorker,
+
+    /// Print the probe's embedded PTX (for checking it with ptxas)
+    #[command(hide = true)]
+    ProbePtx,
 }
 
 #[derive(Debug, Args)]
@@ -144,6 +161,53 @@ pub struct ManifestsArgs {
     /// cdi: read device nodes and MIG minors under DIR (`DIR/dev`, `DIR/proc/driver`) [default: /]
     #[arg(long, value_name = "DIR")]
     pub dev_root: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct ProbeArgs {
+    /// Only these targets: GPUs as for --gpu (`all`, `0,2`, `0-3`, UUIDs, bus ids; all their MIG
+    /// devices and MPS clients) or MIG devices by `MIG-…` UUID
+    #[arg(long, value_name = "SEL", default_value = "all")]
+    pub target: GpuSelector,
+
+    /// What each target was promised: the gpushare.toml to check against (default: the applied
+    /// state, i.e. MIG devices as they are and the settings of running MPS daemons)
+    #[arg(short = 'c', long = "config", value_name = "FILE")]
+    pub config: Option<PathBuf>,
+
+    /// Reach MPS clients through this pipe directory (CUDA_MPS_PIPE_DIRECTORY), for an MPS daemon
+    /// gpushare did not start; it serves the devices gpushare.toml puts under MPS, or every target
+    /// without -c
+    #[arg(long, value_name = "DIR")]
+    pub mps_pipe_dir: Option<PathBuf>,
+
+    /// Run N clients on each target at once and report their sum and each client
+    #[arg(long, value_name = "N", default_value_t = 1,
+          value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub clients: u32,
+
+    /// Run each target alone, then with --clients N at once, and print the slowdown
+    #[arg(long)]
+    pub compare: bool,
+
+    /// A few seconds per target: smaller copies, fewer repeats
+    #[arg(long)]
+    pub quick: bool,
+
+    /// Size of each host-to-device and device-to-host copy (default 256M, 32M with --quick;
+    /// device-to-device copies are 4 times larger)
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub buffer: Option<u64>,
+
+    /// Seconds a worker may take for its setup, and again for its measurements, before it is
+    /// reported as hung and killed
+    #[arg(long, value_name = "SECONDS", default_value_t = 120,
+          value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub timeout: u64,
+}
+
+fn parse_size(text: &str) -> Result<u64, String> {
+    crate::output::parse_size_mib(text)
 }
 
 #[derive(Debug, Args)]

@@ -14,6 +14,7 @@ pub mod mps;
 pub mod node;
 pub mod output;
 pub mod paths;
+pub mod probe;
 pub mod source_file;
 pub mod vgpu;
 

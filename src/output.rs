@@ -131,6 +131,24 @@ impl Output {
         }
     }
 
+    /// A progress bar on stderr for `len` steps. Hidden with --quiet; indicatif also hides it
+    /// when stderr is not a terminal, so logs and pipes stay clean.
+    pub fn progress(&self, len: u64) -> indicatif::ProgressBar {
+        if self.quiet {
+            return indicatif::ProgressBar::hidden();
+        }
+        let bar = indicatif::ProgressBar::with_draw_target(
+            Some(len),
+            indicatif::ProgressDrawTarget::stderr(),
+        );
+        if let Ok(style) =
+            indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} {elapsed:>4} {msg}")
+        {
+            bar.set_style(style);
+        }
+        bar
+    }
+
     /// Style text bound for stdout.
     pub fn paint(&self, style: Style, text: &str) -> String {
         paint(self.color_stdout, style, text)

@@ -4,6 +4,7 @@ mod detect;
 mod generate;
 mod manifests;
 mod mps;
+mod probe;
 mod sim;
 mod vgpu;
 
@@ -21,5 +22,8 @@ pub fn dispatch(ctx: &mut Context, command: Command) -> Result<Exit> {
         Command::Completions { shell } => generate::completions(ctx, shell),
         Command::Man => generate::man(ctx),
         Command::Manifests(args) => manifests::run(ctx, &args),
+        Command::Probe(args) => probe::run(ctx, &args),
+        Command::ProbeWorker => Ok(crate::probe::worker::run()),
+        Command::ProbePtx => probe::print_ptx(ctx),
     }
 }

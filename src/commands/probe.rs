@@ -1,0 +1,143 @@
+//! `gpushare probe`: measure every target of the node in worker processes and judge the results
+//! against what each target was promised. `gpushare probe-ptx` prints the embedded kernels.
+
+use crate::Context;
+use crate::cli::ProbeArgs;
+use crate::config::Config;
+use crate::error::{Error, Exit, Result};
+use crate::probe::protocol::{Plan, Step};
+use crate::probe::report::{self, Report, Verdict};
+use crate::probe::session::{self, Options};
+use crate::probe::targets::{self, Sources};
+use crate::probe::workers::Launcher;
+use crate::probe::{cuda, mps_settings, ptx, verdict, worker};
+use std::time::Duration;
+
+pub fn run(ctx: &mut Context, args: &ProbeArgs) -> Result<Exit> {
+    if args.compare && args.clients < 2 {
+        return Err(
+            Error::usage("--compare compares a target alone with N clients at once: it needs --clients N (2 or more)")
+                .with_hint("e.g. gpushare probe --clients 4 --compare"),
+        );
+    }
+    let config = args.config.as_deref().map(Config::load).transpose()?;
+    // The parent never calls CUDA, but without a usable libcuda no worker can: say so once.
+    // (Looking symbols up only reads the library's tables.)
+    let unusable = if cuda::library_present() {
+        worker::driver_too_old()
+    } else {
+        Some(worker::no_library())
+    };
+    if let Some(f) = unusable {
+        let e = Error::no_driver(f.message);
+        return Err(match f.hint {
+            Some(h) => e.with_hint(h),
+            None => e,
+        });
+    }
+    let node = ctx.snapshot()?;
+    let daemons = mps_settings::load_all(&ctx.paths.run_dir().join("mps"))?;
+    let mut notes = Vec::new();
+    let sources = Sources {
+        node: &node,
+        config: config.as_ref(),
+        daemons: &daemons,
+        pipe_dir: args.mps_pipe_dir.as_deref(),
+    };
+    let found = targets::discover(&sources, &mut notes)?;
+    let targets = targets::select(found, &args.target, &node)?;
+    for note in &notes {
+        ctx.out.note(format!("note: {note}"));
+    }
+    if targets.is_empty() {
+        return Err(Error::failed(
+            "nothing to probe: this node has no GPU or MIG device that CUDA can open",
+        )
+        .with_hint("`gpushare detect` shows the GPUs and their MIG devices"));
+    }
+    if args.mps_pipe_dir.is_some() && !targets.iter().any(|t| t.mps_pipe_dir.is_some()) {
+        ctx.out
+            .warn("--mps-pipe-dir is not used: gpushare.toml puts none of these devices under MPS");
+    }
+    for t in &targets {
+        if let Some(promised) = t.promise.clients
+            && args.clients > promised
+        {
+            ctx.out.warn(format!(
+                "{} is promised to {promised} clients; --clients {} runs more than that",
+                t.label(),
+                args.clients
+            ));
+        }
+    }
+    let exe = std::env::current_exe().map_err(|e| {
+        Error::failed(format!(
+            "cannot find the gpushare binary to start probe workers: {e}"
+        ))
+    })?;
+    let launcher = Launcher {
+        exe,
+        timeout: Duration::from_secs(args.timeout),
+    };
+    let plan = if args.quick {
+        Plan::quick(args.buffer)
+    } else {
+        Plan::full(args.buffer)
+    };
+    let options = Options {
+        plan,
+        clients: args.clients,
+        compare: args.compare,
+    };
+
+    let steps = Step::ALL.len() as u64;
+    let per_target = options.runs() as u64 * steps;
+    let bar = ctx.out.progress(targets.len() as u64 * per_target);
+    let mut reports = Vec::with_capacity(targets.len());
+    for (i, target) in targets.iter().enumerate() {
+        let base = i as u64 * per_target;
+        let label = target.label();
+        bar.set_message(label.clone());
+        let report = session::probe(&launcher, target, &options, &mut |run, step| {
+            bar.set_position(base + run as u64 * steps + step.position() as u64);
+            bar.set_message(format!("{label}: {}", step.label()));
+        });
+        bar.set_position(base + per_target);
+        reports.push(report);
+    }
+    bar.finish_and_clear();
+
+    // Every worker found no usable driver: that is exit 4, not a failed verdict.
+    if let Some(first) = reports.first()
+        && reports.iter().all(|r| r.no_driver)
+    {
+        let e = Error::no_driver(first.error.clone().unwrap_or_default());
+        return Err(match &first.hint {
+            Some(h) => e.with_hint(h.clone()),
+            None => e,
+        });
+    }
+    let failures = verdict::judge(&reports);
+    let verdict = if failures.is_empty() {
+        Verdict::Pass
+    } else {
+        Verdict::Fail
+    };
+    let report = Report {
+        source: node.source.clone(),
+        quick: args.quick,
+        targets: reports,
+        verdict,
+        failures,
+    };
+    ctx.out.data(&report, |out| report::render(out, &report))?;
+    Ok(match verdict {
+        Verdict::Pass => Exit::Ok,
+        Verdict::Fail => Exit::Differs,
+    })
+}
+
+pub fn print_ptx(ctx: &Context) -> Result<Exit> {
+    ctx.out.stdout(ptx::SOURCE)?;
+    Ok(Exit::Ok)
+}

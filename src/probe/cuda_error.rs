@@ -1,0 +1,260 @@
+//! CUDA driver errors as people read them: the call that failed, the `CUresult` name, what it
+//! means and what to do. The table is ours, so a report never depends on `cuGetErrorString`
+//! (one more driver symbol that could be missing).
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// `CUDA_ERROR_OUT_OF_MEMORY`: what an allocation past a memory limit returns.
+pub const OUT_OF_MEMORY: u32 = 2;
+
+/// A failed driver call.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CudaError {
+    /// The driver function, e.g. `cuMemAlloc_v2`.
+    pub call: String,
+    /// The `CUresult` value.
+    pub code: u32,
+}
+
+impl CudaError {
+    pub fn new(call: &str, code: u32) -> Self {
+        CudaError {
+            call: call.to_string(),
+            code,
+        }
+    }
+
+    /// The `CUresult` name, e.g. `CUDA_ERROR_OUT_OF_MEMORY`.
+    pub fn name(&self) -> String {
+        describe(self.code).map_or_else(
+            || format!("CUDA error {}", self.code),
+            |(name, _, _)| name.to_string(),
+        )
+    }
+
+    /// What the code means, in a few words.
+    pub fn meaning(&self) -> &'static str {
+        describe(self.code).map_or("an error this version of gpushare does not know", |d| d.1)
+    }
+
+    /// What to do about it, when there is something to say.
+    pub fn hint(&self) -> Option<&'static str> {
+        describe(self.code).and_then(|d| d.2)
+    }
+
+    /// The codes that mean "no usable driver" rather than "this device failed".
+    pub fn is_no_driver(&self) -> bool {
+        matches!(self.code, 3 | 4 | 34 | 100 | 803)
+    }
+}
+
+impl fmt::Display for CudaError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} failed: {} ({})",
+            self.call,
+            self.name(),
+            self.meaning()
+        )
+    }
+}
+
+/// (name, meaning, hint) of the `CUresult` codes a probe can meet.
+fn describe(code: u32) -> Option<(&'static str, &'static str, Option<&'static str>)> {
+    const MPS_PIPE: &str = "check that the MPS daemon runs and that CUDA_MPS_PIPE_DIRECTORY (--mps-pipe-dir) is its pipe directory";
+    Some(match code {
+        1 => ("CUDA_ERROR_INVALID_VALUE", "invalid argument", None),
+        2 => ("CUDA_ERROR_OUT_OF_MEMORY", "out of device memory", None),
+        3 => (
+            "CUDA_ERROR_NOT_INITIALIZED",
+            "the driver is not initialised",
+            Some("is the nvidia kernel module loaded (`lsmod | grep nvidia`)?"),
+        ),
+        4 => (
+            "CUDA_ERROR_DEINITIALIZED",
+            "the driver is shutting down",
+            None,
+        ),
+        34 => (
+            "CUDA_ERROR_STUB_LIBRARY",
+            "libcuda.so is the toolkit's stub, not the driver",
+            Some(
+                "put the driver's libcuda.so.1 before the toolkit's stubs directory in LD_LIBRARY_PATH",
+            ),
+        ),
+        46 => (
+            "CUDA_ERROR_DEVICE_UNAVAILABLE",
+            "the device is busy or unavailable",
+            Some(
+                "the GPU is in EXCLUSIVE_PROCESS mode: another process (or an MPS server this probe did not reach) holds it; with MPS, check the pipe directory, /dev/shm and the user id",
+            ),
+        ),
+        100 => (
+            "CUDA_ERROR_NO_DEVICE",
+            "no CUDA device is visible",
+            Some("check CUDA_VISIBLE_DEVICES and that the nvidia kernel module is loaded"),
+        ),
+        101 => ("CUDA_ERROR_INVALID_DEVICE", "invalid device", None),
+        102 => (
+            "CUDA_ERROR_DEVICE_NOT_LICENSED",
+            "the device is not licensed",
+            None,
+        ),
+        200 => (
+            "CUDA_ERROR_INVALID_IMAGE",
+            "the kernel image is invalid",
+            None,
+        ),
+        201 => ("CUDA_ERROR_INVALID_CONTEXT", "invalid context", None),
+        209 => (
+            "CUDA_ERROR_NO_BINARY_FOR_GPU",
+            "no kernel image for this GPU",
+            None,
+        ),
+        214 => (
+            "CUDA_ERROR_ECC_UNCORRECTABLE",
+            "an uncorrectable ECC error was detected",
+            Some("check `nvidia-smi -q -d ECC` and dmesg for Xid errors"),
+        ),
+        218 => (
+            "CUDA_ERROR_INVALID_PTX",
+            "the driver rejected the probe's PTX",
+            None,
+        ),
+        220 => (
+            "CUDA_ERROR_NVLINK_UNCORRECTABLE",
+            "an uncorrectable NVLink error was detected",
+            None,
+        ),
+        221 => (
+            "CUDA_ERROR_JIT_COMPILER_NOT_FOUND",
+            "the driver's PTX JIT compiler (libnvidia-ptxjitcompiler.so) is missing",
+            Some(
+                "in a container, give it the `compute` driver capability (NVIDIA_DRIVER_CAPABILITIES=compute,utility)",
+            ),
+        ),
+        222 => (
+            "CUDA_ERROR_UNSUPPORTED_PTX_VERSION",
+            "the driver is older than the probe's PTX version",
+            Some("upgrade the NVIDIA driver"),
+        ),
+        223 => (
+            "CUDA_ERROR_JIT_COMPILATION_DISABLED",
+            "PTX JIT compilation is disabled",
+            Some("unset CUDA_DISABLE_PTX_JIT"),
+        ),
+        400 => ("CUDA_ERROR_INVALID_HANDLE", "invalid handle", None),
+        500 => ("CUDA_ERROR_NOT_FOUND", "not found (a kernel name?)", None),
+        600 => ("CUDA_ERROR_NOT_READY", "not ready", None),
+        700 => (
+            "CUDA_ERROR_ILLEGAL_ADDRESS",
+            "a kernel accessed an illegal address",
+            None,
+        ),
+        701 => (
+            "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES",
+            "too many resources requested for the launch",
+            None,
+        ),
+        702 => (
+            "CUDA_ERROR_LAUNCH_TIMEOUT",
+            "a kernel ran past the watchdog timeout",
+            None,
+        ),
+        719 => (
+            "CUDA_ERROR_LAUNCH_FAILED",
+            "a kernel failed",
+            Some("check dmesg for Xid errors"),
+        ),
+        800 => ("CUDA_ERROR_NOT_PERMITTED", "not permitted", None),
+        801 => (
+            "CUDA_ERROR_NOT_SUPPORTED",
+            "not supported on this device",
+            None,
+        ),
+        802 => (
+            "CUDA_ERROR_SYSTEM_NOT_READY",
+            "the system is not ready (fabric manager?)",
+            Some("on NVSwitch systems, start nvidia-fabricmanager"),
+        ),
+        803 => (
+            "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH",
+            "libcuda and the kernel module are from different driver versions",
+            Some("reboot after a driver upgrade, or reinstall the driver"),
+        ),
+        805 => (
+            "CUDA_ERROR_MPS_CONNECTION_FAILED",
+            "could not reach the MPS daemon",
+            Some(MPS_PIPE),
+        ),
+        806 => (
+            "CUDA_ERROR_MPS_RPC_FAILURE",
+            "the MPS server failed to answer",
+            Some(MPS_PIPE),
+        ),
+        807 => (
+            "CUDA_ERROR_MPS_SERVER_NOT_READY",
+            "the MPS server is not ready (in FAULT after a client error?)",
+            Some("wait for its clients to exit, or restart the MPS daemon"),
+        ),
+        808 => (
+            "CUDA_ERROR_MPS_MAX_CLIENTS_REACHED",
+            "the MPS server has its maximum number of clients",
+            Some("use fewer --clients, or fewer MPS clients per device"),
+        ),
+        809 => (
+            "CUDA_ERROR_MPS_MAX_CONNECTIONS_REACHED",
+            "the MPS server has its maximum number of connections",
+            Some("lower CUDA_DEVICE_MAX_CONNECTIONS or use fewer clients"),
+        ),
+        810 => (
+            "CUDA_ERROR_MPS_CLIENT_TERMINATED",
+            "the MPS client was terminated by the server",
+            None,
+        ),
+        999 => (
+            "CUDA_ERROR_UNKNOWN",
+            "unknown driver error",
+            Some("check dmesg for Xid errors"),
+        ),
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn known_codes_have_names_meanings_and_hints() {
+        let e = CudaError::new("cuInit", 100);
+        assert_eq!(e.name(), "CUDA_ERROR_NO_DEVICE");
+        assert_eq!(
+            e.to_string(),
+            "cuInit failed: CUDA_ERROR_NO_DEVICE (no CUDA device is visible)"
+        );
+        assert!(e.is_no_driver());
+        let e = CudaError::new("cuDevicePrimaryCtxRetain", 805);
+        assert!(e.hint().unwrap().contains("--mps-pipe-dir"));
+        assert!(!e.is_no_driver());
+        assert!(
+            CudaError::new("cuModuleLoadData", 221)
+                .hint()
+                .unwrap()
+                .contains("compute")
+        );
+    }
+
+    #[test]
+    fn unknown_codes_still_print() {
+        let e = CudaError::new("cuLaunchKernel", 12345);
+        assert_eq!(e.name(), "CUDA error 12345");
+        assert!(e.hint().is_none());
+        assert!(
+            e.to_string()
+                .starts_with("cuLaunchKernel failed: CUDA error 12345")
+        );
+    }
+}

@@ -1,0 +1,58 @@
+//! The probe's kernels: hand-written PTX (`kernels.ptx`) embedded in the binary. The driver
+//! JIT-compiles it for whatever GPU it meets, so building gpushare needs no CUDA toolkit.
+
+use std::ffi::{CStr, CString};
+
+/// The PTX text as shipped (`gpushare probe-ptx` prints it for `.ci/check-ptx`).
+pub const SOURCE: &str = include_str!("kernels.ptx");
+
+/// Empty kernel, no parameters: launch latency.
+pub const NOOP: &CStr = c"gpushare_noop";
+/// `(u64 dst, u64 src, u64 n16)`: grid-stride copy of `n16` 16-byte elements.
+pub const COPY16: &CStr = c"gpushare_copy16";
+/// `(u64 out, u64 spin_clocks)`: `out[blockIdx.x] = %smid` after a spin.
+pub const SMID: &CStr = c"gpushare_smid";
+
+/// Threads per block of the copy kernel.
+pub const COPY_BLOCK: u32 = 256;
+/// Blocks per SM of the copy kernel: 8 × 256 threads fill an SM's 2048 thread slots.
+pub const COPY_BLOCKS_PER_SM: u32 = 8;
+/// Threads per block of the SM-id kernel (one warp; thread 0 does the work).
+pub const SMID_BLOCK: u32 = 32;
+/// Blocks per SM of the SM-id kernel: several waves, so every SM the context may use gets some.
+pub const SMID_BLOCKS_PER_SM: u32 = 4;
+
+/// The PTX as the NUL-terminated image `cuModuleLoadData` takes.
+pub fn image() -> CString {
+    // The embedded text has no NUL byte (checked by a test); never fail at run time over it.
+    CString::new(SOURCE.replace('\0', "")).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_header_suits_every_gpu_from_volta() {
+        let directives: Vec<&str> = SOURCE
+            .lines()
+            .map(str::trim)
+            .filter(|l| l.starts_with('.') && !l.starts_with(".reg") && !l.starts_with(".param"))
+            .take(3)
+            .collect();
+        assert_eq!(
+            directives,
+            [".version 6.0", ".target sm_70", ".address_size 64"]
+        );
+        assert!(!SOURCE.contains('\0'));
+        assert_eq!(image().as_bytes().len(), SOURCE.len());
+    }
+
+    #[test]
+    fn every_kernel_the_probe_launches_is_an_entry() {
+        for name in [NOOP, COPY16, SMID] {
+            let entry = format!(".visible .entry {}(", name.to_str().unwrap());
+            assert!(SOURCE.contains(&entry), "missing {entry}");
+        }
+    }
+}
