@@ -368,7 +368,10 @@ fn mps_daemons_are_found_through_their_settings_files() {
     std::fs::write(
         daemon.join("settings.json"),
         format!(
-            r#"{{"pipe_dir": "{}", "devices": ["{uuid}"], "clients": 2, "thread_percentage": 50, "memory_limit_mib": 7680}}"#,
+            r#"{{"version": 1, "name": "gpu3", "pipe_dir": "{}", "log_dir": "/tmp/log", "multiuser": false,
+                 "clients": 2, "thread_percentage": 50,
+                 "devices": [{{"ordinal": 0, "gpu": 3, "uuid": "{uuid}", "name": "Tesla T4", "mig": null,
+                               "memory_mib": 15360, "memory_limit_mib": 7680, "client_cap": 48}}]}}"#,
             pipe.display()
         ),
     )

@@ -36,7 +36,7 @@ pub fn run(ctx: &mut Context, args: &ProbeArgs) -> Result<Exit> {
         });
     }
     let node = ctx.snapshot()?;
-    let daemons = mps_settings::load_all(&ctx.paths.run_dir().join("mps"))?;
+    let daemons = mps_settings::load_all(&ctx.paths)?;
     let mut notes = Vec::new();
     let sources = Sources {
         node: &node,

@@ -191,9 +191,12 @@ fn target(
     mps_section: Option<&MpsSection>,
     replicas: Option<u32>,
 ) -> Target {
-    let daemon = src.daemons.iter().find(|d| d.serves(&device.uuid));
+    let daemon = src
+        .daemons
+        .iter()
+        .find_map(|d| d.device(&device.uuid).map(|dev| (d, dev)));
     // `--mps-pipe-dir` applies to what gpushare.toml puts under MPS, or to everything without it.
-    let pipe_dir = daemon.map(|d| d.settings.pipe_dir.clone()).or_else(|| {
+    let pipe_dir = daemon.map(|(d, _)| d.pipe_dir.clone()).or_else(|| {
         src.pipe_dir
             .filter(|_| src.config.is_none() || mps_section.is_some())
             .map(Path::to_path_buf)
@@ -213,10 +216,10 @@ fn target(
             device.memory_mib,
             "gpushare.toml",
         )),
-        (None, Some(d)) => Some(MpsLimits {
-            memory_mib: d.settings.memory_limit_mib,
-            thread_percentage: d.settings.thread_percentage,
-            clients: d.settings.clients,
+        (None, Some((d, dev))) => Some(MpsLimits {
+            memory_mib: dev.memory_limit_mib,
+            thread_percentage: d.thread_percentage,
+            clients: d.clients,
             from: format!("MPS daemon {}", d.name),
         }),
         (None, None) => None,
@@ -496,13 +499,13 @@ mod tests {
         let node = node("t4x4");
         let daemons = [MpsDaemon {
             name: "gpu1".into(),
-            settings: crate::probe::mps_settings::MpsSettings {
-                pipe_dir: "/run/gpushare/mps/gpu1/pipe".into(),
-                devices: vec![node.gpus[1].uuid.to_lowercase()],
-                clients: Some(2),
-                thread_percentage: Some(50),
+            pipe_dir: "/run/gpushare/mps/gpu1/pipe".into(),
+            devices: vec![crate::probe::mps_settings::MpsDevice {
+                uuid: node.gpus[1].uuid.to_lowercase(),
                 memory_limit_mib: Some(6000),
-            },
+            }],
+            clients: Some(2),
+            thread_percentage: Some(50),
         }];
         let src = Sources {
             node: &node,
