@@ -209,6 +209,11 @@ fn t4x4_round_trip_sets_limits_per_ordinal_and_restores_default() {
     assert_eq!(s["problems"], serde_json::json!([]));
     assert!(s["pid"].as_u64().is_some());
 
+    // Without -c, the manifests describe the node as it runs now: MPS with 4 replicas.
+    let manifests = node.run(&["manifests", "--target", "nvidia-device-plugin"]);
+    assert!(manifests.contains("mps:"), "{manifests}");
+    assert!(manifests.contains("replicas: 4"), "{manifests}");
+
     let stopped = node.json(&["mps", "stop"]);
     assert_eq!(stopped["stopped"][0]["name"], "gpu0-3");
     assert_eq!(node.modes(), ["default"; 4]);

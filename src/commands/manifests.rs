@@ -57,7 +57,8 @@ pub fn run(ctx: &mut Context, args: &ManifestsArgs) -> Result<Exit> {
     let node = ctx.snapshot()?;
     let layout = match &config {
         Some(c) => NodeLayout::desired(&node, c)?,
-        None => NodeLayout::observed(&node),
+        None => NodeLayout::observed(&node)
+            .with_running_mps(&node, &crate::mps::settings::load_all(&ctx.paths)?),
     };
     let req = Request {
         node: &node,

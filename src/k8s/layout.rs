@@ -6,6 +6,7 @@
 
 use crate::config::{Config, GpuEntry, Mode, MpsSection};
 use crate::error::{Error, Result};
+use crate::mps::settings::DaemonSpec;
 use crate::node::catalog::catalog;
 use crate::node::{ComputeMode, Gpu, Node};
 use toml::Spanned;
@@ -100,6 +101,38 @@ impl NodeLayout {
         NodeLayout {
             gpus: node.gpus.iter().map(observed_gpu).collect(),
         }
+    }
+
+    /// Add the MPS daemons gpushare runs (their `settings.json` records) to an observed layout:
+    /// a whole GPU a daemon serves shares by MPS, and so do MIG devices served one per daemon.
+    /// Records of devices no longer on the node (a re-created MIG device) are ignored.
+    pub fn with_running_mps(mut self, node: &Node, daemons: &[DaemonSpec]) -> NodeLayout {
+        for daemon in daemons {
+            for device in daemon.devices.iter().filter(|d| d.present_on(node)) {
+                let Some(gpu) = self.gpus.iter_mut().find(|g| g.index == device.gpu) else {
+                    continue;
+                };
+                let replicas = daemon
+                    .clients
+                    .or_else(|| daemon.thread_percentage.map(|t| 100 / t.max(1)))
+                    .unwrap_or(1)
+                    .max(1);
+                let share = MpsShare {
+                    replicas,
+                    thread_percentage: daemon.thread_percentage.unwrap_or(100 / replicas).max(1),
+                    memory_limit_mib: device
+                        .memory_limit_mib
+                        .unwrap_or(device.memory_mib / u64::from(replicas)),
+                };
+                if device.mig.is_some() {
+                    gpu.mig_mps = Some(share);
+                } else {
+                    gpu.sharing = Sharing::Mps(share);
+                }
+                gpu.origin = format!("MPS daemon {}", daemon.name);
+            }
+        }
+        self
     }
 
     /// The layout `config` asks for, on this node; GPUs it does not cover stay as they are.
