@@ -6,6 +6,7 @@
 //! model = "NVIDIA A100-SXM4-40GB"          # a catalog name (`gpushare sim models`)
 //! count = 2                                # optional, default 1
 //! mig = "enabled"                          # optional: enabled | disabled
+//! reset = false                            # optional: the GPU cannot be reset (passthrough VM)
 //! instances = [{ profile = "3g.20gb", start = 4 }]
 //! processes = [{ pid = 4242, name = "python", used_memory_mib = 1024, gpu_instance = 0 }]
 //! ```
@@ -46,6 +47,8 @@ pub struct GpuEntry {
     mig: Option<Spanned<MigMode>>,
     compute_mode: Option<ComputeMode>,
     persistence_mode: Option<bool>,
+    /// `false`: the GPU cannot be reset (a VM with passthrough); MIG mode changes need a reboot.
+    reset: Option<bool>,
     #[serde(default)]
     instances: Vec<Spanned<InstanceEntry>>,
     #[serde(default)]
@@ -220,6 +223,7 @@ fn add_gpu(source: &SourceFile, state: &mut SimState, entry: &GpuEntry) -> Resul
         persistence_mode: entry.persistence_mode.unwrap_or(false),
         mig_current: mig,
         mig_pending: mig,
+        reset_supported: entry.reset.unwrap_or(true),
         instances: Vec::new(),
         processes: Vec::new(),
     });
