@@ -6,9 +6,11 @@ mod commands;
 pub mod config;
 pub mod error;
 pub mod fsutil;
+pub mod mig;
 pub mod node;
 pub mod output;
 pub mod paths;
+pub mod plan;
 pub mod source_file;
 
 use backend::{Backend, BackendOptions};
