@@ -189,7 +189,7 @@ impl GpuPlanner<'_> {
         }
         self.block(
             format!(
-                "changing the MIG mode of GPU {} needs a GPU reset, which {} block(s)",
+                "changing the MIG mode of GPU {} needs a GPU reset, blocked by {}",
                 self.gpu_index(),
                 blockers.join(", ")
             ),
@@ -220,7 +220,7 @@ impl GpuPlanner<'_> {
             self.gpu_index(),
             Operation::AwaitReboot,
             format!(
-                "the MIG mode change stays pending: a reset is blocked by {}; reboot, then run this again",
+                "the MIG mode change waits for a reboot ({} block the reset); run this again after it",
                 blockers.join(", ")
             ),
         ));

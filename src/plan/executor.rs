@@ -12,24 +12,44 @@ use crate::output::Output;
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::IsTerminal;
 
-/// Refuse a plan with blockers: nothing is changed.
+/// Refuse a plan with blockers: nothing is changed. The error lists every blocker and its hint.
 pub fn refuse(plan: &Plan) -> Result<()> {
-    let Some(first) = plan.blockers.first() else {
+    let [first, rest @ ..] = plan.blockers.as_slice() else {
         return Ok(());
     };
-    let more = plan.blockers.len() - 1;
-    let message = if more == 0 {
-        format!("nothing was changed: GPU {}: {}", first.gpu, first.message)
-    } else {
-        format!(
-            "nothing was changed: GPU {}: {} (and {more} more blocker(s), listed above)",
+    if rest.is_empty() {
+        let err = Error::failed(format!(
+            "nothing was changed: GPU {}: {}",
             first.gpu, first.message
-        )
-    };
-    let err = Error::failed(message);
-    Err(match &first.hint {
-        Some(h) => err.with_hint(h.clone()),
-        None => err,
+        ));
+        return Err(match &first.hint {
+            Some(h) => err.with_hint(h.clone()),
+            None => err,
+        });
+    }
+    let lines: Vec<String> = plan
+        .blockers
+        .iter()
+        .map(|b| format!("  GPU {}: {}", b.gpu, b.message))
+        .collect();
+    let mut hints: Vec<String> = Vec::new();
+    for b in &plan.blockers {
+        if let Some(h) = &b.hint {
+            let line = format!("GPU {}: {h}", b.gpu);
+            if !hints.iter().any(|x| x.ends_with(h.as_str())) {
+                hints.push(line);
+            }
+        }
+    }
+    let err = Error::failed(format!(
+        "nothing was changed: {} blockers\n{}",
+        plan.blockers.len(),
+        lines.join("\n")
+    ));
+    Err(if hints.is_empty() {
+        err
+    } else {
+        err.with_hint(hints.join("\n      "))
     })
 }
 

@@ -40,13 +40,15 @@ fn plan_and_run(
     what: &str,
 ) -> Result<Exit> {
     let mut plan = planner::plan(node, desires, options);
-    for b in &plan.blockers {
-        ctx.out.warn(format!("GPU {}: {}", b.gpu, b.message));
-    }
     if dry_run {
         ctx.out.data(&plan, |out| plan.render(out))?;
+        let blocked = if plan.blockers.is_empty() {
+            String::new()
+        } else {
+            format!("; {} blocker(s) would stop it", plan.blockers.len())
+        };
         ctx.out.note(format!(
-            "dry run: {} change(s) planned on {} GPU(s); nothing was changed",
+            "dry run: {} change(s) planned on {} GPU(s){blocked}; nothing was changed",
             plan.changes.len(),
             plan.gpus().len()
         ));

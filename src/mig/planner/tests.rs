@@ -232,7 +232,7 @@ fn a_busy_gpu_keeps_its_mode_unless_forced_and_then_waits_for_a_reboot() {
     assert_eq!(p.blockers.len(), 1);
     assert_eq!(
         p.blockers[0].message,
-        "changing the MIG mode of GPU 0 needs a GPU reset, which pid 7 (train) block(s)"
+        "changing the MIG mode of GPU 0 needs a GPU reset, blocked by pid 7 (train)"
     );
     assert!(
         p.blockers[0]
