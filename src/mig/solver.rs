@@ -327,8 +327,10 @@ struct Search<'a> {
     same_as_previous: Vec<bool>,
     slots: Vec<Option<Slot>>,
     best: Option<(u32, Vec<Slot>)>,
-    /// Every request's best score added up: the search stops once it is reached.
+    /// The best total score possible: the search stops once it is reached.
     ceiling: u32,
+    /// Existing instances of a known profile (the ones a slot can keep).
+    keepable: u32,
 }
 
 impl<'a> Search<'a> {
@@ -373,7 +375,29 @@ impl<'a> Search<'a> {
                     .unwrap_or(0)
             })
             .collect();
-        let ceiling = best_possible.iter().sum();
+        // No more instances can be kept than exist for each profile: a tighter ceiling lets the
+        // search stop as soon as it is reached.
+        let mut per_profile: Vec<(usize, u32, u32)> = Vec::new();
+        for r in requests {
+            match per_profile.iter_mut().find(|(p, _, _)| *p == r.profile) {
+                Some((_, n, _)) => *n += 1,
+                None => per_profile.push((r.profile, 1, 0)),
+            }
+        }
+        for e in existing {
+            if let Some((_, _, n)) = per_profile
+                .iter_mut()
+                .find(|(p, _, _)| Some(*p) == e.profile)
+            {
+                *n += 1;
+            }
+        }
+        let by_profile: u32 = per_profile
+            .iter()
+            .map(|(_, want, have)| 2 * want.min(have))
+            .sum();
+        let ceiling = best_possible.iter().sum::<u32>().min(by_profile);
+        let keepable = existing.iter().filter(|e| e.profile.is_some()).count() as u32;
         Search {
             profiles,
             requests,
@@ -384,6 +408,7 @@ impl<'a> Search<'a> {
             slots: vec![None; requests.len()],
             best: None,
             ceiling,
+            keepable,
         }
     }
 
@@ -393,7 +418,10 @@ impl<'a> Search<'a> {
         if self.best.as_ref().is_some_and(|(b, _)| *b == self.ceiling) {
             return;
         }
-        let still_possible: u32 = self.best_possible[k..].iter().sum();
+        // What the remaining requests could still add: their best scores, but never more than
+        // the existing instances not kept yet allow.
+        let unused = self.keepable - used.count_ones();
+        let still_possible: u32 = self.best_possible[k..].iter().sum::<u32>().min(2 * unused);
         if let Some((best, _)) = &self.best
             && points + still_possible <= *best
         {

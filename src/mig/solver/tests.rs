@@ -310,3 +310,127 @@ fn is_deterministic() {
         assert_eq!(solve(&t.profiles, &reqs, &[]).unwrap(), first);
     }
 }
+
+/// (counts, pinned profile, pinned start) for every arrangement brute force can build.
+fn brute_force_pinned(t: &MigTable) -> HashSet<(Vec<u32>, usize, u32)> {
+    let g = Geometry::of(&t.profiles);
+    let all: Vec<(usize, Placement)> = t
+        .profiles
+        .iter()
+        .enumerate()
+        .flat_map(|(i, p)| p.placements().map(move |pl| (i, pl)))
+        .collect();
+    let mut found = HashSet::new();
+    let mut stack: Vec<(usize, Placement)> = Vec::new();
+    fn walk(
+        t: &MigTable,
+        g: Geometry,
+        all: &[(usize, Placement)],
+        from: usize,
+        stack: &mut Vec<(usize, Placement)>,
+        found: &mut HashSet<(Vec<u32>, usize, u32)>,
+    ) {
+        let mut counts = vec![0u32; t.profiles.len()];
+        for (p, _) in stack.iter() {
+            counts[*p] += 1;
+        }
+        for (p, pl) in stack.iter() {
+            found.insert((counts.clone(), *p, pl.start));
+        }
+        let compute: u32 = stack.iter().map(|(p, _)| t.profiles[*p].slices).sum();
+        for k in from..all.len() {
+            let (p, pl) = all[k];
+            let profile = &t.profiles[p];
+            if counts[p] >= profile.max_instances
+                || stack.len() as u32 >= g.max_gpu_instances
+                || compute + profile.slices > g.compute_slices
+                || stack.iter().any(|(_, o)| o.overlaps(pl))
+            {
+                continue;
+            }
+            stack.push((p, pl));
+            walk(t, g, all, k + 1, stack, found);
+            stack.pop();
+        }
+    }
+    walk(t, g, &all, 0, &mut stack, &mut found);
+    found
+}
+
+#[test]
+fn agrees_with_brute_force_when_one_instance_is_pinned() {
+    // Without pins the slice counts decide (the test above); a pin makes the placements matter,
+    // so here every multiset that fits the counts is tried with each of its profiles pinned at
+    // each of its starts.
+    for (model, t) in tables() {
+        let g = Geometry::of(&t.profiles);
+        let feasible = brute_force_pinned(t);
+        let mut counts = vec![0u32; t.profiles.len()];
+        let mut checked = 0;
+        loop {
+            let compute: u32 = counts
+                .iter()
+                .zip(&t.profiles)
+                .map(|(n, p)| n * p.slices)
+                .sum();
+            let memory: u32 = counts
+                .iter()
+                .zip(&t.profiles)
+                .map(|(n, p)| n * p.size)
+                .sum();
+            let total: u32 = counts.iter().sum();
+            if compute <= g.compute_slices
+                && memory <= g.memory_slices
+                && total <= g.max_gpu_instances
+            {
+                for (pinned, _) in counts.iter().enumerate().filter(|(_, n)| **n > 0) {
+                    for &start in &t.profiles[pinned].starts {
+                        let mut reqs: Vec<Request> = counts
+                            .iter()
+                            .enumerate()
+                            .flat_map(|(p, &n)| {
+                                (0..n).map(move |_| Request {
+                                    profile: p,
+                                    start: None,
+                                    compute_profile: 0,
+                                })
+                            })
+                            .collect();
+                        let first = reqs.iter().position(|r| r.profile == pinned).unwrap();
+                        reqs[first].start = Some(start);
+                        let want = feasible.contains(&(counts.clone(), pinned, start));
+                        match solve(&t.profiles, &reqs, &[]) {
+                            Ok(slots) => {
+                                assert!(
+                                    want,
+                                    "{model} {counts:?} {} at {start}: solver found a layout brute force did not",
+                                    t.profiles[pinned].name
+                                );
+                                assert_valid(t, &reqs, &[], &slots);
+                            }
+                            Err(why) => assert!(
+                                !want,
+                                "{model} {counts:?} {} at {start}: {why}",
+                                t.profiles[pinned].name
+                            ),
+                        }
+                        checked += 1;
+                    }
+                }
+            }
+            let mut i = 0;
+            while i < counts.len() {
+                if counts[i] < t.profiles[i].max_instances {
+                    counts[i] += 1;
+                    break;
+                }
+                counts[i] = 0;
+                i += 1;
+            }
+            if i == counts.len() {
+                break;
+            }
+        }
+        assert!(checked > 0, "{model}");
+    }
+}
