@@ -159,11 +159,19 @@ fn process_with_state(state: &Path, where_: &str) {
         c.arg("--version");
         c
     };
+    let detect = || {
+        let mut c = Command::new(bin);
+        c.args(["--sim", "dgx-h100", "--sim-state"])
+            .arg(state)
+            .arg("detect");
+        c
+    };
     run(&mut apply("all-balanced"));
     let runs = 40;
     let mut change = Vec::new();
     let mut noop = Vec::new();
     let mut start_up = Vec::new();
+    let mut sim_start_up = Vec::new();
     for i in 0..runs {
         // Alternate between two layouts: every run changes all 8 GPUs (~100 operations).
         let label = if i % 2 == 0 {
@@ -174,9 +182,11 @@ fn process_with_state(state: &Path, where_: &str) {
         change.push(run(&mut apply(label)));
         noop.push(run(&mut apply(label)));
         start_up.push(run(&mut version()));
+        sim_start_up.push(run(&mut detect()));
     }
     println!("  {where_}:");
     report("gpushare --version", &mut start_up);
+    report("detect (loads the simulated node)", &mut sim_start_up);
     report("mig apply, no change (8 GPUs)", &mut noop);
     report("mig apply, layout change on 8 GPUs", &mut change);
 }

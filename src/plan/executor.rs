@@ -95,8 +95,9 @@ pub fn execute(plan: &mut Plan, backend: &mut dyn Backend, out: &Output) -> Resu
             let change = &plan.changes[at];
             let hint = match e.kind {
                 DriverErrorKind::InUse => format!(
-                    "stop what uses the GPU (see `gpushare detect`), then run the same command again; \
-                     {done} of {} change(s) were made and a re-run continues from there",
+                    "stop what uses the GPU (see `gpushare detect`; services such as nvidia-persistenced \
+                     or DCGM, or the nvidia_drm module, can hold it too) or reboot, then run the same \
+                     command again; {done} of {} change(s) were made and a re-run continues from there",
                     plan.changes.len()
                 ),
                 _ => format!(
