@@ -34,6 +34,9 @@ _gpushare() {
             gpushare,manifests)
                 cmd="gpushare__subcmd__manifests"
                 ;;
+            gpushare,mig)
+                cmd="gpushare__subcmd__mig"
+                ;;
             gpushare,mps)
                 cmd="gpushare__subcmd__mps"
                 ;;
@@ -70,6 +73,9 @@ _gpushare() {
             gpushare__subcmd__help,manifests)
                 cmd="gpushare__subcmd__help__subcmd__manifests"
                 ;;
+            gpushare__subcmd__help,mig)
+                cmd="gpushare__subcmd__help__subcmd__mig"
+                ;;
             gpushare__subcmd__help,mps)
                 cmd="gpushare__subcmd__help__subcmd__mps"
                 ;;
@@ -87,6 +93,21 @@ _gpushare() {
                 ;;
             gpushare__subcmd__help,vgpu)
                 cmd="gpushare__subcmd__help__subcmd__vgpu"
+                ;;
+            gpushare__subcmd__help__subcmd__mig,apply)
+                cmd="gpushare__subcmd__help__subcmd__mig__subcmd__apply"
+                ;;
+            gpushare__subcmd__help__subcmd__mig,assert)
+                cmd="gpushare__subcmd__help__subcmd__mig__subcmd__assert"
+                ;;
+            gpushare__subcmd__help__subcmd__mig,clear)
+                cmd="gpushare__subcmd__help__subcmd__mig__subcmd__clear"
+                ;;
+            gpushare__subcmd__help__subcmd__mig,export)
+                cmd="gpushare__subcmd__help__subcmd__mig__subcmd__export"
+                ;;
+            gpushare__subcmd__help__subcmd__mig,profiles)
+                cmd="gpushare__subcmd__help__subcmd__mig__subcmd__profiles"
                 ;;
             gpushare__subcmd__help__subcmd__mps,start)
                 cmd="gpushare__subcmd__help__subcmd__mps__subcmd__start"
@@ -106,6 +127,9 @@ _gpushare() {
             gpushare__subcmd__help__subcmd__sim,presets)
                 cmd="gpushare__subcmd__help__subcmd__sim__subcmd__presets"
                 ;;
+            gpushare__subcmd__help__subcmd__sim,reboot)
+                cmd="gpushare__subcmd__help__subcmd__sim__subcmd__reboot"
+                ;;
             gpushare__subcmd__help__subcmd__vgpu,apply)
                 cmd="gpushare__subcmd__help__subcmd__vgpu__subcmd__apply"
                 ;;
@@ -120,6 +144,42 @@ _gpushare() {
                 ;;
             gpushare__subcmd__help__subcmd__vgpu,types)
                 cmd="gpushare__subcmd__help__subcmd__vgpu__subcmd__types"
+                ;;
+            gpushare__subcmd__mig,apply)
+                cmd="gpushare__subcmd__mig__subcmd__apply"
+                ;;
+            gpushare__subcmd__mig,assert)
+                cmd="gpushare__subcmd__mig__subcmd__assert"
+                ;;
+            gpushare__subcmd__mig,clear)
+                cmd="gpushare__subcmd__mig__subcmd__clear"
+                ;;
+            gpushare__subcmd__mig,export)
+                cmd="gpushare__subcmd__mig__subcmd__export"
+                ;;
+            gpushare__subcmd__mig,help)
+                cmd="gpushare__subcmd__mig__subcmd__help"
+                ;;
+            gpushare__subcmd__mig,profiles)
+                cmd="gpushare__subcmd__mig__subcmd__profiles"
+                ;;
+            gpushare__subcmd__mig__subcmd__help,apply)
+                cmd="gpushare__subcmd__mig__subcmd__help__subcmd__apply"
+                ;;
+            gpushare__subcmd__mig__subcmd__help,assert)
+                cmd="gpushare__subcmd__mig__subcmd__help__subcmd__assert"
+                ;;
+            gpushare__subcmd__mig__subcmd__help,clear)
+                cmd="gpushare__subcmd__mig__subcmd__help__subcmd__clear"
+                ;;
+            gpushare__subcmd__mig__subcmd__help,export)
+                cmd="gpushare__subcmd__mig__subcmd__help__subcmd__export"
+                ;;
+            gpushare__subcmd__mig__subcmd__help,help)
+                cmd="gpushare__subcmd__mig__subcmd__help__subcmd__help"
+                ;;
+            gpushare__subcmd__mig__subcmd__help,profiles)
+                cmd="gpushare__subcmd__mig__subcmd__help__subcmd__profiles"
                 ;;
             gpushare__subcmd__mps,help)
                 cmd="gpushare__subcmd__mps__subcmd__help"
@@ -160,6 +220,9 @@ _gpushare() {
             gpushare__subcmd__sim,presets)
                 cmd="gpushare__subcmd__sim__subcmd__presets"
                 ;;
+            gpushare__subcmd__sim,reboot)
+                cmd="gpushare__subcmd__sim__subcmd__reboot"
+                ;;
             gpushare__subcmd__sim__subcmd__help,help)
                 cmd="gpushare__subcmd__sim__subcmd__help__subcmd__help"
                 ;;
@@ -168,6 +231,9 @@ _gpushare() {
                 ;;
             gpushare__subcmd__sim__subcmd__help,presets)
                 cmd="gpushare__subcmd__sim__subcmd__help__subcmd__presets"
+                ;;
+            gpushare__subcmd__sim__subcmd__help,reboot)
+                cmd="gpushare__subcmd__sim__subcmd__help__subcmd__reboot"
                 ;;
             gpushare__subcmd__vgpu,apply)
                 cmd="gpushare__subcmd__vgpu__subcmd__apply"
@@ -212,7 +278,7 @@ _gpushare() {
 
     case "${cmd}" in
         gpushare)
-            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --help --version detect doctor sim mps vgpu completions man manifests probe probe-worker probe-ptx help"
+            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --help --version detect doctor mig sim mps vgpu completions man manifests probe probe-worker probe-ptx help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -372,7 +438,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__help)
-            opts="detect doctor sim mps vgpu completions man manifests probe probe-worker probe-ptx help"
+            opts="detect doctor mig sim mps vgpu completions man manifests probe probe-worker probe-ptx help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -458,6 +524,90 @@ _gpushare() {
         gpushare__subcmd__help__subcmd__manifests)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gpushare__subcmd__help__subcmd__mig)
+            opts="profiles apply assert export clear"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gpushare__subcmd__help__subcmd__mig__subcmd__apply)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gpushare__subcmd__help__subcmd__mig__subcmd__assert)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gpushare__subcmd__help__subcmd__mig__subcmd__clear)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gpushare__subcmd__help__subcmd__mig__subcmd__export)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gpushare__subcmd__help__subcmd__mig__subcmd__profiles)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -582,7 +732,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__help__subcmd__sim)
-            opts="presets models"
+            opts="presets models reboot"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -610,6 +760,20 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__help__subcmd__sim__subcmd__presets)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gpushare__subcmd__help__subcmd__sim__subcmd__reboot)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -789,6 +953,396 @@ _gpushare() {
                     return 0
                     ;;
                 --dev-root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sim)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sim-state)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "table json yaml" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --nvml-lib)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --state-root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gpushare__subcmd__mig)
+            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --help --version profiles apply assert export clear help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --sim)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sim-state)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "table json yaml" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --nvml-lib)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --state-root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gpushare__subcmd__mig__subcmd__apply)
+            opts="-f -c -q -h -V --config-file --file --label --selected-config --dry-run --force --sim --sim-state --format --quiet --color --nvml-lib --state-root --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -f)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --selected-config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --label)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -c)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sim)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sim-state)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "table json yaml" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --nvml-lib)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --state-root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gpushare__subcmd__mig__subcmd__assert)
+            opts="-f -c -q -h -V --config-file --file --label --selected-config --sim --sim-state --format --quiet --color --nvml-lib --state-root --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -f)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --selected-config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --label)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -c)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sim)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sim-state)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "table json yaml" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --nvml-lib)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --state-root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gpushare__subcmd__mig__subcmd__clear)
+            opts="-q -h -V --gpu --dry-run --sim --sim-state --format --quiet --color --nvml-lib --state-root --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --gpu)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sim)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sim-state)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "table json yaml" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --nvml-lib)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --state-root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gpushare__subcmd__mig__subcmd__export)
+            opts="-l -q -h -V --config-label --sim --sim-state --format --quiet --color --nvml-lib --state-root --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --config-label)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -l)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sim)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sim-state)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "table json yaml" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --nvml-lib)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --state-root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gpushare__subcmd__mig__subcmd__help)
+            opts="profiles apply assert export clear help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gpushare__subcmd__mig__subcmd__help__subcmd__apply)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gpushare__subcmd__mig__subcmd__help__subcmd__assert)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gpushare__subcmd__mig__subcmd__help__subcmd__clear)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gpushare__subcmd__mig__subcmd__help__subcmd__export)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gpushare__subcmd__mig__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gpushare__subcmd__mig__subcmd__help__subcmd__profiles)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gpushare__subcmd__mig__subcmd__profiles)
+            opts="-q -h -V --gpu --sim --sim-state --format --quiet --color --nvml-lib --state-root --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --gpu)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1324,7 +1878,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__sim)
-            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --help --version presets models help"
+            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --help --version presets models reboot help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1362,7 +1916,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__sim__subcmd__help)
-            opts="presets models help"
+            opts="presets models reboot help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1417,6 +1971,20 @@ _gpushare() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        gpushare__subcmd__sim__subcmd__help__subcmd__reboot)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         gpushare__subcmd__sim__subcmd__models)
             opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -1456,6 +2024,44 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__sim__subcmd__presets)
+            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --sim)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sim-state)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "table json yaml" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --nvml-lib)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --state-root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gpushare__subcmd__sim__subcmd__reboot)
             opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

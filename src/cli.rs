@@ -63,6 +63,9 @@ pub enum Command {
 
     /// Check that this node is ready to share its GPUs (driver, devices, runtime, CDI, blockers)
     Doctor(DoctorArgs),
+    /// MIG: profiles, declarative layouts (gpushare.toml or mig-parted v1), safe incremental apply
+    #[command(subcommand)]
+    Mig(MigCommand),
 
     /// Simulated nodes: list presets and the GPU models they can hold
     #[command(subcommand)]
@@ -230,6 +233,101 @@ pub enum SimCommand {
     Presets,
     /// List the GPU models a node file may name
     Models,
+    /// Reboot the simulated node kept in --sim-state: pending MIG modes apply, instances and
+    /// processes are gone
+    Reboot,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum MigCommand {
+    /// Every GPU-instance profile of the MIG-capable GPUs: id, slices, memory, counts, placements
+    Profiles(MigProfilesArgs),
+
+    /// Change the node to the MIG layout of a file, with the fewest changes
+    ///
+    /// FILE is a gpushare.toml (entries with mode = "mig" or "none"; "mps" and "time-slicing"
+    /// turn MIG off) or an NVIDIA mig-parted v1 config with -c LABEL. Instances that fit the
+    /// layout are kept (same ids and MIG UUIDs), only the extras are destroyed, the missing ones
+    /// are created at exact placements, and only GPUs whose MIG mode changes are reset.
+    /// Applying the same layout again changes nothing.
+    Apply(MigApplyArgs),
+
+    /// Exit 0 when the node has the MIG layout of a file, 3 when it does not
+    Assert(MigFileArgs),
+
+    /// Print the node's MIG layout as a mig-parted v1 config
+    Export(MigExportArgs),
+
+    /// Destroy every GPU and compute instance of the selected GPUs (MIG stays enabled)
+    Clear(MigClearArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct MigProfilesArgs {
+    /// Only these GPUs: `all`, indexes `0,2`, ranges `0-3`, UUIDs or PCI bus ids
+    #[arg(long, value_name = "SEL", default_value = "all")]
+    pub gpu: GpuSelector,
+}
+
+#[derive(Debug, Args)]
+pub struct MigFileArgs {
+    /// The desired layout: a gpushare.toml or a mig-parted v1 YAML config (`-` reads stdin)
+    #[arg(
+        short = 'f',
+        long = "file",
+        visible_alias = "config-file",
+        value_name = "FILE",
+        env = "MIG_PARTED_CONFIG_FILE"
+    )]
+    pub file: PathBuf,
+
+    /// The label of the mig-parted config to use (not needed when the file has one label)
+    #[arg(
+        short = 'c',
+        long = "selected-config",
+        visible_alias = "label",
+        value_name = "LABEL",
+        env = "MIG_PARTED_SELECTED_CONFIG"
+    )]
+    pub label: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct MigApplyArgs {
+    #[command(flatten)]
+    pub file: MigFileArgs,
+
+    /// Print the plan and change nothing
+    #[arg(long)]
+    pub dry_run: bool,
+
+    /// Change the MIG mode of GPUs that processes or services keep busy, leaving the change
+    /// pending until the next reboot (exit 5). Instances in use are never destroyed.
+    #[arg(long)]
+    pub force: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct MigExportArgs {
+    /// The label of the exported config
+    #[arg(
+        short = 'l',
+        long = "config-label",
+        value_name = "LABEL",
+        default_value = "current"
+    )]
+    pub label: String,
+}
+
+#[derive(Debug, Args)]
+pub struct MigClearArgs {
+    /// Only these GPUs: `all`, indexes `0,2`, ranges `0-3`, UUIDs or PCI bus ids
+    #[arg(long, value_name = "SEL", default_value = "all")]
+    pub gpu: GpuSelector,
+
+    /// Print the plan and change nothing
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
 #[derive(Debug, Subcommand)]

@@ -8,6 +8,17 @@ use std::path::Path;
 /// Write `bytes` to `path` atomically: a temporary file in the same directory, fsync, rename.
 /// A reader sees the old content or the new one, never a half-written file.
 pub fn write_atomic(path: &Path, bytes: &[u8], mode: u32) -> std::io::Result<()> {
+    replace(path, bytes, mode, true)
+}
+
+/// Like [`write_atomic`] without the fsyncs: readers still see the old or the new content, but
+/// a power loss may lose the change. For files that are rewritten often and cheap to lose (the
+/// simulator's state, saved after every operation).
+pub fn write_atomic_unsynced(path: &Path, bytes: &[u8], mode: u32) -> std::io::Result<()> {
+    replace(path, bytes, mode, false)
+}
+
+fn replace(path: &Path, bytes: &[u8], mode: u32, durable: bool) -> std::io::Result<()> {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
@@ -27,9 +38,11 @@ pub fn write_atomic(path: &Path, bytes: &[u8], mode: u32) -> std::io::Result<()>
         f.write_all(bytes)?;
         // The umask may have narrowed the mode; set exactly what was asked.
         f.set_permissions(fs::Permissions::from_mode(mode))?;
-        f.sync_all()?;
+        if durable {
+            f.sync_all()?;
+        }
         fs::rename(&tmp, path)?;
-        if let Ok(d) = fs::File::open(dir) {
+        if durable && let Ok(d) = fs::File::open(dir) {
             let _ = d.sync_all();
         }
         Ok(())
@@ -60,6 +73,16 @@ mod tests {
             1,
             "no temp file left"
         );
+    }
+
+    #[test]
+    fn the_unsynced_variant_replaces_too() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("state.json");
+        write_atomic_unsynced(&p, b"one", 0o600).unwrap();
+        write_atomic_unsynced(&p, b"two", 0o644).unwrap();
+        assert_eq!(fs::read_to_string(&p).unwrap(), "two");
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
     }
 
     #[test]

@@ -127,6 +127,9 @@ pub enum ModeChange {
     Applied,
     /// The new mode is pending until the GPU is reset (it was busy).
     PendingReset,
+    /// The new mode is pending and the GPU cannot be reset here (e.g. a VM with passthrough, NVML
+    /// activation status `NVML_ERROR_RESET_REQUIRED`): it takes effect after a reboot.
+    PendingReboot,
 }
 
 /// A device that has its own compute mode: a whole GPU, or a MIG device.

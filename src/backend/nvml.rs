@@ -27,6 +27,9 @@ pub struct NvmlBackend {
 /// does not name.
 const NVML_ERROR_INSUFFICIENT_RESOURCES: u32 = 23;
 
+/// `NVML_ERROR_RESET_REQUIRED`: as a MIG activation status, "a reset is not possible here".
+const NVML_ERROR_RESET_REQUIRED: u32 = 16;
+
 /// Map an nvml-wrapper error to the driver's meaning; `what` says which call it was.
 pub(super) fn driver_error(e: NvmlError, what: &str) -> DriverError {
     use DriverErrorKind as K;
@@ -354,6 +357,9 @@ impl Backend for NvmlBackend {
         let now = device.mig_mode().map_err(|e| driver_error(e, &what))?;
         if status == 0 && MigMode::from_enabled(now.current == 1) == mode {
             Ok(ModeChange::Applied)
+        } else if status == NVML_ERROR_RESET_REQUIRED {
+            // The driver cannot reset the GPU here (passthrough VM): only a reboot applies it.
+            Ok(ModeChange::PendingReboot)
         } else {
             Ok(ModeChange::PendingReset)
         }
@@ -390,9 +396,13 @@ impl Backend for NvmlBackend {
             String::from_utf8_lossy(&output.stdout),
             String::from_utf8_lossy(&output.stderr)
         );
-        let kind = if text.contains("In use") || text.contains("in use") {
+        let lower = text.to_ascii_lowercase();
+        let kind = if lower.contains("in use") {
             DriverErrorKind::InUse
-        } else if text.contains("permission") {
+        } else if lower.contains("not supported") || lower.contains("is the primary gpu") {
+            // Resets are not possible on this machine (VM, primary display GPU): reboot instead.
+            DriverErrorKind::NotSupported
+        } else if lower.contains("permission") {
             DriverErrorKind::NoPermission
         } else {
             DriverErrorKind::Unknown

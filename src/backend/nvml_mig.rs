@@ -134,8 +134,15 @@ pub fn gpu_instance_profiles(
     total_mib: u64,
 ) -> DriverResult<Vec<ProfileCapacity>> {
     let raw = raw_profiles(nvml, device)?;
-    if raw.is_empty() {
-        return catalog_profiles(device);
+    // With MIG disabled the driver may list profiles but no placements or capacity: the catalog
+    // stands in when it knows the GPU, so a plan can be made before the mode flips.
+    let enabled = device.mig_mode().is_ok_and(|m| m.current == 1);
+    if raw.is_empty() || !enabled {
+        match catalog_profiles(device) {
+            Ok(list) => return Ok(list),
+            Err(e) if raw.is_empty() => return Err(e),
+            Err(_) => {}
+        }
     }
     let lib = nvml.lib();
     let placements = symbol(
@@ -154,23 +161,29 @@ pub fn gpu_instance_profiles(
         let mut count: u32 = 0;
         // SAFETY: the first call asks for the count with a null buffer, as the API allows.
         let code = unsafe { placements(handle, p.info.id, ptr::null_mut(), &mut count) };
-        if code != 0 && code != 7 {
+        let mut buf: Vec<nvmlGpuInstancePlacement_t> = Vec::new();
+        if code == 0 || code == 7 {
+            buf = vec![nvmlGpuInstancePlacement_t { start: 0, size: 0 }; count as usize];
+            // SAFETY: the buffer holds `count` elements.
+            let code = unsafe { placements(handle, p.info.id, buf.as_mut_ptr(), &mut count) };
+            if code == 0 {
+                buf.truncate(count as usize);
+            } else if enabled {
+                check(code, &what)?;
+            } else {
+                buf.clear();
+            }
+        } else if enabled {
             check(code, &what)?;
         }
-        let mut buf: Vec<nvmlGpuInstancePlacement_t> =
-            vec![nvmlGpuInstancePlacement_t { start: 0, size: 0 }; count as usize];
-        // SAFETY: the buffer holds `count` elements.
-        check(
-            unsafe { placements(handle, p.info.id, buf.as_mut_ptr(), &mut count) },
-            &what,
-        )?;
-        buf.truncate(count as usize);
         let mut free: u32 = 0;
-        // SAFETY: valid handle and out pointer.
-        check(
-            unsafe { remaining(handle, p.info.id, &mut free) },
-            "remaining capacity",
-        )?;
+        if enabled {
+            // SAFETY: valid handle and out pointer.
+            check(
+                unsafe { remaining(handle, p.info.id, &mut free) },
+                "remaining capacity",
+            )?;
+        }
         let memory_mib = p.info.memorySizeMB;
         out.push(ProfileCapacity {
             profile: GpuInstanceProfile {

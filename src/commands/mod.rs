@@ -3,6 +3,7 @@
 mod detect;
 mod generate;
 mod manifests;
+mod mig;
 mod mps;
 mod probe;
 mod sim;
@@ -16,6 +17,7 @@ pub fn dispatch(ctx: &mut Context, command: Command) -> Result<Exit> {
     match command {
         Command::Detect(args) => detect::run(ctx, &args),
         Command::Doctor(args) => crate::doctor::run(ctx, args.host_root),
+        Command::Mig(cmd) => mig::run(ctx, &cmd),
         Command::Sim(cmd) => sim::run(ctx, &cmd),
         Command::Mps(cmd) => mps::run(ctx, cmd),
         Command::Vgpu(cmd) => vgpu::run(ctx, &cmd),

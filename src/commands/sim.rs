@@ -1,6 +1,7 @@
 //! `gpushare sim presets|models`: what the simulator can build.
 
 use crate::Context;
+use crate::backend::sim::SimBackend;
 use crate::backend::sim::node_file::preset_summaries;
 use crate::cli::SimCommand;
 use crate::error::{Exit, Result};
@@ -97,6 +98,25 @@ pub fn run(ctx: &mut Context, cmd: &SimCommand) -> Result<Exit> {
                 )
             })?;
         }
+        SimCommand::Reboot => reboot(ctx)?,
     }
     Ok(Exit::Ok)
+}
+
+/// A reboot only means something for a node kept in a state file.
+fn reboot(ctx: &mut Context) -> Result<()> {
+    let options = &ctx.backend_options;
+    let Some(state) = options.sim_state.as_deref() else {
+        return Err(crate::error::Error::usage(
+            "sim reboot needs --sim-state FILE: without it nothing of the simulated node is kept",
+        )
+        .with_hint("e.g. gpushare --sim dgx-a100 --sim-state node.json sim reboot"));
+    };
+    let mut sim = SimBackend::open(options.sim.as_deref(), Some(state))?;
+    sim.reboot()?;
+    ctx.out.note(format!(
+        "rebooted the simulated node `{}`: pending MIG modes applied, instances and processes gone",
+        sim.state().name
+    ));
+    Ok(())
 }

@@ -76,8 +76,38 @@ impl SimBackend {
         })
     }
 
+    /// A simulated node from a state built in code, with no state file (tests).
+    pub fn from_state(state: SimState) -> Self {
+        SimBackend {
+            state,
+            state_path: None,
+            faults: Faults::default(),
+        }
+    }
+
+    /// Make operations fail as `GPUSHARE_SIM_FAIL` would (tests that run in-process).
+    pub fn inject_faults(&mut self, spec: &str) -> Result<()> {
+        self.faults = Faults::parse(spec)?;
+        Ok(())
+    }
+
+    pub fn state_mut(&mut self) -> &mut SimState {
+        &mut self.state
+    }
+
     pub fn state(&self) -> &SimState {
         &self.state
+    }
+
+    /// Reboot the simulated machine (see [`SimState::reboot`]) and save it.
+    pub fn reboot(&mut self) -> DriverResult<()> {
+        let mut next = self.state.clone();
+        next.reboot();
+        if let Some(path) = &self.state_path {
+            save_state(path, &next)?;
+        }
+        self.state = next;
+        Ok(())
     }
 
     /// Run one changing operation: injected faults first, then the change, then save it.
@@ -136,7 +166,8 @@ fn save_state(path: &Path, state: &SimState) -> DriverResult<()> {
     let mut json = serde_json::to_string_pretty(state)
         .map_err(|e| DriverError::new(DriverErrorKind::Unknown, e.to_string()))?;
     json.push('\n');
-    crate::fsutil::write_atomic(path, json.as_bytes(), 0o644).map_err(|e| {
+    // Saved after every operation: atomic (never half written), but not fsynced each time.
+    crate::fsutil::write_atomic_unsynced(path, json.as_bytes(), 0o644).map_err(|e| {
         DriverError::new(
             DriverErrorKind::Unknown,
             format!("cannot save the simulator state to {}: {e}", path.display()),

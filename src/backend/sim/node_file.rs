@@ -7,6 +7,7 @@
 //! count = 2                                # optional, default 1
 //! mig = "enabled"                          # optional: enabled | disabled
 //! vgpu_host_mode = "sriov"                 # optional: sriov | non_sriov (a vGPU host)
+//! reset = false                            # optional: the GPU cannot be reset (passthrough VM)
 //! instances = [{ profile = "3g.20gb", start = 4 }]
 //! processes = [{ pid = 4242, name = "python", used_memory_mib = 1024, gpu_instance = 0 }]
 //! ```
@@ -50,6 +51,8 @@ pub struct GpuEntry {
     /// vGPU host mode (`sriov` or `non_sriov`), as NVML reports it on a KVM host with the vGPU
     /// Manager; absent for an ordinary GPU.
     vgpu_host_mode: Option<VgpuHostMode>,
+    /// `false`: the GPU cannot be reset (a VM with passthrough); MIG mode changes need a reboot.
+    reset: Option<bool>,
     #[serde(default)]
     instances: Vec<Spanned<InstanceEntry>>,
     #[serde(default)]
@@ -224,6 +227,7 @@ fn add_gpu(source: &SourceFile, state: &mut SimState, entry: &GpuEntry) -> Resul
         persistence_mode: entry.persistence_mode.unwrap_or(false),
         mig_current: mig,
         mig_pending: mig,
+        reset_supported: entry.reset.unwrap_or(true),
         instances: Vec::new(),
         processes: Vec::new(),
         vgpu_host_mode: entry.vgpu_host_mode,

@@ -46,6 +46,10 @@ pub struct SimGpu {
     pub persistence_mode: bool,
     pub mig_current: MigMode,
     pub mig_pending: MigMode,
+    /// False when the GPU cannot be reset from here (a VM with passthrough): MIG mode changes
+    /// wait for a reboot.
+    #[serde(default = "resettable")]
+    pub reset_supported: bool,
     pub instances: Vec<SimGpuInstance>,
     pub processes: Vec<Process>,
     /// vGPU host mode, as a node file sets it; absent on GPUs that are not vGPU hosts.
@@ -70,6 +74,10 @@ pub struct SimComputeInstance {
     pub start: u32,
     pub uuid: String,
     pub compute_mode: ComputeMode,
+}
+
+fn resettable() -> bool {
+    true
 }
 
 fn err(kind: DriverErrorKind, detail: impl Into<String>) -> DriverError {
@@ -317,6 +325,9 @@ impl SimState {
         let busy = !gpu.processes.is_empty() || !holders.is_empty();
         let gpu = self.gpu_mut(index)?;
         gpu.mig_pending = mode;
+        if !gpu.reset_supported && gpu.mig_current != mode {
+            return Ok(ModeChange::PendingReboot);
+        }
         if busy && gpu.mig_current != mode {
             return Ok(ModeChange::PendingReset);
         }
@@ -332,6 +343,15 @@ impl SimState {
         // Check every GPU first: a reset of several GPUs happens for all or none.
         for &index in indexes {
             let gpu = self.gpu(index)?;
+            if !gpu.reset_supported {
+                return Err(err(
+                    DriverErrorKind::NotSupported,
+                    format!(
+                        "GPU {index} ({}) cannot be reset on this machine; reboot to apply its pending MIG mode",
+                        gpu.pci_bus_id
+                    ),
+                ));
+            }
             if let Some(why) = gpu.busy_reason(None, None) {
                 return Err(err(
                     DriverErrorKind::InUse,
@@ -356,6 +376,17 @@ impl SimState {
             gpu.mig_current = gpu.mig_pending;
         }
         Ok(())
+    }
+
+    /// What a reboot of the machine does: pending MIG modes apply, GPU and compute instances and
+    /// processes are gone, compute modes are back to default. Services (holders) start again.
+    pub fn reboot(&mut self) {
+        for gpu in &mut self.gpus {
+            gpu.mig_current = gpu.mig_pending;
+            gpu.instances.clear();
+            gpu.processes.clear();
+            gpu.compute_mode = ComputeMode::Default;
+        }
     }
 
     pub fn create_gpu_instance(

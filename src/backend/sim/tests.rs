@@ -312,3 +312,61 @@ fn a_state_file_of_another_node_is_refused() {
     assert_eq!(e.exit, crate::error::Exit::Usage);
     assert!(e.message.contains("state.json:1:"), "{}", e.message);
 }
+
+#[test]
+fn a_gpu_that_cannot_be_reset_waits_for_a_reboot() {
+    let text = "[[gpus]]\nmodel = \"NVIDIA A100-SXM4-40GB\"\nreset = false\n";
+    let state =
+        node_file::from_file(&crate::source_file::SourceFile::inline("vm.toml", text)).unwrap();
+    let mut sim = SimBackend::from_state(state);
+    assert_eq!(
+        sim.set_mig_mode(0, MigMode::Enabled).unwrap(),
+        ModeChange::PendingReboot
+    );
+    let e = sim.reset_gpus(&[0]).unwrap_err();
+    assert_eq!(e.kind, K::NotSupported);
+    assert!(e.detail.contains("reboot"), "{e}");
+    sim.reboot().unwrap();
+    let gpu = &sim.snapshot().unwrap().gpus[0];
+    assert_eq!(
+        (gpu.mig.current, gpu.mig.pending),
+        (MigMode::Enabled, MigMode::Enabled)
+    );
+}
+
+#[test]
+fn a_reboot_applies_pending_modes_and_clears_instances_and_processes() {
+    let mut sim = enabled_a100();
+    let gi = sim.create_gpu_instance(0, P3G20, place(0, 4)).unwrap();
+    sim.create_compute_instance(0, gi, 2).unwrap();
+    sim.state.gpus[1].processes.push(Process {
+        pid: 9,
+        name: "x".into(),
+        used_memory_mib: 1,
+        gpu_instance_id: None,
+        compute_instance_id: None,
+    });
+    assert_eq!(
+        sim.set_mig_mode(1, MigMode::Enabled).unwrap(),
+        ModeChange::PendingReset
+    );
+    sim.reboot().unwrap();
+    let node = sim.snapshot().unwrap();
+    assert!(
+        node.gpus[0].mig.current.is_enabled(),
+        "MIG mode survives a reboot"
+    );
+    assert!(node.gpus[0].mig.instances.is_empty(), "instances do not");
+    assert!(node.gpus[1].mig.current.is_enabled() && node.gpus[1].processes.is_empty());
+}
+
+#[test]
+fn state_files_without_the_reset_field_still_load() {
+    let sim = a100();
+    let mut json: serde_json::Value = serde_json::to_value(sim.state()).unwrap();
+    for g in json["gpus"].as_array_mut().unwrap() {
+        g.as_object_mut().unwrap().remove("reset_supported");
+    }
+    let back: SimState = serde_json::from_value(json).unwrap();
+    assert!(back.gpus.iter().all(|g| g.reset_supported));
+}

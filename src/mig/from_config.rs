@@ -1,0 +1,345 @@
+//! MIG layouts from `gpushare.toml`.
+//!
+//! - `mode = "mig"`: MIG on, with `mig.devices` (profile → count) and `mig.instances` (explicit
+//!   placements) on every selected GPU;
+//! - `mode = "none"`: MIG off;
+//! - `mode = "mps"` and `mode = "time-slicing"` share the whole GPU, which needs MIG off (with MIG
+//!   on, CUDA and the device plugin only see MIG devices): MIG is turned off there too, so that
+//!   `mig apply` and the full `apply` agree on the MIG mode of every GPU;
+//! - `mode = "vgpu"`: left alone: MIG-backed vGPU types need MIG on, time-sliced ones need it off,
+//!   and the vGPU configuration decides.
+//!
+//! A GPU matched by no entry is left untouched.
+
+use super::layout::{
+    GpuDesire, MigLayout, Problem, ProfileBook, WantedInstance, check_feasible, resolve,
+};
+use crate::config::{Assignment, Config, GpuEntry, Mode, Select};
+use crate::error::{Error, Result};
+use crate::node::{Gpu, Node};
+use crate::output::Output;
+use std::ops::Range;
+use toml::Spanned;
+
+/// The MIG wish of every GPU the file covers.
+pub fn desires(
+    config: &Config,
+    node: &Node,
+    book: &ProfileBook,
+    out: &Output,
+) -> Result<Vec<GpuDesire>> {
+    let assignments = config.assign(node)?;
+    check_entries_reach_mig(config, node, &assignments)?;
+    let mut desires = Vec::new();
+    for a in &assignments {
+        let Some(gpu) = node.gpu(a.gpu) else { continue };
+        let entry = a.entry.get_ref();
+        let mode = *entry.mode.get_ref();
+        let origin = origin(config, a.entry.span());
+        let (layout, reason) = match mode {
+            Mode::Vgpu => continue,
+            Mode::None => (MigLayout::Disabled, None),
+            Mode::Mps | Mode::TimeSlicing => (
+                MigLayout::Disabled,
+                Some(format!(
+                    "mode = \"{}\" shares the whole GPU ({origin})",
+                    mode.as_str()
+                )),
+            ),
+            Mode::Mig => {
+                if !gpu.mig.capable {
+                    // An explicit index is an error (checked above); "all" or a filter that
+                    // also matched MIG GPUs skips this one.
+                    out.note(format!(
+                        "GPU {} ({}) is not MIG-capable: {origin} leaves it alone",
+                        gpu.index, gpu.name
+                    ));
+                    continue;
+                }
+                (MigLayout::Enabled(wanted(config, gpu, book, entry)?), None)
+            }
+        };
+        if !gpu.mig.capable {
+            // MIG off on a GPU without MIG: nothing to do.
+            continue;
+        }
+        let profiles = book
+            .of(gpu)
+            .map_err(|p| problem(config, a.entry.span(), p))?
+            .to_vec();
+        desires.push(GpuDesire {
+            gpu: gpu.index,
+            layout,
+            profiles,
+            origin,
+            reason,
+        });
+    }
+    Ok(desires)
+}
+
+fn origin(config: &Config, span: Range<usize>) -> String {
+    let (line, _) = crate::error::line_col(&config.source.text, span.start);
+    format!("{}:{line}", config.source.path.display())
+}
+
+fn problem(config: &Config, span: Range<usize>, p: Problem) -> Error {
+    let e = config.error_at(span, p.message);
+    match p.hint {
+        Some(h) => e.with_hint(h),
+        None => e,
+    }
+}
+
+/// A `mode = "mig"` entry must reach at least one MIG-capable GPU, and may not name one without
+/// MIG by index.
+fn check_entries_reach_mig(
+    config: &Config,
+    node: &Node,
+    assignments: &[Assignment<'_>],
+) -> Result<()> {
+    for entry in &config.file.gpus {
+        let e = entry.get_ref();
+        if *e.mode.get_ref() != Mode::Mig {
+            continue;
+        }
+        let gpus: Vec<&Gpu> = assignments
+            .iter()
+            .filter(|a| std::ptr::eq(a.entry, entry))
+            .filter_map(|a| node.gpu(a.gpu))
+            .collect();
+        let explicit = matches!(e.select.get_ref(), Select::Indexes(_));
+        let bad = gpus.iter().find(|g| !g.mig.capable);
+        if let Some(gpu) = bad
+            && (explicit || gpus.iter().all(|g| !g.mig.capable))
+        {
+            return Err(problem(
+                config,
+                e.select.span(),
+                super::layout::not_capable(gpu),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The instances an entry asks for on one GPU: `mig.devices` counts, then `mig.instances`.
+fn wanted(
+    config: &Config,
+    gpu: &Gpu,
+    book: &ProfileBook,
+    entry: &GpuEntry,
+) -> Result<Vec<WantedInstance>> {
+    let Some(mig) = &entry.mig else {
+        return Ok(Vec::new());
+    };
+    let section_span = mig.span();
+    let mig = mig.get_ref();
+    let profiles = book
+        .of(gpu)
+        .map_err(|p| problem(config, section_span.clone(), p))?;
+    let mut out = Vec::new();
+    for (name, count) in &mig.devices {
+        let (profile, compute) =
+            resolve(gpu, profiles, name.get_ref()).map_err(|p| problem(config, name.span(), p))?;
+        check_count(
+            config,
+            count,
+            &profiles[profile].name,
+            profiles[profile].max_instances,
+        )?;
+        for _ in 0..*count.get_ref() {
+            out.push(WantedInstance {
+                profile,
+                compute: compute.clone(),
+                start: None,
+            });
+        }
+    }
+    for inst in &mig.instances {
+        let i = inst.get_ref();
+        let (profile, compute) = resolve(gpu, profiles, i.profile.get_ref())
+            .map_err(|p| problem(config, i.profile.span(), p))?;
+        let p = &profiles[profile];
+        if let Some(start) = &i.start
+            && !p.starts.contains(start.get_ref())
+        {
+            return Err(config
+                .error_at(
+                    start.span(),
+                    format!(
+                        "start = {}: GPU {} ({}) places {} only at memory slice {}",
+                        start.get_ref(),
+                        gpu.index,
+                        gpu.name,
+                        p.name,
+                        join_or(&p.starts)
+                    ),
+                )
+                .with_hint(format!(
+                    "placements of {}: {}",
+                    p.name,
+                    super::solver::placements_text(p)
+                )));
+        }
+        out.push(WantedInstance {
+            profile,
+            compute,
+            start: i.start.as_ref().map(|s| *s.get_ref()),
+        });
+    }
+    check_feasible(gpu, profiles, &out).map_err(|p| problem(config, section_span, p))?;
+    Ok(out)
+}
+
+fn check_count(config: &Config, count: &Spanned<u32>, name: &str, max: u32) -> Result<()> {
+    if *count.get_ref() > max {
+        return Err(config
+            .error_at(
+                count.span(),
+                format!("{name} = {}: a GPU holds at most {max}", count.get_ref()),
+            )
+            .with_hint(format!("use a count from 0 to {max}")));
+    }
+    Ok(())
+}
+
+/// `0, 2 or 4`.
+fn join_or(list: &[u32]) -> String {
+    let items: Vec<String> = list.iter().map(u32::to_string).collect();
+    match items.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+        _ => items.join(""),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::Backend;
+    use crate::backend::sim::SimBackend;
+    use crate::source_file::SourceFile;
+
+    fn desires_for(preset: &str, text: &str) -> Result<Vec<GpuDesire>> {
+        let sim = SimBackend::from_preset(preset).unwrap();
+        let node = sim.snapshot().unwrap();
+        let book = ProfileBook::load(&sim, &node);
+        let config = Config::parse(SourceFile::inline("gpushare.toml", text))?;
+        desires(
+            &config,
+            &node,
+            &book,
+            &Output::new(Default::default(), true, Default::default()),
+        )
+    }
+
+    fn err(preset: &str, text: &str) -> Error {
+        desires_for(preset, text).expect_err("should fail")
+    }
+
+    #[test]
+    fn mig_none_and_whole_gpu_modes() {
+        let d = desires_for(
+            "mixed",
+            "[[gpus]]\nselect = [0]\nmode = \"mig\"\nmig.devices = { \"3g.40gb\" = 1, \"2c.3g.40gb\" = 1 }\n\
+             [[gpus]]\nselect = [1]\nmode = \"mps\"\nmps.clients = 2\n\
+             [[gpus]]\nselect = [2, 3]\nmode = \"time-slicing\"\ntime_slicing.replicas = 4\n",
+        )
+        .unwrap();
+        // T4s have no MIG: nothing to do for them.
+        assert_eq!(d.len(), 2);
+        let MigLayout::Enabled(list) = &d[0].layout else {
+            panic!()
+        };
+        assert_eq!(list.len(), 2);
+        assert_eq!(d[0].origin, "gpushare.toml:1");
+        assert_eq!(d[1].layout, MigLayout::Disabled);
+        assert!(
+            d[1].reason
+                .as_deref()
+                .unwrap()
+                .contains("mode = \"mps\" shares the whole GPU")
+        );
+    }
+
+    #[test]
+    fn explicit_placements_are_pinned() {
+        let d = desires_for(
+            "dgx-a100",
+            "[[gpus]]\nselect = \"all\"\nmode = \"mig\"\nmig.instances = [{ profile = \"3g.20gb\", start = 4 }, { profile = \"1g.5gb\" }]\n",
+        )
+        .unwrap();
+        assert_eq!(d.len(), 8);
+        let MigLayout::Enabled(list) = &d[3].layout else {
+            panic!()
+        };
+        assert_eq!(list[0].start, Some(4));
+        assert_eq!(list[1].start, None);
+    }
+
+    #[test]
+    fn bad_layouts_name_the_place_in_the_file() {
+        let e = err(
+            "dgx-a100",
+            "[[gpus]]\nselect = \"all\"\nmode = \"mig\"\nmig.devices = { \"1g.10gb+me\" = 1 }\n",
+        );
+        assert_eq!(e.exit, crate::error::Exit::Usage);
+        assert!(
+            e.message.starts_with(
+                "gpushare.toml:4:17: GPU 0 (NVIDIA A100-SXM4-40GB) has no MIG profile `1g.10gb+me`"
+            ),
+            "{}",
+            e.message
+        );
+        assert!(e.hint.unwrap().contains("1g.5gb+me"));
+        let e = err(
+            "dgx-a100",
+            "[[gpus]]\nselect = \"all\"\nmode = \"mig\"\nmig.devices = { \"1g.5gb\" = 8 }\n",
+        );
+        assert!(
+            e.message
+                .contains("gpushare.toml:4:28: 1g.5gb = 8: a GPU holds at most 7"),
+            "{}",
+            e.message
+        );
+        let e = err(
+            "dgx-a100",
+            "[[gpus]]\nselect = \"all\"\nmode = \"mig\"\nmig.devices = { \"3g.20gb\" = 2, \"1g.5gb\" = 1 }\n",
+        );
+        assert!(
+            e.message.contains(
+                "no MIG layout fits: 3g.20gb ×2 fills all 8 memory slices; 1g.5gb needs one more"
+            ),
+            "{}",
+            e.message
+        );
+        assert!(e.message.starts_with("gpushare.toml:4:1:"), "{}", e.message);
+        let e = err(
+            "dgx-a100",
+            "[[gpus]]\nselect = \"all\"\nmode = \"mig\"\nmig.instances = [{ profile = \"3g.20gb\", start = 2 }]\n",
+        );
+        assert!(e.message.contains("start = 2: GPU 0 (NVIDIA A100-SXM4-40GB) places 3g.20gb only at memory slice 0 or 4"), "{}", e.message);
+        let e = err(
+            "mixed",
+            "[[gpus]]\nselect = [2]\nmode = \"mig\"\nmig.devices = {}\n",
+        );
+        assert!(
+            e.message
+                .contains("cannot set MIG mode on non MIG-capable GPU"),
+            "{}",
+            e.message
+        );
+        let e = err(
+            "t4x4",
+            "[[gpus]]\nselect = \"all\"\nmode = \"mig\"\nmig.devices = {}\n",
+        );
+        assert!(e.message.contains("non MIG-capable"), "{}", e.message);
+        // "all" on a mixed node skips the GPUs without MIG.
+        let d = desires_for(
+            "mixed",
+            "[[gpus]]\nselect = \"all\"\nmode = \"mig\"\nmig.devices = { \"7g.80gb\" = 1 }\n",
+        )
+        .unwrap();
+        assert_eq!(d.len(), 2);
+    }
+}

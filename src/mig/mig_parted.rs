@@ -1,0 +1,333 @@
+//! NVIDIA mig-parted's config format (v1), read unchanged, with mig-parted's semantics:
+//!
+//! ```yaml
+//! version: v1
+//! mig-configs:
+//!   all-balanced:
+//!     - device-filter: ["0x20B010DE", "0x20B210DE:0x147F10DE"]   # optional; :subsystem optional
+//!       devices: all              # or [0, 1, 4]
+//!       mig-enabled: true
+//!       mig-devices: { "1g.5gb": 2, "2g.10gb": 1, "3g.20gb": 1 }
+//! ```
+//!
+//! An entry applies to GPU *i* when its device filter matches (no filter: every GPU) and
+//! `devices` is `all` or lists *i*. Entries apply in order, so when several match a GPU the last
+//! one wins, as in mig-parted. GPUs no entry matches are left untouched. A GPU without MIG is
+//! skipped under `devices: all`; listed by index with `mig-enabled: true` it is an error.
+//! Each `mig-devices` entry is a MIG device: one GPU instance with one compute instance (`2c.`
+//! prefixes pick a smaller compute instance). The messages for invalid files are mig-parted's.
+
+use super::layout::{
+    GpuDesire, MigLayout, Problem, ProfileBook, WantedInstance, check_feasible, resolve,
+};
+use crate::error::{Error, Result};
+use crate::node::{Gpu, Node, PciId};
+use crate::output::Output;
+use crate::source_file::SourceFile;
+use raw::{RawSpec, check_entry, yaml_message};
+use serde_saphyr::Spanned;
+use std::fmt;
+
+mod raw;
+
+/// A parsed and checked mig-parted config file.
+#[derive(Debug, Clone)]
+pub struct MigPartedConfig {
+    pub source: SourceFile,
+    pub configs: Vec<LabelConfig>,
+}
+
+/// One label of `mig-configs`.
+#[derive(Debug, Clone)]
+pub struct LabelConfig {
+    pub label: String,
+    pub at: Position,
+    pub entries: Vec<MigConfigEntry>,
+}
+
+/// One entry of a label.
+#[derive(Debug, Clone)]
+pub struct MigConfigEntry {
+    pub at: Position,
+    /// None: every GPU.
+    pub device_filter: Option<Vec<DeviceFilter>>,
+    pub devices: Devices,
+    pub devices_at: Position,
+    pub mig_enabled: bool,
+    /// Profile name (as written, checked) → count, in file order; zero counts dropped.
+    pub mig_devices: Vec<(String, u32, Position)>,
+}
+
+/// `0x20B010DE`, optionally `:0x147F10DE` for the PCI subsystem.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DeviceFilter {
+    pub device: PciId,
+    pub subsystem: Option<PciId>,
+}
+
+impl DeviceFilter {
+    fn matches(&self, gpu: &Gpu) -> bool {
+        self.device == gpu.pci_device_id
+            && self
+                .subsystem
+                .is_none_or(|s| gpu.pci_subsystem_id == Some(s))
+    }
+}
+
+impl fmt::Display for DeviceFilter {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.subsystem {
+            Some(s) => write!(f, "{}:{s}", self.device),
+            None => write!(f, "{}", self.device),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Devices {
+    All,
+    Indexes(Vec<u32>),
+}
+
+/// Line and column (1-based).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Position {
+    pub line: usize,
+    pub column: usize,
+}
+
+impl Position {
+    fn of<T>(s: &Spanned<T>) -> Self {
+        Position {
+            line: s.referenced.line() as usize,
+            column: s.referenced.column() as usize,
+        }
+    }
+}
+
+impl MigPartedConfig {
+    /// Parse and check a config file; errors name the file, line and column.
+    pub fn parse(source: SourceFile) -> Result<Self> {
+        let raw: RawSpec = serde_saphyr::from_str(&source.text).map_err(|e| {
+            let at = e
+                .location()
+                .map(|l| (l.line() as usize, l.column() as usize));
+            Error::in_file(&source.path, at, yaml_message(&e)).with_hint(
+                "the file should be a mig-parted v1 config (version: v1, mig-configs: …)",
+            )
+        })?;
+        let err = |at: Option<Position>, msg: String| {
+            Error::in_file(&source.path, at.map(|p| (p.line, p.column)), msg)
+        };
+        let Some(version) = &raw.version else {
+            return Err(
+                err(None, "unable to parse with missing 'version' field".into())
+                    .with_hint("add `version: v1` at the top"),
+            );
+        };
+        if version.value != "v1" {
+            return Err(err(
+                Some(Position::of(version)),
+                format!("unknown version: {}", version.value),
+            )
+            .with_hint("mig-parted configs are `version: v1`"));
+        }
+        let Some(configs) = &raw.mig_configs else {
+            return Err(err(
+                None,
+                "at least one entry in 'mig-configs' is required".into(),
+            ));
+        };
+        if configs.value.0.is_empty() {
+            return Err(err(
+                Some(Position::of(configs)),
+                "at least one entry in 'mig-configs' is required".into(),
+            ));
+        }
+        let mut out = Vec::new();
+        for (label, entries) in &configs.value.0 {
+            if entries.value.is_empty() {
+                return Err(err(
+                    Some(Position::of(label)),
+                    format!("at least one entry in '{}' is required", label.value),
+                ));
+            }
+            let mut checked = Vec::new();
+            for entry in &entries.value {
+                checked.push(check_entry(entry, &err)?);
+            }
+            out.push(LabelConfig {
+                label: label.value.clone(),
+                at: Position::of(label),
+                entries: checked,
+            });
+        }
+        Ok(MigPartedConfig {
+            source,
+            configs: out,
+        })
+    }
+
+    pub fn labels(&self) -> Vec<&str> {
+        self.configs.iter().map(|c| c.label.as_str()).collect()
+    }
+
+    /// The label `-c` names; without `-c`, the only one there is (as mig-parted does).
+    pub fn select(&self, label: Option<&str>) -> Result<&LabelConfig> {
+        let hint = || {
+            format!(
+                "labels in {}: {}",
+                self.source.path.display(),
+                self.labels().join(", ")
+            )
+        };
+        match label {
+            Some(l) => self.configs.iter().find(|c| c.label == l).ok_or_else(|| {
+                Error::usage(format!("selected mig-config not present: {l}")).with_hint(hint())
+            }),
+            None if self.configs.len() == 1 => Ok(&self.configs[0]),
+            None => Err(Error::usage(
+                "missing required flag 'selected-config' when more than one config available",
+            )
+            .with_hint(format!("pick one with -c LABEL; {}", hint()))),
+        }
+    }
+
+    fn error(&self, at: Position, p: Problem) -> Error {
+        let e = Error::in_file(&self.source.path, Some((at.line, at.column)), p.message);
+        match p.hint {
+            Some(h) => e.with_hint(h),
+            None => e,
+        }
+    }
+
+    /// The MIG wish of every GPU a label covers.
+    pub fn desires(
+        &self,
+        config: &LabelConfig,
+        node: &Node,
+        book: &ProfileBook,
+        out: &Output,
+    ) -> Result<Vec<GpuDesire>> {
+        // Explicit indexes must exist (a filter that matches nothing is normal in a file made for
+        // many kinds of GPUs; an index that does not exist is a mistake).
+        for entry in &config.entries {
+            if let Devices::Indexes(list) = &entry.devices
+                && let Some(missing) = list.iter().find(|i| node.gpu(**i).is_none())
+            {
+                return Err(self.error(
+                    entry.devices_at,
+                    Problem {
+                        message: format!("GPU {missing} does not exist"),
+                        hint: Some(format!(
+                            "this node has {} GPU(s), 0 to {}",
+                            node.gpus.len(),
+                            node.gpus.len().saturating_sub(1)
+                        )),
+                    },
+                ));
+            }
+        }
+        let mut desires: Vec<GpuDesire> = Vec::new();
+        let mut matched_any = false;
+        for gpu in &node.gpus {
+            let matching: Vec<&MigConfigEntry> = config
+                .entries
+                .iter()
+                .filter(|e| e.applies_to(gpu))
+                .collect();
+            let Some(entry) = matching.last() else {
+                continue;
+            };
+            matched_any = true;
+            if matching.len() > 1 {
+                let lines: Vec<String> = matching.iter().map(|e| e.at.line.to_string()).collect();
+                out.warn(format!(
+                    "GPU {}: entries at lines {} of label {} all match it; the last one applies, as in mig-parted",
+                    gpu.index,
+                    lines.join(", "),
+                    config.label
+                ));
+            }
+            if !gpu.mig.capable {
+                if entry.mig_enabled && entry.devices != Devices::All {
+                    return Err(self.error(entry.devices_at, super::layout::not_capable(gpu)));
+                }
+                continue;
+            }
+            let profiles = book.of(gpu).map_err(|p| self.error(entry.at, p))?;
+            let layout = if entry.mig_enabled {
+                let mut wanted = Vec::new();
+                for (name, count, at) in &entry.mig_devices {
+                    let (profile, compute) =
+                        resolve(gpu, profiles, name).map_err(|p| self.error(*at, p))?;
+                    let max = profiles[profile].max_instances;
+                    if *count > max {
+                        return Err(self.error(
+                            *at,
+                            Problem {
+                                message: format!(
+                                    "\"{name}\": {count}: GPU {} ({}) holds at most {max}",
+                                    gpu.index, gpu.name
+                                ),
+                                hint: Some(format!("use a count from 0 to {max}")),
+                            },
+                        ));
+                    }
+                    wanted.extend((0..*count).map(|_| WantedInstance {
+                        profile,
+                        compute: compute.clone(),
+                        start: None,
+                    }));
+                }
+                check_feasible(gpu, profiles, &wanted).map_err(|p| self.error(entry.at, p))?;
+                MigLayout::Enabled(wanted)
+            } else {
+                MigLayout::Disabled
+            };
+            desires.push(GpuDesire {
+                gpu: gpu.index,
+                layout,
+                profiles: profiles.to_vec(),
+                origin: format!(
+                    "{}:{} (label {})",
+                    self.source.path.display(),
+                    entry.at.line,
+                    config.label
+                ),
+                reason: None,
+            });
+        }
+        if !matched_any {
+            let ids: Vec<String> = node
+                .gpus
+                .iter()
+                .map(|g| format!("{} {} ({})", g.index, g.name, g.pci_device_id))
+                .collect();
+            return Err(Error::in_file(
+                &self.source.path,
+                Some((config.at.line, config.at.column)),
+                format!("label {} matches no GPU of this node", config.label),
+            )
+            .with_hint(format!("this node has: {}", ids.join(", "))));
+        }
+        Ok(desires)
+    }
+}
+
+impl MigConfigEntry {
+    pub fn applies_to(&self, gpu: &Gpu) -> bool {
+        let filtered = self
+            .device_filter
+            .as_ref()
+            .is_none_or(|list| list.iter().any(|f| f.matches(gpu)));
+        let listed = match &self.devices {
+            Devices::All => true,
+            Devices::Indexes(list) => list.contains(&gpu.index),
+        };
+        filtered && listed
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,123 @@
+//! The file a MIG command reads: a `gpushare.toml` or a mig-parted v1 config, told apart by the
+//! extension (`.toml`; `.yaml`, `.yml`, `.json`) or, for other names and stdin (`-`), by content.
+
+use super::layout::{GpuDesire, ProfileBook};
+use super::mig_parted::MigPartedConfig;
+use crate::config::Config;
+use crate::error::{Error, Result};
+use crate::node::Node;
+use crate::output::Output;
+use crate::source_file::SourceFile;
+use std::io::Read;
+use std::path::Path;
+
+#[derive(Debug, Clone)]
+pub enum DesiredFile {
+    Gpushare(Config),
+    MigParted(MigPartedConfig),
+}
+
+impl DesiredFile {
+    /// Read and check a file (`-` reads stdin).
+    pub fn load(path: &Path) -> Result<Self> {
+        let source = if path == Path::new("-") {
+            let mut text = String::new();
+            std::io::stdin()
+                .read_to_string(&mut text)
+                .map_err(|e| Error::usage(format!("cannot read stdin: {e}")))?;
+            SourceFile::inline("<stdin>", &text)
+        } else {
+            SourceFile::read(path)?
+        };
+        Self::parse(source)
+    }
+
+    pub fn parse(source: SourceFile) -> Result<Self> {
+        let ext = source
+            .path
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase);
+        let yaml = match ext.as_deref() {
+            Some("toml") => false,
+            Some("yaml" | "yml" | "json") => true,
+            _ => looks_like_mig_parted(&source.text),
+        };
+        if yaml {
+            Ok(DesiredFile::MigParted(MigPartedConfig::parse(source)?))
+        } else {
+            Ok(DesiredFile::Gpushare(Config::parse(source)?))
+        }
+    }
+
+    /// The MIG wish of every GPU the file covers; `label` selects a mig-parted config.
+    pub fn desires(
+        &self,
+        label: Option<&str>,
+        node: &Node,
+        book: &ProfileBook,
+        out: &Output,
+    ) -> Result<Vec<GpuDesire>> {
+        match self {
+            DesiredFile::MigParted(c) => {
+                let selected = c.select(label)?;
+                c.desires(selected, node, book, out)
+            }
+            DesiredFile::Gpushare(c) => {
+                if let Some(l) = label {
+                    return Err(Error::usage(format!(
+                        "-c {l} selects a mig-parted label, but {} is a gpushare.toml",
+                        c.source.path.display()
+                    ))
+                    .with_hint("drop -c: a gpushare.toml has no labels"));
+                }
+                super::from_config::desires(c, node, book, out)
+            }
+        }
+    }
+
+    /// What the file and label are called in messages.
+    pub fn describe(&self, label: Option<&str>) -> String {
+        match self {
+            DesiredFile::MigParted(c) => match label.or_else(|| c.labels().first().copied()) {
+                Some(l) => format!("label {l} of {}", c.source.path.display()),
+                None => c.source.path.display().to_string(),
+            },
+            DesiredFile::Gpushare(c) => c.source.path.display().to_string(),
+        }
+    }
+}
+
+/// A mig-parted config has a top-level `mig-configs:` key (and usually `version: v1`).
+fn looks_like_mig_parted(text: &str) -> bool {
+    text.lines().any(|l| {
+        let l = l.trim_end();
+        l.starts_with("mig-configs:") || l.starts_with("\"mig-configs\"") || l == "version: v1"
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tells_the_formats_apart() {
+        let yaml =
+            "version: v1\nmig-configs:\n  a:\n    - devices: all\n      mig-enabled: false\n";
+        let toml = "[[gpus]]\nselect = \"all\"\nmode = \"none\"\n";
+        for (name, text, is_yaml) in [
+            ("c.yaml", yaml, true),
+            ("c.yml", yaml, true),
+            ("config", yaml, true),
+            ("<stdin>", yaml, true),
+            ("gpushare.toml", toml, false),
+            ("gpushare", toml, false),
+        ] {
+            let f = DesiredFile::parse(SourceFile::inline(name, text)).unwrap();
+            assert_eq!(matches!(f, DesiredFile::MigParted(_)), is_yaml, "{name}");
+        }
+        // The extension wins: a TOML file with YAML inside is a TOML error.
+        let e = DesiredFile::parse(SourceFile::inline("x.toml", yaml)).unwrap_err();
+        assert!(e.message.starts_with("x.toml:1:"), "{}", e.message);
+    }
+}

@@ -1,0 +1,153 @@
+//! The executor on the simulator: order, batching of resets, stopping at the first failure.
+
+use super::*;
+use crate::backend::DeviceRef;
+use crate::backend::sim::SimBackend;
+use crate::node::{ComputeMode, MigMode, Placement};
+use crate::plan::{Blocker, Change};
+
+fn quiet() -> Output {
+    Output::new(Default::default(), true, Default::default())
+}
+
+fn a100() -> SimBackend {
+    SimBackend::from_preset("dgx-a100").unwrap()
+}
+
+#[test]
+fn runs_changes_in_order_and_resolves_created_instances() {
+    let mut sim = a100();
+    let at = Placement { start: 4, size: 4 };
+    let mut plan = Plan {
+        changes: vec![
+            Change::new(0, Operation::SetMigMode(MigMode::Enabled), "enable"),
+            Change::new(
+                0,
+                Operation::CreateGpuInstance {
+                    profile_id: 9,
+                    placement: at,
+                },
+                "3g",
+            ),
+            Change::new(
+                0,
+                Operation::CreateComputeInstance {
+                    gpu_instance: GpuInstanceRef::CreatedAt(at),
+                    profile_id: 2,
+                },
+                "ci",
+            ),
+            Change::new(
+                1,
+                Operation::SetComputeMode {
+                    device: DeviceRef::Gpu(1),
+                    mode: ComputeMode::ExclusiveProcess,
+                },
+                "mode",
+            ),
+        ],
+        ..Plan::default()
+    };
+    assert_eq!(execute(&mut plan, &mut sim, &quiet()).unwrap(), Exit::Ok);
+    assert!(plan.changes.iter().all(|c| c.status == Some(Status::Done)));
+    let node = sim.snapshot().unwrap();
+    assert_eq!(node.gpus[0].mig.instances[0].compute_instances.len(), 1);
+    assert_eq!(node.gpus[1].compute_mode, ComputeMode::ExclusiveProcess);
+}
+
+#[test]
+fn stops_at_the_first_failure_and_says_what_was_done() {
+    let mut sim = a100();
+    sim.inject_faults("create_gpu_instance:2").unwrap();
+    let mut plan = Plan {
+        changes: vec![
+            Change::new(0, Operation::SetMigMode(MigMode::Enabled), "enable MIG"),
+            Change::new(
+                0,
+                Operation::CreateGpuInstance {
+                    profile_id: 9,
+                    placement: Placement { start: 0, size: 4 },
+                },
+                "3g.20gb at 0:4",
+            ),
+            Change::new(
+                0,
+                Operation::CreateGpuInstance {
+                    profile_id: 9,
+                    placement: Placement { start: 4, size: 4 },
+                },
+                "3g.20gb at 4:4",
+            ),
+            Change::new(0, Operation::DestroyGpuInstance { gpu_instance_id: 1 }, "x"),
+        ],
+        ..Plan::default()
+    };
+    let e = execute(&mut plan, &mut sim, &quiet()).unwrap_err();
+    assert_eq!(e.exit, Exit::Failed);
+    assert!(
+        e.message
+            .starts_with("GPU 0: create_gpu_instance (3g.20gb at 4:4) failed: injected failure"),
+        "{}",
+        e.message
+    );
+    assert!(e.hint.unwrap().contains("2 of 4 change(s) were made"));
+    let statuses: Vec<_> = plan.changes.iter().map(|c| c.status).collect();
+    assert_eq!(
+        statuses,
+        [
+            Some(Status::Done),
+            Some(Status::Done),
+            Some(Status::Failed),
+            Some(Status::NotRun)
+        ]
+    );
+}
+
+#[test]
+fn resets_run_as_one_call_and_only_where_a_mode_is_pending() {
+    let mut sim = a100();
+    for g in [0, 1] {
+        sim.state_mut().gpus[g].mig_pending = MigMode::Enabled;
+    }
+    // The second reset call would fail: there must be only one.
+    sim.inject_faults("reset:2").unwrap();
+    let mut plan = Plan {
+        changes: (0..3)
+            .map(|g| Change::new(g, Operation::ResetIfPending, "reset"))
+            .collect(),
+        ..Plan::default()
+    };
+    assert_eq!(execute(&mut plan, &mut sim, &quiet()).unwrap(), Exit::Ok);
+    let statuses: Vec<_> = plan.changes.iter().map(|c| c.status).collect();
+    assert_eq!(
+        statuses,
+        [
+            Some(Status::Done),
+            Some(Status::Done),
+            Some(Status::NotNeeded)
+        ]
+    );
+    assert!(sim.snapshot().unwrap().gpus[1].mig.current.is_enabled());
+}
+
+#[test]
+fn a_plan_with_blockers_is_refused_whole() {
+    let mut sim = a100();
+    let mut plan = Plan {
+        changes: vec![Change::new(
+            0,
+            Operation::SetMigMode(MigMode::Enabled),
+            "enable MIG",
+        )],
+        blockers: vec![Blocker {
+            gpu: 3,
+            message: "busy".into(),
+            hint: Some("stop it".into()),
+        }],
+        ..Plan::default()
+    };
+    let e = execute(&mut plan, &mut sim, &quiet()).unwrap_err();
+    assert_eq!(e.message, "nothing was changed: GPU 3: busy");
+    assert_eq!(e.hint.as_deref(), Some("stop it"));
+    assert!(!sim.snapshot().unwrap().gpus[0].mig.current.is_enabled());
+}

@@ -1,0 +1,252 @@
+//! A plan: the ordered changes that bring the node to a desired state, and what stands in the way.
+//!
+//! Planners are pure (desired state + observed [`Node`](crate::node::Node) → [`Plan`]); the
+//! [`executor`] runs a plan through the [`Backend`](crate::backend::Backend). The JSON form is a
+//! contract: `{"changes": [{"gpu", "action", "detail"}], "reboot_required", "reboot_gpus",
+//! "blockers": [{"gpu", "message", "hint"}]}`. Every sharing mode plans into this one type, so
+//! `plan` shows exactly what `apply` will do.
+
+pub mod executor;
+
+use crate::backend::DeviceRef;
+use crate::node::{ComputeMode, MigMode, Placement};
+use crate::output::{Output, Style, table};
+use serde::Serialize;
+
+/// What a change does, for the executor. Each mode's planner adds the variants it needs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Operation {
+    /// Ask for a MIG mode; it may stay pending until a reset.
+    SetMigMode(MigMode),
+    /// Reset the GPU if its MIG mode is pending (consecutive resets run as one call).
+    ResetIfPending,
+    DestroyComputeInstance {
+        gpu_instance_id: u32,
+        compute_instance_id: u32,
+    },
+    DestroyGpuInstance {
+        gpu_instance_id: u32,
+    },
+    CreateGpuInstance {
+        profile_id: u32,
+        placement: Placement,
+    },
+    CreateComputeInstance {
+        gpu_instance: GpuInstanceRef,
+        profile_id: u32,
+    },
+    SetComputeMode {
+        device: DeviceRef,
+        mode: ComputeMode,
+    },
+    /// Nothing more can happen on this GPU until the machine reboots.
+    AwaitReboot,
+}
+
+/// A GPU instance a change acts on: one that exists, or the one an earlier change of the same
+/// plan creates at a placement (its id is known only once the driver made it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GpuInstanceRef {
+    Id(u32),
+    CreatedAt(Placement),
+}
+
+impl Operation {
+    /// The `action` of the JSON form; the MIG ones match the fault-injection operation names.
+    pub fn action(&self) -> &'static str {
+        match self {
+            Operation::SetMigMode(_) => "set_mig_mode",
+            Operation::ResetIfPending => "reset",
+            Operation::DestroyComputeInstance { .. } => "destroy_compute_instance",
+            Operation::DestroyGpuInstance { .. } => "destroy_gpu_instance",
+            Operation::CreateGpuInstance { .. } => "create_gpu_instance",
+            Operation::CreateComputeInstance { .. } => "create_compute_instance",
+            Operation::SetComputeMode { .. } => "set_compute_mode",
+            Operation::AwaitReboot => "reboot",
+        }
+    }
+}
+
+/// One change of a plan.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Change {
+    pub gpu: u32,
+    pub action: &'static str,
+    /// What it does, in words.
+    pub detail: String,
+    /// Set by the executor: what became of the change.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<Status>,
+    #[serde(skip)]
+    pub operation: Operation,
+}
+
+impl Change {
+    pub fn new(gpu: u32, operation: Operation, detail: impl Into<String>) -> Self {
+        Change {
+            gpu,
+            action: operation.action(),
+            detail: detail.into(),
+            status: None,
+            operation,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    Done,
+    /// A conditional change that turned out not to be needed (a reset after a mode change that
+    /// applied at once).
+    NotNeeded,
+    Failed,
+    /// Not attempted: an earlier change failed.
+    NotRun,
+    /// Waits for a reboot of the machine.
+    AwaitingReboot,
+}
+
+impl Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Done => "done",
+            Status::NotNeeded => "not needed",
+            Status::Failed => "FAILED",
+            Status::NotRun => "not run",
+            Status::AwaitingReboot => "after reboot",
+        }
+    }
+}
+
+/// Why a plan must not run as it is.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Blocker {
+    pub gpu: u32,
+    pub message: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Plan {
+    pub changes: Vec<Change>,
+    /// True when some GPU cannot reach its desired state without a reboot.
+    pub reboot_required: bool,
+    /// The GPUs that wait for the reboot.
+    pub reboot_gpus: Vec<u32>,
+    pub blockers: Vec<Blocker>,
+}
+
+impl Plan {
+    /// Nothing to change and nothing in the way: the node is as desired.
+    pub fn is_converged(&self) -> bool {
+        self.changes.is_empty() && self.blockers.is_empty() && !self.reboot_required
+    }
+
+    /// Add another planner's plan (e.g. MIG and MPS for one node).
+    pub fn extend(&mut self, other: Plan) {
+        self.changes.extend(other.changes);
+        self.blockers.extend(other.blockers);
+        self.reboot_required |= other.reboot_required;
+        for g in other.reboot_gpus {
+            self.mark_reboot(g);
+        }
+    }
+
+    /// Record that `gpu` needs a reboot.
+    pub fn mark_reboot(&mut self, gpu: u32) {
+        self.reboot_required = true;
+        if !self.reboot_gpus.contains(&gpu) {
+            self.reboot_gpus.push(gpu);
+            self.reboot_gpus.sort_unstable();
+        }
+    }
+
+    /// The GPUs the plan changes.
+    pub fn gpus(&self) -> Vec<u32> {
+        let mut gpus: Vec<u32> = self.changes.iter().map(|c| c.gpu).collect();
+        gpus.sort_unstable();
+        gpus.dedup();
+        gpus
+    }
+
+    /// The table form: one row per change, then blockers and the reboot note.
+    pub fn render(&self, out: &Output) -> String {
+        let mut s = String::new();
+        if self.changes.is_empty() {
+            s.push_str("no changes\n");
+        } else {
+            let with_status = self.changes.iter().any(|c| c.status.is_some());
+            let mut headers = vec!["GPU", "ACTION", "DETAIL"];
+            if with_status {
+                headers.push("STATUS");
+            }
+            let rows = self
+                .changes
+                .iter()
+                .map(|c| {
+                    let mut row = vec![c.gpu.to_string(), c.action.to_string(), c.detail.clone()];
+                    if with_status {
+                        row.push(c.status.map_or("", Status::as_str).to_string());
+                    }
+                    row
+                })
+                .collect();
+            s.push_str(&table(&headers, rows));
+        }
+        for b in &self.blockers {
+            s.push_str(&format!(
+                "{} GPU {}: {}\n",
+                out.paint(Style::Bad, "blocked:"),
+                b.gpu,
+                b.message
+            ));
+        }
+        if self.reboot_required {
+            let gpus: Vec<String> = self.reboot_gpus.iter().map(u32::to_string).collect();
+            s.push_str(&format!(
+                "{} GPU(s) {}\n",
+                out.paint(Style::Warn, "reboot required:"),
+                gpus.join(", ")
+            ));
+        }
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_json_form_is_the_contract() {
+        let mut plan = Plan::default();
+        plan.changes.push(Change::new(
+            0,
+            Operation::CreateGpuInstance {
+                profile_id: 9,
+                placement: Placement { start: 4, size: 4 },
+            },
+            "3g.20gb at 4:4",
+        ));
+        plan.blockers.push(Blocker {
+            gpu: 1,
+            message: "busy".into(),
+            hint: None,
+        });
+        plan.mark_reboot(2);
+        let v = serde_json::to_value(&plan).unwrap();
+        assert_eq!(
+            v,
+            serde_json::json!({
+                "changes": [{"gpu": 0, "action": "create_gpu_instance", "detail": "3g.20gb at 4:4"}],
+                "reboot_required": true,
+                "reboot_gpus": [2],
+                "blockers": [{"gpu": 1, "message": "busy"}],
+            })
+        );
+        assert!(!plan.is_converged());
+        assert!(Plan::default().is_converged());
+    }
+}
