@@ -43,12 +43,6 @@ _gpushare() {
             gpushare,probe)
                 cmd="gpushare__subcmd__probe"
                 ;;
-            gpushare,probe-ptx)
-                cmd="gpushare__subcmd__probe__subcmd__ptx"
-                ;;
-            gpushare,probe-worker)
-                cmd="gpushare__subcmd__probe__subcmd__worker"
-                ;;
             gpushare,sim)
                 cmd="gpushare__subcmd__sim"
                 ;;
@@ -81,12 +75,6 @@ _gpushare() {
                 ;;
             gpushare__subcmd__help,probe)
                 cmd="gpushare__subcmd__help__subcmd__probe"
-                ;;
-            gpushare__subcmd__help,probe-ptx)
-                cmd="gpushare__subcmd__help__subcmd__probe__subcmd__ptx"
-                ;;
-            gpushare__subcmd__help,probe-worker)
-                cmd="gpushare__subcmd__help__subcmd__probe__subcmd__worker"
                 ;;
             gpushare__subcmd__help,sim)
                 cmd="gpushare__subcmd__help__subcmd__sim"
@@ -278,7 +266,7 @@ _gpushare() {
 
     case "${cmd}" in
         gpushare)
-            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --help --version detect doctor mig sim mps vgpu completions man manifests probe probe-worker probe-ptx help"
+            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --help --version detect doctor mig sim mps vgpu completions man manifests probe help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -438,7 +426,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__help)
-            opts="detect doctor mig sim mps vgpu completions man manifests probe probe-worker probe-ptx help"
+            opts="detect doctor mig sim mps vgpu completions man manifests probe help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -690,34 +678,6 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__help__subcmd__probe)
-            opts=""
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        gpushare__subcmd__help__subcmd__probe__subcmd__ptx)
-            opts=""
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        gpushare__subcmd__help__subcmd__probe__subcmd__worker)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1770,82 +1730,6 @@ _gpushare() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --sim)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --sim-state)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --format)
-                    COMPREPLY=($(compgen -W "table json yaml" -- "${cur}"))
-                    return 0
-                    ;;
-                --color)
-                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
-                    return 0
-                    ;;
-                --nvml-lib)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --state-root)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        gpushare__subcmd__probe__subcmd__ptx)
-            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --help --version"
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                --sim)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --sim-state)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --format)
-                    COMPREPLY=($(compgen -W "table json yaml" -- "${cur}"))
-                    return 0
-                    ;;
-                --color)
-                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
-                    return 0
-                    ;;
-                --nvml-lib)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --state-root)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        gpushare__subcmd__probe__subcmd__worker)
-            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --help --version"
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
                 --sim)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

@@ -40,8 +40,6 @@ set edit:completion:arg-completer[gpushare] = {|@words|
             cand man 'Print the man page (roff)'
             cand manifests 'Generate cluster wiring for this node: device plugin, gpushare extender, HAMi, DRA, CDI, node agent'
             cand probe 'Measure memory, bandwidth and latency on every GPU, MIG device and MPS client, and check that each gives what it was promised'
-            cand probe-worker 'Run one probe client (used by `gpushare probe`)'
-            cand probe-ptx 'Print the probe''s embedded PTX (for checking it with ptxas)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'gpushare;detect'= {
@@ -605,34 +603,6 @@ set edit:completion:arg-completer[gpushare] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
-        &'gpushare;probe-worker'= {
-            cand --sim 'Use a simulated node: a preset name or a node file (TOML)'
-            cand --sim-state 'Keep the simulated node''s changes in FILE (loaded when it exists, saved after each change)'
-            cand --format 'Output format of the data on stdout'
-            cand --color 'When to use colour (NO_COLOR is honoured with `auto`)'
-            cand --nvml-lib 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual'
-            cand --state-root 'Keep every state path (lock, journal, run dirs, written files) under DIR'
-            cand -q 'Print only data and errors (no progress or notes on stderr)'
-            cand --quiet 'Print only data and errors (no progress or notes on stderr)'
-            cand -h 'Print help (see more with ''--help'')'
-            cand --help 'Print help (see more with ''--help'')'
-            cand -V 'Print version'
-            cand --version 'Print version'
-        }
-        &'gpushare;probe-ptx'= {
-            cand --sim 'Use a simulated node: a preset name or a node file (TOML)'
-            cand --sim-state 'Keep the simulated node''s changes in FILE (loaded when it exists, saved after each change)'
-            cand --format 'Output format of the data on stdout'
-            cand --color 'When to use colour (NO_COLOR is honoured with `auto`)'
-            cand --nvml-lib 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual'
-            cand --state-root 'Keep every state path (lock, journal, run dirs, written files) under DIR'
-            cand -q 'Print only data and errors (no progress or notes on stderr)'
-            cand --quiet 'Print only data and errors (no progress or notes on stderr)'
-            cand -h 'Print help (see more with ''--help'')'
-            cand --help 'Print help (see more with ''--help'')'
-            cand -V 'Print version'
-            cand --version 'Print version'
-        }
         &'gpushare;help'= {
             cand detect 'Show the GPUs of this node: models, memory, MIG, compute mode, processes'
             cand doctor 'Check that this node is ready to share its GPUs (driver, devices, runtime, CDI, blockers)'
@@ -644,8 +614,6 @@ set edit:completion:arg-completer[gpushare] = {|@words|
             cand man 'Print the man page (roff)'
             cand manifests 'Generate cluster wiring for this node: device plugin, gpushare extender, HAMi, DRA, CDI, node agent'
             cand probe 'Measure memory, bandwidth and latency on every GPU, MIG device and MPS client, and check that each gives what it was promised'
-            cand probe-worker 'Run one probe client (used by `gpushare probe`)'
-            cand probe-ptx 'Print the probe''s embedded PTX (for checking it with ptxas)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'gpushare;help;detect'= {
@@ -718,10 +686,6 @@ set edit:completion:arg-completer[gpushare] = {|@words|
         &'gpushare;help;manifests'= {
         }
         &'gpushare;help;probe'= {
-        }
-        &'gpushare;help;probe-worker'= {
-        }
-        &'gpushare;help;probe-ptx'= {
         }
         &'gpushare;help;help'= {
         }

@@ -47,8 +47,6 @@ complete -c gpushare -n "__fish_gpushare_needs_command" -f -a "completions" -d '
 complete -c gpushare -n "__fish_gpushare_needs_command" -f -a "man" -d 'Print the man page (roff)'
 complete -c gpushare -n "__fish_gpushare_needs_command" -f -a "manifests" -d 'Generate cluster wiring for this node: device plugin, gpushare extender, HAMi, DRA, CDI, node agent'
 complete -c gpushare -n "__fish_gpushare_needs_command" -f -a "probe" -d 'Measure memory, bandwidth and latency on every GPU, MIG device and MPS client, and check that each gives what it was promised'
-complete -c gpushare -n "__fish_gpushare_needs_command" -f -a "probe-worker" -d 'Run one probe client (used by `gpushare probe`)'
-complete -c gpushare -n "__fish_gpushare_needs_command" -f -a "probe-ptx" -d 'Print the probe\'s embedded PTX (for checking it with ptxas)'
 complete -c gpushare -n "__fish_gpushare_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand detect" -l gpu -d 'Only these GPUs: `all`, indexes `0,2`, ranges `0-3`, UUIDs or PCI bus ids' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand detect" -l sim -d 'Use a simulated node: a preset name or a node file (TOML)' -r
@@ -522,45 +520,17 @@ complete -c gpushare -n "__fish_gpushare_using_subcommand probe" -l quick -d 'A 
 complete -c gpushare -n "__fish_gpushare_using_subcommand probe" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand probe" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c gpushare -n "__fish_gpushare_using_subcommand probe" -s V -l version -d 'Print version'
-complete -c gpushare -n "__fish_gpushare_using_subcommand probe-worker" -l sim -d 'Use a simulated node: a preset name or a node file (TOML)' -r
-complete -c gpushare -n "__fish_gpushare_using_subcommand probe-worker" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, saved after each change)' -r -F
-complete -c gpushare -n "__fish_gpushare_using_subcommand probe-worker" -l format -d 'Output format of the data on stdout' -r -f -a "table\t'Tables for people'
-json\t'JSON for scripts (the field names are a stable contract)'
-yaml\t'The same data as YAML'"
-complete -c gpushare -n "__fish_gpushare_using_subcommand probe-worker" -l color -d 'When to use colour (NO_COLOR is honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal and NO_COLOR is not set'
-always\t''
-never\t''"
-complete -c gpushare -n "__fish_gpushare_using_subcommand probe-worker" -l nvml-lib -d 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual' -r -F
-complete -c gpushare -n "__fish_gpushare_using_subcommand probe-worker" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
-complete -c gpushare -n "__fish_gpushare_using_subcommand probe-worker" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
-complete -c gpushare -n "__fish_gpushare_using_subcommand probe-worker" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c gpushare -n "__fish_gpushare_using_subcommand probe-worker" -s V -l version -d 'Print version'
-complete -c gpushare -n "__fish_gpushare_using_subcommand probe-ptx" -l sim -d 'Use a simulated node: a preset name or a node file (TOML)' -r
-complete -c gpushare -n "__fish_gpushare_using_subcommand probe-ptx" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, saved after each change)' -r -F
-complete -c gpushare -n "__fish_gpushare_using_subcommand probe-ptx" -l format -d 'Output format of the data on stdout' -r -f -a "table\t'Tables for people'
-json\t'JSON for scripts (the field names are a stable contract)'
-yaml\t'The same data as YAML'"
-complete -c gpushare -n "__fish_gpushare_using_subcommand probe-ptx" -l color -d 'When to use colour (NO_COLOR is honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal and NO_COLOR is not set'
-always\t''
-never\t''"
-complete -c gpushare -n "__fish_gpushare_using_subcommand probe-ptx" -l nvml-lib -d 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual' -r -F
-complete -c gpushare -n "__fish_gpushare_using_subcommand probe-ptx" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
-complete -c gpushare -n "__fish_gpushare_using_subcommand probe-ptx" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
-complete -c gpushare -n "__fish_gpushare_using_subcommand probe-ptx" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c gpushare -n "__fish_gpushare_using_subcommand probe-ptx" -s V -l version -d 'Print version'
-complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect doctor mig sim mps vgpu completions man manifests probe probe-worker probe-ptx help" -f -a "detect" -d 'Show the GPUs of this node: models, memory, MIG, compute mode, processes'
-complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect doctor mig sim mps vgpu completions man manifests probe probe-worker probe-ptx help" -f -a "doctor" -d 'Check that this node is ready to share its GPUs (driver, devices, runtime, CDI, blockers)'
-complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect doctor mig sim mps vgpu completions man manifests probe probe-worker probe-ptx help" -f -a "mig" -d 'MIG: profiles, declarative layouts (gpushare.toml or mig-parted v1), safe incremental apply'
-complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect doctor mig sim mps vgpu completions man manifests probe probe-worker probe-ptx help" -f -a "sim" -d 'Simulated nodes: list presets and the GPU models they can hold'
-complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect doctor mig sim mps vgpu completions man manifests probe probe-worker probe-ptx help" -f -a "mps" -d 'MPS: several processes at once on a GPU or MIG device, with per-client limits'
-complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect doctor mig sim mps vgpu completions man manifests probe probe-worker probe-ptx help" -f -a "vgpu" -d 'vGPU on KVM hosts: list types, show devices, apply a layout (mdev and SR-IOV, through sysfs)'
-complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect doctor mig sim mps vgpu completions man manifests probe probe-worker probe-ptx help" -f -a "completions" -d 'Print a shell completion script'
-complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect doctor mig sim mps vgpu completions man manifests probe probe-worker probe-ptx help" -f -a "man" -d 'Print the man page (roff)'
-complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect doctor mig sim mps vgpu completions man manifests probe probe-worker probe-ptx help" -f -a "manifests" -d 'Generate cluster wiring for this node: device plugin, gpushare extender, HAMi, DRA, CDI, node agent'
-complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect doctor mig sim mps vgpu completions man manifests probe probe-worker probe-ptx help" -f -a "probe" -d 'Measure memory, bandwidth and latency on every GPU, MIG device and MPS client, and check that each gives what it was promised'
-complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect doctor mig sim mps vgpu completions man manifests probe probe-worker probe-ptx help" -f -a "probe-worker" -d 'Run one probe client (used by `gpushare probe`)'
-complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect doctor mig sim mps vgpu completions man manifests probe probe-worker probe-ptx help" -f -a "probe-ptx" -d 'Print the probe\'s embedded PTX (for checking it with ptxas)'
-complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect doctor mig sim mps vgpu completions man manifests probe probe-worker probe-ptx help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect doctor mig sim mps vgpu completions man manifests probe help" -f -a "detect" -d 'Show the GPUs of this node: models, memory, MIG, compute mode, processes'
+complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect doctor mig sim mps vgpu completions man manifests probe help" -f -a "doctor" -d 'Check that this node is ready to share its GPUs (driver, devices, runtime, CDI, blockers)'
+complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect doctor mig sim mps vgpu completions man manifests probe help" -f -a "mig" -d 'MIG: profiles, declarative layouts (gpushare.toml or mig-parted v1), safe incremental apply'
+complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect doctor mig sim mps vgpu completions man manifests probe help" -f -a "sim" -d 'Simulated nodes: list presets and the GPU models they can hold'
+complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect doctor mig sim mps vgpu completions man manifests probe help" -f -a "mps" -d 'MPS: several processes at once on a GPU or MIG device, with per-client limits'
+complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect doctor mig sim mps vgpu completions man manifests probe help" -f -a "vgpu" -d 'vGPU on KVM hosts: list types, show devices, apply a layout (mdev and SR-IOV, through sysfs)'
+complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect doctor mig sim mps vgpu completions man manifests probe help" -f -a "completions" -d 'Print a shell completion script'
+complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect doctor mig sim mps vgpu completions man manifests probe help" -f -a "man" -d 'Print the man page (roff)'
+complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect doctor mig sim mps vgpu completions man manifests probe help" -f -a "manifests" -d 'Generate cluster wiring for this node: device plugin, gpushare extender, HAMi, DRA, CDI, node agent'
+complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect doctor mig sim mps vgpu completions man manifests probe help" -f -a "probe" -d 'Measure memory, bandwidth and latency on every GPU, MIG device and MPS client, and check that each gives what it was promised'
+complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect doctor mig sim mps vgpu completions man manifests probe help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand help; and __fish_seen_subcommand_from mig" -f -a "profiles" -d 'Every GPU-instance profile of the MIG-capable GPUs: id, slices, memory, counts, placements'
 complete -c gpushare -n "__fish_gpushare_using_subcommand help; and __fish_seen_subcommand_from mig" -f -a "apply" -d 'Change the node to the MIG layout of a file, with the fewest changes'
 complete -c gpushare -n "__fish_gpushare_using_subcommand help; and __fish_seen_subcommand_from mig" -f -a "assert" -d 'Exit 0 when the node has the MIG layout of a file, 3 when it does not'

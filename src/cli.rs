@@ -103,14 +103,6 @@ pub enum Command {
     /// device-to-host and device-to-device bandwidth, empty-kernel launch latency, and the SMs its
     /// kernels really reach. Exit 3 when a promise is not kept, 4 without a CUDA driver.
     Probe(ProbeArgs),
-
-    /// Run one probe client (used by `gpushare probe`)
-    #[command(hide = true)]
-    ProbeWorker,
-
-    /// Print the probe's embedded PTX (for checking it with ptxas)
-    #[command(hide = true)]
-    ProbePtx,
 }
 
 #[derive(Debug, Args)]

@@ -61,6 +61,12 @@ impl Context {
 
 /// Parse the command line, run the command, and turn the outcome into an exit code.
 pub fn run() -> ExitCode {
+    if std::env::args_os()
+        .nth(1)
+        .is_some_and(|a| a == probe::worker::ARG)
+    {
+        return ExitCode::from(probe::worker::run().code());
+    }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {

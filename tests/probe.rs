@@ -486,17 +486,3 @@ fn bad_input_is_exit_2_before_anything_runs() {
     let err = fails_with(probe("t4x4").args(["--clients", "0"]), 2);
     assert!(err.contains("--clients"), "{err}");
 }
-
-#[test]
-fn the_embedded_ptx_is_printed_for_ptxas() {
-    let out = gpushare().arg("probe-ptx").output().unwrap();
-    assert!(out.status.success());
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("\n.version 6.0\n.target sm_70\n"), "{text}");
-    for kernel in ["gpushare_noop", "gpushare_copy16", "gpushare_smid"] {
-        assert!(
-            text.contains(&format!(".visible .entry {kernel}(")),
-            "{kernel}"
-        );
-    }
-}

@@ -25,7 +25,5 @@ pub fn dispatch(ctx: &mut Context, command: Command) -> Result<Exit> {
         Command::Man => generate::man(ctx),
         Command::Manifests(args) => manifests::run(ctx, &args),
         Command::Probe(args) => probe::run(ctx, &args),
-        Command::ProbeWorker => Ok(crate::probe::worker::run()),
-        Command::ProbePtx => probe::print_ptx(ctx),
     }
 }

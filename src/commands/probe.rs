@@ -1,5 +1,5 @@
 //! `gpushare probe`: measure every target of the node in worker processes and judge the results
-//! against what each target was promised. `gpushare probe-ptx` prints the embedded kernels.
+//! against what each target was promised.
 
 use crate::Context;
 use crate::cli::ProbeArgs;
@@ -10,7 +10,7 @@ use crate::probe::report::{self, Report, Verdict};
 use crate::probe::session::{self, Options};
 use crate::probe::targets::{self, Sources};
 use crate::probe::workers::Launcher;
-use crate::probe::{cuda, mps_settings, ptx, verdict, worker};
+use crate::probe::{cuda, mps_settings, verdict, worker};
 use std::time::Duration;
 
 pub fn run(ctx: &mut Context, args: &ProbeArgs) -> Result<Exit> {
@@ -135,9 +135,4 @@ pub fn run(ctx: &mut Context, args: &ProbeArgs) -> Result<Exit> {
         Verdict::Pass => Exit::Ok,
         Verdict::Fail => Exit::Differs,
     })
-}
-
-pub fn print_ptx(ctx: &Context) -> Result<Exit> {
-    ctx.out.stdout(ptx::SOURCE)?;
-    Ok(Exit::Ok)
 }

@@ -1,4 +1,4 @@
-//! How `gpushare probe` talks to its workers (`gpushare probe-worker`, one process per client).
+//! How `gpushare probe` talks to its workers (`gpushare __probe-worker`, one process per client).
 //!
 //! The parent writes one JSON [`Request`] line on the worker's stdin, and, when the request asks
 //! for it, a `go` line once every client of the group is ready. The worker writes one JSON

@@ -3,7 +3,7 @@
 
 use std::ffi::{CStr, CString};
 
-/// The PTX text as shipped (`gpushare probe-ptx` prints it for `.ci/check-ptx`).
+/// The PTX text as shipped (`.ci/check-ptx` compiles this file with ptxas).
 pub const SOURCE: &str = include_str!("kernels.ptx");
 
 /// Empty kernel, no parameters: launch latency.

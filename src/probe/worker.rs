@@ -1,4 +1,5 @@
-//! `gpushare probe-worker` (hidden): one probe client. It reads a [`Request`] on stdin, measures
+//! `gpushare __probe-worker`: one probe client, started by `gpushare probe` (the argument is
+//! recognised before the command line is parsed, so it is in no help text or completion). It reads a [`Request`] on stdin, measures
 //! its device and reports on stdout (see [`super::protocol`]). Every CUDA call of gpushare
 //! happens in this process, so a driver crash or hang costs one target, not the whole probe, and
 //! each target gets its own `CUDA_VISIBLE_DEVICES` / MPS environment.
@@ -8,6 +9,9 @@ use super::measure::{self, Events};
 use super::protocol::{Failure, GO, Message, Request, Step};
 use crate::error::Exit;
 use std::io::{BufRead, Write};
+
+/// The first argument that makes the binary a probe worker.
+pub const ARG: &str = "__probe-worker";
 
 pub fn run() -> Exit {
     let stdin = std::io::stdin();

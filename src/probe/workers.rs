@@ -1,4 +1,4 @@
-//! The parent's side of the worker protocol: start `gpushare probe-worker` processes, release a
+//! The parent's side of the worker protocol: start `gpushare __probe-worker` processes, release a
 //! group of them at once, and turn whatever happens to them (a result, a driver error, a crash,
 //! a hang) into an outcome per client. Nothing a worker does can stop the probe.
 
@@ -99,7 +99,7 @@ impl Launcher {
 
     fn start(&self, index: usize, spec: &WorkerSpec, tx: Sender<(usize, Event)>) -> Worker {
         let mut cmd = Command::new(&self.exe);
-        cmd.arg("probe-worker")
+        cmd.arg(crate::probe::worker::ARG)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
@@ -125,7 +125,7 @@ impl Launcher {
             Err(e) => {
                 worker.outcome = Some(Err(Failure::other(
                     Step::Context,
-                    format!("cannot start {} probe-worker: {e}", self.exe.display()),
+                    format!("cannot start a probe worker ({}): {e}", self.exe.display()),
                 )));
                 return worker;
             }
