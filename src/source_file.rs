@@ -23,6 +23,17 @@ impl SourceFile {
         })
     }
 
+    /// Read a file the user named, or standard input for `-`.
+    pub fn read_or_stdin(path: &Path) -> Result<Self> {
+        if path != Path::new("-") {
+            return Self::read(path);
+        }
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
+            .map_err(|e| Error::usage(format!("cannot read stdin: {e}")))?;
+        Ok(Self::inline("<stdin>", &text))
+    }
+
     /// Text that did not come from a file (an embedded preset, a test).
     pub fn inline(name: &str, text: &str) -> Self {
         SourceFile {

@@ -8,7 +8,6 @@ use crate::error::{Error, Result};
 use crate::node::Node;
 use crate::output::Output;
 use crate::source_file::SourceFile;
-use std::io::Read;
 use std::path::Path;
 
 #[derive(Debug, Clone)]
@@ -20,15 +19,7 @@ pub enum DesiredFile {
 impl DesiredFile {
     /// Read and check a file (`-` reads stdin).
     pub fn load(path: &Path) -> Result<Self> {
-        let source = if path == Path::new("-") {
-            let mut text = String::new();
-            std::io::stdin()
-                .read_to_string(&mut text)
-                .map_err(|e| Error::usage(format!("cannot read stdin: {e}")))?;
-            SourceFile::inline("<stdin>", &text)
-        } else {
-            SourceFile::read(path)?
-        };
+        let source = SourceFile::read_or_stdin(path)?;
         Self::parse(source)
     }
 

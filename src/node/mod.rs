@@ -220,6 +220,19 @@ pub struct Process {
     pub compute_instance_id: Option<u32>,
 }
 
+/// `8-4-4-4-12` lowercase hex, as NVML prints UUIDs after their `GPU-`/`MIG-` prefix.
+pub fn format_uuid(bytes: &[u8; 16]) -> String {
+    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    format!(
+        "{}-{}-{}-{}-{}",
+        &hex[0..8],
+        &hex[8..12],
+        &hex[12..16],
+        &hex[16..20],
+        &hex[20..32]
+    )
+}
+
 impl Node {
     pub fn gpu(&self, index: u32) -> Option<&Gpu> {
         self.gpus.iter().find(|g| g.index == index)

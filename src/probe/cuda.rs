@@ -113,7 +113,7 @@ impl Device {
         check("cuDeviceGetUuid_v2", unsafe {
             sys::cuDeviceGetUuid_v2(&mut id, self.0).result()
         })?;
-        Ok(format_uuid(&id.bytes.map(|b| b as u8)))
+        Ok(crate::node::format_uuid(&id.bytes.map(|b| b as u8)))
     }
 
     fn attribute(self, attr: sys::CUdevice_attribute) -> CudaResult<i32> {
@@ -134,19 +134,6 @@ impl Device {
         let minor = self.attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?;
         Ok(format!("{major}.{minor}"))
     }
-}
-
-/// `8-4-4-4-12` lowercase hex, as nvidia-smi prints UUIDs after their `GPU-`/`MIG-` prefix.
-pub fn format_uuid(bytes: &[u8; 16]) -> String {
-    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
-    format!(
-        "{}-{}-{}-{}-{}",
-        &hex[0..8],
-        &hex[8..12],
-        &hex[12..16],
-        &hex[16..20],
-        &hex[20..32]
-    )
 }
 
 /// The device's primary context, current on this thread while the value lives.
@@ -394,7 +381,10 @@ mod tests {
             0x1d, 0x3e, 0x5a, 0x0c, 0x4a, 0x5b, 0x5c, 0x6d, 0x8e, 0x9f, 0x0a, 0x1b, 0x2c, 0x3d,
             0x4e, 0x5f,
         ];
-        assert_eq!(format_uuid(&bytes), "1d3e5a0c-4a5b-5c6d-8e9f-0a1b2c3d4e5f");
+        assert_eq!(
+            crate::node::format_uuid(&bytes),
+            "1d3e5a0c-4a5b-5c6d-8e9f-0a1b2c3d4e5f"
+        );
     }
 
     #[test]

@@ -328,58 +328,60 @@ fn short_uuid(uuid: &str) -> String {
     uuid[..cut].to_string()
 }
 
+/// A measured MIG target that keeps its promises (for tests).
+#[cfg(test)]
+pub(crate) fn sample_target(uuid: &str) -> TargetReport {
+    TargetReport {
+        kind: TargetKind::Mig,
+        gpu: 0,
+        uuid: uuid.into(),
+        name: "1g.5gb".into(),
+        label: "GPU 0 MIG 1g.5gb".into(),
+        memory: MemoryReport {
+            total_mib: Some(4864),
+            free_mib: Some(4600),
+            limit_mib: Some(4864),
+            limit_enforced: Some(true),
+            allocated_mib: Some(4560),
+        },
+        bandwidth_gbps: Bandwidth {
+            h2d: Some(24.51),
+            d2h: Some(25.0),
+            d2d: Some(180.0),
+        },
+        launch_latency_us: Latency {
+            p50: Some(2.5),
+            p99: Some(4.0),
+        },
+        roundtrip_us: Latency {
+            p50: Some(9.0),
+            p99: Some(12.0),
+        },
+        multiprocessors: Some(14),
+        sms_observed: Some(14),
+        clients: 1,
+        per_client: Vec::new(),
+        solo: None,
+        slowdown: None,
+        promised: Promise {
+            memory_mib: 4864,
+            memory_from: "MIG 1g.5gb memory".into(),
+            multiprocessors: Some(14),
+            max_multiprocessors: None,
+            thread_percentage: None,
+            clients: None,
+            mps_missing: false,
+        },
+        error: None,
+        hint: None,
+        no_driver: false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::output::{ColorChoice, Format};
-
-    fn target(uuid: &str) -> TargetReport {
-        TargetReport {
-            kind: TargetKind::Mig,
-            gpu: 0,
-            uuid: uuid.into(),
-            name: "1g.5gb".into(),
-            label: "GPU 0 MIG 1g.5gb".into(),
-            memory: MemoryReport {
-                total_mib: Some(4864),
-                free_mib: Some(4600),
-                limit_mib: Some(4864),
-                limit_enforced: Some(true),
-                allocated_mib: Some(4560),
-            },
-            bandwidth_gbps: Bandwidth {
-                h2d: Some(24.51),
-                d2h: Some(25.0),
-                d2d: Some(180.0),
-            },
-            launch_latency_us: Latency {
-                p50: Some(2.5),
-                p99: Some(4.0),
-            },
-            roundtrip_us: Latency {
-                p50: Some(9.0),
-                p99: Some(12.0),
-            },
-            multiprocessors: Some(14),
-            sms_observed: Some(14),
-            clients: 1,
-            per_client: Vec::new(),
-            solo: None,
-            slowdown: None,
-            promised: Promise {
-                memory_mib: 4864,
-                memory_from: "MIG 1g.5gb memory".into(),
-                multiprocessors: Some(14),
-                max_multiprocessors: None,
-                thread_percentage: None,
-                clients: None,
-                mps_missing: false,
-            },
-            error: None,
-            hint: None,
-            no_driver: false,
-        }
-    }
 
     fn out() -> Output {
         Output::new(Format::Table, false, ColorChoice::Never)
@@ -390,7 +392,7 @@ mod tests {
         let report = Report {
             source: "sim:x".into(),
             quick: true,
-            targets: vec![target("MIG-1d3e5a0c-4a5b-5c6d-8e9f-0a1b2c3d4e5f")],
+            targets: vec![sample_target("MIG-1d3e5a0c-4a5b-5c6d-8e9f-0a1b2c3d4e5f")],
             verdict: Verdict::Pass,
             failures: vec![],
         };
@@ -421,12 +423,15 @@ mod tests {
 
     #[test]
     fn the_table_shows_figures_failures_and_the_verdict() {
-        let mut bad = target("MIG-2222aaaa-4a5b-5c6d-8e9f-0a1b2c3d4e5f");
+        let mut bad = sample_target("MIG-2222aaaa-4a5b-5c6d-8e9f-0a1b2c3d4e5f");
         bad.memory.limit_enforced = Some(false);
         let report = Report {
             source: "sim:x".into(),
             quick: false,
-            targets: vec![target("MIG-1111aaaa-4a5b-5c6d-8e9f-0a1b2c3d4e5f"), bad],
+            targets: vec![
+                sample_target("MIG-1111aaaa-4a5b-5c6d-8e9f-0a1b2c3d4e5f"),
+                bad,
+            ],
             verdict: Verdict::Fail,
             failures: vec![CheckFailure {
                 target: "GPU 0 MIG 1g.5gb".into(),
@@ -466,7 +471,7 @@ mod tests {
 
     #[test]
     fn compare_shows_alone_and_together() {
-        let mut t = target("GPU-1111aaaa-4a5b-5c6d-8e9f-0a1b2c3d4e5f");
+        let mut t = sample_target("GPU-1111aaaa-4a5b-5c6d-8e9f-0a1b2c3d4e5f");
         t.clients = 4;
         t.bandwidth_gbps.h2d = Some(24.0);
         t.solo = Some(Figures {

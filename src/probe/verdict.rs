@@ -145,45 +145,12 @@ fn judge_target(t: &TargetReport) -> Vec<CheckFailure> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::probe::report::{Bandwidth, ClientReport, Latency, MemoryReport};
-    use crate::probe::targets::Promise;
+    use crate::probe::report::{Bandwidth, ClientReport, Latency};
 
     fn good() -> TargetReport {
-        TargetReport {
-            kind: TargetKind::Mig,
-            gpu: 0,
-            uuid: "MIG-a".into(),
-            name: "1g.5gb".into(),
-            label: "GPU 0 MIG 1g.5gb".into(),
-            memory: MemoryReport {
-                total_mib: Some(4864),
-                free_mib: Some(4600),
-                limit_mib: Some(4864),
-                limit_enforced: Some(true),
-                allocated_mib: Some(4560),
-            },
-            bandwidth_gbps: Bandwidth::default(),
-            launch_latency_us: Latency::default(),
-            roundtrip_us: Latency::default(),
-            multiprocessors: Some(14),
-            sms_observed: Some(14),
-            clients: 1,
-            per_client: vec![],
-            solo: None,
-            slowdown: None,
-            promised: Promise {
-                memory_mib: 4864,
-                memory_from: "MIG 1g.5gb memory".into(),
-                multiprocessors: Some(14),
-                max_multiprocessors: None,
-                thread_percentage: None,
-                clients: None,
-                mps_missing: false,
-            },
-            error: None,
-            hint: None,
-            no_driver: false,
-        }
+        let mut t = crate::probe::report::sample_target("MIG-a");
+        t.bandwidth_gbps = Bandwidth::default();
+        t
     }
 
     fn checks(t: &TargetReport) -> Vec<&'static str> {

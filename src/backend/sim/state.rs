@@ -98,16 +98,10 @@ pub fn stable_uuid(seed: &str) -> String {
             (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
         }))
     };
-    let (a, b) = (fnv(0xcbf2_9ce4_8422_2325), fnv(0x6c62_272e_07bb_0142));
-    let hex = format!("{a:016x}{b:016x}");
-    format!(
-        "{}-{}-{}-{}-{}",
-        &hex[0..8],
-        &hex[8..12],
-        &hex[12..16],
-        &hex[16..20],
-        &hex[20..32]
-    )
+    let mut bytes = [0u8; 16];
+    bytes[..8].copy_from_slice(&fnv(0xcbf2_9ce4_8422_2325).to_be_bytes());
+    bytes[8..].copy_from_slice(&fnv(0x6c62_272e_07bb_0142).to_be_bytes());
+    crate::node::format_uuid(&bytes)
 }
 
 impl SimGpu {

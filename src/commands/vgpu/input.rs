@@ -9,7 +9,6 @@ use crate::paths::Paths;
 use crate::source_file::SourceFile;
 use crate::vgpu::desired::{self, Desired};
 use crate::vgpu::dm_config::DmConfig;
-use std::io::Read;
 use std::path::Path;
 
 /// Read the file and turn it into the desired layout on `node`.
@@ -18,15 +17,7 @@ pub fn desired(args: &VgpuFileArgs, node: &Node, paths: &Paths, out: &Output) ->
         .file
         .clone()
         .unwrap_or_else(|| paths.system(config::DEFAULT_PATH));
-    let source = if path == Path::new("-") {
-        let mut text = String::new();
-        std::io::stdin()
-            .read_to_string(&mut text)
-            .map_err(|e| Error::usage(format!("cannot read stdin: {e}")))?;
-        SourceFile::inline("<stdin>", &text)
-    } else {
-        SourceFile::read(&path)?
-    };
+    let source = SourceFile::read_or_stdin(&path)?;
     if is_vgpu_device_manager(&path, &source.text) {
         let file = DmConfig::parse(&source)?;
         let label = match (&args.config, file.configs.as_slice()) {
