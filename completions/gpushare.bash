@@ -16,6 +16,9 @@ _gpushare() {
             ",$1")
                 cmd="gpushare"
                 ;;
+            gpushare,apply)
+                cmd="gpushare__subcmd__apply"
+                ;;
             gpushare,completions)
                 cmd="gpushare__subcmd__completions"
                 ;;
@@ -28,6 +31,9 @@ _gpushare() {
             gpushare,help)
                 cmd="gpushare__subcmd__help"
                 ;;
+            gpushare,init)
+                cmd="gpushare__subcmd__init"
+                ;;
             gpushare,man)
                 cmd="gpushare__subcmd__man"
                 ;;
@@ -39,6 +45,9 @@ _gpushare() {
                 ;;
             gpushare,mps)
                 cmd="gpushare__subcmd__mps"
+                ;;
+            gpushare,plan)
+                cmd="gpushare__subcmd__plan"
                 ;;
             gpushare,probe)
                 cmd="gpushare__subcmd__probe"
@@ -55,6 +64,9 @@ _gpushare() {
             gpushare,vgpu)
                 cmd="gpushare__subcmd__vgpu"
                 ;;
+            gpushare__subcmd__help,apply)
+                cmd="gpushare__subcmd__help__subcmd__apply"
+                ;;
             gpushare__subcmd__help,completions)
                 cmd="gpushare__subcmd__help__subcmd__completions"
                 ;;
@@ -67,6 +79,9 @@ _gpushare() {
             gpushare__subcmd__help,help)
                 cmd="gpushare__subcmd__help__subcmd__help"
                 ;;
+            gpushare__subcmd__help,init)
+                cmd="gpushare__subcmd__help__subcmd__init"
+                ;;
             gpushare__subcmd__help,man)
                 cmd="gpushare__subcmd__help__subcmd__man"
                 ;;
@@ -78,6 +93,9 @@ _gpushare() {
                 ;;
             gpushare__subcmd__help,mps)
                 cmd="gpushare__subcmd__help__subcmd__mps"
+                ;;
+            gpushare__subcmd__help,plan)
+                cmd="gpushare__subcmd__help__subcmd__plan"
                 ;;
             gpushare__subcmd__help,probe)
                 cmd="gpushare__subcmd__help__subcmd__probe"
@@ -278,7 +296,7 @@ _gpushare() {
 
     case "${cmd}" in
         gpushare)
-            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --help --version detect doctor mig sim mps vgpu completions man manifests probe probe-worker probe-ptx help"
+            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version detect init plan apply doctor mig sim mps vgpu completions man manifests probe probe-worker probe-ptx help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -308,6 +326,64 @@ _gpushare() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gpushare__subcmd__apply)
+            opts="-c -y -q -h -V --config --sysfs-root --dry-run --force --yes --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -c)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sysfs-root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sim)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sim-state)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "table json yaml" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --nvml-lib)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --state-root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -316,7 +392,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__completions)
-            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --help --version bash elvish fish powershell zsh"
+            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version bash elvish fish powershell zsh"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -346,6 +422,10 @@ _gpushare() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -354,7 +434,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__detect)
-            opts="-q -h -V --gpu --sim --sim-state --format --quiet --color --nvml-lib --state-root --help --version"
+            opts="-q -h -V --gpu --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -388,6 +468,10 @@ _gpushare() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -396,7 +480,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__doctor)
-            opts="-q -h -V --host-root --sim --sim-state --format --quiet --color --nvml-lib --state-root --help --version"
+            opts="-q -h -V --host-root --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -430,6 +514,10 @@ _gpushare() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -438,8 +526,22 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__help)
-            opts="detect doctor mig sim mps vgpu completions man manifests probe probe-worker probe-ptx help"
+            opts="detect init plan apply doctor mig sim mps vgpu completions man manifests probe probe-worker probe-ptx help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gpushare__subcmd__help__subcmd__apply)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -494,6 +596,20 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gpushare__subcmd__help__subcmd__init)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -689,6 +805,20 @@ _gpushare() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        gpushare__subcmd__help__subcmd__plan)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         gpushare__subcmd__help__subcmd__probe)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -871,8 +1001,94 @@ _gpushare() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        gpushare__subcmd__init)
+            opts="-c -y -q -h -V --config --mode --profile --clients --replicas --slices --min-memory --config-out --manifests-out --force --yes --dry-run --no-probe --sysfs-root --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -c)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mode)
+                    COMPREPLY=($(compgen -W "mig mps time-slicing auto" -- "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --clients)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --replicas)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --slices)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --min-memory)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config-out)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --manifests-out)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sysfs-root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sim)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sim-state)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "table json yaml" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --nvml-lib)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --state-root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         gpushare__subcmd__man)
-            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --help --version"
+            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -902,6 +1118,10 @@ _gpushare() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -910,7 +1130,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__manifests)
-            opts="-c -q -h -V --target --config --out --k8s-version --namespace --image --name --node-name --helm-values --examples --install --dev-root --sim --sim-state --format --quiet --color --nvml-lib --state-root --help --version"
+            opts="-c -q -h -V --target --config --out --k8s-version --namespace --image --name --node-name --helm-values --examples --install --dev-root --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -980,6 +1200,10 @@ _gpushare() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -988,7 +1212,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__mig)
-            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --help --version profiles apply assert export clear help"
+            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version profiles apply assert export clear help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1018,6 +1242,10 @@ _gpushare() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1026,7 +1254,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__mig__subcmd__apply)
-            opts="-f -c -q -h -V --config-file --file --label --selected-config --dry-run --force --sim --sim-state --format --quiet --color --nvml-lib --state-root --help --version"
+            opts="-f -c -q -h -V --config-file --file --label --selected-config --dry-run --force --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1077,6 +1305,10 @@ _gpushare() {
                     return 0
                     ;;
                 --state-root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1088,7 +1320,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__mig__subcmd__assert)
-            opts="-f -c -q -h -V --config-file --file --label --selected-config --sim --sim-state --format --quiet --color --nvml-lib --state-root --help --version"
+            opts="-f -c -q -h -V --config-file --file --label --selected-config --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1142,6 +1374,10 @@ _gpushare() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1150,7 +1386,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__mig__subcmd__clear)
-            opts="-q -h -V --gpu --dry-run --sim --sim-state --format --quiet --color --nvml-lib --state-root --help --version"
+            opts="-q -h -V --gpu --dry-run --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1184,6 +1420,10 @@ _gpushare() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1192,7 +1432,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__mig__subcmd__export)
-            opts="-l -q -h -V --config-label --sim --sim-state --format --quiet --color --nvml-lib --state-root --help --version"
+            opts="-l -q -h -V --config-label --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1227,6 +1467,10 @@ _gpushare() {
                     return 0
                     ;;
                 --state-root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1336,7 +1580,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__mig__subcmd__profiles)
-            opts="-q -h -V --gpu --sim --sim-state --format --quiet --color --nvml-lib --state-root --help --version"
+            opts="-q -h -V --gpu --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1370,6 +1614,10 @@ _gpushare() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1378,7 +1626,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__mps)
-            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --help --version start status stop unit help"
+            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version start status stop unit help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1405,6 +1653,10 @@ _gpushare() {
                     return 0
                     ;;
                 --state-root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1500,7 +1752,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__mps__subcmd__start)
-            opts="-c -q -h -V --gpu --clients --thread-percentage --memory-limit --pipe-dir --log-dir --multiuser --config --timeout --sim --sim-state --format --quiet --color --nvml-lib --state-root --help --version"
+            opts="-c -q -h -V --gpu --clients --thread-percentage --memory-limit --pipe-dir --log-dir --multiuser --config --timeout --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1563,6 +1815,10 @@ _gpushare() {
                     return 0
                     ;;
                 --state-root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1574,7 +1830,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__mps__subcmd__status)
-            opts="-q -h -V --timeout --sim --sim-state --format --quiet --color --nvml-lib --state-root --help --version"
+            opts="-q -h -V --timeout --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1608,6 +1864,10 @@ _gpushare() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1616,7 +1876,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__mps__subcmd__stop)
-            opts="-q -h -V --gpu --force --timeout --sim --sim-state --format --quiet --color --nvml-lib --state-root --help --version"
+            opts="-q -h -V --gpu --force --timeout --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1654,6 +1914,10 @@ _gpushare() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1662,7 +1926,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__mps__subcmd__unit)
-            opts="-c -q -h -V --gpu --clients --thread-percentage --memory-limit --pipe-dir --log-dir --multiuser --config --timeout --install --sim --sim-state --format --quiet --color --nvml-lib --state-root --help --version"
+            opts="-c -q -h -V --gpu --clients --thread-percentage --memory-limit --pipe-dir --log-dir --multiuser --config --timeout --install --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1728,6 +1992,64 @@ _gpushare() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gpushare__subcmd__plan)
+            opts="-c -q -h -V --config --sysfs-root --check --force --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -c)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sysfs-root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sim)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sim-state)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "table json yaml" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --nvml-lib)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --state-root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1736,7 +2058,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__probe)
-            opts="-c -q -h -V --target --config --mps-pipe-dir --clients --compare --quick --buffer --timeout --sim --sim-state --format --quiet --color --nvml-lib --state-root --help --version"
+            opts="-c -q -h -V --target --config --mps-pipe-dir --clients --compare --quick --buffer --timeout --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1794,6 +2116,10 @@ _gpushare() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1802,7 +2128,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__probe__subcmd__ptx)
-            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --help --version"
+            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1829,6 +2155,10 @@ _gpushare() {
                     return 0
                     ;;
                 --state-root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1840,7 +2170,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__probe__subcmd__worker)
-            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --help --version"
+            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1867,6 +2197,10 @@ _gpushare() {
                     return 0
                     ;;
                 --state-root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1878,7 +2212,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__sim)
-            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --help --version presets models reboot help"
+            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version presets models reboot help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1905,6 +2239,10 @@ _gpushare() {
                     return 0
                     ;;
                 --state-root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1986,7 +2324,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__sim__subcmd__models)
-            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --help --version"
+            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2013,6 +2351,10 @@ _gpushare() {
                     return 0
                     ;;
                 --state-root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2024,7 +2366,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__sim__subcmd__presets)
-            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --help --version"
+            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2051,6 +2393,10 @@ _gpushare() {
                     return 0
                     ;;
                 --state-root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2062,7 +2408,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__sim__subcmd__reboot)
-            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --help --version"
+            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2092,6 +2438,10 @@ _gpushare() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -2100,7 +2450,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__vgpu)
-            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --help --version types status apply assert clear help"
+            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version types status apply assert clear help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2130,6 +2480,10 @@ _gpushare() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -2138,7 +2492,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__vgpu__subcmd__apply)
-            opts="-f -c -q -h -V --file --config --gpu --dry-run --force --heterogeneous --sysfs-root --sim --sim-state --format --quiet --color --nvml-lib --state-root --help --version"
+            opts="-f -c -q -h -V --file --config --gpu --dry-run --force --heterogeneous --sysfs-root --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2189,6 +2543,10 @@ _gpushare() {
                     return 0
                     ;;
                 --state-root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2200,7 +2558,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__vgpu__subcmd__assert)
-            opts="-f -c -q -h -V --file --config --gpu --sysfs-root --sim --sim-state --format --quiet --color --nvml-lib --state-root --help --version"
+            opts="-f -c -q -h -V --file --config --gpu --sysfs-root --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2254,6 +2612,10 @@ _gpushare() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -2262,7 +2624,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__vgpu__subcmd__clear)
-            opts="-q -h -V --gpu --dry-run --force --sysfs-root --sim --sim-state --format --quiet --color --nvml-lib --state-root --help --version"
+            opts="-q -h -V --gpu --dry-run --force --sysfs-root --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2297,6 +2659,10 @@ _gpushare() {
                     return 0
                     ;;
                 --state-root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2406,7 +2772,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__vgpu__subcmd__status)
-            opts="-q -h -V --gpu --sysfs-root --sim --sim-state --format --quiet --color --nvml-lib --state-root --help --version"
+            opts="-q -h -V --gpu --sysfs-root --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2441,6 +2807,10 @@ _gpushare() {
                     return 0
                     ;;
                 --state-root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2452,7 +2822,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__vgpu__subcmd__types)
-            opts="-q -h -V --gpu --sysfs-root --sim --sim-state --format --quiet --color --nvml-lib --state-root --help --version"
+            opts="-q -h -V --gpu --sysfs-root --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2487,6 +2857,10 @@ _gpushare() {
                     return 0
                     ;;
                 --state-root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
