@@ -105,13 +105,12 @@ pub fn runnable(plan: &Plan) -> Plan {
     }
 }
 
-/// Whether running the plan would change the node (notes about a reboot do not).
+/// Whether running the plan would change the node, now or later (a note that a GPU waits for a
+/// reboot does not).
 pub fn changes_anything(plan: &Plan) -> bool {
-    plan.changes.iter().any(|c| c.operation.changes_the_node())
-        || plan
-            .changes
-            .iter()
-            .any(|c| matches!(c.operation, crate::plan::Operation::Later(_)))
+    plan.changes
+        .iter()
+        .any(|c| c.operation != crate::plan::Operation::AwaitReboot)
 }
 
 #[cfg(test)]

@@ -107,6 +107,9 @@ pub struct Change {
     /// Set by the executor: what became of the change.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub status: Option<Status>,
+    /// Planned exactly only once the changes before it are made (`"later": true`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub later: bool,
     #[serde(skip)]
     pub operation: Operation,
 }
@@ -118,6 +121,7 @@ impl Change {
             action: operation.action(),
             detail: detail.into(),
             status: None,
+            later: matches!(operation, Operation::Later(_)),
             operation,
         }
     }

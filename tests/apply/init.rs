@@ -232,3 +232,63 @@ fn a_failed_init_is_finished_by_running_it_again() {
     assert_eq!(v["gpus"][2]["mode"], "mps");
     node.ok(&["mps", "stop"]);
 }
+
+/// The stand-in libcuda (tests/support/libcuda_standin.c), built with cc into a directory.
+fn standin_cuda(dir: &std::path::Path) -> std::path::PathBuf {
+    let lib_dir = dir.join("cuda");
+    std::fs::create_dir_all(&lib_dir).unwrap();
+    let status = std::process::Command::new("cc")
+        .args(["-shared", "-fPIC", "-O2", "-o"])
+        .arg(lib_dir.join("libcuda.so.1"))
+        .arg(repo().join("tests/support/libcuda_standin.c"))
+        .status()
+        .expect("a C compiler (cc) is needed to build the stand-in libcuda");
+    assert!(status.success());
+    lib_dir
+}
+
+#[test]
+fn with_cuda_the_probe_checks_every_slice() {
+    let node = Node::preset("t4x4");
+    let args = ["--mode", "time-slicing", "--replicas", "2"];
+    init_json(&node, &args);
+    let devices: Vec<String> = node.detect()["gpus"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| {
+            format!(
+                "{}={}:{}",
+                g["uuid"].as_str().unwrap(),
+                g["memory_total_mib"],
+                g["multiprocessors"]
+            )
+        })
+        .collect();
+    let lib = standin_cuda(node.dir.path());
+    let v = json(
+        node.cmd()
+            .env("LD_LIBRARY_PATH", &lib)
+            .env("STANDIN_CUDA_DEVICES", devices.join(","))
+            .args(["init", "--yes"])
+            .args(args),
+    );
+    assert_eq!(v["probe"]["status"], "passed", "{v}");
+    assert_eq!(v["probe"]["detail"], "4 target(s) keep their promise");
+    // A GPU that does not give what it promises fails init with exit 3.
+    let out = node
+        .cmd()
+        .env("LD_LIBRARY_PATH", &lib)
+        .env("STANDIN_CUDA_DEVICES", devices.join(","))
+        .env("STANDIN_CUDA_FAULT", format!("crash:{}", &devices[1][..40]))
+        .args(["init", "--yes"])
+        .args(args)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

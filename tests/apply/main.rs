@@ -53,6 +53,8 @@ fn one_plan_for_every_mode_then_apply_then_nothing_to_do() {
     .collect();
     assert_eq!(actions(&plan), expected);
     assert_eq!(plan["reboot_required"], false);
+    assert_eq!(plan["changes"][7]["later"], true);
+    assert!(plan["changes"][6].get("later").is_none());
     assert!(
         plan["changes"][7]["detail"].as_str().unwrap().starts_with(
             "once the MIG devices exist: an MPS daemon on each (2g.20gb ×1, 3g.40gb ×1)"
