@@ -578,3 +578,59 @@ fn vgpu_through_the_same_plan_sriov_first() {
     assert_eq!(again["changes"].as_array().unwrap().len(), 0);
     run(&["plan", "--check", "-c", &cfg]).assert().success();
 }
+
+/// `apply` on a terminal (util-linux `script` gives it one): it shows the plan and asks.
+#[test]
+fn on_a_terminal_apply_asks_first() {
+    if which::which("script").is_err() {
+        eprintln!("skipped: `script` (util-linux) is not installed to give apply a terminal");
+        return;
+    }
+    let node = Node::preset("dgx-a100");
+    let on_a_tty = |layout: &str, answer: &str, extra: &str| {
+        let cfg = node.write("gpushare.toml", layout);
+        let line = format!(
+            "{} --sim dgx-a100 --sim-state {} --state-root {} apply -c {cfg} {extra}",
+            assert_cmd::cargo::cargo_bin!("gpushare").display(),
+            node.state().display(),
+            node.root().display()
+        );
+        let mut child = std::process::Command::new("script")
+            .args(["-qec", &line, "/dev/null"])
+            .env("NO_COLOR", "1")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        if let Some(mut stdin) = child.stdin.take() {
+            use std::io::Write;
+            stdin.write_all(answer.as_bytes()).unwrap();
+        }
+        let out = child.wait_with_output().unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    };
+    let two = "[[gpus]]\nselect = [0]\nmode = \"mig\"\nmig.devices = { \"3g.20gb\" = 2 }\n";
+    let (code, text) = on_a_tty(two, "n\n", "");
+    assert_eq!(code, Some(1), "{text}");
+    assert!(
+        text.contains("Make these 6 change(s) on GPU(s) 0? [y/N]"),
+        "{text}"
+    );
+    assert!(
+        text.contains("nothing was changed: not confirmed"),
+        "{text}"
+    );
+    assert!(node.devices().is_empty());
+    let (code, text) = on_a_tty(two, "y\n", "");
+    assert_eq!(code, Some(0), "{text}");
+    assert_eq!(node.devices()[&0], ["3g.20gb", "3g.20gb"]);
+    // --yes does not ask.
+    let one = "[[gpus]]\nselect = [0]\nmode = \"mig\"\nmig.devices = { \"7g.40gb\" = 1 }\n";
+    let (code, text) = on_a_tty(one, "", "--yes");
+    assert_eq!(code, Some(0), "{text}");
+    assert!(!text.contains("[y/N]"), "{text}");
+    assert_eq!(node.devices()[&0], ["7g.40gb"]);
+}
