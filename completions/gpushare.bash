@@ -16,6 +16,9 @@ _gpushare() {
             ",$1")
                 cmd="gpushare"
                 ;;
+            gpushare,apply)
+                cmd="gpushare__subcmd__apply"
+                ;;
             gpushare,completions)
                 cmd="gpushare__subcmd__completions"
                 ;;
@@ -27,6 +30,9 @@ _gpushare() {
                 ;;
             gpushare,help)
                 cmd="gpushare__subcmd__help"
+                ;;
+            gpushare,init)
+                cmd="gpushare__subcmd__init"
                 ;;
             gpushare,man)
                 cmd="gpushare__subcmd__man"
@@ -40,6 +46,9 @@ _gpushare() {
             gpushare,mps)
                 cmd="gpushare__subcmd__mps"
                 ;;
+            gpushare,plan)
+                cmd="gpushare__subcmd__plan"
+                ;;
             gpushare,probe)
                 cmd="gpushare__subcmd__probe"
                 ;;
@@ -48,6 +57,9 @@ _gpushare() {
                 ;;
             gpushare,vgpu)
                 cmd="gpushare__subcmd__vgpu"
+                ;;
+            gpushare__subcmd__help,apply)
+                cmd="gpushare__subcmd__help__subcmd__apply"
                 ;;
             gpushare__subcmd__help,completions)
                 cmd="gpushare__subcmd__help__subcmd__completions"
@@ -61,6 +73,9 @@ _gpushare() {
             gpushare__subcmd__help,help)
                 cmd="gpushare__subcmd__help__subcmd__help"
                 ;;
+            gpushare__subcmd__help,init)
+                cmd="gpushare__subcmd__help__subcmd__init"
+                ;;
             gpushare__subcmd__help,man)
                 cmd="gpushare__subcmd__help__subcmd__man"
                 ;;
@@ -72,6 +87,9 @@ _gpushare() {
                 ;;
             gpushare__subcmd__help,mps)
                 cmd="gpushare__subcmd__help__subcmd__mps"
+                ;;
+            gpushare__subcmd__help,plan)
+                cmd="gpushare__subcmd__help__subcmd__plan"
                 ;;
             gpushare__subcmd__help,probe)
                 cmd="gpushare__subcmd__help__subcmd__probe"
@@ -266,7 +284,7 @@ _gpushare() {
 
     case "${cmd}" in
         gpushare)
-            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --help --version detect doctor mig sim mps vgpu completions man manifests probe help"
+            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version detect init plan apply doctor mig sim mps vgpu completions man manifests probe help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -296,6 +314,64 @@ _gpushare() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gpushare__subcmd__apply)
+            opts="-c -y -q -h -V --config --sysfs-root --dry-run --force --yes --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -c)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sysfs-root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sim)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sim-state)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "table json yaml" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --nvml-lib)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --state-root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -304,7 +380,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__completions)
-            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --help --version bash elvish fish powershell zsh"
+            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version bash elvish fish powershell zsh"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -334,6 +410,10 @@ _gpushare() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -342,7 +422,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__detect)
-            opts="-q -h -V --gpu --sim --sim-state --format --quiet --color --nvml-lib --state-root --help --version"
+            opts="-q -h -V --gpu --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -376,6 +456,10 @@ _gpushare() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -384,7 +468,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__doctor)
-            opts="-q -h -V --host-root --sim --sim-state --format --quiet --color --nvml-lib --state-root --help --version"
+            opts="-q -h -V --host-root --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -418,6 +502,10 @@ _gpushare() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -426,8 +514,22 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__help)
-            opts="detect doctor mig sim mps vgpu completions man manifests probe help"
+            opts="detect init plan apply doctor mig sim mps vgpu completions man manifests probe help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gpushare__subcmd__help__subcmd__apply)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -482,6 +584,20 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gpushare__subcmd__help__subcmd__init)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -677,6 +793,20 @@ _gpushare() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        gpushare__subcmd__help__subcmd__plan)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         gpushare__subcmd__help__subcmd__probe)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -831,8 +961,94 @@ _gpushare() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        gpushare__subcmd__init)
+            opts="-c -y -q -h -V --config --mode --profile --clients --replicas --slices --min-memory --config-out --manifests-out --force --yes --dry-run --no-probe --sysfs-root --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -c)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mode)
+                    COMPREPLY=($(compgen -W "mig mps time-slicing auto" -- "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --clients)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --replicas)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --slices)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --min-memory)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config-out)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --manifests-out)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sysfs-root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sim)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sim-state)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "table json yaml" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --nvml-lib)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --state-root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         gpushare__subcmd__man)
-            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --help --version"
+            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -862,6 +1078,10 @@ _gpushare() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -870,7 +1090,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__manifests)
-            opts="-c -q -h -V --target --config --out --k8s-version --namespace --image --name --node-name --helm-values --examples --install --dev-root --sim --sim-state --format --quiet --color --nvml-lib --state-root --help --version"
+            opts="-c -q -h -V --target --config --out --k8s-version --namespace --image --name --node-name --helm-values --examples --install --dev-root --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -940,6 +1160,10 @@ _gpushare() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -948,7 +1172,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__mig)
-            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --help --version profiles apply assert export clear help"
+            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version profiles apply assert export clear help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -978,6 +1202,10 @@ _gpushare() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -986,7 +1214,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__mig__subcmd__apply)
-            opts="-f -c -q -h -V --config-file --file --label --selected-config --dry-run --force --sim --sim-state --format --quiet --color --nvml-lib --state-root --help --version"
+            opts="-f -c -q -h -V --config-file --file --label --selected-config --dry-run --force --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1037,6 +1265,10 @@ _gpushare() {
                     return 0
                     ;;
                 --state-root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1048,7 +1280,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__mig__subcmd__assert)
-            opts="-f -c -q -h -V --config-file --file --label --selected-config --sim --sim-state --format --quiet --color --nvml-lib --state-root --help --version"
+            opts="-f -c -q -h -V --config-file --file --label --selected-config --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1102,6 +1334,10 @@ _gpushare() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1110,7 +1346,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__mig__subcmd__clear)
-            opts="-q -h -V --gpu --dry-run --sim --sim-state --format --quiet --color --nvml-lib --state-root --help --version"
+            opts="-q -h -V --gpu --dry-run --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1144,6 +1380,10 @@ _gpushare() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1152,7 +1392,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__mig__subcmd__export)
-            opts="-l -q -h -V --config-label --sim --sim-state --format --quiet --color --nvml-lib --state-root --help --version"
+            opts="-l -q -h -V --config-label --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1187,6 +1427,10 @@ _gpushare() {
                     return 0
                     ;;
                 --state-root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1296,7 +1540,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__mig__subcmd__profiles)
-            opts="-q -h -V --gpu --sim --sim-state --format --quiet --color --nvml-lib --state-root --help --version"
+            opts="-q -h -V --gpu --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1330,6 +1574,10 @@ _gpushare() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1338,7 +1586,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__mps)
-            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --help --version start status stop unit help"
+            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version start status stop unit help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1365,6 +1613,10 @@ _gpushare() {
                     return 0
                     ;;
                 --state-root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1460,7 +1712,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__mps__subcmd__start)
-            opts="-c -q -h -V --gpu --clients --thread-percentage --memory-limit --pipe-dir --log-dir --multiuser --config --timeout --sim --sim-state --format --quiet --color --nvml-lib --state-root --help --version"
+            opts="-c -q -h -V --gpu --clients --thread-percentage --memory-limit --pipe-dir --log-dir --multiuser --config --timeout --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1523,6 +1775,10 @@ _gpushare() {
                     return 0
                     ;;
                 --state-root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1534,7 +1790,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__mps__subcmd__status)
-            opts="-q -h -V --timeout --sim --sim-state --format --quiet --color --nvml-lib --state-root --help --version"
+            opts="-q -h -V --timeout --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1568,6 +1824,10 @@ _gpushare() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1576,7 +1836,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__mps__subcmd__stop)
-            opts="-q -h -V --gpu --force --timeout --sim --sim-state --format --quiet --color --nvml-lib --state-root --help --version"
+            opts="-q -h -V --gpu --force --timeout --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1614,6 +1874,10 @@ _gpushare() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1622,7 +1886,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__mps__subcmd__unit)
-            opts="-c -q -h -V --gpu --clients --thread-percentage --memory-limit --pipe-dir --log-dir --multiuser --config --timeout --install --sim --sim-state --format --quiet --color --nvml-lib --state-root --help --version"
+            opts="-c -q -h -V --gpu --clients --thread-percentage --memory-limit --pipe-dir --log-dir --multiuser --config --timeout --install --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1688,6 +1952,64 @@ _gpushare() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gpushare__subcmd__plan)
+            opts="-c -q -h -V --config --sysfs-root --check --force --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -c)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sysfs-root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sim)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sim-state)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "table json yaml" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --nvml-lib)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --state-root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1696,7 +2018,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__probe)
-            opts="-c -q -h -V --target --config --mps-pipe-dir --clients --compare --quick --buffer --timeout --sim --sim-state --format --quiet --color --nvml-lib --state-root --help --version"
+            opts="-c -q -h -V --target --config --mps-pipe-dir --clients --compare --quick --buffer --timeout --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1754,6 +2076,10 @@ _gpushare() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1762,7 +2088,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__sim)
-            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --help --version presets models reboot help"
+            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version presets models reboot help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1789,6 +2115,10 @@ _gpushare() {
                     return 0
                     ;;
                 --state-root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1870,7 +2200,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__sim__subcmd__models)
-            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --help --version"
+            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1897,6 +2227,10 @@ _gpushare() {
                     return 0
                     ;;
                 --state-root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1908,7 +2242,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__sim__subcmd__presets)
-            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --help --version"
+            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1935,6 +2269,10 @@ _gpushare() {
                     return 0
                     ;;
                 --state-root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1946,7 +2284,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__sim__subcmd__reboot)
-            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --help --version"
+            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1976,6 +2314,10 @@ _gpushare() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1984,7 +2326,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__vgpu)
-            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --help --version types status apply assert clear help"
+            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version types status apply assert clear help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2014,6 +2356,10 @@ _gpushare() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -2022,7 +2368,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__vgpu__subcmd__apply)
-            opts="-f -c -q -h -V --file --config --gpu --dry-run --force --heterogeneous --sysfs-root --sim --sim-state --format --quiet --color --nvml-lib --state-root --help --version"
+            opts="-f -c -q -h -V --file --config --gpu --dry-run --force --heterogeneous --sysfs-root --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2073,6 +2419,10 @@ _gpushare() {
                     return 0
                     ;;
                 --state-root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2084,7 +2434,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__vgpu__subcmd__assert)
-            opts="-f -c -q -h -V --file --config --gpu --sysfs-root --sim --sim-state --format --quiet --color --nvml-lib --state-root --help --version"
+            opts="-f -c -q -h -V --file --config --gpu --sysfs-root --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2138,6 +2488,10 @@ _gpushare() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -2146,7 +2500,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__vgpu__subcmd__clear)
-            opts="-q -h -V --gpu --dry-run --force --sysfs-root --sim --sim-state --format --quiet --color --nvml-lib --state-root --help --version"
+            opts="-q -h -V --gpu --dry-run --force --sysfs-root --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2181,6 +2535,10 @@ _gpushare() {
                     return 0
                     ;;
                 --state-root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2290,7 +2648,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__vgpu__subcmd__status)
-            opts="-q -h -V --gpu --sysfs-root --sim --sim-state --format --quiet --color --nvml-lib --state-root --help --version"
+            opts="-q -h -V --gpu --sysfs-root --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2325,6 +2683,10 @@ _gpushare() {
                     return 0
                     ;;
                 --state-root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2336,7 +2698,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__vgpu__subcmd__types)
-            opts="-q -h -V --gpu --sysfs-root --sim --sim-state --format --quiet --color --nvml-lib --state-root --help --version"
+            opts="-q -h -V --gpu --sysfs-root --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2371,6 +2733,10 @@ _gpushare() {
                     return 0
                     ;;
                 --state-root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_gpushare_global_optspecs
-    string join \n sim= sim-state= format= q/quiet color= nvml-lib= state-root= h/help V/version
+    string join \n sim= sim-state= format= q/quiet color= nvml-lib= state-root= lock-timeout= h/help V/version
 end
 
 function __fish_gpushare_needs_command
@@ -34,10 +34,14 @@ always\t''
 never\t''"
 complete -c gpushare -n "__fish_gpushare_needs_command" -l nvml-lib -d 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual' -r -F
 complete -c gpushare -n "__fish_gpushare_needs_command" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
+complete -c gpushare -n "__fish_gpushare_needs_command" -l lock-timeout -d 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once' -r
 complete -c gpushare -n "__fish_gpushare_needs_command" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
 complete -c gpushare -n "__fish_gpushare_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c gpushare -n "__fish_gpushare_needs_command" -s V -l version -d 'Print version'
 complete -c gpushare -n "__fish_gpushare_needs_command" -f -a "detect" -d 'Show the GPUs of this node: models, memory, MIG, compute mode, processes'
+complete -c gpushare -n "__fish_gpushare_needs_command" -f -a "init" -d 'Set up a bare node in one go: choose a layout, write gpushare.toml, apply it, write the cluster manifests, and check the result with the probe'
+complete -c gpushare -n "__fish_gpushare_needs_command" -f -a "plan" -d 'Show what `apply` would change to bring the node to gpushare.toml (every mode)'
+complete -c gpushare -n "__fish_gpushare_needs_command" -f -a "apply" -d 'Change the node to gpushare.toml: MIG, MPS, time-slicing and vGPU, in one plan'
 complete -c gpushare -n "__fish_gpushare_needs_command" -f -a "doctor" -d 'Check that this node is ready to share its GPUs (driver, devices, runtime, CDI, blockers)'
 complete -c gpushare -n "__fish_gpushare_needs_command" -f -a "mig" -d 'MIG: profiles, declarative layouts (gpushare.toml or mig-parted v1), safe incremental apply'
 complete -c gpushare -n "__fish_gpushare_needs_command" -f -a "sim" -d 'Simulated nodes: list presets and the GPU models they can hold'
@@ -59,9 +63,78 @@ always\t''
 never\t''"
 complete -c gpushare -n "__fish_gpushare_using_subcommand detect" -l nvml-lib -d 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand detect" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand detect" -l lock-timeout -d 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand detect" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand detect" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c gpushare -n "__fish_gpushare_using_subcommand detect" -s V -l version -d 'Print version'
+complete -c gpushare -n "__fish_gpushare_using_subcommand init" -s c -l config -d 'Take the layout from this gpushare.toml instead of --mode' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand init" -l mode -d 'How to share the GPUs' -r -f -a "mig\t'MIG instances of one profile (--profile)'
+mps\t'MPS with N clients per GPU (--clients)'
+time-slicing\t'Time-slicing with N replicas per GPU (--replicas)'
+auto\t'N slices per GPU (--slices): MIG where a profile gives them, MPS elsewhere'"
+complete -c gpushare -n "__fish_gpushare_using_subcommand init" -l profile -d '--mode mig: the MIG profile, e.g. 1g.10gb (`gpushare mig profiles` lists them)' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand init" -l clients -d '--mode mps: clients per GPU (each gets 1/N of the threads and of the memory)' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand init" -l replicas -d '--mode time-slicing: workloads that take turns on each GPU, 2 to 1024' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand init" -l slices -d '--mode auto: slices per GPU' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand init" -l min-memory -d '--mode auto: the least memory a slice may have, e.g. 10G' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand init" -l config-out -d 'Where to write gpushare.toml [default: /etc/gpushare/gpushare.toml, under --state-root]' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand init" -l manifests-out -d 'Where to write the manifests of the `[kubernetes] targets` [default: /etc/gpushare/manifests, under --state-root]' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand init" -l sysfs-root -d 'Read and write sysfs and /proc under DIR instead of / (a fake tree, for tests and trials)' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand init" -l sim -d 'Use a simulated node: a preset name or a node file (TOML)' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand init" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, saved after each change)' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand init" -l format -d 'Output format of the data on stdout' -r -f -a "table\t'Tables for people'
+json\t'JSON for scripts (the field names are a stable contract)'
+yaml\t'The same data as YAML'"
+complete -c gpushare -n "__fish_gpushare_using_subcommand init" -l color -d 'When to use colour (NO_COLOR is honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal and NO_COLOR is not set'
+always\t''
+never\t''"
+complete -c gpushare -n "__fish_gpushare_using_subcommand init" -l nvml-lib -d 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand init" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand init" -l lock-timeout -d 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand init" -l force -d 'Overwrite a gpushare.toml that says something else'
+complete -c gpushare -n "__fish_gpushare_using_subcommand init" -s y -l yes -d 'Do not ask for confirmation (it is never asked without a terminal)'
+complete -c gpushare -n "__fish_gpushare_using_subcommand init" -l dry-run -d 'Print the layout and the plan, and stop: nothing is written or changed'
+complete -c gpushare -n "__fish_gpushare_using_subcommand init" -l no-probe -d 'Do not run the probe at the end'
+complete -c gpushare -n "__fish_gpushare_using_subcommand init" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
+complete -c gpushare -n "__fish_gpushare_using_subcommand init" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c gpushare -n "__fish_gpushare_using_subcommand init" -s V -l version -d 'Print version'
+complete -c gpushare -n "__fish_gpushare_using_subcommand plan" -s c -l config -d 'The desired layout [default: /etc/gpushare/gpushare.toml, under --state-root]' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand plan" -l sysfs-root -d 'Read and write sysfs and /proc under DIR instead of / (a fake tree, for tests and trials)' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand plan" -l sim -d 'Use a simulated node: a preset name or a node file (TOML)' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand plan" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, saved after each change)' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand plan" -l format -d 'Output format of the data on stdout' -r -f -a "table\t'Tables for people'
+json\t'JSON for scripts (the field names are a stable contract)'
+yaml\t'The same data as YAML'"
+complete -c gpushare -n "__fish_gpushare_using_subcommand plan" -l color -d 'When to use colour (NO_COLOR is honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal and NO_COLOR is not set'
+always\t''
+never\t''"
+complete -c gpushare -n "__fish_gpushare_using_subcommand plan" -l nvml-lib -d 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand plan" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand plan" -l lock-timeout -d 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand plan" -l check -d 'Exit 3 when the node differs from the file (5 when only a reboot is missing)'
+complete -c gpushare -n "__fish_gpushare_using_subcommand plan" -l force -d 'Plan as `apply --force` would'
+complete -c gpushare -n "__fish_gpushare_using_subcommand plan" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
+complete -c gpushare -n "__fish_gpushare_using_subcommand plan" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c gpushare -n "__fish_gpushare_using_subcommand plan" -s V -l version -d 'Print version'
+complete -c gpushare -n "__fish_gpushare_using_subcommand apply" -s c -l config -d 'The desired layout [default: /etc/gpushare/gpushare.toml, under --state-root]' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand apply" -l sysfs-root -d 'Read and write sysfs and /proc under DIR instead of / (a fake tree, for tests and trials)' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand apply" -l sim -d 'Use a simulated node: a preset name or a node file (TOML)' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand apply" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, saved after each change)' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand apply" -l format -d 'Output format of the data on stdout' -r -f -a "table\t'Tables for people'
+json\t'JSON for scripts (the field names are a stable contract)'
+yaml\t'The same data as YAML'"
+complete -c gpushare -n "__fish_gpushare_using_subcommand apply" -l color -d 'When to use colour (NO_COLOR is honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal and NO_COLOR is not set'
+always\t''
+never\t''"
+complete -c gpushare -n "__fish_gpushare_using_subcommand apply" -l nvml-lib -d 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand apply" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand apply" -l lock-timeout -d 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand apply" -l dry-run -d 'Print the plan and change nothing'
+complete -c gpushare -n "__fish_gpushare_using_subcommand apply" -l force -d 'Go ahead where something is in use: MIG modes of busy GPUs change at the next reboot (exit 5), MPS daemons with clients are stopped (clients ended), vGPU devices VMs hold are removed. MIG instances in use are never destroyed'
+complete -c gpushare -n "__fish_gpushare_using_subcommand apply" -s y -l yes -d 'Do not ask for confirmation (it is never asked without a terminal)'
+complete -c gpushare -n "__fish_gpushare_using_subcommand apply" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
+complete -c gpushare -n "__fish_gpushare_using_subcommand apply" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c gpushare -n "__fish_gpushare_using_subcommand apply" -s V -l version -d 'Print version'
 complete -c gpushare -n "__fish_gpushare_using_subcommand doctor" -l host-root -d 'Check the host files (/dev, /proc, /sys, /etc) under DIR instead of /' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand doctor" -l sim -d 'Use a simulated node: a preset name or a node file (TOML)' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand doctor" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, saved after each change)' -r -F
@@ -73,6 +146,7 @@ always\t''
 never\t''"
 complete -c gpushare -n "__fish_gpushare_using_subcommand doctor" -l nvml-lib -d 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand doctor" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand doctor" -l lock-timeout -d 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand doctor" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand doctor" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c gpushare -n "__fish_gpushare_using_subcommand doctor" -s V -l version -d 'Print version'
@@ -86,6 +160,7 @@ always\t''
 never\t''"
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and not __fish_seen_subcommand_from profiles apply assert export clear help" -l nvml-lib -d 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and not __fish_seen_subcommand_from profiles apply assert export clear help" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and not __fish_seen_subcommand_from profiles apply assert export clear help" -l lock-timeout -d 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and not __fish_seen_subcommand_from profiles apply assert export clear help" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and not __fish_seen_subcommand_from profiles apply assert export clear help" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and not __fish_seen_subcommand_from profiles apply assert export clear help" -s V -l version -d 'Print version'
@@ -106,6 +181,7 @@ always\t''
 never\t''"
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from profiles" -l nvml-lib -d 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from profiles" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from profiles" -l lock-timeout -d 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from profiles" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from profiles" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from profiles" -s V -l version -d 'Print version'
@@ -121,6 +197,7 @@ always\t''
 never\t''"
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from apply" -l nvml-lib -d 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from apply" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from apply" -l lock-timeout -d 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from apply" -l dry-run -d 'Print the plan and change nothing'
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from apply" -l force -d 'Change the MIG mode of GPUs that processes or services keep busy, leaving the change pending until the next reboot (exit 5). Instances in use are never destroyed'
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from apply" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
@@ -138,6 +215,7 @@ always\t''
 never\t''"
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from assert" -l nvml-lib -d 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from assert" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from assert" -l lock-timeout -d 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from assert" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from assert" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from assert" -s V -l version -d 'Print version'
@@ -152,6 +230,7 @@ always\t''
 never\t''"
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from export" -l nvml-lib -d 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from export" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from export" -l lock-timeout -d 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from export" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from export" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from export" -s V -l version -d 'Print version'
@@ -166,6 +245,7 @@ always\t''
 never\t''"
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from clear" -l nvml-lib -d 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from clear" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from clear" -l lock-timeout -d 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from clear" -l dry-run -d 'Print the plan and change nothing'
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from clear" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from clear" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -186,6 +266,7 @@ always\t''
 never\t''"
 complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and not __fish_seen_subcommand_from presets models reboot help" -l nvml-lib -d 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and not __fish_seen_subcommand_from presets models reboot help" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and not __fish_seen_subcommand_from presets models reboot help" -l lock-timeout -d 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and not __fish_seen_subcommand_from presets models reboot help" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and not __fish_seen_subcommand_from presets models reboot help" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and not __fish_seen_subcommand_from presets models reboot help" -s V -l version -d 'Print version'
@@ -203,6 +284,7 @@ always\t''
 never\t''"
 complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from presets" -l nvml-lib -d 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from presets" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from presets" -l lock-timeout -d 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from presets" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from presets" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from presets" -s V -l version -d 'Print version'
@@ -216,6 +298,7 @@ always\t''
 never\t''"
 complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from models" -l nvml-lib -d 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from models" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from models" -l lock-timeout -d 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from models" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from models" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from models" -s V -l version -d 'Print version'
@@ -229,6 +312,7 @@ always\t''
 never\t''"
 complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from reboot" -l nvml-lib -d 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from reboot" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from reboot" -l lock-timeout -d 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from reboot" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from reboot" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from reboot" -s V -l version -d 'Print version'
@@ -246,6 +330,7 @@ always\t''
 never\t''"
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and not __fish_seen_subcommand_from start status stop unit help" -l nvml-lib -d 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and not __fish_seen_subcommand_from start status stop unit help" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and not __fish_seen_subcommand_from start status stop unit help" -l lock-timeout -d 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and not __fish_seen_subcommand_from start status stop unit help" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and not __fish_seen_subcommand_from start status stop unit help" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and not __fish_seen_subcommand_from start status stop unit help" -s V -l version -d 'Print version'
@@ -272,6 +357,7 @@ always\t''
 never\t''"
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from start" -l nvml-lib -d 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from start" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from start" -l lock-timeout -d 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from start" -l multiuser -d 'Let clients of every user share one server (-multiuser-server; Volta or newer, root)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from start" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from start" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -287,6 +373,7 @@ always\t''
 never\t''"
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from status" -l nvml-lib -d 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from status" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from status" -l lock-timeout -d 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from status" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from status" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from status" -s V -l version -d 'Print version'
@@ -302,6 +389,7 @@ always\t''
 never\t''"
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from stop" -l nvml-lib -d 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from stop" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from stop" -l lock-timeout -d 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from stop" -l force -d 'Stop even while clients are connected: end them with terminate_client first'
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from stop" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from stop" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -324,6 +412,7 @@ always\t''
 never\t''"
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from unit" -l nvml-lib -d 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from unit" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from unit" -l lock-timeout -d 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from unit" -l multiuser -d 'Let clients of every user share one server (-multiuser-server; Volta or newer, root)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from unit" -l install -d 'Write the unit under /etc/systemd/system (atomically) instead of printing it'
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from unit" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
@@ -344,6 +433,7 @@ always\t''
 never\t''"
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and not __fish_seen_subcommand_from types status apply assert clear help" -l nvml-lib -d 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and not __fish_seen_subcommand_from types status apply assert clear help" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and not __fish_seen_subcommand_from types status apply assert clear help" -l lock-timeout -d 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and not __fish_seen_subcommand_from types status apply assert clear help" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and not __fish_seen_subcommand_from types status apply assert clear help" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and not __fish_seen_subcommand_from types status apply assert clear help" -s V -l version -d 'Print version'
@@ -365,6 +455,7 @@ always\t''
 never\t''"
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from types" -l nvml-lib -d 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from types" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from types" -l lock-timeout -d 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from types" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from types" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from types" -s V -l version -d 'Print version'
@@ -380,6 +471,7 @@ always\t''
 never\t''"
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from status" -l nvml-lib -d 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from status" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from status" -l lock-timeout -d 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from status" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from status" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from status" -s V -l version -d 'Print version'
@@ -397,6 +489,7 @@ always\t''
 never\t''"
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from apply" -l nvml-lib -d 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from apply" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from apply" -l lock-timeout -d 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from apply" -l dry-run -d 'Show the changes without making them'
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from apply" -l force -d 'Also remove vGPU devices that a VM holds open (the kernel may still refuse)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from apply" -l heterogeneous -d 'The GPUs run in heterogeneous mode (`nvidia-smi vgpu -shm 1`): allow several time-sliced types on one GPU'
@@ -417,6 +510,7 @@ always\t''
 never\t''"
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from assert" -l nvml-lib -d 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from assert" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from assert" -l lock-timeout -d 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from assert" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from assert" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from assert" -s V -l version -d 'Print version'
@@ -432,6 +526,7 @@ always\t''
 never\t''"
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from clear" -l nvml-lib -d 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from clear" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from clear" -l lock-timeout -d 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from clear" -l dry-run -d 'Show the changes without making them'
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from clear" -l force -d 'Also remove vGPU devices that a VM holds open (the kernel may still refuse)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from clear" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
@@ -453,6 +548,7 @@ always\t''
 never\t''"
 complete -c gpushare -n "__fish_gpushare_using_subcommand completions" -l nvml-lib -d 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand completions" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand completions" -l lock-timeout -d 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand completions" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c gpushare -n "__fish_gpushare_using_subcommand completions" -s V -l version -d 'Print version'
@@ -466,6 +562,7 @@ always\t''
 never\t''"
 complete -c gpushare -n "__fish_gpushare_using_subcommand man" -l nvml-lib -d 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand man" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand man" -l lock-timeout -d 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand man" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand man" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c gpushare -n "__fish_gpushare_using_subcommand man" -s V -l version -d 'Print version'
@@ -493,6 +590,7 @@ always\t''
 never\t''"
 complete -c gpushare -n "__fish_gpushare_using_subcommand manifests" -l nvml-lib -d 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand manifests" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand manifests" -l lock-timeout -d 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand manifests" -l helm-values -d 'nvidia-device-plugin: write Helm values for the chart instead of plain manifests'
 complete -c gpushare -n "__fish_gpushare_using_subcommand manifests" -l examples -d 'Add a pod per target that requests one slice'
 complete -c gpushare -n "__fish_gpushare_using_subcommand manifests" -l install -d 'cdi: write the spec to /etc/cdi/nvidia.yaml (atomically, 0644) instead of printing it'
@@ -515,22 +613,26 @@ always\t''
 never\t''"
 complete -c gpushare -n "__fish_gpushare_using_subcommand probe" -l nvml-lib -d 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand probe" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand probe" -l lock-timeout -d 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand probe" -l compare -d 'Run each target alone, then with --clients N at once, and print the slowdown'
 complete -c gpushare -n "__fish_gpushare_using_subcommand probe" -l quick -d 'A few seconds per target: smaller copies, fewer repeats'
 complete -c gpushare -n "__fish_gpushare_using_subcommand probe" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand probe" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c gpushare -n "__fish_gpushare_using_subcommand probe" -s V -l version -d 'Print version'
-complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect doctor mig sim mps vgpu completions man manifests probe help" -f -a "detect" -d 'Show the GPUs of this node: models, memory, MIG, compute mode, processes'
-complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect doctor mig sim mps vgpu completions man manifests probe help" -f -a "doctor" -d 'Check that this node is ready to share its GPUs (driver, devices, runtime, CDI, blockers)'
-complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect doctor mig sim mps vgpu completions man manifests probe help" -f -a "mig" -d 'MIG: profiles, declarative layouts (gpushare.toml or mig-parted v1), safe incremental apply'
-complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect doctor mig sim mps vgpu completions man manifests probe help" -f -a "sim" -d 'Simulated nodes: list presets and the GPU models they can hold'
-complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect doctor mig sim mps vgpu completions man manifests probe help" -f -a "mps" -d 'MPS: several processes at once on a GPU or MIG device, with per-client limits'
-complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect doctor mig sim mps vgpu completions man manifests probe help" -f -a "vgpu" -d 'vGPU on KVM hosts: list types, show devices, apply a layout (mdev and SR-IOV, through sysfs)'
-complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect doctor mig sim mps vgpu completions man manifests probe help" -f -a "completions" -d 'Print a shell completion script'
-complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect doctor mig sim mps vgpu completions man manifests probe help" -f -a "man" -d 'Print the man page (roff)'
-complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect doctor mig sim mps vgpu completions man manifests probe help" -f -a "manifests" -d 'Generate cluster wiring for this node: device plugin, gpushare extender, HAMi, DRA, CDI, node agent'
-complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect doctor mig sim mps vgpu completions man manifests probe help" -f -a "probe" -d 'Measure memory, bandwidth and latency on every GPU, MIG device and MPS client, and check that each gives what it was promised'
-complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect doctor mig sim mps vgpu completions man manifests probe help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect init plan apply doctor mig sim mps vgpu completions man manifests probe help" -f -a "detect" -d 'Show the GPUs of this node: models, memory, MIG, compute mode, processes'
+complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect init plan apply doctor mig sim mps vgpu completions man manifests probe help" -f -a "init" -d 'Set up a bare node in one go: choose a layout, write gpushare.toml, apply it, write the cluster manifests, and check the result with the probe'
+complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect init plan apply doctor mig sim mps vgpu completions man manifests probe help" -f -a "plan" -d 'Show what `apply` would change to bring the node to gpushare.toml (every mode)'
+complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect init plan apply doctor mig sim mps vgpu completions man manifests probe help" -f -a "apply" -d 'Change the node to gpushare.toml: MIG, MPS, time-slicing and vGPU, in one plan'
+complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect init plan apply doctor mig sim mps vgpu completions man manifests probe help" -f -a "doctor" -d 'Check that this node is ready to share its GPUs (driver, devices, runtime, CDI, blockers)'
+complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect init plan apply doctor mig sim mps vgpu completions man manifests probe help" -f -a "mig" -d 'MIG: profiles, declarative layouts (gpushare.toml or mig-parted v1), safe incremental apply'
+complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect init plan apply doctor mig sim mps vgpu completions man manifests probe help" -f -a "sim" -d 'Simulated nodes: list presets and the GPU models they can hold'
+complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect init plan apply doctor mig sim mps vgpu completions man manifests probe help" -f -a "mps" -d 'MPS: several processes at once on a GPU or MIG device, with per-client limits'
+complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect init plan apply doctor mig sim mps vgpu completions man manifests probe help" -f -a "vgpu" -d 'vGPU on KVM hosts: list types, show devices, apply a layout (mdev and SR-IOV, through sysfs)'
+complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect init plan apply doctor mig sim mps vgpu completions man manifests probe help" -f -a "completions" -d 'Print a shell completion script'
+complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect init plan apply doctor mig sim mps vgpu completions man manifests probe help" -f -a "man" -d 'Print the man page (roff)'
+complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect init plan apply doctor mig sim mps vgpu completions man manifests probe help" -f -a "manifests" -d 'Generate cluster wiring for this node: device plugin, gpushare extender, HAMi, DRA, CDI, node agent'
+complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect init plan apply doctor mig sim mps vgpu completions man manifests probe help" -f -a "probe" -d 'Measure memory, bandwidth and latency on every GPU, MIG device and MPS client, and check that each gives what it was promised'
+complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect init plan apply doctor mig sim mps vgpu completions man manifests probe help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand help; and __fish_seen_subcommand_from mig" -f -a "profiles" -d 'Every GPU-instance profile of the MIG-capable GPUs: id, slices, memory, counts, placements'
 complete -c gpushare -n "__fish_gpushare_using_subcommand help; and __fish_seen_subcommand_from mig" -f -a "apply" -d 'Change the node to the MIG layout of a file, with the fewest changes'
 complete -c gpushare -n "__fish_gpushare_using_subcommand help; and __fish_seen_subcommand_from mig" -f -a "assert" -d 'Exit 0 when the node has the MIG layout of a file, 3 when it does not'

@@ -54,12 +54,42 @@ pub struct GlobalArgs {
     /// Keep every state path (lock, journal, run dirs, written files) under DIR
     #[arg(long, global = true, env = "GPUSHARE_ROOT", value_name = "DIR")]
     pub state_root: Option<PathBuf>,
+
+    /// Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once
+    #[arg(long, global = true, env = "GPUSHARE_LOCK_TIMEOUT", value_name = "SECONDS",
+          default_value = "60", value_parser = parse_lock_timeout)]
+    pub lock_timeout: std::time::Duration,
 }
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Show the GPUs of this node: models, memory, MIG, compute mode, processes
     Detect(DetectArgs),
+
+    /// Set up a bare node in one go: choose a layout, write gpushare.toml, apply it, write the
+    /// cluster manifests, and check the result with the probe
+    ///
+    /// The layout comes from -c FILE or from --mode: `mig --profile P` (as many instances of P as
+    /// fit on each MIG-capable GPU), `mps --clients N`, `time-slicing --replicas N`, or
+    /// `auto --slices N [--min-memory SIZE]` (MIG where a profile gives N instances of at least
+    /// that memory, MPS with N clients elsewhere). Running it again with the same layout changes
+    /// nothing.
+    Init(InitArgs),
+
+    /// Show what `apply` would change to bring the node to gpushare.toml (every mode)
+    ///
+    /// With --check: exit 0 when the node is as the file says, 3 when it differs, 5 when only a
+    /// reboot is missing.
+    Plan(PlanArgs),
+
+    /// Change the node to gpushare.toml: MIG, MPS, time-slicing and vGPU, in one plan
+    ///
+    /// The whole file is checked against the node before anything changes. Changes run in order
+    /// under the node lock, each one journalled; what is in use is never destroyed. Interrupted
+    /// (a failure, Ctrl-C, SIGTERM, a crash), running it again continues from the node as it is;
+    /// on a node that matches it changes nothing. Asks before changing on a terminal unless
+    /// --yes.
+    Apply(ApplyArgs),
 
     /// Check that this node is ready to share its GPUs (driver, devices, runtime, CDI, blockers)
     Doctor(DoctorArgs),
@@ -103,6 +133,128 @@ pub enum Command {
     /// device-to-host and device-to-device bandwidth, empty-kernel launch latency, and the SMs its
     /// kernels really reach. Exit 3 when a promise is not kept, 4 without a CUDA driver.
     Probe(ProbeArgs),
+}
+
+/// The gpushare.toml of `plan` and `apply`.
+#[derive(Debug, Args)]
+pub struct LayoutFileArgs {
+    /// The desired layout [default: /etc/gpushare/gpushare.toml, under --state-root]
+    #[arg(short = 'c', long = "config", value_name = "FILE")]
+    pub config: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub sysfs: SysfsArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct PlanArgs {
+    #[command(flatten)]
+    pub file: LayoutFileArgs,
+
+    /// Exit 3 when the node differs from the file (5 when only a reboot is missing)
+    #[arg(long)]
+    pub check: bool,
+
+    /// Plan as `apply --force` would
+    #[arg(long)]
+    pub force: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ApplyArgs {
+    #[command(flatten)]
+    pub file: LayoutFileArgs,
+
+    /// Print the plan and change nothing
+    #[arg(long)]
+    pub dry_run: bool,
+
+    /// Go ahead where something is in use: MIG modes of busy GPUs change at the next reboot
+    /// (exit 5), MPS daemons with clients are stopped (clients ended), vGPU devices VMs hold are
+    /// removed. MIG instances in use are never destroyed.
+    #[arg(long)]
+    pub force: bool,
+
+    /// Do not ask for confirmation (it is never asked without a terminal)
+    #[arg(short, long)]
+    pub yes: bool,
+}
+
+/// How `init` shares the GPUs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum InitMode {
+    /// MIG instances of one profile (--profile)
+    Mig,
+    /// MPS with N clients per GPU (--clients)
+    Mps,
+    /// Time-slicing with N replicas per GPU (--replicas)
+    TimeSlicing,
+    /// N slices per GPU (--slices): MIG where a profile gives them, MPS elsewhere
+    Auto,
+}
+
+#[derive(Debug, Args)]
+pub struct InitArgs {
+    /// Take the layout from this gpushare.toml instead of --mode
+    #[arg(
+        short = 'c',
+        long = "config",
+        value_name = "FILE",
+        conflicts_with = "mode"
+    )]
+    pub config: Option<PathBuf>,
+
+    /// How to share the GPUs
+    #[arg(long, value_enum)]
+    pub mode: Option<InitMode>,
+
+    /// --mode mig: the MIG profile, e.g. 1g.10gb (`gpushare mig profiles` lists them)
+    #[arg(long, value_name = "PROFILE")]
+    pub profile: Option<String>,
+
+    /// --mode mps: clients per GPU (each gets 1/N of the threads and of the memory)
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub clients: Option<u32>,
+
+    /// --mode time-slicing: workloads that take turns on each GPU, 2 to 1024
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(2..=1024))]
+    pub replicas: Option<u32>,
+
+    /// --mode auto: slices per GPU
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub slices: Option<u32>,
+
+    /// --mode auto: the least memory a slice may have, e.g. 10G
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub min_memory: Option<u64>,
+
+    /// Where to write gpushare.toml [default: /etc/gpushare/gpushare.toml, under --state-root]
+    #[arg(long, value_name = "FILE")]
+    pub config_out: Option<PathBuf>,
+
+    /// Where to write the manifests of the `[kubernetes] targets` [default:
+    /// /etc/gpushare/manifests, under --state-root]
+    #[arg(long, value_name = "DIR")]
+    pub manifests_out: Option<PathBuf>,
+
+    /// Overwrite a gpushare.toml that says something else
+    #[arg(long)]
+    pub force: bool,
+
+    /// Do not ask for confirmation (it is never asked without a terminal)
+    #[arg(short, long)]
+    pub yes: bool,
+
+    /// Print the layout and the plan, and stop: nothing is written or changed
+    #[arg(long)]
+    pub dry_run: bool,
+
+    /// Do not run the probe at the end
+    #[arg(long)]
+    pub no_probe: bool,
+
+    #[command(flatten)]
+    pub sysfs: SysfsArgs,
 }
 
 #[derive(Debug, Args)]
@@ -423,6 +575,18 @@ pub struct MpsUnitArgs {
     /// Write the unit under /etc/systemd/system (atomically) instead of printing it
     #[arg(long)]
     pub install: bool,
+}
+
+/// `--lock-timeout`: seconds, 0 to a day.
+fn parse_lock_timeout(text: &str) -> Result<std::time::Duration, String> {
+    let seconds: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{text}` is not a number of seconds"))?;
+    if !(0.0..=86400.0).contains(&seconds) {
+        return Err(format!("`{text}`: give 0 to 86400 seconds"));
+    }
+    Ok(std::time::Duration::from_secs_f64(seconds))
 }
 
 /// `--timeout`: seconds, more than 0 and at most an hour.

@@ -1,5 +1,6 @@
 //! gpushare: turn a bare-metal NVIDIA node into a shared GPU node, and prove the sharing works.
 
+pub mod apply;
 pub mod backend;
 pub mod cli;
 mod commands;
@@ -33,6 +34,8 @@ pub struct Context {
     pub out: Output,
     pub paths: paths::Paths,
     pub backend_options: BackendOptions,
+    /// How long a changing command waits for the node lock (`--lock-timeout`).
+    pub lock_timeout: std::time::Duration,
     backend: Option<Box<dyn Backend>>,
 }
 
@@ -42,6 +45,7 @@ impl Context {
             out,
             paths,
             backend_options,
+            lock_timeout: std::time::Duration::from_secs(60),
             backend: None,
         }
     }
@@ -87,6 +91,7 @@ pub fn run() -> ExitCode {
     };
     let paths = paths::Paths::new(g.state_root.clone());
     let mut ctx = Context::new(out.clone(), paths, options);
+    ctx.lock_timeout = g.lock_timeout;
     std::panic::set_hook(Box::new(|info| {
         eprintln!("error: internal error: {info}");
         eprintln!("hint: this is a bug in gpushare; please report it with the command you ran");

@@ -10,8 +10,47 @@ use crate::output::Format;
 
 pub fn run(ctx: &mut Context, args: &ManifestsArgs) -> Result<Exit> {
     let config = args.config.as_deref().map(Config::load).transpose()?;
-    let kubernetes = config.as_ref().and_then(|c| c.file.kubernetes.as_ref());
-    let targets = targets(args, config.as_ref())?;
+    let bundle = generate(ctx, args, config.as_ref())?;
+    for w in &bundle.warnings {
+        ctx.out.warn(w);
+    }
+    if args.install {
+        let spec = bundle
+            .documents
+            .iter()
+            .find(|d| d.kind == DocKind::CdiSpec)
+            .ok_or_else(|| Error::failed("no CDI spec was generated"))?;
+        let path = cdi::install(&ctx.paths, &spec.yaml)?;
+        ctx.out
+            .note(format!("installed the CDI spec {}", path.display()));
+        return Ok(Exit::Ok);
+    }
+    if let Some(dir) = &args.out {
+        let written = bundle.write_to(dir)?;
+        ctx.out.note(format!(
+            "wrote {} file(s) to {}",
+            written.len(),
+            dir.display()
+        ));
+        return Ok(Exit::Ok);
+    }
+    let text = match ctx.out.format {
+        Format::Json => bundle.to_json()?,
+        _ => bundle.to_yaml(),
+    };
+    ctx.out.stdout(&text)?;
+    Ok(Exit::Ok)
+}
+
+/// Every object of every target, in memory, with its warnings; nothing printed or written yet.
+/// `config`: the layout of `args.config`, loaded (`init` checks one before writing it).
+pub fn generate(
+    ctx: &mut Context,
+    args: &ManifestsArgs,
+    config: Option<&Config>,
+) -> Result<Bundle> {
+    let kubernetes = config.and_then(|c| c.file.kubernetes.as_ref());
+    let targets = targets(args, config)?;
     if args.install && targets != [Target::Cdi] {
         return Err(Error::usage(
             "--install writes the CDI spec: use it with --target cdi alone",
@@ -55,7 +94,7 @@ pub fn run(ctx: &mut Context, args: &ManifestsArgs) -> Result<Exit> {
     k8s::check_name(&name)?;
     let images = Images::parse(&args.images)?;
     let node = ctx.snapshot()?;
-    let layout = match &config {
+    let layout = match config {
         Some(c) => NodeLayout::desired(&node, c)?,
         None => NodeLayout::observed(&node)
             .with_running_mps(&node, &crate::mps::settings::load_all(&ctx.paths)?),
@@ -63,7 +102,7 @@ pub fn run(ctx: &mut Context, args: &ManifestsArgs) -> Result<Exit> {
     let req = Request {
         node: &node,
         layout,
-        config: config.as_ref(),
+        config,
         version,
         namespace,
         images,
@@ -81,35 +120,7 @@ pub fn run(ctx: &mut Context, args: &ManifestsArgs) -> Result<Exit> {
         bundle.extend(k8s::generate(*target, &req)?);
     }
     dedup(&mut bundle);
-    for w in &bundle.warnings {
-        ctx.out.warn(w);
-    }
-    if args.install {
-        let spec = bundle
-            .documents
-            .iter()
-            .find(|d| d.kind == DocKind::CdiSpec)
-            .ok_or_else(|| Error::failed("no CDI spec was generated"))?;
-        let path = cdi::install(&ctx.paths, &spec.yaml)?;
-        ctx.out
-            .note(format!("installed the CDI spec {}", path.display()));
-        return Ok(Exit::Ok);
-    }
-    if let Some(dir) = &args.out {
-        let written = bundle.write_to(dir)?;
-        ctx.out.note(format!(
-            "wrote {} file(s) to {}",
-            written.len(),
-            dir.display()
-        ));
-        return Ok(Exit::Ok);
-    }
-    let text = match ctx.out.format {
-        Format::Json => bundle.to_json()?,
-        _ => bundle.to_yaml(),
-    };
-    ctx.out.stdout(&text)?;
-    Ok(Exit::Ok)
+    Ok(bundle)
 }
 
 /// `--target`s, or the `[kubernetes] targets` of the config.

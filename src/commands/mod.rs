@@ -1,7 +1,9 @@
 //! One file per command; each takes the context and its arguments and returns an exit status.
 
+mod apply;
 mod detect;
 mod generate;
+mod init;
 mod manifests;
 mod mig;
 mod mps;
@@ -16,6 +18,9 @@ use crate::error::{Exit, Result};
 pub fn dispatch(ctx: &mut Context, command: Command) -> Result<Exit> {
     match command {
         Command::Detect(args) => detect::run(ctx, &args),
+        Command::Init(args) => init::run(ctx, &args),
+        Command::Plan(args) => apply::plan(ctx, &args),
+        Command::Apply(args) => apply::apply(ctx, &args),
         Command::Doctor(args) => crate::doctor::run(ctx, args.host_root),
         Command::Mig(cmd) => mig::run(ctx, &cmd),
         Command::Sim(cmd) => sim::run(ctx, &cmd),

@@ -14,6 +14,16 @@ use crate::probe::{cuda, mps_settings, verdict, worker};
 use std::time::Duration;
 
 pub fn run(ctx: &mut Context, args: &ProbeArgs) -> Result<Exit> {
+    let report = measure(ctx, args)?;
+    ctx.out.data(&report, |out| report::render(out, &report))?;
+    Ok(match report.verdict {
+        Verdict::Pass => Exit::Ok,
+        Verdict::Fail => Exit::Differs,
+    })
+}
+
+/// Probe every target and judge the results; nothing printed on stdout (`init` reports it).
+pub fn measure(ctx: &mut Context, args: &ProbeArgs) -> Result<Report> {
     if args.compare && args.clients < 2 {
         return Err(
             Error::usage("--compare compares a target alone with N clients at once: it needs --clients N (2 or more)")
@@ -123,16 +133,11 @@ pub fn run(ctx: &mut Context, args: &ProbeArgs) -> Result<Exit> {
     } else {
         Verdict::Fail
     };
-    let report = Report {
+    Ok(Report {
         source: node.source.clone(),
         quick: args.quick,
         targets: reports,
         verdict,
         failures,
-    };
-    ctx.out.data(&report, |out| report::render(out, &report))?;
-    Ok(match verdict {
-        Verdict::Pass => Exit::Ok,
-        Verdict::Fail => Exit::Differs,
     })
 }

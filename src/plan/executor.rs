@@ -4,13 +4,55 @@
 //! from the node as it is, running the same command again continues from there: a re-run
 //! converges. A GPU that must wait for a reboot (the driver cannot reset it, or the plan says so)
 //! is skipped for the rest of the plan and reported; the exit code is then 5.
+//!
+//! Driver calls go to the [`Backend`]; the other steps (MPS daemons, vGPU devices) and what
+//! happens around each step (a journal, a stop on a signal) belong to a [`Runner`], so every
+//! sharing mode runs through this one loop.
 
-use super::{GpuInstanceRef, Operation, Plan, Status};
+use super::{Change, GpuInstanceRef, Operation, Plan, Status};
 use crate::backend::{Backend, DriverError, DriverErrorKind, ModeChange};
 use crate::error::{Error, Exit, Result};
 use crate::output::Output;
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::IsTerminal;
+
+/// What the executor runs changes with.
+pub trait Runner {
+    /// The driver, for MIG, reset and compute-mode changes.
+    fn backend(&mut self) -> Result<&mut dyn Backend>;
+
+    /// Make a change that is not a driver call (MPS daemons, vGPU devices).
+    fn run_other(&mut self, change: &Change) -> Result<()> {
+        Err(Error::failed(format!(
+            "this command cannot {}",
+            change.operation.action()
+        )))
+    }
+
+    /// Called right before a change runs; an error stops the run there (e.g. on a signal), with
+    /// the changes before it made and reported.
+    fn before(&mut self, _change: &Change) -> Result<()> {
+        Ok(())
+    }
+
+    /// Called once a change ran, with its status set.
+    fn after(&mut self, _change: &Change) {}
+}
+
+/// A runner with only the driver: MIG and compute-mode plans.
+struct DriverOnly<'b>(&'b mut dyn Backend);
+
+impl Runner for DriverOnly<'_> {
+    fn backend(&mut self) -> Result<&mut dyn Backend> {
+        Ok(&mut *self.0)
+    }
+}
+
+/// Why a change failed.
+enum StepError {
+    Driver(DriverError),
+    Other(Error),
+}
 
 /// Refuse a plan with blockers: nothing is changed. The error lists every blocker and its hint.
 pub fn refuse(plan: &Plan) -> Result<()> {
@@ -56,6 +98,11 @@ pub fn refuse(plan: &Plan) -> Result<()> {
 /// Run every change of `plan`, setting each one's status. Returns `Exit::Ok`, or
 /// `Exit::RebootRequired` when some GPU waits for a reboot; an error after the first failure.
 pub fn execute(plan: &mut Plan, backend: &mut dyn Backend, out: &Output) -> Result<Exit> {
+    execute_with(plan, &mut DriverOnly(backend), out)
+}
+
+/// [`execute`] with a [`Runner`] for the steps that are not driver calls.
+pub fn execute_with(plan: &mut Plan, runner: &mut dyn Runner, out: &Output) -> Result<Exit> {
     refuse(plan)?;
     let mut progress = Progress::new(out, plan.changes.len());
     let mut run = Run {
@@ -74,12 +121,28 @@ pub fn execute(plan: &mut Plan, backend: &mut dyn Backend, out: &Output) -> Resu
         } else {
             i + 1
         };
+        let stop = (i..end).find_map(|k| runner.before(&plan.changes[k]).err());
+        if let Some(e) = stop {
+            progress.finish();
+            for c in &mut plan.changes[i..] {
+                c.status = Some(Status::NotRun);
+            }
+            let (done, total) = (done_count(plan), plan.changes.len());
+            let hint = match &e.hint {
+                Some(h) => format!("{done} of {total} change(s) were made; {h}"),
+                None => format!(
+                    "{done} of {total} change(s) were made; run the same command again to continue from there"
+                ),
+            };
+            return Err(e.with_hint(hint));
+        }
         let result = if end - i > 1 {
-            run.resets(plan, i..end, backend)
+            run.resets(plan, i..end, runner)
         } else {
-            run.one(plan, i, backend)
+            run.one(plan, i, runner)
         };
         for k in i..end {
+            runner.after(&plan.changes[k]);
             progress.step(&plan.changes[k]);
         }
         if let Err((at, e)) = result {
@@ -87,30 +150,7 @@ pub fn execute(plan: &mut Plan, backend: &mut dyn Backend, out: &Output) -> Resu
             for c in &mut plan.changes[end..] {
                 c.status = Some(Status::NotRun);
             }
-            let done = plan
-                .changes
-                .iter()
-                .filter(|c| c.status == Some(Status::Done))
-                .count();
-            let change = &plan.changes[at];
-            let hint = match e.kind {
-                DriverErrorKind::InUse => format!(
-                    "stop what uses the GPU (see `gpushare detect`; services such as nvidia-persistenced \
-                     or DCGM, or the nvidia_drm module, can hold it too) or reboot, then run the same \
-                     command again; {done} of {} change(s) were made and a re-run continues from there",
-                    plan.changes.len()
-                ),
-                _ => format!(
-                    "{done} of {} change(s) were made; run the same command again to continue from there",
-                    plan.changes.len()
-                ),
-            };
-            let mut err = Error::from(e.clone());
-            err.message = format!(
-                "GPU {}: {} ({}) failed: {}",
-                change.gpu, change.action, change.detail, err.message
-            );
-            return Err(err.with_hint(hint));
+            return Err(failure(plan, at, e));
         }
         i = end;
     }
@@ -125,27 +165,103 @@ pub fn execute(plan: &mut Plan, backend: &mut dyn Backend, out: &Output) -> Resu
     })
 }
 
+fn done_count(plan: &Plan) -> usize {
+    plan.changes
+        .iter()
+        .filter(|c| c.status == Some(Status::Done))
+        .count()
+}
+
+/// The error for a failed change: which one, why, what was done, and that a re-run continues.
+fn failure(plan: &Plan, at: usize, e: StepError) -> Error {
+    let (done, total) = (done_count(plan), plan.changes.len());
+    let change = &plan.changes[at];
+    let (mut err, cause_hint) = match e {
+        StepError::Driver(e) => {
+            let hint = (e.kind == DriverErrorKind::InUse).then(|| {
+                "stop what uses the GPU (see `gpushare detect`; services such as nvidia-persistenced \
+                 or DCGM, or the nvidia_drm module, can hold it too) or reboot, then run the same \
+                 command again"
+                    .to_string()
+            });
+            (Error::from(e), hint)
+        }
+        StepError::Other(e) => {
+            let hint = e.hint.clone();
+            (e, hint)
+        }
+    };
+    err.message = format!(
+        "GPU {}: {} ({}) failed: {}",
+        change.gpu, change.action, change.detail, err.message
+    );
+    let hint = match cause_hint {
+        Some(h) => {
+            format!("{h}; {done} of {total} change(s) were made and a re-run continues from there")
+        }
+        None => format!(
+            "{done} of {total} change(s) were made; run the same command again to continue from there"
+        ),
+    };
+    err.with_hint(hint)
+}
+
 struct Run {
     /// GPU instances this run created: (gpu, start) → id.
     created: BTreeMap<(u32, u32), u32>,
     awaiting_reboot: BTreeSet<u32>,
 }
 
-/// A failure: the index of the change and the driver's error.
-type StepResult = std::result::Result<(), (usize, DriverError)>;
+/// A failure: the index of the change and why.
+type StepResult = std::result::Result<(), (usize, StepError)>;
 
 impl Run {
-    fn one(&mut self, plan: &mut Plan, i: usize, backend: &mut dyn Backend) -> StepResult {
+    fn one(&mut self, plan: &mut Plan, i: usize, runner: &mut dyn Runner) -> StepResult {
         if plan.changes[i].operation == Operation::ResetIfPending {
-            return self.resets(plan, i..i + 1, backend);
+            return self.resets(plan, i..i + 1, runner);
         }
-        let change = &mut plan.changes[i];
-        let gpu = change.gpu;
+        let gpu = plan.changes[i].gpu;
         if self.awaiting_reboot.contains(&gpu) {
-            change.status = Some(Status::AwaitingReboot);
+            plan.changes[i].status = Some(Status::AwaitingReboot);
             return Ok(());
         }
-        let result = match change.operation {
+        let result = match plan.changes[i].operation {
+            Operation::StopMpsDaemon(_)
+            | Operation::StartMpsDaemon(_)
+            | Operation::Vgpu(_)
+            | Operation::Later(_) => runner.run_other(&plan.changes[i]).map_err(StepError::Other),
+            _ => match runner.backend() {
+                Ok(backend) => self
+                    .driver_call(&plan.changes[i], backend)
+                    .map_err(StepError::Driver),
+                Err(e) => Err(StepError::Other(e)),
+            },
+        };
+        let change = &mut plan.changes[i];
+        match result {
+            Ok(()) => {
+                change.status = Some(if self.awaiting_reboot.contains(&gpu) {
+                    Status::AwaitingReboot
+                } else {
+                    Status::Done
+                });
+                Ok(())
+            }
+            Err(e) => {
+                change.status = Some(Status::Failed);
+                Err((i, e))
+            }
+        }
+    }
+
+    /// A change the driver makes.
+    fn driver_call(
+        &mut self,
+        change: &Change,
+        backend: &mut dyn Backend,
+    ) -> std::result::Result<(), DriverError> {
+        let gpu = change.gpu;
+        match change.operation {
             Operation::SetMigMode(mode) => {
                 backend
                     .set_mig_mode(gpu, mode)
@@ -194,22 +310,12 @@ impl Run {
                 self.awaiting_reboot.insert(gpu);
                 Ok(())
             }
-            // Handled above, before the change is borrowed.
-            Operation::ResetIfPending => Ok(()),
-        };
-        match result {
-            Ok(()) => {
-                change.status = Some(if self.awaiting_reboot.contains(&gpu) {
-                    Status::AwaitingReboot
-                } else {
-                    Status::Done
-                });
-                Ok(())
-            }
-            Err(e) => {
-                change.status = Some(Status::Failed);
-                Err((i, e))
-            }
+            // Handled by the caller.
+            Operation::ResetIfPending
+            | Operation::StopMpsDaemon(_)
+            | Operation::StartMpsDaemon(_)
+            | Operation::Vgpu(_)
+            | Operation::Later(_) => Ok(()),
         }
     }
 
@@ -219,9 +325,15 @@ impl Run {
         &mut self,
         plan: &mut Plan,
         range: std::ops::Range<usize>,
-        backend: &mut dyn Backend,
+        runner: &mut dyn Runner,
     ) -> StepResult {
-        let node = backend.snapshot().map_err(|e| (range.start, e))?;
+        let range_start = range.start;
+        let backend = runner
+            .backend()
+            .map_err(|e| (range_start, StepError::Other(e)))?;
+        let node = backend
+            .snapshot()
+            .map_err(|e| (range_start, StepError::Driver(e)))?;
         let mut wanted = Vec::new();
         for k in range.clone() {
             let change = &mut plan.changes[k];
@@ -266,7 +378,7 @@ impl Run {
                         first.get_or_insert(k);
                     }
                 }
-                Err((first.unwrap_or(0), e))
+                Err((first.unwrap_or(range_start), StepError::Driver(e)))
             }
         }
     }

@@ -1,7 +1,9 @@
 //! A plan: the ordered changes that bring the node to a desired state, and what stands in the way.
 //!
 //! Planners are pure (desired state + observed [`Node`](crate::node::Node) → [`Plan`]); the
-//! [`executor`] runs a plan through the [`Backend`](crate::backend::Backend). The JSON form is a
+//! [`executor`] runs a plan through the [`Backend`](crate::backend::Backend), and the steps that
+//! are not driver calls (MPS daemons, vGPU devices) through its [`Runner`](executor::Runner). The
+//! JSON form is a
 //! contract: `{"changes": [{"gpu", "action", "detail"}], "reboot_required", "reboot_gpus",
 //! "blockers": [{"gpu", "message", "hint"}]}`. Every sharing mode plans into this one type, so
 //! `plan` shows exactly what `apply` will do.
@@ -9,12 +11,13 @@
 pub mod executor;
 
 use crate::backend::DeviceRef;
+use crate::mps::settings::DaemonSpec;
 use crate::node::{ComputeMode, MigMode, Placement};
 use crate::output::{Output, Style, table};
 use serde::Serialize;
 
 /// What a change does, for the executor. Each mode's planner adds the variants it needs.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Operation {
     /// Ask for a MIG mode; it may stay pending until a reset.
     SetMigMode(MigMode),
@@ -41,6 +44,17 @@ pub enum Operation {
     },
     /// Nothing more can happen on this GPU until the machine reboots.
     AwaitReboot,
+    /// Stop an MPS daemon gpushare started: its record says which devices it serves.
+    StopMpsDaemon(Box<DaemonSpec>),
+    /// Start an MPS daemon with its limits (all or nothing, see `mps::daemon`).
+    StartMpsDaemon(Box<DaemonSpec>),
+    /// A vGPU step on the host's sysfs.
+    Vgpu(Box<crate::vgpu::plan::Step>),
+    /// A change that can only be planned exactly once the changes before it are made (MPS
+    /// daemons on MIG devices that do not exist yet, vGPUs on virtual functions SR-IOV will
+    /// create). It shows what will happen; `apply` plans it again when it gets there. The
+    /// `action` it will have.
+    Later(&'static str),
 }
 
 /// A GPU instance a change acts on: one that exists, or the one an earlier change of the same
@@ -63,12 +77,28 @@ impl Operation {
             Operation::CreateComputeInstance { .. } => "create_compute_instance",
             Operation::SetComputeMode { .. } => "set_compute_mode",
             Operation::AwaitReboot => "reboot",
+            Operation::StopMpsDaemon(_) => "stop_mps_daemon",
+            Operation::StartMpsDaemon(_) => "start_mps_daemon",
+            Operation::Vgpu(step) => match **step {
+                crate::vgpu::plan::Step::EnableSriov { .. } => "enable_sriov",
+                crate::vgpu::plan::Step::RemoveMdev { .. }
+                | crate::vgpu::plan::Step::ClearVf { .. } => "remove_vgpu",
+                crate::vgpu::plan::Step::CreateMdev { .. }
+                | crate::vgpu::plan::Step::SetVfType { .. } => "create_vgpu",
+            },
+            Operation::Later(action) => action,
         }
+    }
+
+    /// Whether running it changes the node (not a note about a reboot, not a change planned for
+    /// later).
+    pub fn changes_the_node(&self) -> bool {
+        !matches!(self, Operation::AwaitReboot | Operation::Later(_))
     }
 }
 
 /// One change of a plan.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Change {
     pub gpu: u32,
     pub action: &'static str,
@@ -77,6 +107,9 @@ pub struct Change {
     /// Set by the executor: what became of the change.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub status: Option<Status>,
+    /// Planned exactly only once the changes before it are made (`"later": true`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub later: bool,
     #[serde(skip)]
     pub operation: Operation,
 }
@@ -88,6 +121,7 @@ impl Change {
             action: operation.action(),
             detail: detail.into(),
             status: None,
+            later: matches!(operation, Operation::Later(_)),
             operation,
         }
     }
@@ -128,7 +162,7 @@ pub struct Blocker {
     pub hint: Option<String>,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Plan {
     pub changes: Vec<Change>,
     /// True when some GPU cannot reach its desired state without a reboot.

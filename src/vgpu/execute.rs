@@ -100,8 +100,9 @@ fn io(e: std::io::Error) -> Error {
     Error::failed(format!("the kernel said: {e}"))
 }
 
-/// Make one step and check that it took; returns the UUID of a created mdev device.
-fn run_step(step: &Step, writer: &mut SysfsWriter) -> Result<Option<String>> {
+/// Make one step and check that it took; returns the UUID of a created mdev device. (The unified
+/// `gpushare apply` runs the steps one at a time through this.)
+pub fn run_step(step: &Step, writer: &mut SysfsWriter) -> Result<Option<String>> {
     let root = writer.root().clone();
     match step {
         Step::EnableSriov { gpu } => {

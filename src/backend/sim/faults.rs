@@ -1,5 +1,12 @@
-//! Fault injection for the simulator: `GPUSHARE_SIM_FAIL=<op>:<n>[,<op>:<n>…]` makes the n-th call
-//! of that operation in this process fail, so tests can prove that a re-run converges.
+//! Fault injection for the simulator, so tests can prove that a re-run converges:
+//!
+//! - `GPUSHARE_SIM_FAIL=<op>:<n>[,<op>:<n>…]` makes the n-th call of that operation in this
+//!   process fail;
+//! - `GPUSHARE_SIM_CRASH=<op>:<n>[:abort|term|int]`: once the n-th call of that operation is made
+//!   and saved, the process gets SIGABRT (a crash, the default), SIGTERM (`kill`) or SIGINT
+//!   (Ctrl-C);
+//! - `GPUSHARE_SIM_DELAY_MS=<ms>`: every changing operation takes that long (a slow driver, for
+//!   tests of commands that run at the same time).
 
 use crate::backend::{DriverError, DriverErrorKind};
 use crate::error::{Error, Result};
@@ -7,6 +14,8 @@ use std::cell::RefCell;
 use std::collections::BTreeMap;
 
 pub const ENV: &str = "GPUSHARE_SIM_FAIL";
+pub const CRASH_ENV: &str = "GPUSHARE_SIM_CRASH";
+pub const DELAY_ENV: &str = "GPUSHARE_SIM_DELAY_MS";
 
 /// The operations that can be made to fail.
 pub const OPERATIONS: [&str; 7] = [
@@ -24,13 +33,68 @@ pub struct Faults {
     /// op -> the call numbers (1-based) that fail.
     planned: BTreeMap<&'static str, Vec<u32>>,
     calls: RefCell<BTreeMap<&'static str, u32>>,
+    crash: Option<Crash>,
+    delay: Option<std::time::Duration>,
+}
+
+/// The signal to raise after a call: `GPUSHARE_SIM_CRASH`.
+#[derive(Debug)]
+struct Crash {
+    op: &'static str,
+    call: u32,
+    signal: libc::c_int,
+    made: RefCell<u32>,
+}
+
+fn operation(name: &str) -> Option<&'static str> {
+    OPERATIONS.iter().find(|o| **o == name.trim()).copied()
+}
+
+fn env(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
 }
 
 impl Faults {
     pub fn from_env() -> Result<Self> {
-        match std::env::var(ENV) {
-            Ok(spec) if !spec.trim().is_empty() => Self::parse(&spec),
-            _ => Ok(Faults::default()),
+        let mut faults = match env(ENV) {
+            Some(spec) => Self::parse(&spec)?,
+            None => Faults::default(),
+        };
+        if let Some(spec) = env(CRASH_ENV) {
+            faults.crash = Some(parse_crash(&spec)?);
+        }
+        if let Some(ms) = env(DELAY_ENV) {
+            let ms: u64 = ms.trim().parse().map_err(|_| {
+                Error::usage(format!(
+                    "{DELAY_ENV}: `{ms}` is not a number of milliseconds"
+                ))
+            })?;
+            faults.delay = Some(std::time::Duration::from_millis(ms));
+        }
+        Ok(faults)
+    }
+
+    /// Before a changing operation runs: the simulated driver's slowness.
+    pub fn wait(&self) {
+        if let Some(d) = self.delay {
+            std::thread::sleep(d);
+        }
+    }
+
+    /// After `op` was made and saved: raise the planned signal at the planned call.
+    pub fn after(&self, op: &'static str) {
+        let Some(crash) = &self.crash else { return };
+        if crash.op != op {
+            return;
+        }
+        let mut made = crash.made.borrow_mut();
+        *made += 1;
+        if *made == crash.call {
+            // SAFETY: raise(3) only sends a signal to this process; with a handler installed it
+            // runs the handler and returns, otherwise the default action ends the process.
+            unsafe {
+                libc::raise(crash.signal);
+            }
         }
     }
 
@@ -72,6 +136,41 @@ impl Faults {
     }
 }
 
+/// `<op>:<n>[:abort|term|int]`.
+fn parse_crash(spec: &str) -> Result<Crash> {
+    let bad = || {
+        Error::usage(format!(
+            "{CRASH_ENV}: `{spec}` is not <operation>:<n>[:abort|term|int]"
+        ))
+        .with_hint(format!(
+            "operations: {}; n counts calls from 1",
+            OPERATIONS.join(", ")
+        ))
+    };
+    let mut parts = spec.trim().split(':');
+    let op = parts.next().and_then(operation).ok_or_else(bad)?;
+    let call: u32 = parts
+        .next()
+        .and_then(|n| n.trim().parse().ok())
+        .filter(|n| *n > 0)
+        .ok_or_else(bad)?;
+    let signal = match parts.next().map(str::trim) {
+        None | Some("abort") => libc::SIGABRT,
+        Some("term") => libc::SIGTERM,
+        Some("int") => libc::SIGINT,
+        Some(_) => return Err(bad()),
+    };
+    if parts.next().is_some() {
+        return Err(bad());
+    }
+    Ok(Crash {
+        op,
+        call,
+        signal,
+        made: RefCell::new(0),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -84,6 +183,26 @@ mod tests {
         assert!(f.check("reset").is_ok());
         assert!(f.check("create_gpu_instance").is_err());
         assert!(f.check("set_mig_mode").is_ok());
+    }
+
+    #[test]
+    fn crash_specs_name_an_operation_a_call_and_a_signal() {
+        let c = parse_crash("create_gpu_instance:3").unwrap();
+        assert_eq!(
+            (c.op, c.call, c.signal),
+            ("create_gpu_instance", 3, libc::SIGABRT)
+        );
+        assert_eq!(parse_crash("reset:1:term").unwrap().signal, libc::SIGTERM);
+        assert_eq!(parse_crash("reset:1:int").unwrap().signal, libc::SIGINT);
+        for bad in [
+            "reset",
+            "reset:0",
+            "explode:1",
+            "reset:1:kill",
+            "reset:1:term:x",
+        ] {
+            assert!(parse_crash(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

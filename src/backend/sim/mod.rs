@@ -18,7 +18,9 @@ use faults::Faults;
 use state::{STATE_VERSION, SimState};
 use std::path::{Path, PathBuf};
 
-pub use faults::{ENV as FAULT_ENV, OPERATIONS as FAULT_OPERATIONS};
+pub use faults::{
+    CRASH_ENV, DELAY_ENV as SIM_DELAY_ENV, ENV as FAULT_ENV, OPERATIONS as FAULT_OPERATIONS,
+};
 
 pub struct SimBackend {
     state: SimState,
@@ -117,12 +119,14 @@ impl SimBackend {
         f: impl FnOnce(&mut SimState) -> DriverResult<T>,
     ) -> DriverResult<T> {
         self.faults.check(op)?;
+        self.faults.wait();
         let mut next = self.state.clone();
         let out = f(&mut next)?;
         if let Some(path) = &self.state_path {
             save_state(path, &next)?;
         }
         self.state = next;
+        self.faults.after(op);
         Ok(out)
     }
 }

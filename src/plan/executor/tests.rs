@@ -151,3 +151,101 @@ fn a_plan_with_blockers_is_refused_whole() {
     assert_eq!(e.hint.as_deref(), Some("stop it"));
     assert!(!sim.snapshot().unwrap().gpus[0].mig.current.is_enabled());
 }
+
+/// A runner that records what it is asked and stops before the change at `stop_at`.
+struct Recorder {
+    sim: SimBackend,
+    stop_at: usize,
+    seen: Vec<String>,
+}
+
+impl Runner for Recorder {
+    fn backend(&mut self) -> Result<&mut dyn Backend> {
+        Ok(&mut self.sim)
+    }
+
+    fn run_other(&mut self, change: &Change) -> Result<()> {
+        self.seen.push(format!("run {}", change.detail));
+        Ok(())
+    }
+
+    fn before(&mut self, change: &Change) -> Result<()> {
+        if self.seen.iter().filter(|s| s.starts_with("before")).count() == self.stop_at {
+            return Err(Error::failed("stopped").with_hint("run it again"));
+        }
+        self.seen.push(format!("before {}", change.detail));
+        Ok(())
+    }
+
+    fn after(&mut self, change: &Change) {
+        self.seen
+            .push(format!("after {} {:?}", change.detail, change.status));
+    }
+}
+
+#[test]
+fn a_runner_makes_the_other_steps_and_can_stop_between_two() {
+    let spec = || {
+        Box::new(crate::mps::settings::DaemonSpec {
+            version: 1,
+            name: "gpu1".into(),
+            pipe_dir: "/p".into(),
+            log_dir: "/l".into(),
+            multiuser: false,
+            clients: None,
+            thread_percentage: None,
+            devices: Vec::new(),
+            created_dirs: Vec::new(),
+        })
+    };
+    let plan = || Plan {
+        changes: vec![
+            Change::new(0, Operation::SetMigMode(MigMode::Enabled), "mode"),
+            Change::new(1, Operation::StartMpsDaemon(spec()), "daemon"),
+            Change::new(1, Operation::StopMpsDaemon(spec()), "stop"),
+        ],
+        ..Plan::default()
+    };
+    let mut all = plan();
+    let mut r = Recorder {
+        sim: a100(),
+        stop_at: 99,
+        seen: Vec::new(),
+    };
+    assert_eq!(execute_with(&mut all, &mut r, &quiet()).unwrap(), Exit::Ok);
+    assert_eq!(
+        r.seen,
+        [
+            "before mode",
+            "after mode Some(Done)",
+            "before daemon",
+            "run daemon",
+            "after daemon Some(Done)",
+            "before stop",
+            "run stop",
+            "after stop Some(Done)",
+        ]
+    );
+    let mut stopped = plan();
+    let mut r = Recorder {
+        sim: a100(),
+        stop_at: 1,
+        seen: Vec::new(),
+    };
+    let e = execute_with(&mut stopped, &mut r, &quiet()).unwrap_err();
+    assert_eq!(e.message, "stopped");
+    assert_eq!(
+        e.hint.as_deref(),
+        Some("1 of 3 change(s) were made; run it again")
+    );
+    let statuses: Vec<_> = stopped.changes.iter().map(|c| c.status).collect();
+    assert_eq!(
+        statuses,
+        [
+            Some(Status::Done),
+            Some(Status::NotRun),
+            Some(Status::NotRun)
+        ]
+    );
+    assert!(r.sim.snapshot().unwrap().gpus[0].mig.current.is_enabled());
+}

@@ -1,0 +1,77 @@
+//! What a changing command holds while it runs: the node lock (`<run_dir>/lock`) and the journal
+//! (`<lib_dir>/journal.jsonl`). Taking them warns about a lock left by a process that died and
+//! about a previous run that never finished; the new run plans from the node as it is, so it
+//! continues where that one stopped.
+
+use crate::Context;
+use crate::error::Result;
+use crate::journal::{Event, Journal, LastRun};
+use crate::lock::{NodeLock, Previous};
+use std::path::PathBuf;
+use std::time::Duration;
+
+pub struct Guard {
+    _lock: NodeLock,
+    pub journal: Journal,
+    finished: bool,
+}
+
+pub fn lock_path(ctx: &Context) -> PathBuf {
+    ctx.paths.run_dir().join("lock")
+}
+
+pub fn journal_path(ctx: &Context) -> PathBuf {
+    ctx.paths.lib_dir().join("journal.jsonl")
+}
+
+impl Guard {
+    /// Take the lock (waiting up to `timeout` for another command), then start the journal.
+    pub fn take(ctx: &Context, command: &str, timeout: Duration) -> Result<Guard> {
+        let (lock, previous) = NodeLock::acquire(&lock_path(ctx), command, timeout)?;
+        if let Previous::Stale { pid, command } = previous {
+            ctx.out.warn(format!(
+                "`gpushare {command}` (pid {pid}) died holding the node lock; taking it over"
+            ));
+        }
+        let path = journal_path(ctx);
+        if let LastRun::Interrupted {
+            pid,
+            command,
+            last_step,
+        } = Journal::last_run(&path)
+        {
+            let at = last_step.map_or(String::new(), |s| format!(" (last step: {s})"));
+            ctx.out.warn(format!(
+                "the previous `gpushare {command}` (pid {pid}) stopped without finishing{at}; \
+                 continuing from the node as it is now"
+            ));
+        }
+        let journal = Journal::start(&path, command)?;
+        Ok(Guard {
+            _lock: lock,
+            journal,
+            finished: false,
+        })
+    }
+
+    /// Record the end of the command: `Done`, or `Failed` with why.
+    pub fn finish(&mut self, outcome: std::result::Result<(), &str>) -> Result<()> {
+        self.finished = true;
+        match outcome {
+            Ok(()) => self.journal.record(Event::Done, None),
+            Err(why) => self.journal.record(Event::Failed, Some(why)),
+        }
+    }
+}
+
+impl Drop for Guard {
+    fn drop(&mut self) {
+        // An early return (an error before any step) still ends the run in the journal, so the
+        // next run does not report it as interrupted.
+        if !self.finished {
+            let _ = self
+                .journal
+                .record(Event::Failed, Some("stopped before its end"));
+        }
+    }
+}

@@ -1,0 +1,128 @@
+//! The unified planner on simulated nodes: phases in order, MPS on MIG devices still to be made
+//! described by profile, and nothing to do on a node that matches.
+
+use super::*;
+use crate::backend::Backend;
+use crate::backend::sim::SimBackend;
+use crate::config::Config;
+use crate::mig::layout::ProfileBook;
+use crate::node::{ComputeMode, MigMode, Placement};
+use crate::output::Output;
+use crate::plan::Operation;
+use crate::source_file::SourceFile;
+use std::collections::BTreeSet;
+
+fn quiet() -> Output {
+    Output::new(Default::default(), true, Default::default())
+}
+
+fn desired(sim: &SimBackend, text: &str) -> Desired {
+    let node = sim.snapshot().unwrap();
+    let book = ProfileBook::load(sim, &node);
+    let config = Config::parse(SourceFile::inline("gpushare.toml", text)).unwrap();
+    Desired::check(config, &node, &book, &quiet()).unwrap()
+}
+
+fn seen(sim: &SimBackend) -> Observed {
+    Observed {
+        node: sim.snapshot().unwrap(),
+        mps_records: Vec::new(),
+        mps_answering: BTreeSet::new(),
+        vgpu: None,
+    }
+}
+
+fn actions(plan: &Plan) -> Vec<(u32, &str)> {
+    plan.changes.iter().map(|c| (c.gpu, c.action)).collect()
+}
+
+#[test]
+fn mps_on_mig_devices_to_be_made_comes_later_described_by_profile() {
+    let mut sim = SimBackend::from_preset("dgx-a100").unwrap();
+    sim.state_mut().gpus[1].compute_mode = ComputeMode::ExclusiveProcess;
+    let d = desired(
+        &sim,
+        "[[gpus]]\nselect = [0]\nmode = \"mig\"\nmig.devices = { \"3g.20gb\" = 2 }\nmig.mps = { clients = 2 }\n\
+         [[gpus]]\nselect = [1]\nmode = \"time-slicing\"\ntime_slicing.replicas = 4\n",
+    );
+    let paths = crate::paths::Paths::new(Some("/tmp/x".into()));
+    let plan = plan(&d, &seen(&sim), &paths, Options::default()).unwrap();
+    assert_eq!(
+        actions(&plan),
+        [
+            (0, "set_mig_mode"),
+            (0, "reset"),
+            (0, "create_gpu_instance"),
+            (0, "create_compute_instance"),
+            (0, "create_gpu_instance"),
+            (0, "create_compute_instance"),
+            (1, "set_compute_mode"),
+            (0, "start_mps_daemon"),
+        ]
+    );
+    let later = plan.changes.last().unwrap();
+    assert!(matches!(later.operation, Operation::Later(_)));
+    assert_eq!(
+        later.detail,
+        "once the MIG devices exist: an MPS daemon on each (3g.20gb ×2), 2 clients, threads 50% each, 1/2 of the memory each"
+    );
+    // What can run now stops before it.
+    assert_eq!(runnable(&plan).changes.len(), 7);
+    assert!(changes_anything(&plan));
+}
+
+#[test]
+fn a_node_that_matches_needs_nothing() {
+    let mut sim = SimBackend::from_preset("dgx-a100").unwrap();
+    sim.set_mig_mode(0, MigMode::Enabled).unwrap();
+    for start in [0, 4] {
+        let gi = sim
+            .create_gpu_instance(0, 9, Placement { start, size: 4 })
+            .unwrap();
+        sim.create_compute_instance(0, gi, 2).unwrap();
+    }
+    let d = desired(
+        &sim,
+        "[[gpus]]\nselect = [0]\nmode = \"mig\"\nmig.devices = { \"3g.20gb\" = 2 }\n\
+         [[gpus]]\nselect = [1]\nmode = \"none\"\n",
+    );
+    let paths = crate::paths::Paths::default();
+    let plan = plan(&d, &seen(&sim), &paths, Options::default()).unwrap();
+    assert!(plan.is_converged(), "{:?}", actions(&plan));
+    assert!(!changes_anything(&plan));
+}
+
+#[test]
+fn mps_on_a_settled_whole_gpu_is_planned_exactly() {
+    let sim = SimBackend::from_preset("t4x4").unwrap();
+    let d = desired(
+        &sim,
+        "[[gpus]]\nselect = [0, 1]\nmode = \"mps\"\nmps.clients = 4\n",
+    );
+    let paths = crate::paths::Paths::new(Some("/tmp/x".into()));
+    let plan = plan(&d, &seen(&sim), &paths, Options::default()).unwrap();
+    assert_eq!(actions(&plan), [(0, "start_mps_daemon")]);
+    let Operation::StartMpsDaemon(spec) = &plan.changes[0].operation else {
+        panic!()
+    };
+    assert_eq!(spec.name, "gpu0-1");
+    assert_eq!(spec.thread_percentage, Some(25));
+    assert_eq!(runnable(&plan).changes.len(), 1);
+}
+
+#[test]
+fn gpu_states_follow_the_mig_plan() {
+    let mut mig = Plan::default();
+    mig.changes.push(crate::plan::Change::new(
+        2,
+        Operation::SetMigMode(MigMode::Enabled),
+        "enable",
+    ));
+    mig.changes
+        .push(crate::plan::Change::new(3, Operation::AwaitReboot, "wait"));
+    mig.mark_reboot(3);
+    let s = GpuStates::of(&mig);
+    assert_eq!(s.get(0), GpuState::Settled);
+    assert_eq!(s.get(2), GpuState::Changing);
+    assert_eq!(s.get(3), GpuState::AwaitingReboot);
+}

@@ -1,0 +1,375 @@
+//! `gpushare init`: from a bare node to a shared, checked one in one command.
+//!
+//! detect → choose a layout ([`layout`], or `-c FILE`) → check it against the node → plan →
+//! (confirm) → write gpushare.toml (atomically; an existing file that says something else only
+//! with --force) → apply → manifests of `[kubernetes] targets` (into `<etc>/manifests`, or
+//! --manifests-out) → probe (skipped with a note when there is no CUDA) → what the node offers
+//! ([`summary`]). Each step finds what an earlier run did: running it again changes nothing.
+
+mod layout;
+mod summary;
+
+use super::apply::{Converge, Converged, converge, report, take_guard};
+use crate::Context;
+use crate::apply::Options;
+use crate::cli::{InitArgs, ManifestsArgs, ProbeArgs};
+use crate::config::Config;
+use crate::error::{Error, Exit, Result};
+use crate::mig::layout::ProfileBook;
+use crate::node::selector::GpuSelector;
+use crate::probe::report::Verdict;
+use crate::source_file::SourceFile;
+use std::path::Path;
+use summary::{ConfigReport, InitReport, ManifestsReport, ProbeReport};
+
+pub fn run(ctx: &mut Context, args: &InitArgs) -> Result<Exit> {
+    let mut guard = take_guard(ctx, "init", args.dry_run)?;
+    let node = ctx.snapshot()?;
+    ctx.out.note(format!(
+        "detected {} ({}, driver {})",
+        layout::models(&node),
+        node.source,
+        node.driver_version
+    ));
+    let config_out = args
+        .config_out
+        .clone()
+        .unwrap_or_else(|| ctx.paths.etc_dir().join("gpushare.toml"));
+    let (config, text) = match &args.config {
+        Some(path) => {
+            refuse_layout_flags(args)?;
+            let config = Config::load(path)?;
+            // The manifests are written once the node has the layout; whether its targets can
+            // describe it at all is bad input, found now.
+            check_targets(ctx, &config, &config_out)?;
+            let text = config.source.text.clone();
+            (config, text)
+        }
+        None => {
+            let book = ProfileBook::load(ctx.backend()?, &node);
+            let mut chosen = layout::choose(&flags(args), &node, &book)?;
+            for n in &chosen.notes {
+                ctx.out.note(n);
+            }
+            let (config, text) = generated(args, &node, &chosen.file, &config_out)?;
+            if let Err(e) = check_targets(ctx, &config, &config_out) {
+                ctx.out.note(format!(
+                    "the device plugin cannot describe this layout ({}): the manifests are for DRA",
+                    e.message
+                ));
+                layout::set_targets(&mut chosen.file, &layout::FALLBACK_TARGETS);
+                let (config, text) = generated(args, &node, &chosen.file, &config_out)?;
+                check_targets(ctx, &config, &config_out)?;
+                (config, text)
+            } else {
+                (config, text)
+            }
+        }
+    };
+    let write = needs_writing(&config_out, &text, args.force)?;
+    let how = Converge {
+        sysfs_root: &args.sysfs.sysfs_root,
+        options: Options::default(),
+        dry_run: args.dry_run,
+        yes: args.yes,
+    };
+    let targets = targets_of(&config);
+    let mut write_config = |ctx: &Context| -> Result<()> {
+        if write {
+            write_file(&config_out, &text)?;
+            ctx.out.note(format!("wrote {}", config_out.display()));
+        }
+        Ok(())
+    };
+    let applied = match converge(ctx, config, &how, guard.as_mut(), &mut write_config)? {
+        Converged::DryRun(plan) => {
+            ctx.out.data(&plan, |out| plan.render(out))?;
+            if write {
+                ctx.out
+                    .note(format!("would write {}:\n{text}", config_out.display()));
+            }
+            ctx.out.note(
+                "dry run: nothing was written or changed (the manifests and the probe follow apply)",
+            );
+            return Ok(Exit::Ok);
+        }
+        Converged::Applied(applied) => applied,
+    };
+    let what = config_out.display().to_string();
+    if applied.error.is_some() || applied.made.reboot_required {
+        ctx.out
+            .data(&applied.made, |out| applied.made.render(out))?;
+        let exit = report(&ctx.out, &applied, &what)?;
+        ctx.out.note(format!(
+            "after the reboot, run the same `gpushare init` (or `gpushare apply -c {what}`) again to finish"
+        ));
+        return Ok(exit);
+    }
+    report(&ctx.out, &applied, &what)?;
+
+    let manifests = if targets == 0 {
+        ctx.out
+            .note("no [kubernetes] targets in the file: no manifests written");
+        None
+    } else {
+        let dir = args
+            .manifests_out
+            .clone()
+            .unwrap_or_else(|| ctx.paths.etc_dir().join("manifests"));
+        Some(write_manifests(ctx, &config_out, &dir)?)
+    };
+    let probe = if args.no_probe {
+        ProbeReport::skipped("--no-probe")
+    } else {
+        probe(ctx, &config_out)?
+    };
+    let report = InitReport {
+        config: ConfigReport {
+            path: config_out.clone(),
+            written: write,
+        },
+        changes: applied.made,
+        manifests,
+        gpus: summary::offers(ctx, &config_out)?,
+        probe,
+    };
+    ctx.out.data(&report, |out| summary::render(out, &report))?;
+    if report.probe.status == summary::ProbeStatus::Failed {
+        return Err(Error::new(
+            Exit::Differs,
+            "the probe found a slice that does not keep its promise",
+        )
+        .with_hint("`gpushare probe -c FILE` shows the measurements"));
+    }
+    Ok(Exit::Ok)
+}
+
+fn flags(args: &InitArgs) -> layout::Flags {
+    layout::Flags {
+        mode: args.mode,
+        profile: args.profile.clone(),
+        clients: args.clients,
+        replicas: args.replicas,
+        slices: args.slices,
+        min_memory_mib: args.min_memory,
+    }
+}
+
+/// With -c FILE the layout is the file's: the layout flags have nothing to say.
+fn refuse_layout_flags(args: &InitArgs) -> Result<()> {
+    let given = [
+        ("--profile", args.profile.is_some()),
+        ("--clients", args.clients.is_some()),
+        ("--replicas", args.replicas.is_some()),
+        ("--slices", args.slices.is_some()),
+        ("--min-memory", args.min_memory.is_some()),
+    ];
+    match given.iter().find(|(_, set)| *set) {
+        Some((flag, _)) => Err(Error::usage(format!(
+            "{flag} does not go with -c: the layout comes from the file"
+        ))
+        .with_hint("drop -c to choose the layout with --mode")),
+        None => Ok(()),
+    }
+}
+
+/// ` --mode mig --profile 1g.5gb`, for the file's header.
+fn command_line(args: &InitArgs) -> String {
+    let mut s = String::new();
+    if let Some(m) = args.mode {
+        let name = match m {
+            crate::cli::InitMode::Mig => "mig",
+            crate::cli::InitMode::Mps => "mps",
+            crate::cli::InitMode::TimeSlicing => "time-slicing",
+            crate::cli::InitMode::Auto => "auto",
+        };
+        s.push_str(&format!(" --mode {name}"));
+    }
+    let opt = |flag: &str, v: Option<String>| v.map(|v| format!(" {flag} {v}")).unwrap_or_default();
+    s.push_str(&opt("--profile", args.profile.clone()));
+    s.push_str(&opt("--clients", args.clients.map(|n| n.to_string())));
+    s.push_str(&opt("--replicas", args.replicas.map(|n| n.to_string())));
+    s.push_str(&opt("--slices", args.slices.map(|n| n.to_string())));
+    s.push_str(&opt(
+        "--min-memory",
+        args.min_memory.map(|m| format!("{m}M")),
+    ));
+    s
+}
+
+/// Whether `path` must be written: not when it already says exactly this; an error when it says
+/// something else and --force was not given.
+fn needs_writing(path: &Path, text: &str, force: bool) -> Result<bool> {
+    match std::fs::read_to_string(path) {
+        Ok(existing) if existing == text => Ok(false),
+        Ok(_) if !force => Err(Error::failed(format!(
+            "{} exists and says something else; nothing was changed",
+            path.display()
+        ))
+        .with_hint(
+            "pass --force to overwrite it, --config-out FILE to write elsewhere, or \
+             `gpushare init -c FILE` to use it",
+        )),
+        Ok(_) => Ok(true),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(true),
+        Err(e) => Err(Error::failed(format!(
+            "cannot read {}: {e}",
+            path.display()
+        ))),
+    }
+}
+
+fn write_file(path: &Path, text: &str) -> Result<()> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| {
+            Error::failed(format!("cannot create {}: {e}", dir.display()))
+                .with_hint("run as root, or move state paths with --state-root DIR")
+        })?;
+    }
+    crate::fsutil::write_atomic(path, text.as_bytes(), 0o644)
+        .map_err(|e| Error::failed(format!("cannot write {}: {e}", path.display())))
+}
+
+/// The text of a chosen layout, and the file it is once written at `path`.
+fn generated(
+    args: &InitArgs,
+    node: &crate::node::Node,
+    file: &crate::config::ConfigFile,
+    path: &Path,
+) -> Result<(Config, String)> {
+    let text = format!(
+        "# Written by `gpushare init{}` for {}.\n\
+         # Edit it and run `gpushare apply` to change the node.\n\n{}",
+        command_line(args),
+        layout::models(node),
+        Config::to_toml(file)?
+    );
+    let name = path.display().to_string();
+    Ok((Config::parse(SourceFile::inline(&name, &text))?, text))
+}
+
+/// Generate the manifests of the file's targets in memory: an error when they cannot describe
+/// the layout.
+fn check_targets(ctx: &mut Context, config: &Config, path: &Path) -> Result<()> {
+    if targets_of(config) > 0 {
+        super::manifests::generate(ctx, &manifests_args(path, None), Some(config))?;
+    }
+    Ok(())
+}
+
+fn targets_of(config: &Config) -> usize {
+    config
+        .file
+        .kubernetes
+        .as_ref()
+        .map_or(0, |k| k.targets.len())
+}
+
+/// `manifests -c CONFIG [--out DIR]` with the file's targets.
+fn manifests_args(config: &Path, dir: Option<&Path>) -> ManifestsArgs {
+    ManifestsArgs {
+        target: Vec::new(),
+        config: Some(config.to_path_buf()),
+        out: dir.map(Path::to_path_buf),
+        k8s_version: None,
+        namespace: None,
+        images: Vec::new(),
+        name: None,
+        node_name: None,
+        helm_values: false,
+        examples: false,
+        install: false,
+        dev_root: None,
+    }
+}
+
+/// The manifests of the file's `[kubernetes] targets`, written into `dir`.
+fn write_manifests(ctx: &mut Context, config: &Path, dir: &Path) -> Result<ManifestsReport> {
+    let loaded = Config::load(config)?;
+    let bundle =
+        super::manifests::generate(ctx, &manifests_args(config, Some(dir)), Some(&loaded))?;
+    for w in &bundle.warnings {
+        ctx.out.warn(w);
+    }
+    let files: Vec<String> = bundle
+        .write_to(dir)?
+        .iter()
+        .filter_map(|f| f.file_name())
+        .map(|f| f.to_string_lossy().into_owned())
+        .collect();
+    forget_stale(ctx, dir, &files)?;
+    ctx.out.note(format!(
+        "wrote {} manifest file(s) to {}",
+        files.len(),
+        dir.display()
+    ));
+    Ok(ManifestsReport {
+        dir: dir.to_path_buf(),
+        files,
+    })
+}
+
+/// The list of files `init` wrote into a manifests directory, so that the next run removes the
+/// ones it no longer writes (`kubectl apply -f DIR` must not see an old layout) and nothing else.
+const WRITTEN_LIST: &str = ".gpushare-manifests";
+
+fn forget_stale(ctx: &Context, dir: &Path, files: &[String]) -> Result<()> {
+    let list = dir.join(WRITTEN_LIST);
+    if let Ok(previous) = std::fs::read_to_string(&list) {
+        for name in previous.lines().map(str::trim) {
+            // Only plain names this list holds: never a path out of the directory.
+            let plain = !name.is_empty() && !name.contains('/') && name != "..";
+            if plain && !files.iter().any(|f| f == name) {
+                match std::fs::remove_file(dir.join(name)) {
+                    Ok(()) => ctx
+                        .out
+                        .note(format!("removed the stale {}", dir.join(name).display())),
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                    Err(e) => ctx.out.warn(format!(
+                        "cannot remove the stale {}: {e}",
+                        dir.join(name).display()
+                    )),
+                }
+            }
+        }
+    }
+    let text: String = files.iter().map(|f| format!("{f}\n")).collect();
+    crate::fsutil::write_atomic(&list, text.as_bytes(), 0o644)
+        .map_err(|e| Error::failed(format!("cannot write {}: {e}", list.display())))
+}
+
+/// A quick probe of every slice against the file; skipped with a note when there is no CUDA.
+fn probe(ctx: &mut Context, config: &Path) -> Result<ProbeReport> {
+    let args = ProbeArgs {
+        target: GpuSelector::All,
+        config: Some(config.to_path_buf()),
+        mps_pipe_dir: None,
+        clients: 1,
+        compare: false,
+        quick: true,
+        buffer: None,
+        timeout: 120,
+    };
+    match super::probe::measure(ctx, &args) {
+        Ok(report) => {
+            let passed = report.verdict == Verdict::Pass;
+            for f in &report.failures {
+                ctx.out.warn(format!("probe: {}: {}", f.target, f.message));
+            }
+            Ok(if passed {
+                ProbeReport::passed(report.targets.len())
+            } else {
+                ProbeReport::failed(report.failures.len())
+            })
+        }
+        Err(e) if e.exit == Exit::NoDriver => {
+            ctx.out.note(format!(
+                "probe skipped: {}; run `gpushare probe -c {}` once the driver is there",
+                e.message,
+                config.display()
+            ));
+            Ok(ProbeReport::skipped(&e.message))
+        }
+        Err(e) => Err(e),
+    }
+}
