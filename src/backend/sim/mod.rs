@@ -170,13 +170,16 @@ fn save_state(path: &Path, state: &SimState) -> DriverResult<()> {
     let mut json = serde_json::to_string_pretty(state)
         .map_err(|e| DriverError::new(DriverErrorKind::Unknown, e.to_string()))?;
     json.push('\n');
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
     // Saved after every operation: atomic (never half written), but not fsynced each time.
-    crate::fsutil::write_atomic_unsynced(path, json.as_bytes(), 0o644).map_err(|e| {
-        DriverError::new(
-            DriverErrorKind::Unknown,
-            format!("cannot save the simulator state to {}: {e}", path.display()),
-        )
-    })
+    dir.map_or(Ok(()), std::fs::create_dir_all)
+        .and_then(|_| crate::fsutil::write_atomic_unsynced(path, json.as_bytes(), 0o644))
+        .map_err(|e| {
+            DriverError::new(
+                DriverErrorKind::Unknown,
+                format!("cannot save the simulator state to {}: {e}", path.display()),
+            )
+        })
 }
 
 impl Backend for SimBackend {
