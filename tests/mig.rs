@@ -513,3 +513,37 @@ model = "NVIDIA A100-SXM4-40GB"
         }
     }
 }
+
+#[test]
+fn mig_changes_wait_for_the_node_lock_like_apply() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("root");
+    let lock = root.join("run/gpushare/lock");
+    let (held, _) =
+        gpushare::lock::NodeLock::acquire(&lock, "apply", std::time::Duration::from_secs(1))
+            .unwrap();
+    let err = fails_with(
+        sim("dgx-a100").arg("--state-root").arg(&root).args([
+            "--lock-timeout",
+            "0.3",
+            "mig",
+            "clear",
+        ]),
+        1,
+    );
+    assert!(err.contains("holds") && err.contains("(apply)"), "{err}");
+    // A dry run changes nothing and takes no lock.
+    sim("dgx-a100")
+        .arg("--state-root")
+        .arg(&root)
+        .args(["--lock-timeout", "0.3", "mig", "clear", "--dry-run"])
+        .assert()
+        .success();
+    drop(held);
+    sim("dgx-a100")
+        .arg("--state-root")
+        .arg(&root)
+        .args(["mig", "clear"])
+        .assert()
+        .success();
+}

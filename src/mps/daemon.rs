@@ -8,9 +8,8 @@
 
 use super::control::{DaemonEnv, MpsControl, SendError, daemon_pid, seconds};
 use super::dirs;
-use super::lock;
 use super::query::{self, PING};
-use super::settings::{self, DaemonSpec, compute_mode_of, daemon_dir, mps_dir};
+use super::settings::{self, DaemonSpec, compute_mode_of, daemon_dir};
 use super::{MpsOptions, stop};
 use crate::Context;
 use crate::backend::DeviceRef;
@@ -43,7 +42,6 @@ pub fn start_daemons(
     specs: Vec<DaemonSpec>,
     opts: MpsOptions,
 ) -> Result<Vec<Started>> {
-    let _lock = lock::acquire(&mps_dir(&ctx.paths))?;
     let records = settings::load_all(&ctx.paths)?;
     let mut done = Vec::new();
     let mut todo = Vec::new();

@@ -15,7 +15,6 @@ pub mod daemon;
 pub mod desired;
 mod dirs;
 pub mod limits;
-mod lock;
 pub mod process;
 pub mod query;
 pub mod settings;

@@ -4,10 +4,9 @@
 use super::MpsOptions;
 use super::control::{MpsControl, SendError, daemon_pid, seconds};
 use super::daemon::remove_dirs;
-use super::lock;
 use super::process;
 use super::query::{self, Client, DaemonState, PING};
-use super::settings::{DaemonSpec, mps_dir};
+use super::settings::DaemonSpec;
 use crate::Context;
 use crate::backend::DriverErrorKind;
 use crate::error::{Error, Result};
@@ -36,7 +35,6 @@ pub fn stop_daemons(
     records: Vec<DaemonSpec>,
     opts: MpsOptions,
 ) -> Result<Vec<Stopped>> {
-    let _lock = lock::acquire(&mps_dir(&ctx.paths))?;
     let states: Vec<(DaemonSpec, DaemonState)> = records
         .into_iter()
         .map(|r| {

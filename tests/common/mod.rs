@@ -6,14 +6,19 @@ pub mod vgpu_host;
 use assert_cmd::Command;
 use std::path::{Path, PathBuf};
 
-/// The gpushare binary with no GPUSHARE_* variables from the caller's environment.
+/// The gpushare binary with no GPUSHARE_* variables from the caller's environment, and its state
+/// paths (lock, journal, run dirs) in a temporary directory of this test binary, never the host's
+/// `/run` and `/var/lib` (a test that needs its own passes `--state-root`).
 pub fn gpushare() -> Command {
+    static ROOT: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
+    let root = ROOT.get_or_init(|| tempfile::tempdir().expect("a temporary directory"));
     let mut cmd = Command::new(assert_cmd::cargo::cargo_bin!("gpushare"));
     for (key, _) in std::env::vars_os() {
         if key.to_string_lossy().starts_with("GPUSHARE_") {
             cmd.env_remove(key);
         }
     }
+    cmd.env("GPUSHARE_ROOT", root.path());
     cmd.env("NO_COLOR", "1");
     cmd
 }

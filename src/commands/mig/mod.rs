@@ -6,6 +6,7 @@ mod export;
 mod profiles;
 
 use crate::Context;
+use crate::apply::guard::guarded;
 use crate::cli::MigCommand;
 use crate::error::{Error, Exit, Result};
 use crate::mig::layout::{GpuDesire, ProfileBook};
@@ -16,10 +17,14 @@ use crate::plan::{Plan, executor};
 pub fn run(ctx: &mut Context, cmd: &MigCommand) -> Result<Exit> {
     match cmd {
         MigCommand::Profiles(args) => profiles::run(ctx, args),
-        MigCommand::Apply(args) => apply::apply(ctx, args),
+        MigCommand::Apply(args) => guarded(ctx, "mig apply", args.dry_run, |ctx| {
+            apply::apply(ctx, args)
+        }),
         MigCommand::Assert(args) => apply::assert(ctx, args),
         MigCommand::Export(args) => export::run(ctx, args),
-        MigCommand::Clear(args) => clear::run(ctx, args),
+        MigCommand::Clear(args) => {
+            guarded(ctx, "mig clear", args.dry_run, |ctx| clear::run(ctx, args))
+        }
     }
 }
 

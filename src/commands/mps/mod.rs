@@ -6,6 +6,7 @@ mod stop;
 mod unit;
 
 use crate::Context;
+use crate::apply::guard::guarded;
 use crate::cli::{MpsCommand, MpsSettingsArgs};
 use crate::config::Config;
 use crate::error::{Error, Exit, Result};
@@ -18,9 +19,9 @@ use crate::output::Output;
 
 pub fn run(ctx: &mut Context, command: MpsCommand) -> Result<Exit> {
     match command {
-        MpsCommand::Start(args) => start::run(ctx, &args),
+        MpsCommand::Start(args) => guarded(ctx, "mps start", false, |ctx| start::run(ctx, &args)),
         MpsCommand::Status(args) => status::run(ctx, &args),
-        MpsCommand::Stop(args) => stop::run(ctx, &args),
+        MpsCommand::Stop(args) => guarded(ctx, "mps stop", false, |ctx| stop::run(ctx, &args)),
         MpsCommand::Unit(args) => unit::run(ctx, &args),
     }
 }
