@@ -156,14 +156,6 @@ impl GpuInstanceProfile {
             .collect()
     }
 
-    /// The compute-instance profile that spans the whole GPU instance.
-    pub fn full_compute_profile(&self) -> ComputeInstanceProfile {
-        self.compute_profiles()
-            .into_iter()
-            .find(|c| c.slices == self.slices)
-            .expect("every GPU-instance profile has a full-size compute profile")
-    }
-
     pub fn placements(&self) -> impl Iterator<Item = crate::node::Placement> + '_ {
         self.starts.iter().map(|&start| crate::node::Placement {
             start,
@@ -344,8 +336,8 @@ mod tests {
         let counts: Vec<_> = full.iter().map(|c| c.max_instances).collect();
         assert_eq!(counts, [7, 3, 2, 1, 1]);
         let three = a100.profile("3g.20gb").unwrap();
-        assert_eq!(three.full_compute_profile().name, "3g.20gb");
-        assert_eq!(three.full_compute_profile().id, 2);
+        let full = three.compute_profiles().pop().unwrap();
+        assert_eq!((full.name.as_str(), full.id, full.slices), ("3g.20gb", 2, 3));
         let four: Vec<_> = a100
             .profile("4g.20gb")
             .unwrap()
