@@ -14,8 +14,12 @@ impl SourceFile {
     /// Read a file the user named; a missing or unreadable file is bad input (exit 2).
     pub fn read(path: &Path) -> Result<Self> {
         let text = std::fs::read_to_string(path).map_err(|e| {
-            Error::usage(format!("cannot read {}: {e}", path.display()))
-                .with_hint("check the path and its permissions")
+            let hint = if e.kind() == std::io::ErrorKind::InvalidData {
+                "it is not UTF-8 text: give a TOML, YAML or JSON file"
+            } else {
+                "check the path and its permissions"
+            };
+            Error::usage(format!("cannot read {}: {e}", path.display())).with_hint(hint)
         })?;
         Ok(SourceFile {
             path: path.to_path_buf(),
