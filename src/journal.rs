@@ -34,6 +34,9 @@ pub struct Entry {
     pub detail: Option<String>,
 }
 
+/// A journal larger than this is moved aside (`journal.jsonl.1`) when a run starts.
+const ROTATE_BYTES: u64 = 4 * 1024 * 1024;
+
 pub struct Journal {
     path: PathBuf,
     file: File,
@@ -67,6 +70,10 @@ impl Journal {
                 Error::failed(format!("cannot create {}: {e}", dir.display()))
                     .with_hint("run as root, or move state paths with --state-root DIR")
             })?;
+        }
+        // Keep one previous generation: the journal only has to explain the last runs.
+        if std::fs::metadata(path).is_ok_and(|m| m.len() > ROTATE_BYTES) {
+            let _ = std::fs::rename(path, path.with_extension("jsonl.1"));
         }
         let file = OpenOptions::new()
             .create(true)
@@ -172,5 +179,15 @@ mod tests {
         let mut j = Journal::start(&path, "apply").unwrap();
         j.record(Event::Done, None).unwrap();
         assert_eq!(Journal::last_run(&path), LastRun::Finished);
+    }
+
+    #[test]
+    fn a_large_journal_is_moved_aside_when_a_run_starts() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("journal.jsonl");
+        std::fs::write(&path, vec![b'\n'; ROTATE_BYTES as usize + 1]).unwrap();
+        Journal::start(&path, "apply").unwrap();
+        assert!(std::fs::metadata(&path).unwrap().len() < 1000);
+        assert!(dir.path().join("journal.jsonl.1").exists());
     }
 }

@@ -337,7 +337,10 @@ mod tests {
         assert_eq!(counts, [7, 3, 2, 1, 1]);
         let three = a100.profile("3g.20gb").unwrap();
         let full = three.compute_profiles().pop().unwrap();
-        assert_eq!((full.name.as_str(), full.id, full.slices), ("3g.20gb", 2, 3));
+        assert_eq!(
+            (full.name.as_str(), full.id, full.slices),
+            ("3g.20gb", 2, 3)
+        );
         let four: Vec<_> = a100
             .profile("4g.20gb")
             .unwrap()
