@@ -209,6 +209,10 @@ fn t4x4_round_trip_sets_limits_per_ordinal_and_restores_default() {
     assert_eq!(s["problems"], serde_json::json!([]));
     assert!(s["pid"].as_u64().is_some());
 
+    let detected = node.json(&["detect"]);
+    assert_eq!(detected["mps"][0]["name"], "gpu0-3");
+    assert_eq!(detected["mps"][0]["devices"].as_array().unwrap().len(), 4);
+
     // Without -c, the manifests describe the node as it runs now: MPS with 4 replicas.
     let manifests = node.run(&["manifests", "--target", "nvidia-device-plugin"]);
     assert!(manifests.contains("mps:"), "{manifests}");

@@ -5,12 +5,44 @@ use crate::cli::DetectArgs;
 use crate::error::{Exit, Result};
 use crate::node::{Gpu, MigState, Node, VgpuHostMode};
 use crate::output::{Output, Style, table};
+use serde::Serialize;
+
+/// What `detect` prints: the node, and the MPS daemons gpushare started on it.
+#[derive(Serialize)]
+struct Detected {
+    #[serde(flatten)]
+    node: Node,
+    /// From the daemons' records (`mps status` asks the daemons themselves).
+    mps: Vec<MpsDaemon>,
+}
+
+#[derive(Serialize)]
+struct MpsDaemon {
+    name: String,
+    pipe_dir: String,
+    /// UUIDs of the GPUs or MIG devices the daemon serves.
+    devices: Vec<String>,
+    clients: Option<u32>,
+    thread_percentage: Option<u32>,
+}
 
 pub fn run(ctx: &mut Context, args: &DetectArgs) -> Result<Exit> {
     let mut node = ctx.snapshot()?;
     let selected = args.gpu.resolve(&node)?;
     node.gpus.retain(|g| selected.contains(&g.index));
-    ctx.out.data(&node, |out| render(out, &node))?;
+    let mps = crate::mps::settings::load_all(&ctx.paths)?
+        .into_iter()
+        .filter(|d| d.devices.iter().any(|dev| selected.contains(&dev.gpu)))
+        .map(|d| MpsDaemon {
+            name: d.name,
+            pipe_dir: d.pipe_dir.display().to_string(),
+            devices: d.devices.into_iter().map(|dev| dev.uuid).collect(),
+            clients: d.clients,
+            thread_percentage: d.thread_percentage,
+        })
+        .collect();
+    let detected = Detected { node, mps };
+    ctx.out.data(&detected, |out| render(out, &detected))?;
     Ok(Exit::Ok)
 }
 
@@ -67,7 +99,8 @@ fn gpu_rows(out: &Output, gpu: &Gpu) -> Vec<Vec<String>> {
     rows
 }
 
-fn render(out: &Output, node: &Node) -> String {
+fn render(out: &Output, detected: &Detected) -> String {
+    let node = &detected.node;
     let mut s = format!(
         "{}  driver {}  CUDA {}  {} GPU(s)\n\n",
         out.paint(Style::Bold, &node.source),
@@ -135,6 +168,14 @@ fn render(out: &Output, node: &Node) -> String {
     if !node.holders.is_empty() {
         let names: Vec<String> = node.holders.iter().map(|h| h.describe()).collect();
         s.push_str(&format!("\nHolding the GPUs open: {}\n", names.join(", ")));
+    }
+    for d in &detected.mps {
+        s.push_str(&format!(
+            "\nMPS daemon {}: {} device(s), pipe dir {} (see `gpushare mps status`)\n",
+            d.name,
+            d.devices.len(),
+            d.pipe_dir
+        ));
     }
     s
 }
