@@ -284,7 +284,7 @@ _gpushare() {
 
     case "${cmd}" in
         gpushare)
-            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version detect init plan apply doctor mig sim mps vgpu completions man manifests probe help"
+            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version init plan apply detect doctor mig mps vgpu manifests probe sim completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -514,7 +514,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__help)
-            opts="detect init plan apply doctor mig sim mps vgpu completions man manifests probe help"
+            opts="init plan apply detect doctor mig mps vgpu manifests probe sim completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -31,36 +31,20 @@ set edit:completion:arg-completer[gpushare] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
             cand --version 'Print version'
-            cand detect 'Show the GPUs of this node: models, memory, MIG, compute mode, processes'
             cand init 'Set up a bare node in one go: choose a layout, write gpushare.toml, apply it, write the cluster manifests, and check the result with the probe'
             cand plan 'Show what `apply` would change to bring the node to gpushare.toml (every mode)'
             cand apply 'Change the node to gpushare.toml: MIG, MPS, time-slicing and vGPU, in one plan'
+            cand detect 'Show the GPUs of this node: models, memory, MIG, compute mode, processes'
             cand doctor 'Check that this node is ready to share its GPUs (driver, devices, runtime, CDI, blockers)'
             cand mig 'MIG: profiles, declarative layouts (gpushare.toml or mig-parted v1), safe incremental apply'
-            cand sim 'Simulated nodes: list presets and the GPU models they can hold'
             cand mps 'MPS: several processes at once on a GPU or MIG device, with per-client limits'
             cand vgpu 'vGPU on KVM hosts: list types, show devices, apply a layout (mdev and SR-IOV, through sysfs)'
-            cand completions 'Print a shell completion script'
-            cand man 'Print the man page (roff)'
             cand manifests 'Generate cluster wiring for this node: device plugin, gpushare extender, HAMi, DRA, CDI, node agent'
             cand probe 'Measure memory, bandwidth and latency on every GPU, MIG device and MPS client, and check that each gives what it was promised'
+            cand sim 'Simulated nodes: presets, the GPU models they can hold, a reboot'
+            cand completions 'Print a shell completion script'
+            cand man 'Print the man page (roff)'
             cand help 'Print this message or the help of the given subcommand(s)'
-        }
-        &'gpushare;detect'= {
-            cand --gpu 'Only these GPUs: `all`, indexes `0,2`, ranges `0-3`, UUIDs or PCI bus ids'
-            cand --sim 'Use a simulated node: a preset name or a node file (TOML)'
-            cand --sim-state 'Keep the simulated node''s changes in FILE (loaded when it exists, saved after each change)'
-            cand --format 'Output format of the data on stdout'
-            cand --color 'When to use colour (NO_COLOR is honoured with `auto`)'
-            cand --nvml-lib 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual'
-            cand --state-root 'Keep every state path (lock, journal, run dirs, written files) under DIR'
-            cand --lock-timeout 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once'
-            cand -q 'Print only data and errors (no progress or notes on stderr)'
-            cand --quiet 'Print only data and errors (no progress or notes on stderr)'
-            cand -h 'Print help (see more with ''--help'')'
-            cand --help 'Print help (see more with ''--help'')'
-            cand -V 'Print version'
-            cand --version 'Print version'
         }
         &'gpushare;init'= {
             cand -c 'Take the layout from this gpushare.toml instead of --mode'
@@ -128,6 +112,22 @@ set edit:completion:arg-completer[gpushare] = {|@words|
             cand --force 'Go ahead where something is in use: MIG modes of busy GPUs change at the next reboot (exit 5), MPS daemons with clients are stopped (clients ended), vGPU devices VMs hold are removed. MIG instances in use are never destroyed'
             cand -y 'Do not ask for confirmation (it is never asked without a terminal)'
             cand --yes 'Do not ask for confirmation (it is never asked without a terminal)'
+            cand -q 'Print only data and errors (no progress or notes on stderr)'
+            cand --quiet 'Print only data and errors (no progress or notes on stderr)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'gpushare;detect'= {
+            cand --gpu 'Only these GPUs: `all`, indexes `0,2`, ranges `0-3`, UUIDs or PCI bus ids'
+            cand --sim 'Use a simulated node: a preset name or a node file (TOML)'
+            cand --sim-state 'Keep the simulated node''s changes in FILE (loaded when it exists, saved after each change)'
+            cand --format 'Output format of the data on stdout'
+            cand --color 'When to use colour (NO_COLOR is honoured with `auto`)'
+            cand --nvml-lib 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual'
+            cand --state-root 'Keep every state path (lock, journal, run dirs, written files) under DIR'
+            cand --lock-timeout 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once'
             cand -q 'Print only data and errors (no progress or notes on stderr)'
             cand --quiet 'Print only data and errors (no progress or notes on stderr)'
             cand -h 'Print help (see more with ''--help'')'
@@ -285,84 +285,6 @@ set edit:completion:arg-completer[gpushare] = {|@words|
         &'gpushare;mig;help;clear'= {
         }
         &'gpushare;mig;help;help'= {
-        }
-        &'gpushare;sim'= {
-            cand --sim 'Use a simulated node: a preset name or a node file (TOML)'
-            cand --sim-state 'Keep the simulated node''s changes in FILE (loaded when it exists, saved after each change)'
-            cand --format 'Output format of the data on stdout'
-            cand --color 'When to use colour (NO_COLOR is honoured with `auto`)'
-            cand --nvml-lib 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual'
-            cand --state-root 'Keep every state path (lock, journal, run dirs, written files) under DIR'
-            cand --lock-timeout 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once'
-            cand -q 'Print only data and errors (no progress or notes on stderr)'
-            cand --quiet 'Print only data and errors (no progress or notes on stderr)'
-            cand -h 'Print help (see more with ''--help'')'
-            cand --help 'Print help (see more with ''--help'')'
-            cand -V 'Print version'
-            cand --version 'Print version'
-            cand presets 'List the built-in simulated nodes'
-            cand models 'List the GPU models a node file may name'
-            cand reboot 'Reboot the simulated node kept in --sim-state: pending MIG modes apply, instances and processes are gone'
-            cand help 'Print this message or the help of the given subcommand(s)'
-        }
-        &'gpushare;sim;presets'= {
-            cand --sim 'Use a simulated node: a preset name or a node file (TOML)'
-            cand --sim-state 'Keep the simulated node''s changes in FILE (loaded when it exists, saved after each change)'
-            cand --format 'Output format of the data on stdout'
-            cand --color 'When to use colour (NO_COLOR is honoured with `auto`)'
-            cand --nvml-lib 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual'
-            cand --state-root 'Keep every state path (lock, journal, run dirs, written files) under DIR'
-            cand --lock-timeout 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once'
-            cand -q 'Print only data and errors (no progress or notes on stderr)'
-            cand --quiet 'Print only data and errors (no progress or notes on stderr)'
-            cand -h 'Print help (see more with ''--help'')'
-            cand --help 'Print help (see more with ''--help'')'
-            cand -V 'Print version'
-            cand --version 'Print version'
-        }
-        &'gpushare;sim;models'= {
-            cand --sim 'Use a simulated node: a preset name or a node file (TOML)'
-            cand --sim-state 'Keep the simulated node''s changes in FILE (loaded when it exists, saved after each change)'
-            cand --format 'Output format of the data on stdout'
-            cand --color 'When to use colour (NO_COLOR is honoured with `auto`)'
-            cand --nvml-lib 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual'
-            cand --state-root 'Keep every state path (lock, journal, run dirs, written files) under DIR'
-            cand --lock-timeout 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once'
-            cand -q 'Print only data and errors (no progress or notes on stderr)'
-            cand --quiet 'Print only data and errors (no progress or notes on stderr)'
-            cand -h 'Print help (see more with ''--help'')'
-            cand --help 'Print help (see more with ''--help'')'
-            cand -V 'Print version'
-            cand --version 'Print version'
-        }
-        &'gpushare;sim;reboot'= {
-            cand --sim 'Use a simulated node: a preset name or a node file (TOML)'
-            cand --sim-state 'Keep the simulated node''s changes in FILE (loaded when it exists, saved after each change)'
-            cand --format 'Output format of the data on stdout'
-            cand --color 'When to use colour (NO_COLOR is honoured with `auto`)'
-            cand --nvml-lib 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual'
-            cand --state-root 'Keep every state path (lock, journal, run dirs, written files) under DIR'
-            cand --lock-timeout 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once'
-            cand -q 'Print only data and errors (no progress or notes on stderr)'
-            cand --quiet 'Print only data and errors (no progress or notes on stderr)'
-            cand -h 'Print help (see more with ''--help'')'
-            cand --help 'Print help (see more with ''--help'')'
-            cand -V 'Print version'
-            cand --version 'Print version'
-        }
-        &'gpushare;sim;help'= {
-            cand presets 'List the built-in simulated nodes'
-            cand models 'List the GPU models a node file may name'
-            cand reboot 'Reboot the simulated node kept in --sim-state: pending MIG modes apply, instances and processes are gone'
-            cand help 'Print this message or the help of the given subcommand(s)'
-        }
-        &'gpushare;sim;help;presets'= {
-        }
-        &'gpushare;sim;help;models'= {
-        }
-        &'gpushare;sim;help;reboot'= {
-        }
-        &'gpushare;sim;help;help'= {
         }
         &'gpushare;mps'= {
             cand --sim 'Use a simulated node: a preset name or a node file (TOML)'
@@ -625,36 +547,6 @@ set edit:completion:arg-completer[gpushare] = {|@words|
         }
         &'gpushare;vgpu;help;help'= {
         }
-        &'gpushare;completions'= {
-            cand --sim 'Use a simulated node: a preset name or a node file (TOML)'
-            cand --sim-state 'Keep the simulated node''s changes in FILE (loaded when it exists, saved after each change)'
-            cand --format 'Output format of the data on stdout'
-            cand --color 'When to use colour (NO_COLOR is honoured with `auto`)'
-            cand --nvml-lib 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual'
-            cand --state-root 'Keep every state path (lock, journal, run dirs, written files) under DIR'
-            cand --lock-timeout 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once'
-            cand -q 'Print only data and errors (no progress or notes on stderr)'
-            cand --quiet 'Print only data and errors (no progress or notes on stderr)'
-            cand -h 'Print help (see more with ''--help'')'
-            cand --help 'Print help (see more with ''--help'')'
-            cand -V 'Print version'
-            cand --version 'Print version'
-        }
-        &'gpushare;man'= {
-            cand --sim 'Use a simulated node: a preset name or a node file (TOML)'
-            cand --sim-state 'Keep the simulated node''s changes in FILE (loaded when it exists, saved after each change)'
-            cand --format 'Output format of the data on stdout'
-            cand --color 'When to use colour (NO_COLOR is honoured with `auto`)'
-            cand --nvml-lib 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual'
-            cand --state-root 'Keep every state path (lock, journal, run dirs, written files) under DIR'
-            cand --lock-timeout 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once'
-            cand -q 'Print only data and errors (no progress or notes on stderr)'
-            cand --quiet 'Print only data and errors (no progress or notes on stderr)'
-            cand -h 'Print help (see more with ''--help'')'
-            cand --help 'Print help (see more with ''--help'')'
-            cand -V 'Print version'
-            cand --version 'Print version'
-        }
         &'gpushare;manifests'= {
             cand --target 'What to generate (repeatable; default: `[kubernetes] targets` of -c)'
             cand -c 'The desired layout (gpushare.toml); without it, the node as it is now'
@@ -707,29 +599,137 @@ set edit:completion:arg-completer[gpushare] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'gpushare;sim'= {
+            cand --sim 'Use a simulated node: a preset name or a node file (TOML)'
+            cand --sim-state 'Keep the simulated node''s changes in FILE (loaded when it exists, saved after each change)'
+            cand --format 'Output format of the data on stdout'
+            cand --color 'When to use colour (NO_COLOR is honoured with `auto`)'
+            cand --nvml-lib 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual'
+            cand --state-root 'Keep every state path (lock, journal, run dirs, written files) under DIR'
+            cand --lock-timeout 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once'
+            cand -q 'Print only data and errors (no progress or notes on stderr)'
+            cand --quiet 'Print only data and errors (no progress or notes on stderr)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand presets 'List the built-in simulated nodes'
+            cand models 'List the GPU models a node file may name'
+            cand reboot 'Reboot the simulated node kept in --sim-state: pending MIG modes apply, instances and processes are gone'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'gpushare;sim;presets'= {
+            cand --sim 'Use a simulated node: a preset name or a node file (TOML)'
+            cand --sim-state 'Keep the simulated node''s changes in FILE (loaded when it exists, saved after each change)'
+            cand --format 'Output format of the data on stdout'
+            cand --color 'When to use colour (NO_COLOR is honoured with `auto`)'
+            cand --nvml-lib 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual'
+            cand --state-root 'Keep every state path (lock, journal, run dirs, written files) under DIR'
+            cand --lock-timeout 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once'
+            cand -q 'Print only data and errors (no progress or notes on stderr)'
+            cand --quiet 'Print only data and errors (no progress or notes on stderr)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'gpushare;sim;models'= {
+            cand --sim 'Use a simulated node: a preset name or a node file (TOML)'
+            cand --sim-state 'Keep the simulated node''s changes in FILE (loaded when it exists, saved after each change)'
+            cand --format 'Output format of the data on stdout'
+            cand --color 'When to use colour (NO_COLOR is honoured with `auto`)'
+            cand --nvml-lib 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual'
+            cand --state-root 'Keep every state path (lock, journal, run dirs, written files) under DIR'
+            cand --lock-timeout 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once'
+            cand -q 'Print only data and errors (no progress or notes on stderr)'
+            cand --quiet 'Print only data and errors (no progress or notes on stderr)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'gpushare;sim;reboot'= {
+            cand --sim 'Use a simulated node: a preset name or a node file (TOML)'
+            cand --sim-state 'Keep the simulated node''s changes in FILE (loaded when it exists, saved after each change)'
+            cand --format 'Output format of the data on stdout'
+            cand --color 'When to use colour (NO_COLOR is honoured with `auto`)'
+            cand --nvml-lib 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual'
+            cand --state-root 'Keep every state path (lock, journal, run dirs, written files) under DIR'
+            cand --lock-timeout 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once'
+            cand -q 'Print only data and errors (no progress or notes on stderr)'
+            cand --quiet 'Print only data and errors (no progress or notes on stderr)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'gpushare;sim;help'= {
+            cand presets 'List the built-in simulated nodes'
+            cand models 'List the GPU models a node file may name'
+            cand reboot 'Reboot the simulated node kept in --sim-state: pending MIG modes apply, instances and processes are gone'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'gpushare;sim;help;presets'= {
+        }
+        &'gpushare;sim;help;models'= {
+        }
+        &'gpushare;sim;help;reboot'= {
+        }
+        &'gpushare;sim;help;help'= {
+        }
+        &'gpushare;completions'= {
+            cand --sim 'Use a simulated node: a preset name or a node file (TOML)'
+            cand --sim-state 'Keep the simulated node''s changes in FILE (loaded when it exists, saved after each change)'
+            cand --format 'Output format of the data on stdout'
+            cand --color 'When to use colour (NO_COLOR is honoured with `auto`)'
+            cand --nvml-lib 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual'
+            cand --state-root 'Keep every state path (lock, journal, run dirs, written files) under DIR'
+            cand --lock-timeout 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once'
+            cand -q 'Print only data and errors (no progress or notes on stderr)'
+            cand --quiet 'Print only data and errors (no progress or notes on stderr)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'gpushare;man'= {
+            cand --sim 'Use a simulated node: a preset name or a node file (TOML)'
+            cand --sim-state 'Keep the simulated node''s changes in FILE (loaded when it exists, saved after each change)'
+            cand --format 'Output format of the data on stdout'
+            cand --color 'When to use colour (NO_COLOR is honoured with `auto`)'
+            cand --nvml-lib 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual'
+            cand --state-root 'Keep every state path (lock, journal, run dirs, written files) under DIR'
+            cand --lock-timeout 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once'
+            cand -q 'Print only data and errors (no progress or notes on stderr)'
+            cand --quiet 'Print only data and errors (no progress or notes on stderr)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'gpushare;help'= {
-            cand detect 'Show the GPUs of this node: models, memory, MIG, compute mode, processes'
             cand init 'Set up a bare node in one go: choose a layout, write gpushare.toml, apply it, write the cluster manifests, and check the result with the probe'
             cand plan 'Show what `apply` would change to bring the node to gpushare.toml (every mode)'
             cand apply 'Change the node to gpushare.toml: MIG, MPS, time-slicing and vGPU, in one plan'
+            cand detect 'Show the GPUs of this node: models, memory, MIG, compute mode, processes'
             cand doctor 'Check that this node is ready to share its GPUs (driver, devices, runtime, CDI, blockers)'
             cand mig 'MIG: profiles, declarative layouts (gpushare.toml or mig-parted v1), safe incremental apply'
-            cand sim 'Simulated nodes: list presets and the GPU models they can hold'
             cand mps 'MPS: several processes at once on a GPU or MIG device, with per-client limits'
             cand vgpu 'vGPU on KVM hosts: list types, show devices, apply a layout (mdev and SR-IOV, through sysfs)'
-            cand completions 'Print a shell completion script'
-            cand man 'Print the man page (roff)'
             cand manifests 'Generate cluster wiring for this node: device plugin, gpushare extender, HAMi, DRA, CDI, node agent'
             cand probe 'Measure memory, bandwidth and latency on every GPU, MIG device and MPS client, and check that each gives what it was promised'
+            cand sim 'Simulated nodes: presets, the GPU models they can hold, a reboot'
+            cand completions 'Print a shell completion script'
+            cand man 'Print the man page (roff)'
             cand help 'Print this message or the help of the given subcommand(s)'
-        }
-        &'gpushare;help;detect'= {
         }
         &'gpushare;help;init'= {
         }
         &'gpushare;help;plan'= {
         }
         &'gpushare;help;apply'= {
+        }
+        &'gpushare;help;detect'= {
         }
         &'gpushare;help;doctor'= {
         }
@@ -749,17 +749,6 @@ set edit:completion:arg-completer[gpushare] = {|@words|
         &'gpushare;help;mig;export'= {
         }
         &'gpushare;help;mig;clear'= {
-        }
-        &'gpushare;help;sim'= {
-            cand presets 'List the built-in simulated nodes'
-            cand models 'List the GPU models a node file may name'
-            cand reboot 'Reboot the simulated node kept in --sim-state: pending MIG modes apply, instances and processes are gone'
-        }
-        &'gpushare;help;sim;presets'= {
-        }
-        &'gpushare;help;sim;models'= {
-        }
-        &'gpushare;help;sim;reboot'= {
         }
         &'gpushare;help;mps'= {
             cand start 'Start MPS daemons: compute mode EXCLUSIVE_PROCESS, limits sent before any client connects'
@@ -792,13 +781,24 @@ set edit:completion:arg-completer[gpushare] = {|@words|
         }
         &'gpushare;help;vgpu;clear'= {
         }
-        &'gpushare;help;completions'= {
-        }
-        &'gpushare;help;man'= {
-        }
         &'gpushare;help;manifests'= {
         }
         &'gpushare;help;probe'= {
+        }
+        &'gpushare;help;sim'= {
+            cand presets 'List the built-in simulated nodes'
+            cand models 'List the GPU models a node file may name'
+            cand reboot 'Reboot the simulated node kept in --sim-state: pending MIG modes apply, instances and processes are gone'
+        }
+        &'gpushare;help;sim;presets'= {
+        }
+        &'gpushare;help;sim;models'= {
+        }
+        &'gpushare;help;sim;reboot'= {
+        }
+        &'gpushare;help;completions'= {
+        }
+        &'gpushare;help;man'= {
         }
         &'gpushare;help;help'= {
         }

@@ -38,35 +38,20 @@ complete -c gpushare -n "__fish_gpushare_needs_command" -l lock-timeout -d 'Seco
 complete -c gpushare -n "__fish_gpushare_needs_command" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
 complete -c gpushare -n "__fish_gpushare_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c gpushare -n "__fish_gpushare_needs_command" -s V -l version -d 'Print version'
-complete -c gpushare -n "__fish_gpushare_needs_command" -f -a "detect" -d 'Show the GPUs of this node: models, memory, MIG, compute mode, processes'
 complete -c gpushare -n "__fish_gpushare_needs_command" -f -a "init" -d 'Set up a bare node in one go: choose a layout, write gpushare.toml, apply it, write the cluster manifests, and check the result with the probe'
 complete -c gpushare -n "__fish_gpushare_needs_command" -f -a "plan" -d 'Show what `apply` would change to bring the node to gpushare.toml (every mode)'
 complete -c gpushare -n "__fish_gpushare_needs_command" -f -a "apply" -d 'Change the node to gpushare.toml: MIG, MPS, time-slicing and vGPU, in one plan'
+complete -c gpushare -n "__fish_gpushare_needs_command" -f -a "detect" -d 'Show the GPUs of this node: models, memory, MIG, compute mode, processes'
 complete -c gpushare -n "__fish_gpushare_needs_command" -f -a "doctor" -d 'Check that this node is ready to share its GPUs (driver, devices, runtime, CDI, blockers)'
 complete -c gpushare -n "__fish_gpushare_needs_command" -f -a "mig" -d 'MIG: profiles, declarative layouts (gpushare.toml or mig-parted v1), safe incremental apply'
-complete -c gpushare -n "__fish_gpushare_needs_command" -f -a "sim" -d 'Simulated nodes: list presets and the GPU models they can hold'
 complete -c gpushare -n "__fish_gpushare_needs_command" -f -a "mps" -d 'MPS: several processes at once on a GPU or MIG device, with per-client limits'
 complete -c gpushare -n "__fish_gpushare_needs_command" -f -a "vgpu" -d 'vGPU on KVM hosts: list types, show devices, apply a layout (mdev and SR-IOV, through sysfs)'
-complete -c gpushare -n "__fish_gpushare_needs_command" -f -a "completions" -d 'Print a shell completion script'
-complete -c gpushare -n "__fish_gpushare_needs_command" -f -a "man" -d 'Print the man page (roff)'
 complete -c gpushare -n "__fish_gpushare_needs_command" -f -a "manifests" -d 'Generate cluster wiring for this node: device plugin, gpushare extender, HAMi, DRA, CDI, node agent'
 complete -c gpushare -n "__fish_gpushare_needs_command" -f -a "probe" -d 'Measure memory, bandwidth and latency on every GPU, MIG device and MPS client, and check that each gives what it was promised'
+complete -c gpushare -n "__fish_gpushare_needs_command" -f -a "sim" -d 'Simulated nodes: presets, the GPU models they can hold, a reboot'
+complete -c gpushare -n "__fish_gpushare_needs_command" -f -a "completions" -d 'Print a shell completion script'
+complete -c gpushare -n "__fish_gpushare_needs_command" -f -a "man" -d 'Print the man page (roff)'
 complete -c gpushare -n "__fish_gpushare_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c gpushare -n "__fish_gpushare_using_subcommand detect" -l gpu -d 'Only these GPUs: `all`, indexes `0,2`, ranges `0-3`, UUIDs or PCI bus ids' -r
-complete -c gpushare -n "__fish_gpushare_using_subcommand detect" -l sim -d 'Use a simulated node: a preset name or a node file (TOML)' -r
-complete -c gpushare -n "__fish_gpushare_using_subcommand detect" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, saved after each change)' -r -F
-complete -c gpushare -n "__fish_gpushare_using_subcommand detect" -l format -d 'Output format of the data on stdout' -r -f -a "table\t'Tables for people'
-json\t'JSON for scripts (the field names are a stable contract)'
-yaml\t'The same data as YAML'"
-complete -c gpushare -n "__fish_gpushare_using_subcommand detect" -l color -d 'When to use colour (NO_COLOR is honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal and NO_COLOR is not set'
-always\t''
-never\t''"
-complete -c gpushare -n "__fish_gpushare_using_subcommand detect" -l nvml-lib -d 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual' -r -F
-complete -c gpushare -n "__fish_gpushare_using_subcommand detect" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
-complete -c gpushare -n "__fish_gpushare_using_subcommand detect" -l lock-timeout -d 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once' -r
-complete -c gpushare -n "__fish_gpushare_using_subcommand detect" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
-complete -c gpushare -n "__fish_gpushare_using_subcommand detect" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c gpushare -n "__fish_gpushare_using_subcommand detect" -s V -l version -d 'Print version'
 complete -c gpushare -n "__fish_gpushare_using_subcommand init" -s c -l config -d 'Take the layout from this gpushare.toml instead of --mode' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand init" -l mode -d 'How to share the GPUs' -r -f -a "mig\t'MIG instances of one profile (--profile)'
 mps\t'MPS with N clients per GPU (--clients)'
@@ -135,6 +120,21 @@ complete -c gpushare -n "__fish_gpushare_using_subcommand apply" -s y -l yes -d 
 complete -c gpushare -n "__fish_gpushare_using_subcommand apply" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand apply" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c gpushare -n "__fish_gpushare_using_subcommand apply" -s V -l version -d 'Print version'
+complete -c gpushare -n "__fish_gpushare_using_subcommand detect" -l gpu -d 'Only these GPUs: `all`, indexes `0,2`, ranges `0-3`, UUIDs or PCI bus ids' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand detect" -l sim -d 'Use a simulated node: a preset name or a node file (TOML)' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand detect" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, saved after each change)' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand detect" -l format -d 'Output format of the data on stdout' -r -f -a "table\t'Tables for people'
+json\t'JSON for scripts (the field names are a stable contract)'
+yaml\t'The same data as YAML'"
+complete -c gpushare -n "__fish_gpushare_using_subcommand detect" -l color -d 'When to use colour (NO_COLOR is honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal and NO_COLOR is not set'
+always\t''
+never\t''"
+complete -c gpushare -n "__fish_gpushare_using_subcommand detect" -l nvml-lib -d 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand detect" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand detect" -l lock-timeout -d 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand detect" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
+complete -c gpushare -n "__fish_gpushare_using_subcommand detect" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c gpushare -n "__fish_gpushare_using_subcommand detect" -s V -l version -d 'Print version'
 complete -c gpushare -n "__fish_gpushare_using_subcommand doctor" -l host-root -d 'Check the host files (/dev, /proc, /sys, /etc) under DIR instead of /' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand doctor" -l sim -d 'Use a simulated node: a preset name or a node file (TOML)' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand doctor" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, saved after each change)' -r -F
@@ -256,70 +256,6 @@ complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_s
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from help" -f -a "export" -d 'Print the node\'s MIG layout as a mig-parted v1 config'
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from help" -f -a "clear" -d 'Destroy every GPU and compute instance of the selected GPUs (MIG stays enabled)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and not __fish_seen_subcommand_from presets models reboot help" -l sim -d 'Use a simulated node: a preset name or a node file (TOML)' -r
-complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and not __fish_seen_subcommand_from presets models reboot help" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, saved after each change)' -r -F
-complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and not __fish_seen_subcommand_from presets models reboot help" -l format -d 'Output format of the data on stdout' -r -f -a "table\t'Tables for people'
-json\t'JSON for scripts (the field names are a stable contract)'
-yaml\t'The same data as YAML'"
-complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and not __fish_seen_subcommand_from presets models reboot help" -l color -d 'When to use colour (NO_COLOR is honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal and NO_COLOR is not set'
-always\t''
-never\t''"
-complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and not __fish_seen_subcommand_from presets models reboot help" -l nvml-lib -d 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual' -r -F
-complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and not __fish_seen_subcommand_from presets models reboot help" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
-complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and not __fish_seen_subcommand_from presets models reboot help" -l lock-timeout -d 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once' -r
-complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and not __fish_seen_subcommand_from presets models reboot help" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
-complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and not __fish_seen_subcommand_from presets models reboot help" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and not __fish_seen_subcommand_from presets models reboot help" -s V -l version -d 'Print version'
-complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and not __fish_seen_subcommand_from presets models reboot help" -f -a "presets" -d 'List the built-in simulated nodes'
-complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and not __fish_seen_subcommand_from presets models reboot help" -f -a "models" -d 'List the GPU models a node file may name'
-complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and not __fish_seen_subcommand_from presets models reboot help" -f -a "reboot" -d 'Reboot the simulated node kept in --sim-state: pending MIG modes apply, instances and processes are gone'
-complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and not __fish_seen_subcommand_from presets models reboot help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from presets" -l sim -d 'Use a simulated node: a preset name or a node file (TOML)' -r
-complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from presets" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, saved after each change)' -r -F
-complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from presets" -l format -d 'Output format of the data on stdout' -r -f -a "table\t'Tables for people'
-json\t'JSON for scripts (the field names are a stable contract)'
-yaml\t'The same data as YAML'"
-complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from presets" -l color -d 'When to use colour (NO_COLOR is honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal and NO_COLOR is not set'
-always\t''
-never\t''"
-complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from presets" -l nvml-lib -d 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual' -r -F
-complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from presets" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
-complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from presets" -l lock-timeout -d 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once' -r
-complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from presets" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
-complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from presets" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from presets" -s V -l version -d 'Print version'
-complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from models" -l sim -d 'Use a simulated node: a preset name or a node file (TOML)' -r
-complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from models" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, saved after each change)' -r -F
-complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from models" -l format -d 'Output format of the data on stdout' -r -f -a "table\t'Tables for people'
-json\t'JSON for scripts (the field names are a stable contract)'
-yaml\t'The same data as YAML'"
-complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from models" -l color -d 'When to use colour (NO_COLOR is honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal and NO_COLOR is not set'
-always\t''
-never\t''"
-complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from models" -l nvml-lib -d 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual' -r -F
-complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from models" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
-complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from models" -l lock-timeout -d 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once' -r
-complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from models" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
-complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from models" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from models" -s V -l version -d 'Print version'
-complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from reboot" -l sim -d 'Use a simulated node: a preset name or a node file (TOML)' -r
-complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from reboot" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, saved after each change)' -r -F
-complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from reboot" -l format -d 'Output format of the data on stdout' -r -f -a "table\t'Tables for people'
-json\t'JSON for scripts (the field names are a stable contract)'
-yaml\t'The same data as YAML'"
-complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from reboot" -l color -d 'When to use colour (NO_COLOR is honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal and NO_COLOR is not set'
-always\t''
-never\t''"
-complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from reboot" -l nvml-lib -d 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual' -r -F
-complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from reboot" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
-complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from reboot" -l lock-timeout -d 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once' -r
-complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from reboot" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
-complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from reboot" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from reboot" -s V -l version -d 'Print version'
-complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from help" -f -a "presets" -d 'List the built-in simulated nodes'
-complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from help" -f -a "models" -d 'List the GPU models a node file may name'
-complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from help" -f -a "reboot" -d 'Reboot the simulated node kept in --sim-state: pending MIG modes apply, instances and processes are gone'
-complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and not __fish_seen_subcommand_from start status stop unit help" -l sim -d 'Use a simulated node: a preset name or a node file (TOML)' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and not __fish_seen_subcommand_from start status stop unit help" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, saved after each change)' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and not __fish_seen_subcommand_from start status stop unit help" -l format -d 'Output format of the data on stdout' -r -f -a "table\t'Tables for people'
@@ -538,34 +474,6 @@ complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from help" -f -a "assert" -d 'Exit 0 when the vGPU devices match the file, 3 when they differ'
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from help" -f -a "clear" -d 'Remove every vGPU device of the selected GPUs'
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c gpushare -n "__fish_gpushare_using_subcommand completions" -l sim -d 'Use a simulated node: a preset name or a node file (TOML)' -r
-complete -c gpushare -n "__fish_gpushare_using_subcommand completions" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, saved after each change)' -r -F
-complete -c gpushare -n "__fish_gpushare_using_subcommand completions" -l format -d 'Output format of the data on stdout' -r -f -a "table\t'Tables for people'
-json\t'JSON for scripts (the field names are a stable contract)'
-yaml\t'The same data as YAML'"
-complete -c gpushare -n "__fish_gpushare_using_subcommand completions" -l color -d 'When to use colour (NO_COLOR is honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal and NO_COLOR is not set'
-always\t''
-never\t''"
-complete -c gpushare -n "__fish_gpushare_using_subcommand completions" -l nvml-lib -d 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual' -r -F
-complete -c gpushare -n "__fish_gpushare_using_subcommand completions" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
-complete -c gpushare -n "__fish_gpushare_using_subcommand completions" -l lock-timeout -d 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once' -r
-complete -c gpushare -n "__fish_gpushare_using_subcommand completions" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
-complete -c gpushare -n "__fish_gpushare_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c gpushare -n "__fish_gpushare_using_subcommand completions" -s V -l version -d 'Print version'
-complete -c gpushare -n "__fish_gpushare_using_subcommand man" -l sim -d 'Use a simulated node: a preset name or a node file (TOML)' -r
-complete -c gpushare -n "__fish_gpushare_using_subcommand man" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, saved after each change)' -r -F
-complete -c gpushare -n "__fish_gpushare_using_subcommand man" -l format -d 'Output format of the data on stdout' -r -f -a "table\t'Tables for people'
-json\t'JSON for scripts (the field names are a stable contract)'
-yaml\t'The same data as YAML'"
-complete -c gpushare -n "__fish_gpushare_using_subcommand man" -l color -d 'When to use colour (NO_COLOR is honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal and NO_COLOR is not set'
-always\t''
-never\t''"
-complete -c gpushare -n "__fish_gpushare_using_subcommand man" -l nvml-lib -d 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual' -r -F
-complete -c gpushare -n "__fish_gpushare_using_subcommand man" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
-complete -c gpushare -n "__fish_gpushare_using_subcommand man" -l lock-timeout -d 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once' -r
-complete -c gpushare -n "__fish_gpushare_using_subcommand man" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
-complete -c gpushare -n "__fish_gpushare_using_subcommand man" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c gpushare -n "__fish_gpushare_using_subcommand man" -s V -l version -d 'Print version'
 complete -c gpushare -n "__fish_gpushare_using_subcommand manifests" -l target -d 'What to generate (repeatable; default: `[kubernetes] targets` of -c)' -r -f -a "nvidia-device-plugin\t'NVIDIA k8s-device-plugin: config (MIG strategy, time-slicing, MPS), DaemonSets, node label'
 gpushare-extender\t'Aliyun gpushare scheduler extender and device plugin (GPU memory as a resource)'
 hami\t'Helm values for HAMi'
@@ -619,28 +527,117 @@ complete -c gpushare -n "__fish_gpushare_using_subcommand probe" -l quick -d 'A 
 complete -c gpushare -n "__fish_gpushare_using_subcommand probe" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand probe" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c gpushare -n "__fish_gpushare_using_subcommand probe" -s V -l version -d 'Print version'
-complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect init plan apply doctor mig sim mps vgpu completions man manifests probe help" -f -a "detect" -d 'Show the GPUs of this node: models, memory, MIG, compute mode, processes'
-complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect init plan apply doctor mig sim mps vgpu completions man manifests probe help" -f -a "init" -d 'Set up a bare node in one go: choose a layout, write gpushare.toml, apply it, write the cluster manifests, and check the result with the probe'
-complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect init plan apply doctor mig sim mps vgpu completions man manifests probe help" -f -a "plan" -d 'Show what `apply` would change to bring the node to gpushare.toml (every mode)'
-complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect init plan apply doctor mig sim mps vgpu completions man manifests probe help" -f -a "apply" -d 'Change the node to gpushare.toml: MIG, MPS, time-slicing and vGPU, in one plan'
-complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect init plan apply doctor mig sim mps vgpu completions man manifests probe help" -f -a "doctor" -d 'Check that this node is ready to share its GPUs (driver, devices, runtime, CDI, blockers)'
-complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect init plan apply doctor mig sim mps vgpu completions man manifests probe help" -f -a "mig" -d 'MIG: profiles, declarative layouts (gpushare.toml or mig-parted v1), safe incremental apply'
-complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect init plan apply doctor mig sim mps vgpu completions man manifests probe help" -f -a "sim" -d 'Simulated nodes: list presets and the GPU models they can hold'
-complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect init plan apply doctor mig sim mps vgpu completions man manifests probe help" -f -a "mps" -d 'MPS: several processes at once on a GPU or MIG device, with per-client limits'
-complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect init plan apply doctor mig sim mps vgpu completions man manifests probe help" -f -a "vgpu" -d 'vGPU on KVM hosts: list types, show devices, apply a layout (mdev and SR-IOV, through sysfs)'
-complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect init plan apply doctor mig sim mps vgpu completions man manifests probe help" -f -a "completions" -d 'Print a shell completion script'
-complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect init plan apply doctor mig sim mps vgpu completions man manifests probe help" -f -a "man" -d 'Print the man page (roff)'
-complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect init plan apply doctor mig sim mps vgpu completions man manifests probe help" -f -a "manifests" -d 'Generate cluster wiring for this node: device plugin, gpushare extender, HAMi, DRA, CDI, node agent'
-complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect init plan apply doctor mig sim mps vgpu completions man manifests probe help" -f -a "probe" -d 'Measure memory, bandwidth and latency on every GPU, MIG device and MPS client, and check that each gives what it was promised'
-complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from detect init plan apply doctor mig sim mps vgpu completions man manifests probe help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and not __fish_seen_subcommand_from presets models reboot help" -l sim -d 'Use a simulated node: a preset name or a node file (TOML)' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and not __fish_seen_subcommand_from presets models reboot help" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, saved after each change)' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and not __fish_seen_subcommand_from presets models reboot help" -l format -d 'Output format of the data on stdout' -r -f -a "table\t'Tables for people'
+json\t'JSON for scripts (the field names are a stable contract)'
+yaml\t'The same data as YAML'"
+complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and not __fish_seen_subcommand_from presets models reboot help" -l color -d 'When to use colour (NO_COLOR is honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal and NO_COLOR is not set'
+always\t''
+never\t''"
+complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and not __fish_seen_subcommand_from presets models reboot help" -l nvml-lib -d 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and not __fish_seen_subcommand_from presets models reboot help" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and not __fish_seen_subcommand_from presets models reboot help" -l lock-timeout -d 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and not __fish_seen_subcommand_from presets models reboot help" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
+complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and not __fish_seen_subcommand_from presets models reboot help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and not __fish_seen_subcommand_from presets models reboot help" -s V -l version -d 'Print version'
+complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and not __fish_seen_subcommand_from presets models reboot help" -f -a "presets" -d 'List the built-in simulated nodes'
+complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and not __fish_seen_subcommand_from presets models reboot help" -f -a "models" -d 'List the GPU models a node file may name'
+complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and not __fish_seen_subcommand_from presets models reboot help" -f -a "reboot" -d 'Reboot the simulated node kept in --sim-state: pending MIG modes apply, instances and processes are gone'
+complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and not __fish_seen_subcommand_from presets models reboot help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from presets" -l sim -d 'Use a simulated node: a preset name or a node file (TOML)' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from presets" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, saved after each change)' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from presets" -l format -d 'Output format of the data on stdout' -r -f -a "table\t'Tables for people'
+json\t'JSON for scripts (the field names are a stable contract)'
+yaml\t'The same data as YAML'"
+complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from presets" -l color -d 'When to use colour (NO_COLOR is honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal and NO_COLOR is not set'
+always\t''
+never\t''"
+complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from presets" -l nvml-lib -d 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from presets" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from presets" -l lock-timeout -d 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from presets" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
+complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from presets" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from presets" -s V -l version -d 'Print version'
+complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from models" -l sim -d 'Use a simulated node: a preset name or a node file (TOML)' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from models" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, saved after each change)' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from models" -l format -d 'Output format of the data on stdout' -r -f -a "table\t'Tables for people'
+json\t'JSON for scripts (the field names are a stable contract)'
+yaml\t'The same data as YAML'"
+complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from models" -l color -d 'When to use colour (NO_COLOR is honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal and NO_COLOR is not set'
+always\t''
+never\t''"
+complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from models" -l nvml-lib -d 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from models" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from models" -l lock-timeout -d 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from models" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
+complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from models" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from models" -s V -l version -d 'Print version'
+complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from reboot" -l sim -d 'Use a simulated node: a preset name or a node file (TOML)' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from reboot" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, saved after each change)' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from reboot" -l format -d 'Output format of the data on stdout' -r -f -a "table\t'Tables for people'
+json\t'JSON for scripts (the field names are a stable contract)'
+yaml\t'The same data as YAML'"
+complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from reboot" -l color -d 'When to use colour (NO_COLOR is honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal and NO_COLOR is not set'
+always\t''
+never\t''"
+complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from reboot" -l nvml-lib -d 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from reboot" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from reboot" -l lock-timeout -d 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from reboot" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
+complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from reboot" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from reboot" -s V -l version -d 'Print version'
+complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from help" -f -a "presets" -d 'List the built-in simulated nodes'
+complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from help" -f -a "models" -d 'List the GPU models a node file may name'
+complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from help" -f -a "reboot" -d 'Reboot the simulated node kept in --sim-state: pending MIG modes apply, instances and processes are gone'
+complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c gpushare -n "__fish_gpushare_using_subcommand completions" -l sim -d 'Use a simulated node: a preset name or a node file (TOML)' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand completions" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, saved after each change)' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand completions" -l format -d 'Output format of the data on stdout' -r -f -a "table\t'Tables for people'
+json\t'JSON for scripts (the field names are a stable contract)'
+yaml\t'The same data as YAML'"
+complete -c gpushare -n "__fish_gpushare_using_subcommand completions" -l color -d 'When to use colour (NO_COLOR is honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal and NO_COLOR is not set'
+always\t''
+never\t''"
+complete -c gpushare -n "__fish_gpushare_using_subcommand completions" -l nvml-lib -d 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand completions" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand completions" -l lock-timeout -d 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand completions" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
+complete -c gpushare -n "__fish_gpushare_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c gpushare -n "__fish_gpushare_using_subcommand completions" -s V -l version -d 'Print version'
+complete -c gpushare -n "__fish_gpushare_using_subcommand man" -l sim -d 'Use a simulated node: a preset name or a node file (TOML)' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand man" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, saved after each change)' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand man" -l format -d 'Output format of the data on stdout' -r -f -a "table\t'Tables for people'
+json\t'JSON for scripts (the field names are a stable contract)'
+yaml\t'The same data as YAML'"
+complete -c gpushare -n "__fish_gpushare_using_subcommand man" -l color -d 'When to use colour (NO_COLOR is honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal and NO_COLOR is not set'
+always\t''
+never\t''"
+complete -c gpushare -n "__fish_gpushare_using_subcommand man" -l nvml-lib -d 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand man" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand man" -l lock-timeout -d 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand man" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
+complete -c gpushare -n "__fish_gpushare_using_subcommand man" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c gpushare -n "__fish_gpushare_using_subcommand man" -s V -l version -d 'Print version'
+complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from init plan apply detect doctor mig mps vgpu manifests probe sim completions man help" -f -a "init" -d 'Set up a bare node in one go: choose a layout, write gpushare.toml, apply it, write the cluster manifests, and check the result with the probe'
+complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from init plan apply detect doctor mig mps vgpu manifests probe sim completions man help" -f -a "plan" -d 'Show what `apply` would change to bring the node to gpushare.toml (every mode)'
+complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from init plan apply detect doctor mig mps vgpu manifests probe sim completions man help" -f -a "apply" -d 'Change the node to gpushare.toml: MIG, MPS, time-slicing and vGPU, in one plan'
+complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from init plan apply detect doctor mig mps vgpu manifests probe sim completions man help" -f -a "detect" -d 'Show the GPUs of this node: models, memory, MIG, compute mode, processes'
+complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from init plan apply detect doctor mig mps vgpu manifests probe sim completions man help" -f -a "doctor" -d 'Check that this node is ready to share its GPUs (driver, devices, runtime, CDI, blockers)'
+complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from init plan apply detect doctor mig mps vgpu manifests probe sim completions man help" -f -a "mig" -d 'MIG: profiles, declarative layouts (gpushare.toml or mig-parted v1), safe incremental apply'
+complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from init plan apply detect doctor mig mps vgpu manifests probe sim completions man help" -f -a "mps" -d 'MPS: several processes at once on a GPU or MIG device, with per-client limits'
+complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from init plan apply detect doctor mig mps vgpu manifests probe sim completions man help" -f -a "vgpu" -d 'vGPU on KVM hosts: list types, show devices, apply a layout (mdev and SR-IOV, through sysfs)'
+complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from init plan apply detect doctor mig mps vgpu manifests probe sim completions man help" -f -a "manifests" -d 'Generate cluster wiring for this node: device plugin, gpushare extender, HAMi, DRA, CDI, node agent'
+complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from init plan apply detect doctor mig mps vgpu manifests probe sim completions man help" -f -a "probe" -d 'Measure memory, bandwidth and latency on every GPU, MIG device and MPS client, and check that each gives what it was promised'
+complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from init plan apply detect doctor mig mps vgpu manifests probe sim completions man help" -f -a "sim" -d 'Simulated nodes: presets, the GPU models they can hold, a reboot'
+complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from init plan apply detect doctor mig mps vgpu manifests probe sim completions man help" -f -a "completions" -d 'Print a shell completion script'
+complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from init plan apply detect doctor mig mps vgpu manifests probe sim completions man help" -f -a "man" -d 'Print the man page (roff)'
+complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from init plan apply detect doctor mig mps vgpu manifests probe sim completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand help; and __fish_seen_subcommand_from mig" -f -a "profiles" -d 'Every GPU-instance profile of the MIG-capable GPUs: id, slices, memory, counts, placements'
 complete -c gpushare -n "__fish_gpushare_using_subcommand help; and __fish_seen_subcommand_from mig" -f -a "apply" -d 'Change the node to the MIG layout of a file, with the fewest changes'
 complete -c gpushare -n "__fish_gpushare_using_subcommand help; and __fish_seen_subcommand_from mig" -f -a "assert" -d 'Exit 0 when the node has the MIG layout of a file, 3 when it does not'
 complete -c gpushare -n "__fish_gpushare_using_subcommand help; and __fish_seen_subcommand_from mig" -f -a "export" -d 'Print the node\'s MIG layout as a mig-parted v1 config'
 complete -c gpushare -n "__fish_gpushare_using_subcommand help; and __fish_seen_subcommand_from mig" -f -a "clear" -d 'Destroy every GPU and compute instance of the selected GPUs (MIG stays enabled)'
-complete -c gpushare -n "__fish_gpushare_using_subcommand help; and __fish_seen_subcommand_from sim" -f -a "presets" -d 'List the built-in simulated nodes'
-complete -c gpushare -n "__fish_gpushare_using_subcommand help; and __fish_seen_subcommand_from sim" -f -a "models" -d 'List the GPU models a node file may name'
-complete -c gpushare -n "__fish_gpushare_using_subcommand help; and __fish_seen_subcommand_from sim" -f -a "reboot" -d 'Reboot the simulated node kept in --sim-state: pending MIG modes apply, instances and processes are gone'
 complete -c gpushare -n "__fish_gpushare_using_subcommand help; and __fish_seen_subcommand_from mps" -f -a "start" -d 'Start MPS daemons: compute mode EXCLUSIVE_PROCESS, limits sent before any client connects'
 complete -c gpushare -n "__fish_gpushare_using_subcommand help; and __fish_seen_subcommand_from mps" -f -a "status" -d 'Show the MPS daemons gpushare started: servers, clients, limits, compute modes'
 complete -c gpushare -n "__fish_gpushare_using_subcommand help; and __fish_seen_subcommand_from mps" -f -a "stop" -d 'Stop MPS daemons: refuse while clients are connected, restore compute mode DEFAULT'
@@ -650,3 +647,6 @@ complete -c gpushare -n "__fish_gpushare_using_subcommand help; and __fish_seen_
 complete -c gpushare -n "__fish_gpushare_using_subcommand help; and __fish_seen_subcommand_from vgpu" -f -a "apply" -d 'Create and remove vGPU devices to match gpushare.toml or a vgpu-device-manager config'
 complete -c gpushare -n "__fish_gpushare_using_subcommand help; and __fish_seen_subcommand_from vgpu" -f -a "assert" -d 'Exit 0 when the vGPU devices match the file, 3 when they differ'
 complete -c gpushare -n "__fish_gpushare_using_subcommand help; and __fish_seen_subcommand_from vgpu" -f -a "clear" -d 'Remove every vGPU device of the selected GPUs'
+complete -c gpushare -n "__fish_gpushare_using_subcommand help; and __fish_seen_subcommand_from sim" -f -a "presets" -d 'List the built-in simulated nodes'
+complete -c gpushare -n "__fish_gpushare_using_subcommand help; and __fish_seen_subcommand_from sim" -f -a "models" -d 'List the GPU models a node file may name'
+complete -c gpushare -n "__fish_gpushare_using_subcommand help; and __fish_seen_subcommand_from sim" -f -a "reboot" -d 'Reboot the simulated node kept in --sim-state: pending MIG modes apply, instances and processes are gone'

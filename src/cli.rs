@@ -63,9 +63,6 @@ pub struct GlobalArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Show the GPUs of this node: models, memory, MIG, compute mode, processes
-    Detect(DetectArgs),
-
     /// Set up a bare node in one go: choose a layout, write gpushare.toml, apply it, write the
     /// cluster manifests, and check the result with the probe
     ///
@@ -91,32 +88,23 @@ pub enum Command {
     /// --yes.
     Apply(ApplyArgs),
 
+    /// Show the GPUs of this node: models, memory, MIG, compute mode, processes
+    Detect(DetectArgs),
+
     /// Check that this node is ready to share its GPUs (driver, devices, runtime, CDI, blockers)
     Doctor(DoctorArgs),
+
     /// MIG: profiles, declarative layouts (gpushare.toml or mig-parted v1), safe incremental apply
     #[command(subcommand)]
     Mig(MigCommand),
 
-    /// Simulated nodes: list presets and the GPU models they can hold
-    #[command(subcommand)]
-    Sim(SimCommand),
-
     /// MPS: several processes at once on a GPU or MIG device, with per-client limits
     #[command(subcommand)]
     Mps(MpsCommand),
+
     /// vGPU on KVM hosts: list types, show devices, apply a layout (mdev and SR-IOV, through sysfs)
     #[command(subcommand)]
     Vgpu(VgpuCommand),
-
-    /// Print a shell completion script
-    Completions {
-        /// The shell to complete for
-        #[arg(value_enum)]
-        shell: clap_complete::Shell,
-    },
-
-    /// Print the man page (roff)
-    Man,
 
     /// Generate cluster wiring for this node: device plugin, gpushare extender, HAMi, DRA, CDI,
     /// node agent
@@ -133,6 +121,20 @@ pub enum Command {
     /// device-to-host and device-to-device bandwidth, empty-kernel launch latency, and the SMs its
     /// kernels really reach. Exit 3 when a promise is not kept, 4 without a CUDA driver.
     Probe(ProbeArgs),
+
+    /// Simulated nodes: presets, the GPU models they can hold, a reboot
+    #[command(subcommand)]
+    Sim(SimCommand),
+
+    /// Print a shell completion script
+    Completions {
+        /// The shell to complete for
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+
+    /// Print the man page (roff)
+    Man,
 }
 
 /// The gpushare.toml of `plan` and `apply`.
