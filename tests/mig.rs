@@ -21,8 +21,8 @@ fn detect(preset: &str, state: &Path) -> Value {
     json(on(preset, state).arg("detect"))
 }
 
-/// GPU index → sorted MIG device profiles.
-fn devices(node: &Value) -> BTreeMap<u64, Vec<String>> {
+/// GPU index → a field of each MIG device (compute instance), sorted.
+fn mig_field(node: &Value, field: &str) -> BTreeMap<u64, Vec<String>> {
     node["gpus"]
         .as_array()
         .unwrap()
@@ -33,7 +33,7 @@ fn devices(node: &Value) -> BTreeMap<u64, Vec<String>> {
                 .unwrap()
                 .iter()
                 .flat_map(|gi| gi["compute_instances"].as_array().unwrap().clone())
-                .map(|ci| ci["profile"].as_str().unwrap().to_string())
+                .map(|ci| ci[field].as_str().unwrap().to_string())
                 .collect();
             list.sort();
             (g["index"].as_u64().unwrap(), list)
@@ -41,24 +41,14 @@ fn devices(node: &Value) -> BTreeMap<u64, Vec<String>> {
         .collect()
 }
 
+/// GPU index → sorted MIG device profiles.
+fn devices(node: &Value) -> BTreeMap<u64, Vec<String>> {
+    mig_field(node, "profile")
+}
+
 /// Every MIG UUID of the node, by GPU.
 fn uuids(node: &Value) -> BTreeMap<u64, Vec<String>> {
-    node["gpus"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|g| {
-            let mut list: Vec<String> = g["mig"]["instances"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .flat_map(|gi| gi["compute_instances"].as_array().unwrap().clone())
-                .map(|ci| ci["uuid"].as_str().unwrap().to_string())
-                .collect();
-            list.sort();
-            (g["index"].as_u64().unwrap(), list)
-        })
-        .collect()
+    mig_field(node, "uuid")
 }
 
 #[test]

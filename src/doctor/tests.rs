@@ -131,7 +131,7 @@ fn a_stale_cdi_spec_fails() {
         node: Some(&n),
         host_checked: true,
     };
-    let c = cdi_spec_of(&inputs);
+    let c = runtime::cdi_spec(&inputs);
     assert_eq!(c.status, Status::Fail);
     assert!(
         c.detail.contains("4 device(s) missing")
@@ -139,10 +139,6 @@ fn a_stale_cdi_spec_fails() {
         "{}",
         c.detail
     );
-}
-
-fn cdi_spec_of(inputs: &Inputs) -> Check {
-    runtime::cdi_spec(inputs)
 }
 
 #[test]
