@@ -6,7 +6,9 @@
 //! makes the layout unknown, which nothing plans from.
 //!
 //! - `nvml_device.rs`: one GPU's snapshot, field by field, with the older-symbol fallbacks;
-//! - `nvml_profiles.rs`: GPU- and compute-instance profiles, placements, free counts;
+//! - `nvml_processes.rs`: its compute processes;
+//! - `nvml_profiles.rs`, `nvml_compute_profiles.rs`: GPU- and compute-instance profiles,
+//!   placements, free counts;
 //! - `nvml_mig.rs`: GPU and compute instances (list, create, destroy);
 //! - `nvml_mig_devices.rs`: MIG device handles (UUIDs, compute modes);
 //! - `nvml_error.rs`: the one mapping of NVML return codes.

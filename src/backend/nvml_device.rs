@@ -7,14 +7,15 @@
 //! snapshot fails; any other field the driver refuses is `None` with a note naming the call, so a
 //! non-root `detect` still shows everything it could read.
 //!
-//! Older drivers get the older symbols, as go-nvml falls back: compute processes `_v3` → `_v2` →
-//! v1, memory info v2 → v1.
+//! Older drivers get the older symbols, as go-nvml falls back: memory info v2 → v1, compute
+//! processes `_v3` → `_v2` → v1 (`nvml_processes.rs`).
 
 use super::nvml_error::{self as code, driver_error, symbol};
 use super::nvml_mig;
+use super::nvml_processes::{compute_processes, process};
 use super::{DriverError, DriverErrorKind, DriverResult};
 use crate::node::catalog::{CatalogMatch, catalog};
-use crate::node::{ComputeMode, Gpu, GpuNote, MigMode, MigState, PciId, Process, VgpuHostMode};
+use crate::node::{ComputeMode, Gpu, GpuNote, MigMode, MigState, PciId, VgpuHostMode};
 use nvml_wrapper::enum_wrappers::device::ComputeMode as NvmlComputeMode;
 use nvml_wrapper::enums::device::DeviceArchitecture;
 use nvml_wrapper::error::NvmlError;
@@ -310,123 +311,6 @@ fn mig_state(
         pending: MigMode::from_enabled(mode.pending == 1),
         instances,
     })
-}
-
-/// A compute process as the driver lists it (the fields common to every struct version).
-struct RawProcess {
-    pid: u32,
-    used_bytes: Option<u64>,
-    gpu_instance_id: Option<u32>,
-    compute_instance_id: Option<u32>,
-}
-
-/// `NVML_VALUE_NOT_AVAILABLE`: the driver does not know (or may not tell) this value.
-const NOT_AVAILABLE_U32: u32 = u32::MAX;
-const NOT_AVAILABLE_U64: u64 = u64::MAX;
-
-fn available32(v: u32) -> Option<u32> {
-    (v != NOT_AVAILABLE_U32).then_some(v)
-}
-
-/// The compute processes: `_v3`, else `_v2`, else v1 (which has no MIG instance ids).
-fn compute_processes(nvml: &Nvml, device: &Device) -> DriverResult<Vec<RawProcess>> {
-    let lib = nvml.lib();
-    let calls = [
-        (
-            lib.nvmlDeviceGetComputeRunningProcesses_v3.as_ref().ok(),
-            "nvmlDeviceGetComputeRunningProcesses_v3",
-        ),
-        (
-            lib.nvmlDeviceGetComputeRunningProcesses_v2.as_ref().ok(),
-            "nvmlDeviceGetComputeRunningProcesses_v2",
-        ),
-    ];
-    for (call, name) in calls {
-        let Some(get) = call else { continue };
-        match process_list::<nvmlProcessInfo_v2_t>(name, |count, buf| {
-            // SAFETY: `buf` is null or holds `*count` elements, as the call requires.
-            unsafe { get(device.handle(), count, buf) }
-        }) {
-            Ok(list) => {
-                return Ok(list
-                    .into_iter()
-                    .map(|p| RawProcess {
-                        pid: p.pid,
-                        used_bytes: (p.usedGpuMemory != NOT_AVAILABLE_U64)
-                            .then_some(p.usedGpuMemory),
-                        gpu_instance_id: available32(p.gpuInstanceId),
-                        compute_instance_id: available32(p.computeInstanceId),
-                    })
-                    .collect());
-            }
-            Err(e) if e.kind == DriverErrorKind::FunctionNotFound => continue,
-            Err(e) => return Err(e),
-        }
-    }
-    let get = symbol(
-        lib.nvmlDeviceGetComputeRunningProcesses.as_ref(),
-        "nvmlDeviceGetComputeRunningProcesses",
-    )?;
-    let list = process_list::<nvmlProcessInfo_v1_t>(
-        "nvmlDeviceGetComputeRunningProcesses",
-        |count, buf| {
-            // SAFETY: as above, for the v1 struct.
-            unsafe { get(device.handle(), count, buf) }
-        },
-    )?;
-    Ok(list
-        .into_iter()
-        .map(|p| RawProcess {
-            pid: p.pid,
-            used_bytes: (p.usedGpuMemory != NOT_AVAILABLE_U64).then_some(p.usedGpuMemory),
-            gpu_instance_id: None,
-            compute_instance_id: None,
-        })
-        .collect())
-}
-
-/// Ask for the count, then the list; a list that grew in between is asked for again.
-fn process_list<T: Copy>(
-    name: &str,
-    mut call: impl FnMut(*mut u32, *mut T) -> nvmlReturn_t,
-) -> DriverResult<Vec<T>> {
-    for _ in 0..3 {
-        let mut count: u32 = 0;
-        match call(&mut count, std::ptr::null_mut()) {
-            code::SUCCESS => return Ok(Vec::new()),
-            code::INSUFFICIENT_SIZE => {}
-            other => return Err(code::error(other, name)),
-        }
-        // Room for a few processes started between the two calls.
-        let mut room = count + 4;
-        // SAFETY: the process structs are plain C data; zeroed is a valid value.
-        let mut buf: Vec<T> = vec![unsafe { mem::zeroed() }; room as usize];
-        match call(&mut room, buf.as_mut_ptr()) {
-            code::SUCCESS => {
-                buf.truncate(room as usize);
-                return Ok(buf);
-            }
-            code::INSUFFICIENT_SIZE => continue,
-            other => return Err(code::error(other, name)),
-        }
-    }
-    Err(code::error(code::INSUFFICIENT_SIZE, name))
-}
-
-fn process(nvml: &Nvml, p: RawProcess) -> Process {
-    let name = nvml
-        .sys_process_name(p.pid, 256)
-        .ok()
-        .or_else(|| std::fs::read_to_string(format!("/proc/{}/comm", p.pid)).ok())
-        .map(|n| n.trim().rsplit('/').next().unwrap_or_default().to_string())
-        .unwrap_or_else(|| "?".into());
-    Process {
-        pid: p.pid,
-        name,
-        used_memory_mib: p.used_bytes.map(|b| b / MIB),
-        gpu_instance_id: p.gpu_instance_id,
-        compute_instance_id: p.compute_instance_id,
-    }
 }
 
 /// The vGPU host mode of a GPU the vGPU Manager drives; `None` for any other GPU, and when the

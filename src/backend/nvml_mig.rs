@@ -3,12 +3,12 @@
 //! with `nvml_error::symbol`, never the panicking helpers, so an old driver gives
 //! `FunctionNotFound` instead of a crash.
 
+use super::nvml_compute_profiles::{
+    compute_instance_profiles as ci_profiles, compute_profile_infos, compute_profile_name,
+};
 use super::nvml_error::{self as code, symbol};
 use super::nvml_mig_devices::mig_devices;
-use super::nvml_profiles::{
-    NO_PROFILE_WITH_MIG_ON, compute_instance_profiles as ci_profiles, compute_profile_infos,
-    compute_profile_name, gpu_instance_profile_infos,
-};
+use super::nvml_profiles::{NO_PROFILE_WITH_MIG_ON, gpu_instance_profile_infos};
 use super::{DriverError, DriverErrorKind, DriverResult};
 use crate::node::catalog::ComputeInstanceProfile;
 use crate::node::{ComputeInstance, GpuInstance, GpuNote, Placement};

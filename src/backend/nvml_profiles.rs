@@ -1,5 +1,5 @@
 //! MIG profiles as the driver lists them: GPU-instance profiles with their placements and free
-//! counts, and the compute-instance profiles of a GPU instance.
+//! counts (the compute-instance profiles of a GPU instance are in `nvml_compute_profiles.rs`).
 //!
 //! Profile indices are asked one after the other until the driver answers INVALID_ARGUMENT, as
 //! `nvml.h` advises (so profiles newer than gpushare, such as the NVL compute profile 0x8, are
@@ -16,9 +16,7 @@ use super::{
     DriverError, DriverErrorKind, DriverResult, MigProfiles, ProfileCapacity, ProfileSource,
 };
 use crate::node::PciId;
-use crate::node::catalog::{
-    CatalogMatch, ComputeInstanceProfile, GpuInstanceProfile, catalog, profile_name,
-};
+use crate::node::catalog::{CatalogMatch, GpuInstanceProfile, catalog, profile_name};
 use nvml_wrapper::{Device, Nvml};
 use nvml_wrapper_sys::bindings::*;
 use std::ffi::CStr;
@@ -28,8 +26,6 @@ use std::ptr;
 /// The most profile indices asked of a library that never answers INVALID_ARGUMENT (current
 /// drivers have 0x12 GPU-instance and 0x9 compute-instance profiles).
 const MAX_PROFILE_INDEX: u32 = 64;
-/// `NVML_COMPUTE_INSTANCE_ENGINE_PROFILE_SHARED`.
-const CI_ENGINE_SHARED: u32 = 0;
 /// More placements than any profile has (8 memory slices), for the v1 placements call, which
 /// cannot be asked for the count.
 const V1_PLACEMENT_ROOM: u32 = 32;
@@ -44,7 +40,7 @@ pub fn struct_version_2<T>() -> u32 {
 }
 
 /// A profile name from a driver buffer, without the `MIG ` nvidia-smi puts in front.
-fn c_name(raw: &[std::os::raw::c_char]) -> Option<String> {
+pub fn c_name(raw: &[std::os::raw::c_char]) -> Option<String> {
     if !raw.contains(&0) {
         return None;
     }
@@ -55,7 +51,7 @@ fn c_name(raw: &[std::os::raw::c_char]) -> Option<String> {
 }
 
 /// What one profile index answered.
-enum Answer<T> {
+pub enum Answer<T> {
     Profile(T),
     /// Not offered on this GPU (or not listed while MIG is off): ask the next index.
     Skip,
@@ -64,7 +60,7 @@ enum Answer<T> {
 }
 
 /// Ask profile indices 0, 1, … until INVALID_ARGUMENT.
-fn enumerate<T>(mut ask: impl FnMut(u32) -> DriverResult<Answer<T>>) -> DriverResult<Vec<T>> {
+pub fn enumerate<T>(mut ask: impl FnMut(u32) -> DriverResult<Answer<T>>) -> DriverResult<Vec<T>> {
     let mut out = Vec::new();
     for index in 0..MAX_PROFILE_INDEX {
         match ask(index)? {
@@ -78,7 +74,7 @@ fn enumerate<T>(mut ask: impl FnMut(u32) -> DriverResult<Answer<T>>) -> DriverRe
 
 /// The answer of a profile-info call: the versioned one's code, then (where it says
 /// NOT_SUPPORTED or is too new) the v1 call's.
-fn answer(code: nvmlReturn_t, what: impl FnOnce() -> String) -> DriverResult<Answer<()>> {
+pub fn answer(code: nvmlReturn_t, what: impl FnOnce() -> String) -> DriverResult<Answer<()>> {
     match code {
         code::SUCCESS => Ok(Answer::Profile(())),
         code::INVALID_ARGUMENT => Ok(Answer::End),
@@ -176,6 +172,32 @@ pub fn gpu_instance_profile_infos(nvml: &Nvml, device: &Device) -> DriverResult<
     })
 }
 
+/// A list call that takes a buffer and its size: asked for the count with a null buffer first,
+/// then with a buffer that holds them all (`nvml.h`: a placement buffer must hold every
+/// placement, which can be more than the profile's instance count). A count of 0 makes no second
+/// call. `Err`: the code of the call that failed.
+pub fn count_then_list<T: Copy>(
+    empty: T,
+    mut call: impl FnMut(*mut T, *mut u32) -> nvmlReturn_t,
+) -> Result<Vec<T>, nvmlReturn_t> {
+    let mut count: u32 = 0;
+    match call(ptr::null_mut(), &mut count) {
+        code::SUCCESS | code::INSUFFICIENT_SIZE => {}
+        rc => return Err(rc),
+    }
+    if count == 0 {
+        return Ok(Vec::new());
+    }
+    let mut buf = vec![empty; count as usize];
+    match call(buf.as_mut_ptr(), &mut count) {
+        code::SUCCESS => {
+            buf.truncate(count as usize);
+            Ok(buf)
+        }
+        rc => Err(rc),
+    }
+}
+
 /// The placements of a GPU-instance profile: `_v2` (count first), else the v1 call.
 fn gpu_instance_placements(
     nvml: &Nvml,
@@ -184,28 +206,21 @@ fn gpu_instance_placements(
 ) -> DriverResult<Vec<nvmlGpuInstancePlacement_t>> {
     let lib = nvml.lib();
     if let Ok(get) = lib.nvmlDeviceGetGpuInstancePossiblePlacements_v2.as_ref() {
-        let what =
-            || format!("nvmlDeviceGetGpuInstancePossiblePlacements_v2 (profile id {profile_id})");
-        let mut count: u32 = 0;
-        // SAFETY: a null buffer asks for the count, as the API allows.
-        let rc = unsafe { get(handle, profile_id, ptr::null_mut(), &mut count) };
-        match rc {
-            code::SUCCESS | code::INSUFFICIENT_SIZE => {
-                if count == 0 {
-                    return Ok(Vec::new());
-                }
-                let mut buf =
-                    vec![nvmlGpuInstancePlacement_t { start: 0, size: 0 }; count as usize];
-                // SAFETY: the buffer holds `count` placements.
-                code::check(
-                    unsafe { get(handle, profile_id, buf.as_mut_ptr(), &mut count) },
-                    what(),
-                )?;
-                buf.truncate(count as usize);
-                return Ok(buf);
+        let empty = nvmlGpuInstancePlacement_t { start: 0, size: 0 };
+        // SAFETY: `count_then_list` passes null or a buffer of `*count` placements.
+        match count_then_list(empty, |buf, count| unsafe {
+            get(handle, profile_id, buf, count)
+        }) {
+            Ok(list) => return Ok(list),
+            Err(rc) if code::is_too_new(rc) => {}
+            Err(rc) => {
+                return Err(code::error(
+                    rc,
+                    format!(
+                        "nvmlDeviceGetGpuInstancePossiblePlacements_v2 (profile id {profile_id})"
+                    ),
+                ));
             }
-            rc if code::is_too_new(rc) => {}
-            rc => return Err(code::error(rc, what())),
         }
     }
     let get = symbol(
@@ -359,142 +374,81 @@ fn prefix(e: DriverError, index: u32) -> DriverError {
     DriverError::new(e.kind, format!("GPU {index}: {}", e.detail))
 }
 
-/// One compute-instance profile as the driver describes it.
-pub struct RawComputeProfile {
-    pub info: nvmlComputeInstanceProfileInfo_t,
-    pub name: Option<String>,
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-/// The compute-instance profiles a GPU instance offers.
-pub fn compute_profile_infos(
-    nvml: &Nvml,
-    gi: nvmlGpuInstance_t,
-) -> DriverResult<Vec<RawComputeProfile>> {
-    let lib = nvml.lib();
-    let versioned = lib
-        .nvmlGpuInstanceGetComputeInstanceProfileInfoV
-        .as_ref()
-        .ok();
-    let v1 = symbol(
-        lib.nvmlGpuInstanceGetComputeInstanceProfileInfo.as_ref(),
-        "nvmlGpuInstanceGetComputeInstanceProfileInfo",
-    )?;
-    enumerate(|index| {
-        if let Some(get) = versioned {
-            // SAFETY: zeroed C struct with its version set; live GPU-instance handle.
-            let mut info: nvmlComputeInstanceProfileInfo_v2_t = unsafe { mem::zeroed() };
-            info.version = struct_version_2::<nvmlComputeInstanceProfileInfo_v2_t>();
-            let rc = unsafe { get(gi, index, CI_ENGINE_SHARED, &mut info) };
-            match rc {
-                code::SUCCESS => {
-                    return Ok(Answer::Profile(RawComputeProfile {
-                        name: c_name(&info.name),
-                        info: nvmlComputeInstanceProfileInfo_t {
-                            id: info.id,
-                            sliceCount: info.sliceCount,
-                            instanceCount: info.instanceCount,
-                            multiprocessorCount: info.multiprocessorCount,
-                            sharedCopyEngineCount: info.sharedCopyEngineCount,
-                            sharedDecoderCount: info.sharedDecoderCount,
-                            sharedEncoderCount: info.sharedEncoderCount,
-                            sharedJpegCount: info.sharedJpegCount,
-                            sharedOfaCount: info.sharedOfaCount,
-                        },
-                    }));
-                }
-                code::INVALID_ARGUMENT => return Ok(Answer::End),
-                rc if rc == code::NOT_SUPPORTED || code::is_too_new(rc) => {}
-                rc => {
-                    return Err(code::error(
-                        rc,
-                        format!("nvmlGpuInstanceGetComputeInstanceProfileInfoV (profile {index})"),
-                    ));
-                }
+    #[test]
+    fn a_list_is_asked_for_its_count_first_and_never_with_an_empty_buffer() {
+        // 1g.5gb+me: one instance, seven placements.
+        let mut calls = Vec::new();
+        let list = count_then_list(0u32, |buf, count| {
+            calls.push(buf.is_null());
+            if buf.is_null() {
+                // SAFETY: `count` points at the caller's counter.
+                unsafe { *count = 7 };
+                return code::INSUFFICIENT_SIZE;
             }
-        }
-        // SAFETY: as above, for the v1 struct.
-        let mut info: nvmlComputeInstanceProfileInfo_t = unsafe { mem::zeroed() };
-        let rc = unsafe { v1(gi, index, CI_ENGINE_SHARED, &mut info) };
-        Ok(
-            match answer(rc, || {
-                format!("nvmlGpuInstanceGetComputeInstanceProfileInfo (profile {index})")
-            })? {
-                Answer::Profile(()) => Answer::Profile(RawComputeProfile { info, name: None }),
-                Answer::Skip => Answer::Skip,
-                Answer::End => Answer::End,
-            },
-        )
-    })
-}
-
-/// The name nvidia-smi shows for a compute-instance profile: the driver's, else `Nc.<GI>`, or
-/// the GPU-instance profile's for the full-size one.
-pub fn compute_profile_name(
-    raw: Option<String>,
-    slices: u32,
-    gi_slices: u32,
-    gi_profile: &str,
-) -> String {
-    raw.unwrap_or_else(|| {
-        if slices == gi_slices {
-            gi_profile.to_string()
-        } else {
-            format!("{slices}c.{gi_profile}")
-        }
-    })
-}
-
-/// The starts a compute-instance profile may take in a GPU instance: the count first, then a
-/// buffer that holds every placement (`nvml.h`: the buffer must hold them all).
-fn compute_instance_starts(
-    nvml: &Nvml,
-    gi: nvmlGpuInstance_t,
-    profile_id: u32,
-) -> DriverResult<Vec<u32>> {
-    let get = symbol(
-        nvml.lib()
-            .nvmlGpuInstanceGetComputeInstancePossiblePlacements
-            .as_ref(),
-        "nvmlGpuInstanceGetComputeInstancePossiblePlacements",
-    )?;
-    let what =
-        || format!("nvmlGpuInstanceGetComputeInstancePossiblePlacements (profile id {profile_id})");
-    let mut count: u32 = 0;
-    // SAFETY: a null buffer asks for the count.
-    match unsafe { get(gi, profile_id, ptr::null_mut(), &mut count) } {
-        code::SUCCESS | code::INSUFFICIENT_SIZE => {}
-        rc => return Err(code::error(rc, what())),
-    }
-    if count == 0 {
-        return Ok(Vec::new());
-    }
-    let mut buf = vec![nvmlComputeInstancePlacement_t { start: 0, size: 0 }; count as usize];
-    // SAFETY: the buffer holds `count` placements.
-    code::check(
-        unsafe { get(gi, profile_id, buf.as_mut_ptr(), &mut count) },
-        what(),
-    )?;
-    buf.truncate(count as usize);
-    Ok(buf.iter().map(|p| p.start).collect())
-}
-
-/// The compute-instance profiles of a GPU instance with their starts.
-pub fn compute_instance_profiles(
-    nvml: &Nvml,
-    gi: nvmlGpuInstance_t,
-    gi_name: &str,
-    gi_slices: u32,
-) -> DriverResult<Vec<ComputeInstanceProfile>> {
-    let mut out = Vec::new();
-    for cp in compute_profile_infos(nvml, gi)? {
-        out.push(ComputeInstanceProfile {
-            name: compute_profile_name(cp.name, cp.info.sliceCount, gi_slices, gi_name),
-            id: cp.info.id,
-            slices: cp.info.sliceCount,
-            max_instances: cp.info.instanceCount,
-            sm: cp.info.multiprocessorCount,
-            starts: compute_instance_starts(nvml, gi, cp.info.id)?,
+            // SAFETY: the buffer holds `*count` elements (asserted before any write).
+            unsafe {
+                assert!(*count >= 7, "the buffer holds every placement");
+                for i in 0..7 {
+                    *buf.add(i) = i as u32;
+                }
+                *count = 7;
+            }
+            code::SUCCESS
         });
+        assert_eq!(list.unwrap(), [0, 1, 2, 3, 4, 5, 6]);
+        assert_eq!(calls, [true, false]);
+        // A count of 0: no second call with a dangling buffer.
+        let mut calls = 0;
+        let list = count_then_list(0u32, |buf, _| {
+            calls += 1;
+            assert!(buf.is_null());
+            code::SUCCESS
+        });
+        assert_eq!((list.unwrap().len(), calls), (0, 1));
+        // A refusal is the caller's to name.
+        assert_eq!(
+            count_then_list(0u32, |_, _| code::NO_PERMISSION),
+            Err(code::NO_PERMISSION)
+        );
     }
-    Ok(out)
+
+    #[test]
+    fn profiles_are_asked_until_invalid_argument_and_never_forever() {
+        // Index 0x8 (the NVL compute profile) comes after a gap and is still listed.
+        let answers = |index: u32| match index {
+            0..=4 | 8 => Ok(Answer::Profile(index)),
+            5..=7 => Ok(Answer::Skip),
+            _ => Ok(Answer::End),
+        };
+        assert_eq!(enumerate(answers).unwrap(), [0, 1, 2, 3, 4, 8]);
+        // A library that never answers INVALID_ARGUMENT (NVIDIA's mock) ends at the cap.
+        let mut asked = 0;
+        let none = enumerate(|_| {
+            asked += 1;
+            Ok(Answer::<u32>::Skip)
+        })
+        .unwrap();
+        assert!(none.is_empty());
+        assert_eq!(asked, MAX_PROFILE_INDEX);
+        // The codes: SUCCESS lists, NOT_SUPPORTED skips, INVALID_ARGUMENT ends, others fail.
+        assert!(matches!(
+            answer(code::NOT_SUPPORTED, String::new).unwrap(),
+            Answer::Skip
+        ));
+        assert!(matches!(
+            answer(code::INVALID_ARGUMENT, String::new).unwrap(),
+            Answer::End
+        ));
+        let e = answer(code::NO_PERMISSION, || "nvmlX (profile 3)".into())
+            .err()
+            .unwrap();
+        assert_eq!(
+            e.to_string(),
+            "nvmlX (profile 3) (Insufficient Permissions)"
+        );
+    }
 }
