@@ -37,6 +37,8 @@ pub struct Context {
     /// How long a changing command waits for the node lock (`--lock-timeout`).
     pub lock_timeout: std::time::Duration,
     backend: Option<Box<dyn Backend>>,
+    /// The catalog's disagreements with the driver were printed (once a run).
+    catalog_warned: bool,
 }
 
 impl Context {
@@ -47,6 +49,7 @@ impl Context {
             backend_options,
             lock_timeout: std::time::Duration::from_secs(60),
             backend: None,
+            catalog_warned: false,
         }
     }
 
@@ -57,8 +60,21 @@ impl Context {
         Ok(self.backend.as_deref_mut().expect("opened above"))
     }
 
-    /// The node as it is now.
+    /// The node as it is now. Where the catalog disagrees with the driver about a GPU, a
+    /// warning says so (once a run): the catalog is then not used for it.
     pub fn snapshot(&mut self) -> Result<node::Node> {
+        let node = self.snapshot_quiet()?;
+        if !self.catalog_warned {
+            self.catalog_warned = true;
+            for line in node.note_lines(|n| n.field == "catalog") {
+                self.out.warn(line);
+            }
+        }
+        Ok(node)
+    }
+
+    /// The node as it is now, without warnings (`detect` prints every note itself).
+    pub fn snapshot_quiet(&mut self) -> Result<node::Node> {
         Ok(self.backend()?.snapshot()?)
     }
 }
@@ -93,8 +109,10 @@ pub fn run() -> ExitCode {
     let mut ctx = Context::new(out.clone(), paths, options);
     ctx.lock_timeout = g.lock_timeout;
     std::panic::set_hook(Box::new(|info| {
-        eprintln!("error: internal error: {info}");
-        eprintln!("hint: this is a bug in gpushare; please report it with the command you ran");
+        output::stderr_line(&format!("error: internal error: {info}"));
+        output::stderr_line(
+            "hint: this is a bug in gpushare; please report it with the command you ran",
+        );
     }));
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         commands::dispatch(&mut ctx, cli.command)

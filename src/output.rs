@@ -110,24 +110,28 @@ impl Output {
     /// A progress or status line on stderr; silenced by --quiet.
     pub fn note(&self, message: impl AsRef<str>) {
         if !self.quiet {
-            eprintln!("{}", message.as_ref());
+            stderr_line(message.as_ref());
         }
     }
 
     /// A warning on stderr; shown even with --quiet.
     pub fn warn(&self, message: impl AsRef<str>) {
-        eprintln!(
+        stderr_line(&format!(
             "{} {}",
             self.paint_err(Style::Warn, "warning:"),
             message.as_ref()
-        );
+        ));
     }
 
     /// Print an error and its hint on stderr.
     pub fn error(&self, e: &Error) {
-        eprintln!("{} {}", self.paint_err(Style::Bad, "error:"), e.message);
+        stderr_line(&format!(
+            "{} {}",
+            self.paint_err(Style::Bad, "error:"),
+            e.message
+        ));
         if let Some(hint) = &e.hint {
-            eprintln!("{} {hint}", self.paint_err(Style::Bold, "hint:"));
+            stderr_line(&format!("{} {hint}", self.paint_err(Style::Bold, "hint:")));
         }
     }
 
@@ -158,6 +162,13 @@ impl Output {
     pub fn paint_err(&self, style: Style, text: &str) -> String {
         paint(self.color_stderr, style, text)
     }
+}
+
+/// One line on stderr. A closed or full stderr (`2>&-`, `2>&1 | head -0`) loses the line but
+/// never the exit code: `eprintln!` would panic there, and a panic while reporting one aborts.
+pub fn stderr_line(text: &str) {
+    let mut err = std::io::stderr().lock();
+    let _ = writeln!(err, "{text}");
 }
 
 fn paint(enabled: bool, style: Style, text: &str) -> String {

@@ -3,11 +3,12 @@
 //! devices (also MIG devices not created yet), vGPU types exist on the host, Kubernetes targets
 //! are known. Errors name the file, line and column (exit 2).
 
+use crate::Context;
 use crate::config::{Assignment, Config, Mode};
 use crate::error::Result;
 use crate::k8s::Target;
 use crate::mig::from_config;
-use crate::mig::layout::{GpuDesire, ProfileBook};
+use crate::mig::layout::{GpuDesire, MigLayout, ProfileBook};
 use crate::node::Node;
 use crate::output::Output;
 use crate::vgpu;
@@ -41,6 +42,25 @@ impl Desired {
             vgpu,
             wants_mps,
         })
+    }
+
+    /// Once MIG is on where the file's instances waited for it ([`MigLayout::EnabledLater`]),
+    /// the same file checked again with the profiles the driver now lists; `None` when nothing
+    /// waits or MIG is not on yet there.
+    pub fn resolve_later(&self, ctx: &mut Context, node: &Node) -> Result<Option<Desired>> {
+        let ready = self.mig.iter().any(|d| {
+            matches!(d.layout, MigLayout::EnabledLater { .. })
+                && node.gpu(d.gpu).is_some_and(|g| g.mig.current.is_enabled())
+        });
+        if !ready {
+            return Ok(None);
+        }
+        let book = ProfileBook::load(ctx.backend()?, node);
+        let mig = from_config::desires(&self.config, node, &book, &ctx.out)?;
+        Ok(Some(Desired {
+            mig,
+            ..self.clone()
+        }))
     }
 
     /// Which entry covers each GPU (checked by [`Desired::check`] on the same node).

@@ -49,6 +49,20 @@ pub fn generate(
     args: &ManifestsArgs,
     config: Option<&Config>,
 ) -> Result<Bundle> {
+    let devices = cdi::DeviceSource {
+        root: args.dev_root.clone(),
+        derive: false,
+    };
+    generate_with(ctx, args, config, devices)
+}
+
+/// [`generate`] with the device nodes from `devices` (`init` checks a layout with derived ones).
+pub fn generate_with(
+    ctx: &mut Context,
+    args: &ManifestsArgs,
+    config: Option<&Config>,
+    devices: cdi::DeviceSource,
+) -> Result<Bundle> {
     let kubernetes = config.and_then(|c| c.file.kubernetes.as_ref());
     let targets = targets(args, config)?;
     if args.install && targets != [Target::Cdi] {
@@ -94,6 +108,11 @@ pub fn generate(
     k8s::check_name(&name)?;
     let images = Images::parse(&args.images)?;
     let node = ctx.snapshot()?;
+    // The manifests describe the node's devices: never from a MIG layout the driver would not
+    // list.
+    for gpu in &node.gpus {
+        gpu.mig_instances()?;
+    }
     let layout = match config {
         Some(c) => NodeLayout::desired(&node, c)?,
         None => NodeLayout::observed(&node)
@@ -110,9 +129,7 @@ pub fn generate(
         examples: args.examples,
         name,
         node_name: args.node_name.clone(),
-        devices: cdi::DeviceSource {
-            root: args.dev_root.clone(),
-        },
+        devices,
     };
     // Every target is generated before anything is printed or written.
     let mut bundle = Bundle::default();

@@ -18,9 +18,10 @@
 //! prefixes pick a smaller compute instance). The messages for invalid files are mig-parted's.
 
 use super::layout::{
-    GpuDesire, MigLayout, Problem, ProfileBook, WantedInstance, check_feasible, resolve,
+    GpuDesire, MigLayout, Problem, ProfileBook, Profiles, WantedInstance, check_feasible, resolve,
 };
 use crate::error::{Error, Result};
+use crate::node::catalog::GpuInstanceProfile;
 use crate::node::{Gpu, Node, PciId};
 use crate::output::Output;
 use crate::source_file::SourceFile;
@@ -255,35 +256,59 @@ impl MigPartedConfig {
                 }
                 continue;
             }
-            let profiles = book.of(gpu).map_err(|p| self.error(entry.at, p))?;
-            let layout = if entry.mig_enabled {
-                let mut wanted = Vec::new();
-                for (name, count, at) in &entry.mig_devices {
-                    let (profile, compute) =
-                        resolve(gpu, profiles, name).map_err(|p| self.error(*at, p))?;
-                    let max = profiles[profile].max_instances;
-                    if *count > max {
-                        return Err(self.error(
-                            *at,
-                            Problem {
-                                message: format!(
-                                    "\"{name}\": {count}: GPU {} ({}) holds at most {max}",
-                                    gpu.index, gpu.name
-                                ),
-                                hint: Some(format!("use a count from 0 to {max}")),
-                            },
-                        ));
-                    }
-                    wanted.extend((0..*count).map(|_| WantedInstance {
-                        profile,
-                        compute: compute.clone(),
-                        start: None,
-                    }));
-                }
-                check_feasible(gpu, profiles, &wanted).map_err(|p| self.error(entry.at, p))?;
-                MigLayout::Enabled(wanted)
-            } else {
+            // Everything is planned from the instances as they are: with MIG on they must be
+            // known (an unknown layout is an error, never "no instances").
+            gpu.mig_instances()?;
+            let mut profiles: &[GpuInstanceProfile] = &[];
+            let layout = if !entry.mig_enabled {
                 MigLayout::Disabled
+            } else {
+                match book.of(gpu)? {
+                    Profiles::UntilEnabled(why) => {
+                        let wanted: Vec<String> = entry
+                            .mig_devices
+                            .iter()
+                            .flat_map(|(name, count, _)| (0..*count).map(move |_| name.clone()))
+                            .collect();
+                        if wanted.is_empty() {
+                            MigLayout::Enabled(Vec::new())
+                        } else {
+                            MigLayout::EnabledLater {
+                                wanted,
+                                why: why.to_string(),
+                            }
+                        }
+                    }
+                    Profiles::Known(list) => {
+                        profiles = list;
+                        let mut wanted = Vec::new();
+                        for (name, count, at) in &entry.mig_devices {
+                            let (profile, compute) =
+                                resolve(gpu, profiles, name).map_err(|p| self.error(*at, p))?;
+                            let max = profiles[profile].max_instances;
+                            if *count > max {
+                                return Err(self.error(
+                                    *at,
+                                    Problem {
+                                        message: format!(
+                                            "\"{name}\": {count}: GPU {} ({}) holds at most {max}",
+                                            gpu.index, gpu.name
+                                        ),
+                                        hint: Some(format!("use a count from 0 to {max}")),
+                                    },
+                                ));
+                            }
+                            wanted.extend((0..*count).map(|_| WantedInstance {
+                                profile,
+                                compute: compute.clone(),
+                                start: None,
+                            }));
+                        }
+                        check_feasible(gpu, profiles, &wanted)
+                            .map_err(|p| self.error(entry.at, p))?;
+                        MigLayout::Enabled(wanted)
+                    }
+                }
             };
             desires.push(GpuDesire {
                 gpu: gpu.index,

@@ -207,8 +207,7 @@ fn warn_about_processes(ctx: &Context, node: &Node, specs: &[DaemonSpec]) {
             continue;
         };
         let on_device: Vec<String> = gpu
-            .processes
-            .iter()
+            .processes_in(None)
             .filter(|p| match device.mig {
                 None => true,
                 Some(m) => {

@@ -82,7 +82,7 @@ impl DaemonDevice {
 pub fn compute_mode_of(node: &Node, device: DeviceRef) -> Option<ComputeMode> {
     let gpu = node.gpu(device.gpu())?;
     match device {
-        DeviceRef::Gpu(_) => Some(gpu.compute_mode),
+        DeviceRef::Gpu(_) => gpu.compute_mode,
         DeviceRef::Mig {
             gpu_instance_id,
             compute_instance_id,
@@ -92,7 +92,7 @@ pub fn compute_mode_of(node: &Node, device: DeviceRef) -> Option<ComputeMode> {
             .compute_instances
             .iter()
             .find(|c| c.compute_instance_id == compute_instance_id)
-            .map(|c| c.compute_mode),
+            .and_then(|c| c.compute_mode),
     }
 }
 

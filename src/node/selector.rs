@@ -117,7 +117,7 @@ impl SelectorItem {
             SelectorItem::Range(a, b) => (*a..=*b).contains(&gpu.index),
             SelectorItem::Uuid(u) => {
                 gpu.uuid.starts_with(u.as_str())
-                    || gpu.mig.instances.iter().any(|gi| {
+                    || gpu.mig.instances.iter().flatten().any(|gi| {
                         gi.compute_instances
                             .iter()
                             .any(|ci| ci.uuid.starts_with(u.as_str()))

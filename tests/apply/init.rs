@@ -161,6 +161,12 @@ fn an_existing_file_that_says_otherwise_needs_force() {
     );
     assert!(e.contains("--force"), "{e}");
     assert_eq!(std::fs::read_to_string(&path).unwrap(), before);
+    // The journal records why the run ended, not "stopped before its end".
+    let last = node.journal().lines().last().unwrap().to_string();
+    assert!(
+        last.contains("\"event\":\"failed\"") && last.contains("exists and says something else"),
+        "{last}"
+    );
     // A dry run shows the plan and writes nothing.
     let plan = node.json(&[
         "init",

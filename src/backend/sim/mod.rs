@@ -8,7 +8,8 @@ pub mod node_file;
 pub mod state;
 
 use crate::backend::{
-    Backend, DeviceRef, DriverError, DriverErrorKind, DriverResult, ModeChange, ProfileCapacity,
+    Backend, DeviceRef, DriverError, DriverErrorKind, DriverResult, MigProfiles, ModeChange,
+    ProfileSource,
 };
 use crate::error::{Error, Result};
 use crate::node::catalog::ComputeInstanceProfile;
@@ -191,8 +192,12 @@ impl Backend for SimBackend {
         self.state.snapshot()
     }
 
-    fn gpu_instance_profiles(&self, gpu: u32) -> DriverResult<Vec<ProfileCapacity>> {
-        self.state.gpu_instance_profiles(gpu)
+    fn gpu_instance_profiles(&self, gpu: u32) -> DriverResult<MigProfiles> {
+        // The simulated driver lists its profiles with MIG off too, as the v1 call does.
+        Ok(MigProfiles::Listed {
+            profiles: self.state.gpu_instance_profiles(gpu)?,
+            source: ProfileSource::Driver,
+        })
     }
 
     fn compute_instance_profiles(

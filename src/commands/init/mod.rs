@@ -12,9 +12,11 @@ mod summary;
 use super::apply::{Converge, Converged, converge, report, take_guard};
 use crate::Context;
 use crate::apply::Options;
+use crate::apply::guard::Guard;
 use crate::cli::{InitArgs, ManifestsArgs, ProbeArgs};
 use crate::config::Config;
 use crate::error::{Error, Exit, Result};
+use crate::k8s::cdi::DeviceSource;
 use crate::mig::layout::ProfileBook;
 use crate::node::selector::GpuSelector;
 use crate::probe::report::Verdict;
@@ -24,6 +26,20 @@ use summary::{ConfigReport, InitReport, ManifestsReport, ProbeReport};
 
 pub fn run(ctx: &mut Context, args: &InitArgs) -> Result<Exit> {
     let mut guard = take_guard(ctx, "init", args.dry_run)?;
+    let result = run_locked(ctx, args, guard.as_mut());
+    if let Some(guard) = guard.as_mut() {
+        // The journal says how the run ended, also when it failed before its first change.
+        let outcome = match &result {
+            Ok(Exit::Ok) => Ok(()),
+            Ok(_) => Err("finished with changes left"),
+            Err(e) => Err(e.message.as_str()),
+        };
+        guard.finish_once(outcome)?;
+    }
+    result
+}
+
+fn run_locked(ctx: &mut Context, args: &InitArgs, mut guard: Option<&mut Guard>) -> Result<Exit> {
     let node = ctx.snapshot()?;
     ctx.out.note(format!(
         "detected {} ({}, driver {})",
@@ -81,7 +97,7 @@ pub fn run(ctx: &mut Context, args: &InitArgs) -> Result<Exit> {
         }
         Ok(())
     };
-    let applied = match converge(ctx, config, &how, guard.as_mut(), &mut write_config)? {
+    let applied = match converge(ctx, config, &how, guard.take(), &mut write_config)? {
         Converged::DryRun(plan) => {
             ctx.out.data(&plan, |out| plan.render(out))?;
             if write {
@@ -249,10 +265,15 @@ fn generated(
 }
 
 /// Generate the manifests of the file's targets in memory: an error when they cannot describe
-/// the layout.
+/// the layout. The device nodes are derived as the driver numbers them, not read: whether the
+/// node has them yet is for the manifests written after apply to find out.
 fn check_targets(ctx: &mut Context, config: &Config, path: &Path) -> Result<()> {
     if targets_of(config) > 0 {
-        super::manifests::generate(ctx, &manifests_args(path, None), Some(config))?;
+        let derived = DeviceSource {
+            root: None,
+            derive: true,
+        };
+        super::manifests::generate_with(ctx, &manifests_args(path, None), Some(config), derived)?;
     }
     Ok(())
 }
