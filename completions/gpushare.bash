@@ -2018,7 +2018,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__probe)
-            opts="-c -q -h -V --target --config --mps-pipe-dir --clients --compare --quick --buffer --timeout --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version"
+            opts="-c -q -h -V --target --config --mps-pipe-dir --clients --compare --quick --buffer --timeout --sysfs-root --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2049,6 +2049,10 @@ _gpushare() {
                     return 0
                     ;;
                 --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sysfs-root)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

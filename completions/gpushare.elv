@@ -583,6 +583,7 @@ set edit:completion:arg-completer[gpushare] = {|@words|
             cand --clients 'Run N clients on each target at once and report their sum and each client'
             cand --buffer 'Size of each host-to-device and device-to-host copy (default 256M, 32M with --quick; device-to-device copies are 4 times larger)'
             cand --timeout 'Seconds a worker may take for its setup, and again for its measurements, before it is reported as hung and killed'
+            cand --sysfs-root 'Read and write sysfs and /proc under DIR instead of / (a fake tree, for tests and trials)'
             cand --sim 'Use a simulated node: a preset name or a node file (TOML)'
             cand --sim-state 'Keep the simulated node''s changes in FILE (loaded when it exists, saved after each change)'
             cand --format 'Output format of the data on stdout'

@@ -511,6 +511,7 @@ complete -c gpushare -n "__fish_gpushare_using_subcommand probe" -l mps-pipe-dir
 complete -c gpushare -n "__fish_gpushare_using_subcommand probe" -l clients -d 'Run N clients on each target at once and report their sum and each client' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand probe" -l buffer -d 'Size of each host-to-device and device-to-host copy (default 256M, 32M with --quick; device-to-device copies are 4 times larger)' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand probe" -l timeout -d 'Seconds a worker may take for its setup, and again for its measurements, before it is reported as hung and killed' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand probe" -l sysfs-root -d 'Read and write sysfs and /proc under DIR instead of / (a fake tree, for tests and trials)' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand probe" -l sim -d 'Use a simulated node: a preset name or a node file (TOML)' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand probe" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, saved after each change)' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand probe" -l format -d 'Output format of the data on stdout' -r -f -a "table\t'Tables for people'

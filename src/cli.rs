@@ -353,6 +353,10 @@ pub struct ProbeArgs {
     #[arg(long, value_name = "SECONDS", default_value_t = 120,
           value_parser = clap::value_parser!(u64).range(1..=3600))]
     pub timeout: u64,
+
+    /// Where each GPU's local CPUs are read (`/sys/bus/pci/devices/<bdf>/local_cpulist`)
+    #[command(flatten)]
+    pub sysfs: SysfsArgs,
 }
 
 fn parse_size(text: &str) -> Result<u64, String> {

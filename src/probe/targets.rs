@@ -58,6 +58,8 @@ pub struct Target {
     pub kind: TargetKind,
     pub gpu: u32,
     pub gpu_uuid: String,
+    /// The GPU's PCI bus id (NVML's form), for its local CPUs.
+    pub pci_bus_id: String,
     /// The device's UUID: `GPU-…` or, for MIG devices and MPS clients on them, `MIG-…`.
     pub uuid: String,
     /// The GPU's name, or the MIG profile.
@@ -66,6 +68,8 @@ pub struct Target {
     pub device_memory_mib: u64,
     pub device_multiprocessors: u32,
     pub mps_pipe_dir: Option<PathBuf>,
+    /// The host CPUs its workers run on (the GPU's local CPUs); `None`: as inherited.
+    pub local_cpus: Option<Vec<u32>>,
     pub promise: Promise,
 }
 
@@ -245,12 +249,14 @@ fn target(
         kind,
         gpu: gpu.index,
         gpu_uuid: gpu.uuid.clone(),
+        pci_bus_id: gpu.pci_bus_id.clone(),
         uuid: device.uuid,
         name: device.name,
         device_memory_mib: device.memory_mib,
         // 0 when the driver does not say: the worker then goes by CUDA's count alone.
         device_multiprocessors: device.multiprocessors.unwrap_or(0),
         mps_pipe_dir: pipe_dir,
+        local_cpus: None,
         promise,
     }
 }

@@ -137,7 +137,7 @@ fn run_locked(ctx: &mut Context, args: &InitArgs, mut guard: Option<&mut Guard>)
     let probe = if args.no_probe {
         ProbeReport::skipped("--no-probe")
     } else {
-        probe(ctx, &config_out)?
+        probe(ctx, &config_out, &args.sysfs.sysfs_root)?
     };
     let report = InitReport {
         config: ConfigReport {
@@ -360,7 +360,7 @@ fn forget_stale(ctx: &Context, dir: &Path, files: &[String]) -> Result<()> {
 }
 
 /// A quick probe of every slice against the file; skipped with a note when there is no CUDA.
-fn probe(ctx: &mut Context, config: &Path) -> Result<ProbeReport> {
+fn probe(ctx: &mut Context, config: &Path, sysfs_root: &Path) -> Result<ProbeReport> {
     let args = ProbeArgs {
         target: GpuSelector::All,
         config: Some(config.to_path_buf()),
@@ -370,6 +370,9 @@ fn probe(ctx: &mut Context, config: &Path) -> Result<ProbeReport> {
         quick: true,
         buffer: None,
         timeout: 120,
+        sysfs: crate::cli::SysfsArgs {
+            sysfs_root: sysfs_root.to_path_buf(),
+        },
     };
     match super::probe::measure(ctx, &args) {
         Ok(report) => {
