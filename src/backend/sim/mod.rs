@@ -32,6 +32,15 @@ impl SimBackend {
     /// Open a simulated node from `--sim` and/or `--sim-state`.
     pub fn open(sim: Option<&str>, state_path: Option<&Path>) -> Result<Self> {
         let faults = Faults::from_env()?;
+        // The state file is rewritten after every change: a link there is refused, never followed.
+        if let Some(path) = state_path {
+            crate::fsutil::own::refuse_link(path).map_err(|e| {
+                Error::failed(format!(
+                    "cannot use the simulator state {}: {e}",
+                    path.display()
+                ))
+            })?;
+        }
         let built = sim.map(build).transpose()?;
         let state = match state_path {
             Some(path) if path.exists() => {
