@@ -98,6 +98,47 @@ impl SourceFile {
             self.error_at(e.span(), message)
         })
     }
+
+    /// Deserialize the file as YAML, strictly: only `true` and `false` are booleans (not `yes`
+    /// or `on`), a tag gpushare does not know (`!foo`, `!!python/object…`) is an error, a key
+    /// appears once, aliases are bounded; errors carry their position.
+    pub fn parse_yaml<T: serde::de::DeserializeOwned>(&self) -> Result<T> {
+        let options = serde_saphyr::options! {
+            strict_booleans: true,
+            reject_unsupported_tags: true,
+            reject_tagged_field_names: true,
+        };
+        serde_saphyr::from_str_with_options(&self.text, options).map_err(|e| {
+            let position = e
+                .location()
+                .map(|l| (l.line() as usize, l.column() as usize));
+            Error::in_file(&self.path, position, yaml_message(&e))
+        })
+    }
+
+    /// An error about the whole file, placed at its start (`file:1:1`): a required key that is
+    /// missing has no place of its own.
+    pub fn error_at_start(&self, message: impl std::fmt::Display) -> Error {
+        self.error_at(Some(0..0), message)
+    }
+}
+
+/// A YAML error's message without the parser's own location, snippet or advice about its
+/// options (the position goes in front, as for every input error).
+fn yaml_message(e: &serde_saphyr::Error) -> String {
+    let options = serde_saphyr::render_options! { snippets: serde_saphyr::SnippetMode::Off };
+    let rendered = e.render_with_options(options);
+    let message = match rendered.rfind(" at line ") {
+        Some(i) if e.location().is_some() => &rendered[..i],
+        _ => rendered.as_str(),
+    };
+    let message = message
+        .split(", set DuplicateKeyPolicy")
+        .next()
+        .unwrap_or(message);
+    let message = message.trim();
+    let message = message.strip_prefix("error: ").unwrap_or(message);
+    message.replace('\n', "; ")
 }
 
 /// Refuse anything but a regular file (after following links): a directory, a FIFO that would
