@@ -154,9 +154,11 @@ impl Output {
             .map_err(|e| Error::failed(format!("cannot write to stderr: {e}")))
     }
 
-    /// One line (or several) for people on stderr, escaped.
+    /// One line (or several) for people on stderr, escaped, each line shortened to what a
+    /// person reads (a 200 KB value from a hostile file is not echoed whole).
     fn stderr(&self, text: &str) {
-        eprintln!("{}", for_terminal(text, self.color_stderr));
+        let shown: Vec<String> = text.lines().map(|l| shorten(l).into_owned()).collect();
+        eprintln!("{}", for_terminal(&shown.join("\n"), self.color_stderr));
     }
 
     /// A progress bar on stderr for `len` steps. Hidden with --quiet; indicatif also hides it
@@ -211,6 +213,23 @@ impl Progress {
     pub fn finish_and_clear(&self) {
         self.0.finish_and_clear();
     }
+}
+
+/// The longest message line shown whole; longer ones keep their start and end.
+const MAX_LINE_CHARS: usize = 2000;
+
+/// `line`, or its first and last characters around a note of how many were left out.
+fn shorten(line: &str) -> Cow<'_, str> {
+    let count = line.chars().count();
+    if count <= MAX_LINE_CHARS {
+        return Cow::Borrowed(line);
+    }
+    let head: String = line.chars().take(MAX_LINE_CHARS - 200).collect();
+    let tail: String = line.chars().skip(count - 100).collect();
+    Cow::Owned(format!(
+        "{head}…[{} characters left out]…{tail}",
+        count - head.chars().count() - 100
+    ))
 }
 
 /// Colour marks are `MARK_OPEN`, the key and the SGR code as Unicode tag characters (U+E0020…
@@ -432,6 +451,20 @@ mod tests {
         let plain = table(&["GPU", "NAME", "BUS"], rows(false));
         let colored = for_terminal(&table(&["GPU", "NAME", "BUS"], rows(true)), false);
         assert_eq!(colored, plain);
+    }
+
+    #[test]
+    fn huge_message_lines_are_shortened() {
+        let line = format!(
+            "error: x.toml:4:18: `{}` is not a type",
+            "A".repeat(200_000)
+        );
+        let shown = shorten(&line);
+        assert!(shown.chars().count() < 2100, "{}", shown.len());
+        assert!(shown.starts_with("error: x.toml:4:18: `AAA"));
+        assert!(shown.ends_with("AAA` is not a type"));
+        assert!(shown.contains("characters left out"));
+        assert_eq!(shorten("short"), "short");
     }
 
     #[test]
