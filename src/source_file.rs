@@ -112,7 +112,17 @@ impl SourceFile {
             let position = e
                 .location()
                 .map(|l| (l.line() as usize, l.column() as usize));
-            Error::in_file(&self.path, position, yaml_message(&e))
+            let error = Error::in_file(&self.path, position, yaml_message(&e));
+            // YAML ends a key (one not written `? key`) after 1024 characters: say so, or a
+            // huge key only reads as "expected mapping start".
+            let long_line = position
+                .and_then(|(line, _)| self.text.lines().nth(line.saturating_sub(1)))
+                .is_some_and(|l| l.chars().count() > 1024);
+            if long_line {
+                error.with_hint("a YAML key is at most 1024 characters long")
+            } else {
+                error
+            }
         })
     }
 

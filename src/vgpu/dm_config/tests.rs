@@ -155,3 +155,27 @@ fn a_gpu_in_two_entries_is_an_error() {
         e.message
     );
 }
+
+#[test]
+fn a_huge_type_name_is_named_as_a_bad_type_name() {
+    let name = "A".repeat(200_000);
+    let e = parse(&format!(
+        "version: v1\nvgpu-configs:\n  a:\n    - devices: all\n      vgpu-devices:\n        \"{name}\": 1\n"
+    ))
+    .unwrap_err();
+    assert!(e.message.starts_with("vgpu.yaml:6:9: "), "{}", e.message);
+    assert_eq!(
+        e.hint.as_deref(),
+        Some("a YAML key is at most 1024 characters long")
+    );
+    // Written as an explicit key, it is read, and refused as a type name.
+    let e = error_of(&format!(
+        "version: v1\nvgpu-configs:\n  a:\n    - devices: all\n      vgpu-devices:\n        ? \"{name}\"\n        : 1\n"
+    ));
+    assert!(e.starts_with("vgpu.yaml:6:11: `AAAA"), "{}", &e[..100]);
+    assert!(
+        e.contains("is not a vGPU type name"),
+        "{}",
+        &e[e.len() - 200..]
+    );
+}
