@@ -22,7 +22,6 @@ pub mod source_file;
 pub mod vgpu;
 
 use backend::{Backend, BackendOptions};
-use clap::Parser;
 use cli::Cli;
 use error::{Exit, Result};
 use output::Output;
@@ -55,9 +54,31 @@ impl Context {
 
     pub fn backend(&mut self) -> Result<&mut dyn Backend> {
         if self.backend.is_none() {
-            self.backend = Some(backend::open(&self.backend_options)?);
+            let opened = backend::open(&self.backend_options)?;
+            if self.backend_options.simulated() {
+                self.announce_simulation(&opened.source());
+            }
+            self.backend = Some(opened);
         }
         Ok(self.backend.as_deref_mut().expect("opened above"))
+    }
+
+    /// Say that the node is simulated, so that no one takes its answers for the host's GPUs; and
+    /// warn when the simulator was switched on by the environment on a host where a driver
+    /// answers (a `GPUSHARE_SIM` left in root's environment).
+    fn announce_simulation(&self, source: &str) {
+        self.out.note(format!(
+            "simulated node ({source}): this host's GPUs are neither read nor changed"
+        ));
+        if let Some(var) = self.backend_options.sim_from_env
+            && backend::driver_answers(self.backend_options.nvml_lib.as_deref())
+        {
+            self.out.warn(format!(
+                "{var} in the environment selects the simulator, but an NVIDIA driver answers on \
+                 this host: nothing this command reports or changes is on its GPUs (unset {var} to \
+                 use them)"
+            ));
+        }
     }
 
     /// The node as it is now. Where the catalog disagrees with the driver about a GPU, a
@@ -87,8 +108,11 @@ pub fn run() -> ExitCode {
     {
         return ExitCode::from(probe::worker::run().code());
     }
-    let cli = match Cli::try_parse() {
-        Ok(cli) => cli,
+    let parsed = command()
+        .try_get_matches()
+        .and_then(|m| <Cli as clap::FromArgMatches>::from_arg_matches(&m).map(|cli| (cli, m)));
+    let (cli, matches) = match parsed {
+        Ok(parsed) => parsed,
         Err(e) => {
             let _ = e.print();
             return ExitCode::from(if e.use_stderr() {
@@ -100,15 +124,27 @@ pub fn run() -> ExitCode {
     };
     let g = &cli.global;
     let out = Output::new(g.format, g.quiet, g.color);
+    let from_env =
+        |id: &str| matches.value_source(id) == Some(clap::parser::ValueSource::EnvVariable);
+    // The environment alone switched the simulator on: no flag asked for it.
+    let by_flag =
+        (g.sim.is_some() && !from_env("sim")) || (g.sim_state.is_some() && !from_env("sim_state"));
+    let sim_from_env = match (by_flag, from_env("sim"), from_env("sim_state")) {
+        (false, true, _) => Some("GPUSHARE_SIM"),
+        (false, false, true) => Some("GPUSHARE_SIM_STATE"),
+        _ => None,
+    };
     let options = BackendOptions {
         sim: g.sim.clone(),
         sim_state: g.sim_state.clone(),
         nvml_lib: g.nvml_lib.clone(),
+        sim_from_env,
     };
     let paths = paths::Paths::new(g.state_root.clone());
     let mut ctx = Context::new(out.clone(), paths, options);
     ctx.lock_timeout = g.lock_timeout;
     std::panic::set_hook(Box::new(|info| {
+        let info = output::escape_controls(&info.to_string(), false).into_owned();
         output::stderr_line(&format!("error: internal error: {info}"));
         output::stderr_line(
             "hint: this is a bug in gpushare; please report it with the command you ran",

@@ -30,7 +30,7 @@ impl Desired {
     /// offers on each GPU.
     pub fn check(config: Config, node: &Node, book: &ProfileBook, out: &Output) -> Result<Desired> {
         let assignments = config.assign(node)?;
-        check_targets(&config)?;
+        check_kubernetes(&config)?;
         let mig = from_config::desires(&config, node, book, out)?;
         crate::mps::desired::validate(&config, &assignments, node)?;
         let vgpu = vgpu::desired::from_gpushare_toml(&config, node)?;
@@ -78,13 +78,20 @@ fn asks_for_mps(a: &Assignment) -> bool {
     }
 }
 
-/// `[kubernetes] targets` must name targets `manifests` knows.
-fn check_targets(config: &Config) -> Result<()> {
+/// `[kubernetes]` must name targets `manifests` knows, a valid namespace and a Kubernetes release
+/// gpushare writes for: checked with the rest of the file, before anything changes.
+fn check_kubernetes(config: &Config) -> Result<()> {
     let Some(k) = &config.file.kubernetes else {
         return Ok(());
     };
     for t in &k.targets {
         Target::parse(t.get_ref()).map_err(|e| config.error_at(t.span(), e))?;
+    }
+    if let Some(ns) = &k.namespace {
+        crate::k8s::check_namespace(ns.get_ref()).map_err(|e| config.place(ns.span(), e))?;
+    }
+    if let Some(v) = &k.version {
+        crate::k8s::K8sVersion::parse(v.get_ref()).map_err(|e| config.place(v.span(), e))?;
     }
     Ok(())
 }
@@ -135,6 +142,22 @@ mod tests {
         )
         .unwrap();
         assert!(!d.wants_mps);
+    }
+
+    #[test]
+    fn the_kubernetes_section_is_checked_in_place() {
+        let file = |body: &str| {
+            format!("[[gpus]]\nselect = [0]\nmode = \"none\"\n\n[kubernetes]\n{body}\n")
+        };
+        let e = error("t4x4", &file("namespace = \"Bad_NS\""));
+        assert!(
+            e.starts_with("gpushare.toml:6:13: namespace \"Bad_NS\" is not a valid"),
+            "{e}"
+        );
+        let e = error("t4x4", &file("version = \"1.99\""));
+        assert!(e.starts_with("gpushare.toml:6:11: Kubernetes 1.99"), "{e}");
+        let e = error("t4x4", &file("targets = [\"bogus\"]"));
+        assert!(e.starts_with("gpushare.toml:6:12:"), "{e}");
     }
 
     #[test]

@@ -274,11 +274,26 @@ pub struct BackendOptions {
     pub sim_state: Option<std::path::PathBuf>,
     /// `--nvml-lib`: a libnvidia-ml.so in an odd place.
     pub nvml_lib: Option<std::path::PathBuf>,
+    /// The variable that switched the simulator on when the environment did, not a flag.
+    pub sim_from_env: Option<&'static str>,
+}
+
+impl BackendOptions {
+    /// Whether commands run on the simulator.
+    pub fn simulated(&self) -> bool {
+        self.sim.is_some() || self.sim_state.is_some()
+    }
+}
+
+/// Whether an NVIDIA driver answers on this host: its control device is there (cheap, and what
+/// every driver creates), or NVML loads and initialises.
+pub fn driver_answers(nvml_lib: Option<&std::path::Path>) -> bool {
+    std::path::Path::new("/dev/nvidiactl").exists() || nvml::NvmlBackend::open(nvml_lib).is_ok()
 }
 
 /// Open the backend the options ask for: the simulator with `--sim`/`--sim-state`, NVML otherwise.
 pub fn open(options: &BackendOptions) -> crate::error::Result<Box<dyn Backend>> {
-    if options.sim.is_some() || options.sim_state.is_some() {
+    if options.simulated() {
         let sim = sim::SimBackend::open(options.sim.as_deref(), options.sim_state.as_deref())?;
         return Ok(Box::new(sim));
     }

@@ -14,7 +14,7 @@ use crate::error::{Error, Exit, Result};
 use crate::mig::layout::ProfileBook;
 use crate::output::Output;
 use crate::plan::{Plan, executor};
-use std::io::{BufRead, IsTerminal, Write};
+use std::io::{BufRead, IsTerminal};
 use std::path::{Path, PathBuf};
 
 /// `-c FILE`, or gpushare.toml in the configuration directory.
@@ -249,17 +249,13 @@ fn confirm(out: &Output, plan: &Plan) -> Result<bool> {
     if !(std::io::stdin().is_terminal() && std::io::stderr().is_terminal()) {
         return Ok(true);
     }
-    let mut stderr = std::io::stderr().lock();
     let question = format!(
         "{}Make these {} change(s) on GPU(s) {}? [y/N] ",
         plan.render(out),
         plan.changes.len(),
         gpu_list(plan)
     );
-    stderr
-        .write_all(question.as_bytes())
-        .and_then(|_| stderr.flush())
-        .map_err(|e| Error::failed(format!("cannot write to stderr: {e}")))?;
+    out.prompt(&question)?;
     let mut answer = String::new();
     std::io::stdin()
         .lock()

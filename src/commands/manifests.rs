@@ -75,24 +75,33 @@ pub fn generate_with(
             "--helm-values is for --target nvidia-device-plugin (HAMi is always Helm values)",
         ));
     }
+    // A bad value from the file is placed in it; one from a flag is not.
+    let place = |span: std::ops::Range<usize>, e: Error| match config {
+        Some(c) => c.place(span, e),
+        None => e,
+    };
     let version = match (
         args.k8s_version.as_deref(),
-        kubernetes.and_then(|k| k.version.as_deref()),
+        kubernetes.and_then(|k| k.version.as_ref()),
     ) {
-        (Some(v), _) | (None, Some(v)) => K8sVersion::parse(v)?,
+        (Some(v), _) => K8sVersion::parse(v)?,
+        (None, Some(v)) => K8sVersion::parse(v.get_ref()).map_err(|e| place(v.span(), e))?,
         (None, None) => k8s::version::DEFAULT,
     };
-    let namespace = args
-        .namespace
-        .clone()
-        .or_else(|| kubernetes.and_then(|k| k.namespace.clone()));
-    if let Some(ns) = &namespace
-        && !k8s::objects::is_dns_label(ns)
-    {
-        return Err(Error::usage(format!(
-            "namespace {ns:?} is not a valid namespace name (lowercase letters, digits, '-')"
-        )));
-    }
+    let namespace = match (
+        &args.namespace,
+        kubernetes.and_then(|k| k.namespace.as_ref()),
+    ) {
+        (Some(ns), _) => {
+            k8s::check_namespace(ns)?;
+            Some(ns.clone())
+        }
+        (None, Some(ns)) => {
+            k8s::check_namespace(ns.get_ref()).map_err(|e| place(ns.span(), e))?;
+            Some(ns.get_ref().clone())
+        }
+        (None, None) => None,
+    };
     let name = match (&args.name, &args.config) {
         (Some(n), _) => n.clone(),
         (None, Some(path)) => path

@@ -25,7 +25,7 @@ use crate::node::catalog::GpuInstanceProfile;
 use crate::node::{Gpu, Node, PciId};
 use crate::output::Output;
 use crate::source_file::SourceFile;
-use raw::{RawSpec, check_entry, yaml_message};
+use raw::{RawSpec, check_entry};
 use serde_saphyr::Spanned;
 use std::fmt;
 
@@ -36,6 +36,8 @@ mod raw;
 pub struct MigPartedConfig {
     pub source: SourceFile,
     pub configs: Vec<LabelConfig>,
+    /// Where the labels are (`mig-configs`), for errors about a label that is not there.
+    pub configs_at: Position,
 }
 
 /// One label of `mig-configs`.
@@ -109,16 +111,13 @@ impl Position {
 impl MigPartedConfig {
     /// Parse and check a config file; errors name the file, line and column.
     pub fn parse(source: SourceFile) -> Result<Self> {
-        let raw: RawSpec = serde_saphyr::from_str(&source.text).map_err(|e| {
-            let at = e
-                .location()
-                .map(|l| (l.line() as usize, l.column() as usize));
-            Error::in_file(&source.path, at, yaml_message(&e)).with_hint(
-                "the file should be a mig-parted v1 config (version: v1, mig-configs: …)",
-            )
+        let raw: RawSpec = source.parse_yaml().map_err(|e| {
+            e.with_hint("the file should be a mig-parted v1 config (version: v1, mig-configs: …)")
         })?;
+        // A field that is missing has no place of its own: such errors point at the start.
         let err = |at: Option<Position>, msg: String| {
-            Error::in_file(&source.path, at.map(|p| (p.line, p.column)), msg)
+            let at = at.unwrap_or(Position { line: 1, column: 1 });
+            Error::in_file(&source.path, Some((at.line, at.column)), msg)
         };
         let Some(version) = &raw.version else {
             return Err(
@@ -166,6 +165,7 @@ impl MigPartedConfig {
         Ok(MigPartedConfig {
             source,
             configs: out,
+            configs_at: Position::of(configs),
         })
     }
 
@@ -184,7 +184,13 @@ impl MigPartedConfig {
         };
         match label {
             Some(l) => self.configs.iter().find(|c| c.label == l).ok_or_else(|| {
-                Error::usage(format!("selected mig-config not present: {l}")).with_hint(hint())
+                let at = self.configs_at;
+                Error::in_file(
+                    &self.source.path,
+                    Some((at.line, at.column)),
+                    format!("selected mig-config not present: {l}"),
+                )
+                .with_hint(hint())
             }),
             None if self.configs.len() == 1 => Ok(&self.configs[0]),
             None => Err(Error::usage(

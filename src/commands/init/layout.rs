@@ -104,7 +104,7 @@ pub fn choose(flags: &Flags, node: &Node, book: &ProfileBook) -> Result<Chosen> 
         ));
     }
     let mut file = ConfigFile {
-        version: 1,
+        version: spanned(1),
         gpus: entries(node, shares),
         kubernetes: None,
     };

@@ -24,6 +24,9 @@ use crate::source_file::SourceFile;
 use std::path::Path;
 use summary::{ConfigReport, InitReport, ManifestsReport, ProbeReport};
 
+/// `/etc/gpushare`: gpushare.toml and the manifests, readable by all.
+const ETC_DIR_MODE: u32 = 0o755;
+
 pub fn run(ctx: &mut Context, args: &InitArgs) -> Result<Exit> {
     let mut guard = take_guard(ctx, "init", args.dry_run)?;
     let result = run_locked(ctx, args, guard.as_mut());
@@ -92,7 +95,7 @@ fn run_locked(ctx: &mut Context, args: &InitArgs, mut guard: Option<&mut Guard>)
     let targets = targets_of(&config);
     let mut write_config = |ctx: &Context| -> Result<()> {
         if write {
-            write_file(&config_out, &text)?;
+            write_file(&config_out, &text, args.config_out.is_none())?;
             ctx.out.note(format!("wrote {}", config_out.display()));
         }
         Ok(())
@@ -128,10 +131,15 @@ fn run_locked(ctx: &mut Context, args: &InitArgs, mut guard: Option<&mut Guard>)
             .note("no [kubernetes] targets in the file: no manifests written");
         None
     } else {
-        let dir = args
-            .manifests_out
-            .clone()
-            .unwrap_or_else(|| ctx.paths.etc_dir().join("manifests"));
+        let dir = match &args.manifests_out {
+            Some(dir) => dir.clone(),
+            None => {
+                let dir = ctx.paths.etc_dir().join("manifests");
+                crate::fsutil::own_dir(&ctx.paths.etc_dir(), ETC_DIR_MODE)?;
+                crate::fsutil::own_dir(&dir, ETC_DIR_MODE)?;
+                dir
+            }
+        };
         Some(write_manifests(ctx, &config_out, &dir)?)
     };
     let probe = if args.no_probe {
@@ -216,9 +224,10 @@ fn command_line(args: &InitArgs) -> String {
 /// Whether `path` must be written: not when it already says exactly this; an error when it says
 /// something else and --force was not given.
 fn needs_writing(path: &Path, text: &str, force: bool) -> Result<bool> {
-    match std::fs::read_to_string(path) {
-        Ok(existing) if existing == text => Ok(false),
-        Ok(_) if !force => Err(Error::failed(format!(
+    match crate::fsutil::read_own_text(path, crate::source_file::MAX_INPUT_BYTES) {
+        Ok(None) => Ok(true),
+        Ok(Some(existing)) if existing == text => Ok(false),
+        Ok(Some(_)) if !force => Err(Error::failed(format!(
             "{} exists and says something else; nothing was changed",
             path.display()
         ))
@@ -226,8 +235,7 @@ fn needs_writing(path: &Path, text: &str, force: bool) -> Result<bool> {
             "pass --force to overwrite it, --config-out FILE to write elsewhere, or \
              `gpushare init -c FILE` to use it",
         )),
-        Ok(_) => Ok(true),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(true),
+        Ok(Some(_)) => Ok(true),
         Err(e) => Err(Error::failed(format!(
             "cannot read {}: {e}",
             path.display()
@@ -235,8 +243,12 @@ fn needs_writing(path: &Path, text: &str, force: bool) -> Result<bool> {
     }
 }
 
-fn write_file(path: &Path, text: &str) -> Result<()> {
+/// Write gpushare.toml; `etc`: the path is the default one, in gpushare's own `/etc/gpushare`.
+fn write_file(path: &Path, text: &str, etc: bool) -> Result<()> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        if etc {
+            crate::fsutil::own_dir(dir, ETC_DIR_MODE)?;
+        }
         std::fs::create_dir_all(dir).map_err(|e| {
             Error::failed(format!("cannot create {}: {e}", dir.display()))
                 .with_hint("run as root, or move state paths with --state-root DIR")
@@ -336,7 +348,7 @@ const WRITTEN_LIST: &str = ".gpushare-manifests";
 
 fn forget_stale(ctx: &Context, dir: &Path, files: &[String]) -> Result<()> {
     let list = dir.join(WRITTEN_LIST);
-    if let Ok(previous) = std::fs::read_to_string(&list) {
+    if let Ok(Some(previous)) = crate::fsutil::read_own_text(&list, 1024 * 1024) {
         for name in previous.lines().map(str::trim) {
             // Only plain names this list holds: never a path out of the directory.
             let plain = !name.is_empty() && !name.contains('/') && name != "..";
