@@ -57,6 +57,12 @@ impl Context {
         Ok(self.backend.as_deref_mut().expect("opened above"))
     }
 
+    /// Close the backend: the next use opens it again and sees the node afresh, as a new command
+    /// would (the agent does this before every pass).
+    pub fn reopen_backend(&mut self) {
+        self.backend = None;
+    }
+
     /// The node as it is now.
     pub fn snapshot(&mut self) -> Result<node::Node> {
         Ok(self.backend()?.snapshot()?)

@@ -9,9 +9,11 @@
 mod layout;
 mod summary;
 
-use super::apply::{Converge, Converged, converge, report, take_guard};
+use super::apply::report;
 use crate::Context;
 use crate::apply::Options;
+use crate::apply::converge::{Converge, Converged, converge, take_guard};
+use crate::apply::desired::Source;
 use crate::cli::{InitArgs, ManifestsArgs, ProbeArgs};
 use crate::config::Config;
 use crate::error::{Error, Exit, Result};
@@ -81,7 +83,13 @@ pub fn run(ctx: &mut Context, args: &InitArgs) -> Result<Exit> {
         }
         Ok(())
     };
-    let applied = match converge(ctx, config, &how, guard.as_mut(), &mut write_config)? {
+    let applied = match converge(
+        ctx,
+        Source::Gpushare(config),
+        &how,
+        guard.as_mut(),
+        &mut write_config,
+    )? {
         Converged::DryRun(plan) => {
             ctx.out.data(&plan, |out| plan.render(out))?;
             if write {
