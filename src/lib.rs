@@ -81,6 +81,12 @@ impl Context {
         }
     }
 
+    /// Close the backend: the next use opens it again and sees the node afresh, as a new command
+    /// would (the agent does this before every pass).
+    pub fn reopen_backend(&mut self) {
+        self.backend = None;
+    }
+
     /// The node as it is now. Where the catalog disagrees with the driver about a GPU, a
     /// warning says so (once a run): the catalog is then not used for it.
     pub fn snapshot(&mut self) -> Result<node::Node> {

@@ -2,6 +2,9 @@
 //! selects exist and are covered once, every MIG layout resolves and fits, MPS limits fit the
 //! devices (also MIG devices not created yet), vGPU types exist on the host, Kubernetes targets
 //! are known. Errors name the file, line and column (exit 2).
+//!
+//! A label of a mig-parted config is a layout too ([`Source::MigParted`]): MIG only, on the GPUs
+//! the label covers, with mig-parted's semantics; MPS, time-slicing and vGPU are left alone.
 
 use crate::Context;
 use crate::config::{Assignment, Config, Mode};
@@ -9,9 +12,35 @@ use crate::error::Result;
 use crate::k8s::Target;
 use crate::mig::from_config;
 use crate::mig::layout::{GpuDesire, MigLayout, ProfileBook};
+use crate::mig::mig_parted::MigPartedConfig;
 use crate::node::Node;
 use crate::output::Output;
+use crate::source_file::SourceFile;
 use crate::vgpu;
+
+/// Where a layout comes from.
+#[derive(Debug, Clone)]
+pub enum Source {
+    /// A gpushare.toml: every mode.
+    Gpushare(Config),
+    /// One label of a mig-parted v1 config: MIG only.
+    MigParted {
+        file: MigPartedConfig,
+        label: String,
+    },
+}
+
+impl Source {
+    /// What the layout is called in messages: the file, or `label L of FILE`.
+    pub fn describe(&self) -> String {
+        match self {
+            Source::Gpushare(c) => c.source.path.display().to_string(),
+            Source::MigParted { file, label } => {
+                format!("label {label} of {}", file.source.path.display())
+            }
+        }
+    }
+}
 
 /// A checked file and what it asks of each mode.
 #[derive(Debug, Clone)]
@@ -23,6 +52,8 @@ pub struct Desired {
     pub vgpu: vgpu::desired::Desired,
     /// The file asks for MPS somewhere (`mode = "mps"`, or `mig.mps`).
     pub wants_mps: bool,
+    /// The mig-parted config and label the MIG layouts come from, when the layout is one.
+    pub mig_parted: Option<(MigPartedConfig, String)>,
 }
 
 impl Desired {
@@ -41,6 +72,7 @@ impl Desired {
             mig,
             vgpu,
             wants_mps,
+            mig_parted: None,
         })
     }
 
@@ -56,11 +88,44 @@ impl Desired {
             return Ok(None);
         }
         let book = ProfileBook::load(ctx.backend()?, node);
-        let mig = from_config::desires(&self.config, node, &book, &ctx.out)?;
+        let mig = match &self.mig_parted {
+            Some((file, label)) => {
+                file.desires(file.select(Some(label))?, node, &book, &ctx.out)?
+            }
+            None => from_config::desires(&self.config, node, &book, &ctx.out)?,
+        };
         Ok(Some(Desired {
             mig,
             ..self.clone()
         }))
+    }
+
+    /// Check a layout from either kind of file against `node`.
+    pub fn check_source(
+        source: Source,
+        node: &Node,
+        book: &ProfileBook,
+        out: &Output,
+    ) -> Result<Desired> {
+        match source {
+            Source::Gpushare(config) => Self::check(config, node, book, out),
+            Source::MigParted { file, label } => {
+                let selected = file.select(Some(&label))?;
+                let mig = file.desires(selected, node, book, out)?;
+                // No gpushare.toml entries: nothing but MIG is asked of any GPU.
+                let config = Config::parse(SourceFile::inline(
+                    &file.source.path.display().to_string(),
+                    "",
+                ))?;
+                Ok(Desired {
+                    config,
+                    mig,
+                    vgpu: vgpu::desired::Desired::default(),
+                    wants_mps: false,
+                    mig_parted: Some((file, label)),
+                })
+            }
+        }
     }
 
     /// Which entry covers each GPU (checked by [`Desired::check`] on the same node).

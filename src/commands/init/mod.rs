@@ -9,9 +9,11 @@
 mod layout;
 mod summary;
 
-use super::apply::{Converge, Converged, converge, report, take_guard};
+use super::apply::report;
 use crate::Context;
 use crate::apply::Options;
+use crate::apply::converge::{Converge, Converged, converge, take_guard};
+use crate::apply::desired::Source;
 use crate::apply::guard::Guard;
 use crate::cli::{InitArgs, ManifestsArgs, ProbeArgs};
 use crate::config::Config;
@@ -100,7 +102,13 @@ fn run_locked(ctx: &mut Context, args: &InitArgs, mut guard: Option<&mut Guard>)
         }
         Ok(())
     };
-    let applied = match converge(ctx, config, &how, guard.take(), &mut write_config)? {
+    let applied = match converge(
+        ctx,
+        Source::Gpushare(config),
+        &how,
+        guard.take(),
+        &mut write_config,
+    )? {
         Converged::DryRun(plan) => {
             ctx.out.data(&plan, |out| plan.render(out))?;
             if write {
