@@ -1,5 +1,6 @@
 //! gpushare: turn a bare-metal NVIDIA node into a shared GPU node, and prove the sharing works.
 
+pub mod agent;
 pub mod apply;
 pub mod backend;
 pub mod cli;

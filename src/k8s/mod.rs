@@ -15,6 +15,7 @@ pub mod hami;
 pub mod images;
 pub mod layout;
 pub mod objects;
+pub mod rbac;
 pub mod version;
 
 use crate::config::Config;
