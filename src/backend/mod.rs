@@ -5,6 +5,7 @@
 //! tested against the simulator behaves the same on hardware.
 
 pub mod nvml;
+mod nvml_compute_mode;
 mod nvml_compute_profiles;
 mod nvml_device;
 mod nvml_error;

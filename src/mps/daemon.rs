@@ -131,7 +131,7 @@ pub fn start_daemons(
             "the MPS daemon `{}` is recorded but does not answer: clearing its record",
             record.name
         ));
-        for problem in remove_dirs(&ctx.paths, record) {
+        for problem in record.remove_dirs(&ctx.paths) {
             ctx.out.warn(problem);
         }
     }
@@ -259,20 +259,10 @@ impl Undo {
         }
         let mut spec = spec.clone();
         spec.created_dirs = self.created_dirs;
-        for problem in remove_dirs(&ctx.paths, &spec) {
+        for problem in spec.remove_dirs(&ctx.paths) {
             ctx.out.warn(problem);
         }
     }
-}
-
-/// Remove what gpushare made for a daemon (its own directory, and the given pipe and log
-/// directories when it made them); returns what could not be removed.
-pub fn remove_dirs(paths: &crate::paths::Paths, spec: &DaemonSpec) -> Vec<String> {
-    dirs::remove(
-        &daemon_dir(paths, &spec.name),
-        &[spec.pipe_dir.as_path(), spec.log_dir.as_path()],
-        &spec.created_dirs,
-    )
 }
 
 fn try_start(

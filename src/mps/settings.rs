@@ -312,6 +312,16 @@ impl DaemonSpec {
         daemon_dir(paths, &self.name).join(SETTINGS_FILE)
     }
 
+    /// Remove what gpushare made for the daemon (its own directory, and the given pipe and log
+    /// directories when it made them); returns what could not be removed.
+    pub fn remove_dirs(&self, paths: &Paths) -> Vec<String> {
+        super::dirs::remove(
+            &daemon_dir(paths, &self.name),
+            &[self.pipe_dir.as_path(), self.log_dir.as_path()],
+            &self.created_dirs,
+        )
+    }
+
     /// Write `settings.json` atomically: 0600, or 0644 for a `--multiuser` daemon whose clients
     /// may read their limits (gpushare itself reads it as root).
     pub fn write(&self, paths: &Paths) -> Result<()> {

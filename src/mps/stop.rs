@@ -3,7 +3,6 @@
 
 use super::MpsOptions;
 use super::control::{MpsControl, SendError, daemon_pid, seconds};
-use super::daemon::remove_dirs;
 use super::process;
 use super::query::{self, Client, DaemonState, PING};
 use super::settings::DaemonSpec;
@@ -112,7 +111,7 @@ fn stop_one(
             }
         }
     }
-    for problem in remove_dirs(&ctx.paths, record) {
+    for problem in record.remove_dirs(&ctx.paths) {
         ctx.out.warn(problem);
     }
     Ok(Stopped {

@@ -5,7 +5,8 @@
 use super::discover::virtual_functions;
 use super::plan::{Plan, Step};
 use super::sysfs::MDEV_DEVICES;
-use super::writer::{SysfsWriter, Write};
+use super::write::Write;
+use super::writer::SysfsWriter;
 use super::{mdev, sriov, vfio};
 use crate::error::{Error, Result};
 use crate::output::Output;

@@ -32,4 +32,5 @@ pub mod sriov;
 pub mod sysfs;
 pub mod type_name;
 pub mod vfio;
+pub mod write;
 pub mod writer;
