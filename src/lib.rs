@@ -1,6 +1,5 @@
 //! gpushare: turn a bare-metal NVIDIA node into a shared GPU node, and prove the sharing works.
 
-pub mod apply;
 pub mod backend;
 pub mod cli;
 mod commands;
@@ -16,6 +15,7 @@ pub mod mps;
 pub mod node;
 pub mod output;
 pub mod paths;
+pub mod pipeline;
 pub mod plan;
 pub mod probe;
 pub mod source_file;

@@ -316,6 +316,7 @@ fn try_start(
         spec.log_dir.join("control.log").display(),
         home.join("start.out").display()
     );
+    ctx.backend()?.fault_before("start_mps_daemon")?;
     undo.daemon_started = true;
     control
         .start_daemon(&env, &home.join("start.out"))
@@ -328,6 +329,9 @@ fn try_start(
             .with_hint(log_hint.clone())
         })?;
     wait_for_answer(control, spec).map_err(|e| e.with_hint(log_hint.clone()))?;
+    // A crash from here until the record is written leaves a daemon without one: the next run
+    // finds it by its directory (`settings::orphans`).
+    ctx.backend()?.fault_after("start_mps_daemon");
     undo.daemon_pid = daemon_pid(&spec.pipe_dir);
     send_limits(control, spec).map_err(|e| e.with_hint(log_hint.clone()))?;
     spec.created_dirs = undo.created_dirs.clone();

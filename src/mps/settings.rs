@@ -357,6 +357,45 @@ pub fn load_all(paths: &Paths) -> Result<Vec<DaemonSpec>> {
     Ok(out)
 }
 
+/// The daemon directories under `<run_dir>/mps` that hold no record: what a start that did not
+/// finish leaves (its directories, maybe a daemon listening in `pipe/`). Only the name and the
+/// directories are known; sorted by name.
+pub fn orphans(paths: &Paths) -> Result<Vec<DaemonSpec>> {
+    let dir = mps_dir(paths);
+    let entries = match std::fs::read_dir(&dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => {
+            return Err(Error::failed(format!("cannot read {}: {e}", dir.display())));
+        }
+    };
+    let mut out = Vec::new();
+    for entry in entries.flatten() {
+        // gpushare's own directories only: a link is never followed.
+        let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
+        let Some(name) = entry.file_name().to_str().map(str::to_string) else {
+            continue;
+        };
+        if !is_dir || entry.path().join(SETTINGS_FILE).symlink_metadata().is_ok() {
+            continue;
+        }
+        let home = entry.path();
+        out.push(DaemonSpec {
+            version: SETTINGS_VERSION,
+            pipe_dir: home.join("pipe"),
+            log_dir: home.join("log"),
+            name,
+            multiuser: false,
+            clients: None,
+            thread_percentage: None,
+            devices: Vec::new(),
+            created_dirs: Vec::new(),
+        });
+    }
+    out.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(out)
+}
+
 fn load(path: &Path) -> Result<DaemonSpec> {
     let broken = |message: String, position: Option<(usize, usize)>| {
         Error::in_file(path, position, message).with_hint(format!(

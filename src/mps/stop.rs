@@ -62,6 +62,7 @@ pub fn stop_daemons(
     }
     let mut out = Vec::new();
     for (record, state) in states {
+        ctx.backend()?.fault_before("stop_mps_daemon")?;
         out.push(stop_one(ctx, control, &record, &state, opts)?);
     }
     Ok(out)
@@ -92,6 +93,8 @@ fn stop_one(
             terminated = end_clients(ctx, control, record, state);
         }
         quit_and_wait(control, record, state.pid, opts, opts.force)?;
+        // A crash from here leaves the record of a daemon that is gone.
+        ctx.backend()?.fault_after("stop_mps_daemon");
     }
     for device in &record.devices {
         let target = device.device_ref();

@@ -1,30 +1,27 @@
-//! The MPS and compute-mode part of the plan (see [`planner`](super::planner) for the order).
+//! The MPS and compute-mode part of the plan (see [`planner`](super) for the order), for each
+//! scope a command has ([`MpsDesire`]).
 
-use super::desired::Desired;
-use super::observe::Observed;
-use super::planner::{GpuState, GpuStates};
+use super::gpu_states::{GpuState, GpuStates};
 use crate::backend::DeviceRef;
-use crate::config::{Assignment, GpuEntry, Mode, MpsSection};
+use crate::config::{Assignment, Config, GpuEntry, Mode, MpsSection};
 use crate::error::Result;
 use crate::mig::layout::MigLayout;
-use crate::mps::daemon::settings_summary;
+use crate::mps::daemon::{gpu_list, settings_summary};
 use crate::mps::desired as mps_desired;
 use crate::mps::limits::MpsRequest;
 use crate::mps::settings::{DaemonSpec, DirChoice, compute_mode_of};
 use crate::node::ComputeMode;
 use crate::paths::Paths;
-use crate::plan::{Change, Operation, Plan};
+use crate::pipeline::desired::{Desired, MpsDesire};
+use crate::pipeline::observe::Observed;
+use crate::plan::{Blocker, Change, Operation, Phase, Plan};
 use std::collections::BTreeMap;
 use toml::Spanned;
 
 #[derive(Debug, Default)]
 pub struct MpsSteps {
-    /// Daemons whose devices the MIG changes take away.
-    pub before_mig: Vec<Change>,
-    /// Exact changes on GPUs the MIG changes leave alone.
-    pub after_mig: Vec<Change>,
-    /// What happens on the other GPUs once their MIG devices exist.
-    pub later: Vec<Change>,
+    pub changes: Vec<Change>,
+    pub blockers: Vec<Blocker>,
 }
 
 pub fn plan(
@@ -34,27 +31,65 @@ pub fn plan(
     states: &GpuStates,
     paths: &Paths,
 ) -> Result<MpsSteps> {
-    let node = &seen.node;
     let mut out = MpsSteps::default();
+    // Whatever the scope, a daemon whose devices the MIG changes take away goes first.
     let (touched, records): (Vec<&DaemonSpec>, Vec<&DaemonSpec>) =
         seen.mps_records.iter().partition(|r| taken_away(r, mig));
-    out.before_mig = touched.into_iter().map(stop).collect();
+    out.changes.extend(
+        touched
+            .into_iter()
+            .map(|r| stop(r).in_phase(Phase::StopDaemons)),
+    );
+    let records: Vec<DaemonSpec> = records.into_iter().cloned().collect();
+    if desired.mps.touched() {
+        // A start that never finished left directories, maybe a daemon: cleared first, so the
+        // daemon can start again in them.
+        out.changes.extend(
+            seen.mps_orphans
+                .iter()
+                .map(|o| orphan(o, seen).in_phase(Phase::StopDaemons)),
+        );
+    }
+    match &desired.mps {
+        MpsDesire::Untouched => {}
+        MpsDesire::File(config) => {
+            from_file(&mut out, desired, config, seen, &records, states, paths)?
+        }
+        MpsDesire::Start(daemons) => start(&mut out, daemons, seen, &records),
+        MpsDesire::Stop(gpus) => out.changes.extend(
+            records
+                .iter()
+                .filter(|r| gpus.iter().any(|g| r.serves_gpu(*g)))
+                .map(stop),
+        ),
+    }
+    Ok(out)
+}
 
-    let assignments = desired.assignments(node)?;
+/// What a gpushare.toml asks of MPS and compute modes on the GPUs it covers.
+fn from_file(
+    out: &mut MpsSteps,
+    desired: &Desired,
+    config: &Config,
+    seen: &Observed,
+    records: &[DaemonSpec],
+    states: &GpuStates,
+    paths: &Paths,
+) -> Result<()> {
+    let node = &seen.node;
+    let assignments = config.assign(node)?;
     let mut settled: Vec<Assignment> = Vec::new();
     for (entry, gpus) in groups(&assignments) {
         let worst = gpus
             .iter()
             .map(|g| states.get(*g))
-            .max_by_key(|s| match s {
-                GpuState::Settled => 0,
-                GpuState::Changing => 1,
-                GpuState::AwaitingReboot => 2,
-            })
+            .max()
             .unwrap_or(GpuState::Settled);
         match worst {
             GpuState::Settled => settled.extend(gpus.iter().map(|&gpu| Assignment { gpu, entry })),
-            GpuState::Changing => out.later.extend(later(desired, seen, entry, &gpus, states)),
+            GpuState::Changing => out
+                .changes
+                .extend(later(desired, seen, entry, &gpus, states)),
             // Nothing can be said before the reboot; the plan says the reboot is required.
             GpuState::AwaitingReboot => {}
         }
@@ -64,24 +99,12 @@ pub fn plan(
         pipe_dir: None,
         log_dir: None,
     };
-    let wanted = mps_desired::desired(&desired.config, &settled, node, dirs, false)?;
-    let records: Vec<DaemonSpec> = records.into_iter().cloned().collect();
-    let steps = mps_desired::plan(&wanted, &records, &seen.mps_answering, node);
-    out.after_mig.extend(steps.stop.iter().map(stop));
-    out.after_mig.extend(steps.start.iter().map(|spec| {
-        Change::new(
-            first_gpu(spec),
-            Operation::StartMpsDaemon(Box::new(spec.clone())),
-            format!(
-                "MPS daemon `{}` for {}: {}",
-                spec.name,
-                spec.describe_devices(),
-                settings_summary(spec)
-            ),
-        )
-    }));
+    let wanted = mps_desired::desired(config, &settled, node, dirs, false)?;
+    let steps = mps_desired::plan(&wanted, records, &seen.mps_answering, node);
+    out.changes.extend(steps.stop.iter().map(stop));
+    out.changes.extend(steps.start.iter().map(start_change));
     for device in &steps.set_default {
-        out.after_mig.push(compute_mode(
+        out.changes.push(compute_mode(
             *device,
             ComputeMode::Default,
             format!("{device} to default compute mode"),
@@ -92,7 +115,7 @@ pub fn plan(
         for d in &kept.devices {
             let device = d.device_ref();
             if compute_mode_of(node, device).is_some_and(|m| m != ComputeMode::ExclusiveProcess) {
-                out.after_mig.push(compute_mode(
+                out.changes.push(compute_mode(
                     device,
                     ComputeMode::ExclusiveProcess,
                     format!(
@@ -103,7 +126,146 @@ pub fn plan(
             }
         }
     }
-    Ok(out)
+    Ok(())
+}
+
+/// `mps start`: each daemon asked for runs; one running already with the same settings is kept.
+/// A daemon recorded under the same name that does not answer is cleared and started again.
+/// Refused (blockers): a running daemon with other settings, a daemon serving the same devices.
+fn start(out: &mut MpsSteps, daemons: &[DaemonSpec], seen: &Observed, records: &[DaemonSpec]) {
+    let answers = |r: &DaemonSpec| seen.mps_answering.contains(&r.name);
+    for spec in daemons {
+        let gpu = first_gpu(spec);
+        let mut spec = spec.clone();
+        let mut keep = false;
+        let mut blocked = false;
+        let mut stale = Vec::new();
+        for record in records {
+            let same_name = record.name == spec.name;
+            let overlap = spec.overlap(record);
+            if !same_name && overlap.is_empty() {
+                continue;
+            }
+            let is = if overlap.len() == 1 { "is" } else { "are" };
+            let blocker = |message: String, hint: String| Blocker {
+                gpu,
+                message,
+                hint: Some(hint),
+            };
+            if same_name && !answers(record) {
+                stale.push(record.clone());
+            } else if !answers(record) {
+                // Its devices were left in EXCLUSIVE_PROCESS: `stop` is what cleans up.
+                blocked = true;
+                out.blockers.push(blocker(
+                    format!(
+                        "{} {is} recorded for the MPS daemon `{}`, which does not answer",
+                        overlap.join(", "),
+                        record.name
+                    ),
+                    format!(
+                        "`gpushare mps stop --gpu {}` clears its record and restores the compute mode",
+                        gpu_list(record)
+                    ),
+                ));
+            } else if same_name && record.same_settings(&spec) {
+                keep = true;
+            } else if same_name {
+                blocked = true;
+                out.blockers.push(blocker(
+                    format!(
+                        "the MPS daemon `{}` already runs with other settings ({})",
+                        record.name,
+                        settings_summary(record)
+                    ),
+                    format!(
+                        "stop it first with `gpushare mps stop --gpu {}`, then start it again",
+                        gpu_list(record)
+                    ),
+                ));
+            } else {
+                blocked = true;
+                out.blockers.push(blocker(
+                    format!(
+                        "{} {is} already served by the MPS daemon `{}` (pipe dir {})",
+                        overlap.join(", "),
+                        record.name,
+                        record.pipe_dir.display()
+                    ),
+                    format!(
+                        "stop it with `gpushare mps stop --gpu {}`, or select other GPUs",
+                        gpu_list(record)
+                    ),
+                ));
+            }
+        }
+        if keep || blocked {
+            continue;
+        }
+        for record in &stale {
+            // Its devices were left in EXCLUSIVE_PROCESS by it: the mode to go back to is the
+            // one it saved.
+            inherit_previous_modes(&mut spec, record);
+            out.changes.push(stop(record));
+        }
+        out.changes.push(start_change(&spec));
+    }
+}
+
+fn inherit_previous_modes(spec: &mut DaemonSpec, stale: &DaemonSpec) {
+    for device in &mut spec.devices {
+        let saved = stale
+            .devices
+            .iter()
+            .find(|d| d.uuid == device.uuid)
+            .and_then(|d| d.previous_compute_mode);
+        if saved.is_some() {
+            device.previous_compute_mode = saved;
+        }
+    }
+}
+
+fn start_change(spec: &DaemonSpec) -> Change {
+    Change::new(
+        first_gpu(spec),
+        Operation::StartMpsDaemon(Box::new(spec.clone())),
+        format!(
+            "MPS daemon `{}` for {}: {}",
+            spec.name,
+            spec.describe_devices(),
+            settings_summary(spec)
+        ),
+    )
+}
+
+/// A daemon directory without a record: the daemon listening there (if any) is stopped and the
+/// directory removed.
+fn orphan(spec: &DaemonSpec, seen: &Observed) -> Change {
+    let detail = if seen.mps_answering.contains(&spec.name) {
+        format!(
+            "MPS daemon `{}` whose record was lost (it answers in {})",
+            spec.name,
+            spec.pipe_dir.display()
+        )
+    } else {
+        format!(
+            "what a start of the MPS daemon `{}` that did not finish left ({})",
+            spec.name,
+            spec.pipe_dir.parent().unwrap_or(&spec.pipe_dir).display()
+        )
+    };
+    // Its devices are not known; its name says which GPU it was for (`gpu2-gi1-ci0`, `gpu0-3`).
+    let gpu = spec
+        .name
+        .strip_prefix("gpu")
+        .and_then(|rest| rest.split(|c: char| !c.is_ascii_digit()).next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0);
+    Change::new(
+        gpu,
+        Operation::StopMpsDaemon(Box::new(spec.clone())),
+        detail,
+    )
 }
 
 fn first_gpu(spec: &DaemonSpec) -> u32 {
