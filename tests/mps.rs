@@ -1088,3 +1088,46 @@ fn a_pipe_directory_others_may_write_is_refused() {
     assert!(err.contains("writable by other users (mode 1777)"), "{err}");
     assert_eq!(node.modes(), ["default"; 4], "nothing was left changed");
 }
+
+#[test]
+fn a_daemon_whose_start_was_killed_before_its_record_is_stopped_and_started_again() {
+    let node = Node::new("t4x4");
+    let killed = |args: &[&str]| {
+        let out = node
+            .cmd()
+            .env("GPUSHARE_SIM_CRASH", "start_mps_daemon:1:kill")
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), None, "killed");
+        // The daemon runs in gpushare's own directory, and its record was never written.
+        let home = node.mps_dir().join("gpu0");
+        assert!(home.join("pipe/nvidia-cuda-mps-control.pid").exists());
+        assert!(!home.join("settings.json").exists());
+    };
+    killed(&["mps", "start", "--gpu", "0", "--clients", "2"]);
+    let out = node
+        .cmd()
+        .args(["mps", "start", "--gpu", "0", "--clients", "2"])
+        .output()
+        .unwrap();
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{e}");
+    assert!(e.contains("MPS daemon `gpu0` whose record was lost"), "{e}");
+    assert_eq!(node.starts().len(), 2);
+    let quits = node
+        .commands("gpu0/pipe")
+        .iter()
+        .filter(|c| *c == "quit")
+        .count();
+    assert_eq!(quits, 1, "the orphan was told to quit");
+    let status = node.json(&["mps", "status"]);
+    assert_eq!(status["daemons"][0]["problems"], serde_json::json!([]));
+    node.run(&["mps", "stop"]);
+
+    // `mps stop` clears one too.
+    killed(&["mps", "start", "--gpu", "0"]);
+    node.run(&["mps", "stop"]);
+    assert!(node.daemon_dirs().is_empty());
+    assert_eq!(node.modes(), ["default"; 4]);
+}

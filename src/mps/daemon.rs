@@ -296,7 +296,15 @@ fn try_start(
             ))
             .with_hint("run `gpushare detect` and start again")
         })?;
-        let previous = *device.previous_compute_mode.get_or_insert(current);
+        device.previous_compute_mode.get_or_insert(current);
+    }
+    // From here on the node changes: what the start is about to do is written first, so that
+    // a start that dies half-way is found and undone by the next run (`settings::orphans`).
+    spec.created_dirs = undo.created_dirs.clone();
+    spec.write_starting(&ctx.paths)?;
+    for device in &spec.devices {
+        let target = device.device_ref();
+        let previous = device.previous_compute_mode.unwrap_or(ComputeMode::Default);
         ctx.backend()?
             .set_compute_mode(target, ComputeMode::ExclusiveProcess)
             .map_err(|e| {
@@ -330,11 +338,10 @@ fn try_start(
         })?;
     wait_for_answer(control, spec).map_err(|e| e.with_hint(log_hint.clone()))?;
     // A crash from here until the record is written leaves a daemon without one: the next run
-    // finds it by its directory (`settings::orphans`).
+    // finds it by its `starting.json` (`settings::orphans`).
     ctx.backend()?.fault_after("start_mps_daemon");
     undo.daemon_pid = daemon_pid(&spec.pipe_dir);
     send_limits(control, spec).map_err(|e| e.with_hint(log_hint.clone()))?;
-    spec.created_dirs = undo.created_dirs.clone();
     spec.write(&ctx.paths)
 }
 

@@ -27,6 +27,10 @@ use std::path::{Path, PathBuf};
 
 pub const SETTINGS_VERSION: u32 = 1;
 pub const SETTINGS_FILE: &str = "settings.json";
+/// What a start is about to do, written before it changes anything (devices, the compute modes
+/// to go back to, the directories it made) and removed once `settings.json` is written: a start
+/// that dies between the two leaves it for the next run, which stops what it began.
+pub const STARTING_FILE: &str = "starting.json";
 
 /// A MIG device's place in its GPU.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -323,14 +327,32 @@ impl DaemonSpec {
     }
 
     /// Write `settings.json` atomically: 0600, or 0644 for a `--multiuser` daemon whose clients
-    /// may read their limits (gpushare itself reads it as root).
+    /// may read their limits (gpushare itself reads it as root). The start it records is then
+    /// complete: its `starting.json` goes.
     pub fn write(&self, paths: &Paths) -> Result<()> {
-        let path = self.settings_path(paths);
+        self.write_as(&self.settings_path(paths))?;
+        let starting = daemon_dir(paths, &self.name).join(STARTING_FILE);
+        match std::fs::remove_file(&starting) {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+            Err(e) => Err(Error::failed(format!(
+                "cannot remove {}: {e}",
+                starting.display()
+            ))),
+        }
+    }
+
+    /// Write `starting.json`, before a start changes anything.
+    pub fn write_starting(&self, paths: &Paths) -> Result<()> {
+        self.write_as(&daemon_dir(paths, &self.name).join(STARTING_FILE))
+    }
+
+    fn write_as(&self, path: &Path) -> Result<()> {
         let mut json = serde_json::to_string_pretty(self)
             .map_err(|e| Error::failed(format!("cannot write {}: {e}", path.display())))?;
         json.push('\n');
         let mode = super::dirs::Modes::of(self.multiuser).settings;
-        crate::fsutil::write_atomic(&path, json.as_bytes(), mode)
+        crate::fsutil::write_atomic(path, json.as_bytes(), mode)
             .map_err(|e| Error::failed(format!("cannot write {}: {e}", path.display())))
     }
 }
@@ -358,8 +380,10 @@ pub fn load_all(paths: &Paths) -> Result<Vec<DaemonSpec>> {
 }
 
 /// The daemon directories under `<run_dir>/mps` that hold no record: what a start that did not
-/// finish leaves (its directories, maybe a daemon listening in `pipe/`). Only the name and the
-/// directories are known; sorted by name.
+/// finish leaves (its directories, maybe a daemon listening in its pipe directory). What it was
+/// about to do is in its `starting.json`; without one (it died before writing it, and before
+/// changing a compute mode) only the name and the default directories are known. Sorted by
+/// name.
 pub fn orphans(paths: &Paths) -> Result<Vec<DaemonSpec>> {
     let dir = mps_dir(paths);
     let entries = match std::fs::read_dir(&dir) {
@@ -380,6 +404,11 @@ pub fn orphans(paths: &Paths) -> Result<Vec<DaemonSpec>> {
             continue;
         }
         let home = entry.path();
+        let starting = home.join(STARTING_FILE);
+        if starting.symlink_metadata().is_ok() {
+            out.push(load(&starting)?);
+            continue;
+        }
         out.push(DaemonSpec {
             version: SETTINGS_VERSION,
             pipe_dir: home.join("pipe"),
@@ -481,6 +510,54 @@ mod tests {
             spec.same_settings(&other),
             "the previous mode is not a setting"
         );
+    }
+
+    #[test]
+    fn a_start_that_did_not_finish_is_an_orphan_with_what_it_began() {
+        let root = tempfile::tempdir().unwrap();
+        let paths = Paths::new(Some(root.path().to_path_buf()));
+        assert!(orphans(&paths).unwrap().is_empty());
+        // Died before writing what it was about to do: only the name is known.
+        std::fs::create_dir_all(daemon_dir(&paths, "gpu1").join("pipe")).unwrap();
+        // Died after: its devices and the modes to go back to are known.
+        let mut spec = DaemonSpec::new(
+            "gpu0".into(),
+            DirChoice {
+                paths: &paths,
+                pipe_dir: None,
+                log_dir: None,
+            },
+            &MpsRequest::default(),
+            false,
+        );
+        spec.devices.push(DaemonDevice {
+            ordinal: 0,
+            gpu: 0,
+            uuid: "GPU-0".into(),
+            name: "Tesla T4".into(),
+            mig: None,
+            memory_mib: 15360,
+            memory_limit_mib: None,
+            client_cap: 48,
+            previous_compute_mode: Some(ComputeMode::Default),
+        });
+        std::fs::create_dir_all(daemon_dir(&paths, "gpu0")).unwrap();
+        spec.write_starting(&paths).unwrap();
+        // A finished start is a record, not an orphan.
+        let mut done = spec.clone();
+        done.name = "gpu2".into();
+        std::fs::create_dir_all(daemon_dir(&paths, "gpu2")).unwrap();
+        done.write(&paths).unwrap();
+        let found = orphans(&paths).unwrap();
+        assert_eq!(found.len(), 2);
+        assert_eq!(found[0], spec);
+        assert_eq!(found[1].name, "gpu1");
+        assert!(found[1].devices.is_empty());
+        assert_eq!(found[1].pipe_dir, daemon_dir(&paths, "gpu1").join("pipe"));
+        // Writing the record ends the start.
+        spec.write(&paths).unwrap();
+        assert_eq!(orphans(&paths).unwrap().len(), 1);
+        assert!(!daemon_dir(&paths, "gpu0").join(STARTING_FILE).exists());
     }
 
     #[test]

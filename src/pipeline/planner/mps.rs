@@ -241,26 +241,33 @@ fn start_change(spec: &DaemonSpec) -> Change {
 /// A daemon directory without a record: the daemon listening there (if any) is stopped and the
 /// directory removed.
 fn orphan(spec: &DaemonSpec, seen: &Observed) -> Change {
+    let devices = if spec.devices.is_empty() {
+        String::new()
+    } else {
+        format!("{}; ", spec.describe_devices())
+    };
     let detail = if seen.mps_answering.contains(&spec.name) {
         format!(
-            "MPS daemon `{}` whose record was lost (it answers in {})",
+            "MPS daemon `{}` whose record was lost ({devices}it answers in {})",
             spec.name,
             spec.pipe_dir.display()
         )
     } else {
         format!(
-            "what a start of the MPS daemon `{}` that did not finish left ({})",
+            "what a start of the MPS daemon `{}` that did not finish left ({devices}{})",
             spec.name,
             spec.pipe_dir.parent().unwrap_or(&spec.pipe_dir).display()
         )
     };
-    // Its devices are not known; its name says which GPU it was for (`gpu2-gi1-ci0`, `gpu0-3`).
-    let gpu = spec
-        .name
-        .strip_prefix("gpu")
-        .and_then(|rest| rest.split(|c: char| !c.is_ascii_digit()).next())
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(0);
+    // Without its `starting.json` its devices are not known; its name says which GPU it was
+    // for (`gpu2-gi1-ci0`, `gpu0-3`).
+    let gpu = spec.devices.first().map(|d| d.gpu).unwrap_or_else(|| {
+        spec.name
+            .strip_prefix("gpu")
+            .and_then(|rest| rest.split(|c: char| !c.is_ascii_digit()).next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(0)
+    });
     Change::new(
         gpu,
         Operation::StopMpsDaemon(Box::new(spec.clone())),
