@@ -3,7 +3,9 @@
 
 #[path = "../common/mod.rs"]
 mod common;
+mod every_command;
 mod init;
+mod interrupt;
 mod node;
 
 use common::vgpu_host::*;
