@@ -7,7 +7,7 @@
 //! - [`desired`]: what `gpushare.toml` asks of MPS and time-slicing, for `apply`;
 //! - [`start`]: what `mps start` asks for, from flags or a gpushare.toml;
 //! - [`drift`]: how a daemon and the node differ from what it was started with (`mps status`);
-//! - [`unit`]: the systemd unit that starts the daemons at boot.
+//! - [`unit`](mod@unit): the systemd unit that starts the daemons at boot.
 //!
 //! The changes themselves (start, stop, compute modes) are steps of the one pipeline
 //! (`crate::pipeline`), which plans them from these pieces.

@@ -1,5 +1,5 @@
 //! Running a plan in passes: the changes before the first `Later` one go through the executor,
-//! then the node is observed and planned again, until [`verify`](super::verify) finds nothing
+//! then the node is observed and planned again, until [`super::verify`] finds nothing
 //! left to change (or a node that does not settle).
 
 use super::desired::Desired;

@@ -1,6 +1,6 @@
 //! Making the writes of [`write`](super::write) as plain writes to sysfs attributes.
 //!
-//! On a fake tree (a `--sysfs-root` other than `/` holding [`fake_kernel::MARKER`]) the fake
+//! On a fake tree (a `--sysfs-root` other than `/` holding [`fake_kernel::MARKER`](super::fake_kernel::MARKER)) the fake
 //! kernel checks each write as the driver would and then plays the driver's part (the new device
 //! directory, the narrowed `available_instances` and `creatable_vgpu_types`), the way the
 //! simulated backend stands in for NVML.

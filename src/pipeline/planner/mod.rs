@@ -1,7 +1,7 @@
 //! The one planner: a checked desired state + the node as it is → one [`Plan`] for every mode.
 //! Pure: no I/O, so `plan` and `--dry-run` show exactly what runs.
 //!
-//! Each part plans its mode ([`mig`](crate::mig::planner), [`mps`], [`vgpu`]); the changes are
+//! Each part plans its mode (`mig::planner`, `planner/mps.rs`, `planner/vgpu.rs`); the changes are
 //! then put in [`Phase`] order (each GPU's changes keep their order within a phase):
 //! 1. MPS daemons whose devices the MIG changes take away (a MIG device destroyed, a GPU whose
 //!    MIG mode changes) are stopped, and so are daemons whose record was lost;
