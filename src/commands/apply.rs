@@ -1,7 +1,7 @@
 //! `gpushare plan` and `gpushare apply`: the whole gpushare.toml through the one pipeline (see
 //! `crate::pipeline`), by way of [`converge`] as `init` and the agent do.
 
-use super::change::{dry_run, report, summary};
+use super::changing::{dry_run, report, summary};
 use crate::Context;
 use crate::cli::{ApplyArgs, LayoutFileArgs, PlanArgs};
 use crate::config::Config;

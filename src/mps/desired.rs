@@ -43,12 +43,6 @@ pub struct MpsPlan {
     pub set_default: Vec<DeviceRef>,
 }
 
-impl MpsPlan {
-    pub fn is_empty(&self) -> bool {
-        self.stop.is_empty() && self.start.is_empty() && self.set_default.is_empty()
-    }
-}
-
 /// Check the MPS and time-slicing parts of the file against the node, before anything changes:
 /// client caps, memory limits (of the GPU, or of each MIG profile the file asks for), and GPUs
 /// that cannot share a daemon. Errors name the file, line and column.

@@ -10,8 +10,8 @@ use crate::error::{Error, Result};
 use crate::journal::{Event, Journal};
 use crate::mps::MpsOptions;
 use crate::mps::control::MpsControl;
-use crate::mps::daemon::start_daemons;
-use crate::mps::stop::stop_daemons;
+use crate::mps::daemon::start_daemon;
+use crate::mps::stop::stop_daemon;
 use crate::pipeline::execute::Runner;
 use crate::plan::{Change, Operation};
 use crate::vgpu::sysfs::SysfsRoot;
@@ -86,17 +86,29 @@ impl Runner for Steps<'_> {
         match &change.operation {
             Operation::StopMpsDaemon(spec) => {
                 let control = self.mps_control()?;
-                stop_daemons(self.ctx, &control, vec![(**spec).clone()], self.mps).map(|_| ())
+                let stopped = stop_daemon(self.ctx, &control, spec, self.mps)?;
+                if !stopped.terminated_clients.is_empty() {
+                    let ended: Vec<String> = stopped
+                        .terminated_clients
+                        .iter()
+                        .map(|c| c.describe())
+                        .collect();
+                    self.ctx.out.note(format!(
+                        "`{}`: ended its clients {}",
+                        spec.name,
+                        ended.join(", ")
+                    ));
+                }
+                Ok(())
             }
             Operation::StartMpsDaemon(spec) => {
                 let control = self.mps_control()?;
-                for d in start_daemons(self.ctx, &control, vec![(**spec).clone()], self.mps)? {
-                    self.ctx.out.note(format!(
-                        "`{}`: clients connect with CUDA_MPS_PIPE_DIRECTORY={} (and the host's /dev/shm)",
-                        d.spec.name,
-                        d.spec.pipe_dir.display()
-                    ));
-                }
+                let started = start_daemon(self.ctx, &control, (**spec).clone(), self.mps)?;
+                self.ctx.out.note(format!(
+                    "`{}`: clients connect with CUDA_MPS_PIPE_DIRECTORY={} (and the host's /dev/shm)",
+                    started.name,
+                    started.pipe_dir.display()
+                ));
                 Ok(())
             }
             Operation::Vgpu(step) => {

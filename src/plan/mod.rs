@@ -236,16 +236,6 @@ impl Plan {
         self.changes.is_empty() && self.blockers.is_empty() && !self.reboot_required
     }
 
-    /// Add another planner's plan (e.g. MIG and MPS for one node).
-    pub fn extend(&mut self, other: Plan) {
-        self.changes.extend(other.changes);
-        self.blockers.extend(other.blockers);
-        self.reboot_required |= other.reboot_required;
-        for g in other.reboot_gpus {
-            self.mark_reboot(g);
-        }
-    }
-
     /// Record that `gpu` needs a reboot.
     pub fn mark_reboot(&mut self, gpu: u32) {
         self.reboot_required = true;

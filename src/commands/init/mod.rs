@@ -8,7 +8,7 @@
 
 mod summary;
 
-use super::change::report;
+use super::changing::report;
 use crate::Context;
 use crate::cli::{InitArgs, InitMode, ManifestsArgs, ProbeArgs};
 use crate::config::Config;

@@ -1,6 +1,6 @@
 //! `gpushare mig apply` and `gpushare mig assert`.
 
-use super::super::change::{self, Change};
+use super::super::changing::{self, Changing};
 use crate::Context;
 use crate::cli::{MigApplyArgs, MigFileArgs};
 use crate::error::{Error, Exit, Result};
@@ -34,10 +34,10 @@ fn source(args: &MigFileArgs) -> Result<Source> {
 }
 
 pub fn apply(ctx: &mut Context, args: &MigApplyArgs) -> Result<Exit> {
-    change::run(
+    changing::run(
         ctx,
         source(&args.file)?,
-        &Change {
+        &Changing {
             command: "mig apply",
             sysfs_root: Path::new("/"),
             options: Options { force: args.force },

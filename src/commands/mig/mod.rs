@@ -5,7 +5,7 @@ mod apply;
 mod export;
 mod profiles;
 
-use super::change::{self, Change};
+use super::changing::{self, Changing};
 use crate::Context;
 use crate::cli::MigCommand;
 use crate::error::{Exit, Result};
@@ -19,10 +19,10 @@ pub fn run(ctx: &mut Context, cmd: &MigCommand) -> Result<Exit> {
         MigCommand::Apply(args) => apply::apply(ctx, args),
         MigCommand::Assert(args) => apply::assert(ctx, args),
         MigCommand::Export(args) => export::run(ctx, args),
-        MigCommand::Clear(args) => change::run(
+        MigCommand::Clear(args) => changing::run(
             ctx,
             Source::MigClear(args.gpu.clone()),
-            &Change {
+            &Changing {
                 command: "mig clear",
                 sysfs_root: Path::new("/"),
                 options: Options::default(),

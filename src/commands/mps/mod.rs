@@ -5,7 +5,7 @@
 mod status;
 mod unit;
 
-use super::change::{self, Change};
+use super::changing::{self, Changing};
 use crate::Context;
 use crate::cli::{MpsCommand, MpsSettingsArgs};
 use crate::error::{Exit, Result};
@@ -16,20 +16,20 @@ use crate::pipeline::desired::Source;
 use std::path::Path;
 
 pub fn run(ctx: &mut Context, command: MpsCommand) -> Result<Exit> {
-    let change = |command, force| Change {
+    let change = |command, force| Changing {
         command,
         sysfs_root: Path::new("/"),
         options: Options { force },
         dry_run: false,
     };
     match command {
-        MpsCommand::Start(args) => change::run(
+        MpsCommand::Start(args) => changing::run(
             ctx,
             Source::MpsStart(start_request(&args.settings)),
             &change("mps start", false),
         ),
         MpsCommand::Status(args) => status::run(ctx, &args),
-        MpsCommand::Stop(args) => change::run(
+        MpsCommand::Stop(args) => changing::run(
             ctx,
             Source::MpsStop {
                 gpus: args.gpu,

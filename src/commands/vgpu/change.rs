@@ -1,7 +1,7 @@
 //! `vgpu apply` and `vgpu clear` through the one pipeline (`crate::pipeline`) with a
 //! vGPU-only desired state; `vgpu assert`: plan from the file and say whether anything differs.
 
-use super::super::change::{self, Change};
+use super::super::changing::{self, Changing};
 use crate::Context;
 use crate::cli::{VgpuApplyArgs, VgpuAssertArgs, VgpuClearArgs, VgpuFileArgs};
 use crate::error::{Exit, Result};
@@ -36,14 +36,14 @@ fn restrict(desired: &mut Desired, selector: &GpuSelector, node: &Node) -> Resul
 }
 
 pub fn apply(ctx: &mut Context, args: &VgpuApplyArgs) -> Result<Exit> {
-    change::run(
+    changing::run(
         ctx,
         Source::Vgpu {
             layout: Some(layout_file(&args.input)),
             gpus: args.gpu.clone(),
             heterogeneous: args.heterogeneous,
         },
-        &Change {
+        &Changing {
             command: "vgpu apply",
             sysfs_root: &args.sysfs.sysfs_root,
             options: Options { force: args.force },
@@ -53,14 +53,14 @@ pub fn apply(ctx: &mut Context, args: &VgpuApplyArgs) -> Result<Exit> {
 }
 
 pub fn clear(ctx: &mut Context, args: &VgpuClearArgs) -> Result<Exit> {
-    change::run(
+    changing::run(
         ctx,
         Source::Vgpu {
             layout: None,
             gpus: args.gpu.clone(),
             heterogeneous: false,
         },
-        &Change {
+        &Changing {
             command: "vgpu clear",
             sysfs_root: &args.sysfs.sysfs_root,
             options: Options { force: args.force },

@@ -15,7 +15,7 @@ use crate::plan::{Plan, join};
 use std::path::Path;
 
 /// How a changing command was asked to go about it.
-pub struct Change<'a> {
+pub struct Changing<'a> {
     /// Its name in the lock and the journal: `mig apply`.
     pub command: &'static str,
     pub sysfs_root: &'a Path,
@@ -24,7 +24,7 @@ pub struct Change<'a> {
 }
 
 /// Run `source` through the pipeline and report (see the module doc).
-pub fn run(ctx: &mut Context, source: Source, change: &Change) -> Result<Exit> {
+pub fn run(ctx: &mut Context, source: Source, change: &Changing) -> Result<Exit> {
     let mut guard = take_guard(ctx, change.command, change.dry_run)?;
     let what = source.describe();
     let how = Converge {
