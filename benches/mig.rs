@@ -110,7 +110,7 @@ fn planner() {
         let book = ProfileBook::load(&sim, &node);
         let first = file.desires(Some(from), &node, &book, &quiet).unwrap();
         let mut p = plan(&node, &first, PlanOptions::default());
-        gpushare::plan::executor::execute(&mut p, &mut sim, &quiet).unwrap();
+        gpushare::pipeline::execute::execute(&mut p, &mut sim, &quiet).unwrap();
         let node = sim.snapshot().unwrap();
         let desires = file.desires(Some(to), &node, &book, &quiet).unwrap();
         let runs = 2000;

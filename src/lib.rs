@@ -1,7 +1,40 @@
 //! gpushare: turn a bare-metal NVIDIA node into a shared GPU node, and prove the sharing works.
+//!
+//! # The map
+//!
+//! `main.rs` calls [`run`]: [`cli`] parses the command line, a [`Context`] carries the output and
+//! the node (a [`backend`]: NVML or the simulator, opened on first use), and `commands/`
+//! dispatches. Command files are thin: parse, call the domain or the pipeline, print.
+//!
+//! Reading the node:
+//! - [`backend`] → [`node::Node`]: one snapshot model every command reads (GPUs, MIG instances,
+//!   processes, holders, MPS); the driver decides, [`node::catalog`] only fills what it cannot
+//!   say yet;
+//! - `detect`, [`doctor`], [`probe`] (the CUDA probe and its workers), [`k8s`] (manifests from the
+//!   node and a layout) only read.
+//!
+//! Changing the node — every changing command (`apply`, `init`, `mig apply|clear`,
+//! `mps start|stop`, `vgpu apply|clear`, the node [`agent`]) goes one way, [`pipeline`]:
+//!
+//! ```text
+//!  commands/*  ──Source──►  pipeline::converge
+//!                             desired   what the command asks for, checked (config, mig, mps, vgpu)
+//!                             observe   the node, MPS records, the vGPU host
+//!                             planner   pure: desired + observed → plan::Plan (in phases)
+//!                             execute   one step at a time: backend calls, MPS daemons, vGPU writes
+//!                             steps     the journal, the signal trap around every step
+//!                             run       observe and plan again until nothing is left
+//!                             verify    nothing left: done; no progress: exit 3
+//!                           under guard (lock + journal), then the CDI refresh after MIG changes
+//! ```
+//!
+//! The domain modules hold what the pipeline plans from: [`config`] (gpushare.toml, `init`'s
+//! layout chooser), [`mig`] (profiles, layouts, the placement solver, the MIG planner), [`mps`]
+//! (daemons, limits, records), [`vgpu`] (sysfs discovery, plans, writes); [`plan`] is the pure
+//! plan type they all plan into. Around them: [`error`] (exit codes), [`output`] (everything
+//! printed), [`lock`] and [`journal`], [`fsutil`] and [`source_file`] (root-safe files), [`paths`].
 
 pub mod agent;
-pub mod apply;
 pub mod backend;
 pub mod cli;
 mod commands;
@@ -17,6 +50,7 @@ pub mod mps;
 pub mod node;
 pub mod output;
 pub mod paths;
+pub mod pipeline;
 pub mod plan;
 pub mod probe;
 pub mod source_file;

@@ -7,17 +7,7 @@ use common::*;
 fn check(args: &[&str], path: &str) {
     let out = gpushare().args(args).output().unwrap();
     assert!(out.status.success());
-    let file = repo().join(path);
-    if std::env::var_os("GPUSHARE_BLESS").is_some() {
-        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
-        std::fs::write(&file, &out.stdout).unwrap();
-        return;
-    }
-    let committed = std::fs::read(&file).unwrap_or_default();
-    assert!(
-        committed == out.stdout,
-        "{path} is stale: run `GPUSHARE_BLESS=1 cargo test --test generated` and commit it"
-    );
+    snapshot::check(path, &out.stdout, "generated");
 }
 
 #[test]

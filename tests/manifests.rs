@@ -46,17 +46,10 @@ fn output(name: &str, extra: &[&str]) -> String {
 }
 
 fn snapshot(name: &str, target: &str, text: &str) {
-    let file = repo().join(format!("tests/snapshots/manifests/{name}-{target}.yaml"));
-    if std::env::var_os("GPUSHARE_BLESS").is_some() {
-        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
-        std::fs::write(&file, text).unwrap();
-        return;
-    }
-    let committed = std::fs::read_to_string(&file).unwrap_or_default();
-    assert!(
-        committed == text,
-        "{} differs from the output:\n{text}\nrun `GPUSHARE_BLESS=1 cargo test --test manifests` if the change is right",
-        file.display()
+    snapshot::check(
+        &format!("tests/snapshots/manifests/{name}-{target}.yaml"),
+        text.as_bytes(),
+        "manifests",
     );
 }
 

@@ -17,7 +17,7 @@ use gpushare::mig::source::DesiredFile;
 use gpushare::node::catalog::catalog;
 use gpushare::node::{Gpu, Node};
 use gpushare::output::Output;
-use gpushare::plan::executor;
+use gpushare::pipeline::execute as executor;
 use gpushare::source_file::SourceFile;
 use serde_json::Value;
 use std::collections::BTreeMap;

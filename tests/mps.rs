@@ -151,12 +151,27 @@ fn uuids(node: &Node) -> Vec<String> {
         .collect()
 }
 
+/// The daemons a run started, from its plan (`start_mps_daemon` changes name them first:
+/// "MPS daemon `gpu0-3` for …").
+fn started(plan: &Value) -> Vec<String> {
+    plan["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["action"] == "start_mps_daemon" && c["status"] == "done")
+        .map(|c| {
+            let detail = c["detail"].as_str().unwrap();
+            detail.split('`').nth(1).unwrap().to_string()
+        })
+        .collect()
+}
+
 #[test]
 fn t4x4_round_trip_sets_limits_per_ordinal_and_restores_default() {
     let node = Node::new("t4x4");
-    let started = node.json(&["mps", "start", "--clients", "4"]);
-    let d = &started["daemons"][0];
-    assert_eq!(d["status"], "started");
+    let plan = node.json(&["mps", "start", "--clients", "4"]);
+    assert_eq!(started(&plan), ["gpu0-3"]);
+    let d = &node.json(&["mps", "status"])["daemons"][0];
     assert_eq!(d["name"], "gpu0-3");
     assert_eq!(d["thread_percentage"], 25);
     let pipe = node.mps_dir().join("gpu0-3/pipe");
@@ -219,7 +234,15 @@ fn t4x4_round_trip_sets_limits_per_ordinal_and_restores_default() {
     assert!(manifests.contains("replicas: 4"), "{manifests}");
 
     let stopped = node.json(&["mps", "stop"]);
-    assert_eq!(stopped["stopped"][0]["name"], "gpu0-3");
+    assert_eq!(stopped["changes"][0]["action"], "stop_mps_daemon");
+    assert_eq!(stopped["changes"][0]["status"], "done");
+    assert!(
+        stopped["changes"][0]["detail"]
+            .as_str()
+            .unwrap()
+            .starts_with("MPS daemon `gpu0-3`"),
+        "{stopped}"
+    );
     assert_eq!(node.modes(), ["default"; 4]);
     assert_eq!(node.commands("gpu0-3/pipe").last().unwrap(), "quit");
     assert!(node.daemon_dirs().is_empty(), "{:?}", node.daemon_dirs());
@@ -234,7 +257,7 @@ fn starting_again_is_idempotent_and_other_settings_are_refused() {
     let node = Node::new("t4x4");
     node.run(&["mps", "start", "--gpu", "0-1", "--clients", "2"]);
     let again = node.json(&["mps", "start", "--gpu", "0-1", "--clients", "2"]);
-    assert_eq!(again["daemons"][0]["status"], "already_running");
+    assert_eq!(again["changes"], serde_json::json!([]), "already running");
     assert_eq!(node.starts().len(), 1);
 
     let err = fails_with(
@@ -324,13 +347,7 @@ mps = { thread_percentage = 50, memory_limit = "2G" }
 "#,
     );
     let v = node.json(&["mps", "start", "--config", file.to_str().unwrap()]);
-    let names: Vec<&str> = v["daemons"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| d["name"].as_str().unwrap())
-        .collect();
-    assert_eq!(names, ["gpu0-1", "gpu2-3"]);
+    assert_eq!(started(&v), ["gpu0-1", "gpu2-3"]);
     let set = |pipe| -> Vec<String> {
         node.commands(pipe)
             .into_iter()
@@ -586,7 +603,7 @@ fn stop_refuses_while_clients_are_connected_unless_forced() {
     let err = fails_with(node.cmd().args(["mps", "stop"]), 1);
     assert!(
         err.contains(&format!(
-            "MPS clients are connected to `gpu0`: sleep (pid {pid})"
+            "the MPS daemon `gpu0` has clients connected: sleep (pid {pid})"
         )),
         "{err}"
     );
@@ -595,10 +612,7 @@ fn stop_refuses_while_clients_are_connected_unless_forced() {
     assert!(!node.commands("gpu0/pipe").contains(&"quit".to_string()));
 
     let v = node.json(&["mps", "stop", "--force"]);
-    assert_eq!(
-        v["stopped"][0]["terminated_clients"][0]["pid"].to_string(),
-        pid
-    );
+    assert_eq!(v["changes"][0]["status"], "done", "{v}");
     let sent = node.commands("gpu0/pipe");
     let tail: Vec<&str> = sent
         .iter()
@@ -654,8 +668,17 @@ fn a_dead_daemon_shows_in_status_and_is_replaced_or_cleared() {
         .args(["mps", "start", "--gpu", "0"])
         .output()
         .unwrap();
-    assert!(out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("does not answer: clearing its record"));
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{e}");
+    // Its record is cleared (compute mode back), then it starts again.
+    assert!(
+        e.contains("GPU 0: stop_mps_daemon MPS daemon `gpu0` (GPU 0): done"),
+        "{e}"
+    );
+    assert!(
+        e.contains("GPU 0: start_mps_daemon MPS daemon `gpu0`"),
+        "{e}"
+    );
     assert_eq!(node.starts().len(), 2);
     node.run(&["mps", "stop"]);
     assert_eq!(node.modes(), ["default"; 4]);
@@ -720,13 +743,10 @@ fn mps_on_mig_runs_one_daemon_per_mig_device() {
     let node = mig_node();
     let uuids = mig_uuids(&node);
     let v = node.json(&["mps", "start", "--gpu", "0", "--clients", "2"]);
-    let names: Vec<&str> = v["daemons"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| d["name"].as_str().unwrap())
-        .collect();
-    assert_eq!(names, ["gpu0-gi2-ci0", "gpu0-gi7-ci0", "gpu0-gi8-ci0"]);
+    assert_eq!(
+        started(&v),
+        ["gpu0-gi2-ci0", "gpu0-gi7-ci0", "gpu0-gi8-ci0"]
+    );
     let visible: Vec<String> = node
         .starts()
         .iter()
@@ -783,8 +803,9 @@ fn mps_on_mig_caps_clients_by_the_instance_and_picks_single_devices() {
     );
     let uuid = &mig_uuids(&node)[0];
     let v = node.json(&["mps", "start", "--gpu", &uuid[..16], "--clients", "20"]);
-    assert_eq!(v["daemons"].as_array().unwrap().len(), 1);
-    assert_eq!(v["daemons"][0]["devices"][0]["uuid"], uuid.as_str());
+    assert_eq!(started(&v).len(), 1);
+    let status = node.json(&["mps", "status"]);
+    assert_eq!(status["daemons"][0]["devices"][0]["uuid"], uuid.as_str());
     assert_eq!(
         node.mig_modes(0),
         ["exclusive_process", "default", "default"]
@@ -799,7 +820,7 @@ fn mps_on_mig_caps_clients_by_the_instance_and_picks_single_devices() {
 }
 
 #[test]
-fn a_failure_in_a_later_daemon_takes_down_the_earlier_ones() {
+fn a_failure_in_a_later_daemon_takes_it_down_and_the_same_command_finishes() {
     let node = mig_node();
     let err = fails_with(
         node.cmd()
@@ -809,16 +830,23 @@ fn a_failure_in_a_later_daemon_takes_down_the_earlier_ones() {
         1,
     );
     assert!(err.contains("`gpu0-gi8-ci0` did not apply"), "{err}");
-    for name in ["gpu0-gi2-ci0", "gpu0-gi7-ci0", "gpu0-gi8-ci0"] {
-        assert_eq!(
-            node.commands(&format!("{name}/pipe"))
-                .last()
-                .map(String::as_str),
-            Some("quit"),
-            "{name}"
-        );
-    }
-    assert_eq!(node.mig_modes(0), ["default"; 3]);
+    assert!(err.contains("2 of 3 change(s) were made"), "{err}");
+    // The failed daemon is taken down whole; those started before it are complete and stay.
+    assert_eq!(
+        node.commands("gpu0-gi8-ci0/pipe")
+            .last()
+            .map(String::as_str),
+        Some("quit")
+    );
+    assert_eq!(
+        node.mig_modes(0),
+        ["exclusive_process", "exclusive_process", "default"]
+    );
+    assert_eq!(node.daemon_dirs(), ["gpu0-gi2-ci0", "gpu0-gi7-ci0"]);
+    let v = node.json(&["mps", "start", "--gpu", "0", "--clients", "2"]);
+    assert_eq!(started(&v), ["gpu0-gi8-ci0"]);
+    assert_eq!(node.mig_modes(0), ["exclusive_process"; 3]);
+    node.run(&["mps", "stop"]);
     assert!(node.daemon_dirs().is_empty());
 }
 
@@ -832,9 +860,10 @@ fn mig_mps_from_the_config_file() {
          mig.devices = { \"3g.20gb\" = 1, \"1g.5gb\" = 2 }\nmig.mps = { clients = 3 }\n",
     );
     let v = node.json(&["mps", "start", "-c", file.to_str().unwrap()]);
-    assert_eq!(v["daemons"].as_array().unwrap().len(), 3);
-    assert_eq!(v["daemons"][0]["thread_percentage"], 33);
-    assert_eq!(v["daemons"][0]["devices"][0]["memory_limit_mib"], 6656);
+    assert_eq!(started(&v).len(), 3);
+    let status = node.json(&["mps", "status"]);
+    assert_eq!(status["daemons"][0]["thread_percentage"], 33);
+    assert_eq!(status["daemons"][0]["devices"][0]["memory_limit_mib"], 6656);
     node.run(&["mps", "stop"]);
 }
 
@@ -971,7 +1000,8 @@ fn a_dead_daemon_of_other_gpus_must_be_stopped_first() {
     );
     assert!(err.contains("gpushare mps stop --gpu 0,1"), "{err}");
     let v = node.json(&["mps", "stop", "--gpu", "1"]);
-    assert_eq!(v["stopped"][0]["was_running"], false);
+    assert_eq!(v["changes"][0]["action"], "stop_mps_daemon");
+    assert_eq!(v["changes"][0]["status"], "done");
     assert_eq!(node.modes(), ["default"; 4]);
     node.run(&["mps", "start", "--gpu", "1"]);
     node.run(&["mps", "stop"]);
@@ -981,13 +1011,14 @@ fn a_dead_daemon_of_other_gpus_must_be_stopped_first() {
 fn multiuser_and_a_given_log_dir_reach_the_daemon() {
     let node = Node::new("l4x2");
     let logs = node.dir.path().join("mps-logs");
-    let v = node.json(&[
+    node.json(&[
         "mps",
         "start",
         "--multiuser",
         "--log-dir",
         logs.to_str().unwrap(),
     ]);
+    let v = node.json(&["mps", "status"]);
     assert_eq!(v["daemons"][0]["multiuser"], true);
     assert_eq!(v["daemons"][0]["thread_percentage"], Value::Null);
     let start = &node.starts()[0];
@@ -1056,4 +1087,47 @@ fn a_pipe_directory_others_may_write_is_refused() {
     );
     assert!(err.contains("writable by other users (mode 1777)"), "{err}");
     assert_eq!(node.modes(), ["default"; 4], "nothing was left changed");
+}
+
+#[test]
+fn a_daemon_whose_start_was_killed_before_its_record_is_stopped_and_started_again() {
+    let node = Node::new("t4x4");
+    let killed = |args: &[&str]| {
+        let out = node
+            .cmd()
+            .env("GPUSHARE_SIM_CRASH", "start_mps_daemon:1:kill")
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), None, "killed");
+        // The daemon runs in gpushare's own directory, and its record was never written.
+        let home = node.mps_dir().join("gpu0");
+        assert!(home.join("pipe/nvidia-cuda-mps-control.pid").exists());
+        assert!(!home.join("settings.json").exists());
+    };
+    killed(&["mps", "start", "--gpu", "0", "--clients", "2"]);
+    let out = node
+        .cmd()
+        .args(["mps", "start", "--gpu", "0", "--clients", "2"])
+        .output()
+        .unwrap();
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{e}");
+    assert!(e.contains("MPS daemon `gpu0` whose record was lost"), "{e}");
+    assert_eq!(node.starts().len(), 2);
+    let quits = node
+        .commands("gpu0/pipe")
+        .iter()
+        .filter(|c| *c == "quit")
+        .count();
+    assert_eq!(quits, 1, "the orphan was told to quit");
+    let status = node.json(&["mps", "status"]);
+    assert_eq!(status["daemons"][0]["problems"], serde_json::json!([]));
+    node.run(&["mps", "stop"]);
+
+    // `mps stop` clears one too.
+    killed(&["mps", "start", "--gpu", "0"]);
+    node.run(&["mps", "stop"]);
+    assert!(node.daemon_dirs().is_empty());
+    assert_eq!(node.modes(), ["default"; 4]);
 }

@@ -35,8 +35,24 @@ fn of(pairs: &[(&str, u32)]) -> BTreeMap<String, u32> {
     pairs.iter().map(|(t, n)| (t.to_string(), *n)).collect()
 }
 
+/// The changes a run made, from its plan (the JSON every changing command prints).
 fn changed(v: &Value) -> u64 {
-    v["changed"].as_u64().unwrap()
+    v["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["status"] == "done")
+        .count() as u64
+}
+
+/// The `status` of each change of a plan (`null` in a dry run).
+fn statuses(v: &Value) -> Vec<&str> {
+    v["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["status"].as_str().unwrap_or("-"))
+        .collect()
 }
 
 const DM_CONFIG: &str = r#"version: v1
@@ -121,7 +137,7 @@ fn an_a100_mdev_host_reaches_a_vgpu_device_manager_config_and_stays_there() {
     let before = host.digest();
     let v = json(&mut host.vgpu(&["apply", "-f", &cfg, "-c", "A100-4C"]));
     assert_eq!(changed(&v), 0);
-    assert!(v["steps"].as_array().unwrap().is_empty());
+    assert!(v["changes"].as_array().unwrap().is_empty());
     assert_eq!(host.digest(), before);
     host.vgpu(&["assert", "-f", &cfg, "-c", "A100-4C"])
         .assert()
@@ -257,20 +273,19 @@ fn sriov_is_enabled_first_where_it_is_off() {
     );
     let before = host.digest();
     let v = json(&mut host.vgpu(&["apply", "-f", &cfg, "--dry-run"]));
-    let actions: Vec<&str> = v["steps"]
+    let actions: Vec<&str> = v["changes"]
         .as_array()
         .unwrap()
         .iter()
         .map(|s| s["action"].as_str().unwrap())
         .collect();
-    assert_eq!(actions, ["enable_sriov", "enable_sriov"]);
-    assert!(
-        v["steps"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .all(|s| s["status"] == "not_run")
+    // The devices on the VFs SR-IOV makes are planned exactly once they exist.
+    assert_eq!(
+        actions,
+        ["enable_sriov", "enable_sriov", "create_vgpu", "create_vgpu"]
     );
+    assert_eq!(v["changes"][2]["later"], true);
+    assert_eq!(statuses(&v), ["-"; 4], "a dry run makes nothing");
     assert_eq!(host.digest(), before);
     assert!(!host.sriov_log().exists());
 
@@ -310,7 +325,9 @@ fn a_failing_sriov_manage_stops_before_any_vgpu_change() {
     );
     let err = fails_with(&mut host.vgpu(&["apply", "-f", &cfg]), 1);
     assert!(
-        err.contains("GPU 0 (0000:07:00.0): cannot enable SR-IOV on 0000:07:00.0: `"),
+        err.contains(
+            "GPU 0: enable_sriov (enable SR-IOV on 0000:07:00.0 (0000:07:00.0)) failed: `"
+        ),
         "{err}"
     );
     assert!(err.contains("Operation not permitted"), "{err}");
@@ -341,10 +358,11 @@ fn devices_a_vm_uses_are_kept_unless_forced() {
         1,
     );
     assert!(
-        err.contains("refusing to remove vGPU devices that VMs use"),
+        err.contains("nothing was changed: GPU 0: vGPU A100-4C"),
         "{err}"
     );
     assert!(err.contains(held["uuid"].as_str().unwrap()), "{err}");
+    assert!(err.contains("is used by"), "{err}");
     assert!(err.contains("qemu-system-x86 (pid 4242)"), "{err}");
     assert!(err.contains("--force"), "{err}");
     assert_eq!(host.digest(), before, "nothing changed");
@@ -392,9 +410,8 @@ fn the_kernel_refuses_to_take_a_vf_from_a_running_vm_even_forced() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("Device or resource busy"), "{stderr}");
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(v["steps"][0]["action"], "clear_vf");
-    assert_eq!(v["steps"][0]["status"], "failed");
-    assert_eq!(v["steps"][1]["status"], "not_run");
+    assert_eq!(v["changes"][0]["action"], "remove_vgpu");
+    assert_eq!(statuses(&v), ["failed", "not_run"]);
     assert_eq!(layout(&host), vec![of(&[("L40S-12Q", 1)])]);
 }
 
@@ -413,21 +430,24 @@ fn a_write_failing_half_way_stops_and_a_rerun_converges() {
     assert_eq!(out.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        stderr.contains("cannot create A100-8C on 0000:07:00.6"),
+        stderr
+            .contains("GPU 0: create_vgpu (create A100-8C on 0000:07:00.6 (0000:07:00.0)) failed"),
         "{stderr}"
     );
     assert!(stderr.contains("Input/output error"), "{stderr}");
     assert!(stderr.contains("2 of 5 change(s) were made"), "{stderr}");
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let status: Vec<&str> = v["steps"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| s["status"].as_str().unwrap())
-        .collect();
-    assert_eq!(status, ["done", "done", "failed", "not_run", "not_run"]);
-    assert_eq!(v["changed"], 2);
-    assert!(v["steps"][0]["uuid"].is_string());
+    assert_eq!(
+        statuses(&v),
+        ["done", "done", "failed", "not_run", "not_run"]
+    );
+    assert_eq!(changed(&v), 2);
+    // The UUIDs of the devices made are named as they are made.
+    assert_eq!(
+        stderr.matches("GPU 0: created A100-8C ").count(),
+        2,
+        "{stderr}"
+    );
     assert_eq!(layout(&host)[0], of(&[("A100-8C", 2)]));
 
     let v = json(&mut host.vgpu(&["apply", "-f", &cfg]));

@@ -2,10 +2,10 @@
 //! `config.yaml`, when it holds a mig-parted v1 config, also offers each of its labels by name.
 //! Errors name the ConfigMap and key (`kube-system/gpushare-layouts[balanced]:3:7: …`).
 
-use crate::apply::desired::Source;
 use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::mig::mig_parted::MigPartedConfig;
+use crate::pipeline::desired::Source;
 use crate::source_file::SourceFile;
 use std::collections::BTreeMap;
 

@@ -24,9 +24,9 @@ pub mod reconcile;
 pub mod watch;
 
 use crate::Context;
-use crate::apply::signals::Trap;
 use crate::cli::AgentArgs;
 use crate::error::{Error, Exit, Result};
+use crate::pipeline::signals::Trap;
 use cluster::Cluster;
 use health::Health;
 use k8s_openapi::api::core::v1::{ConfigMap, Node};

@@ -5,6 +5,7 @@
 //! tested against the simulator behaves the same on hardware.
 
 pub mod nvml;
+mod nvml_compute_mode;
 mod nvml_compute_profiles;
 mod nvml_device;
 mod nvml_error;
@@ -263,6 +264,17 @@ pub trait Backend {
     fn destroy_gpu_instance(&mut self, gpu: u32, gpu_instance_id: u32) -> DriverResult<()>;
 
     fn set_compute_mode(&mut self, device: DeviceRef, mode: ComputeMode) -> DriverResult<()>;
+
+    /// Before a step gpushare takes outside the driver (`start_mps_daemon`, `stop_mps_daemon`,
+    /// `enable_sriov`, `create_vgpu`, `remove_vgpu`): the simulator's injected failure of it
+    /// (`GPUSHARE_SIM_FAIL`), so tests reach those steps too. The driver has none.
+    fn fault_before(&mut self, _step: &'static str) -> DriverResult<()> {
+        Ok(())
+    }
+
+    /// Right after such a step took effect: the simulator's injected crash or signal
+    /// (`GPUSHARE_SIM_CRASH`). The driver has none.
+    fn fault_after(&mut self, _step: &'static str) {}
 }
 
 /// How a command reaches the GPUs, from the global options.

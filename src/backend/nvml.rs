@@ -11,11 +11,13 @@
 //!   placements, free counts;
 //! - `nvml_mig.rs`: GPU and compute instances (list, create, destroy);
 //! - `nvml_mig_devices.rs`: MIG device handles (UUIDs, compute modes);
-//! - `nvml_error.rs`: the one mapping of NVML return codes.
+//! - `nvml_compute_mode.rs`: compute modes between NVML's enum and gpushare's;
+//! - `nvml_error.rs`: the one mapping of NVML return codes (also for `nvmlInit`).
 //!
 //! Resets go through `nvidia-smi -r`, as mig-parted does, because NVML has no reset call.
 
-use super::nvml_device::{snapshot_gpu, to_nvml_mode};
+use super::nvml_compute_mode::to_nvml_mode;
+use super::nvml_device::snapshot_gpu;
 use super::nvml_error::{RESET_REQUIRED, driver_error};
 use super::{
     Backend, DeviceRef, DriverError, DriverErrorKind, DriverResult, MigProfiles, ModeChange,
@@ -25,7 +27,6 @@ use crate::error::{Error, Result};
 use crate::node::catalog::ComputeInstanceProfile;
 use crate::node::{ComputeMode, Holder, HolderKind, MigMode, Node, Placement};
 use nvml_wrapper::Nvml;
-use nvml_wrapper::error::NvmlError;
 use std::path::Path;
 
 pub struct NvmlBackend {
@@ -43,30 +44,41 @@ impl NvmlBackend {
             || "libnvidia-ml.so.1".to_string(),
             |p| p.display().to_string(),
         );
-        builder.init().map(|nvml| NvmlBackend { nvml }).map_err(|e| match e {
-            NvmlError::LibloadingError(_) | NvmlError::LibraryNotFound => {
-                Error::no_driver(format!("no NVIDIA driver: cannot load {lib}"))
-                    .with_hint("install the NVIDIA driver (or point --nvml-lib at libnvidia-ml.so.1); try --sim dgx-a100 to explore without a GPU")
-            }
-            NvmlError::DriverNotLoaded => Error::no_driver(format!(
-                "no NVIDIA driver: {lib} is present but the nvidia kernel module is not loaded"
-            ))
-            .with_hint("load it with `modprobe nvidia` (check `dmesg`); try --sim dgx-a100 to explore without a GPU"),
-            NvmlError::FailedToLoadSymbol(s) => Error::no_driver(format!(
-                "{lib} is not a usable NVML library: {s}"
-            ))
-            .with_hint("point --nvml-lib at the driver's libnvidia-ml.so.1"),
-            NvmlError::NoPermission => Error::failed("NVML refused to initialise: insufficient permissions")
-                .with_hint("check the permissions of /dev/nvidia*"),
-            other => Error::no_driver(format!("NVML failed to initialise: {other}"))
-                .with_hint("check the driver installation (`nvidia-smi`); try --sim dgx-a100 to explore without a GPU"),
-        })
+        builder
+            .init()
+            .map(|nvml| NvmlBackend { nvml })
+            .map_err(|e| init_error(&driver_error(e, "nvmlInit_v2"), &lib))
     }
 
     fn device(&self, index: u32) -> DriverResult<nvml_wrapper::Device<'_>> {
         self.nvml
             .device_by_index(index)
             .map_err(|e| driver_error(e, &format!("GPU {index}")))
+    }
+}
+
+/// Why NVML did not initialise, for people: the return code as the one mapping reads it
+/// ([`nvml_error`](super::nvml_error)), with what to do about it.
+fn init_error(e: &DriverError, lib: &str) -> Error {
+    match e.kind {
+        DriverErrorKind::LibraryNotFound => {
+            Error::no_driver(format!("no NVIDIA driver: cannot load {lib}"))
+                .with_hint("install the NVIDIA driver (or point --nvml-lib at libnvidia-ml.so.1); try --sim dgx-a100 to explore without a GPU")
+        }
+        DriverErrorKind::DriverNotLoaded => Error::no_driver(format!(
+            "no NVIDIA driver: {lib} is present but the nvidia kernel module is not loaded"
+        ))
+        .with_hint("load it with `modprobe nvidia` (check `dmesg`); try --sim dgx-a100 to explore without a GPU"),
+        DriverErrorKind::FunctionNotFound => {
+            Error::no_driver(format!("{lib} is not a usable NVML library: {}", e.detail))
+                .with_hint("point --nvml-lib at the driver's libnvidia-ml.so.1")
+        }
+        DriverErrorKind::NoPermission => {
+            Error::failed("NVML refused to initialise: insufficient permissions")
+                .with_hint("check the permissions of /dev/nvidia*")
+        }
+        _ => Error::no_driver(format!("NVML failed to initialise: {e}"))
+            .with_hint("check the driver installation (`nvidia-smi`); try --sim dgx-a100 to explore without a GPU"),
     }
 }
 

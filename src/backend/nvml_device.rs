@@ -10,13 +10,13 @@
 //! Older drivers get the older symbols, as go-nvml falls back: memory info v2 → v1, compute
 //! processes `_v3` → `_v2` → v1 (`nvml_processes.rs`).
 
+use super::nvml_compute_mode::from_nvml_mode;
 use super::nvml_error::{self as code, driver_error, symbol};
 use super::nvml_mig;
 use super::nvml_processes::{compute_processes, process};
 use super::{DriverError, DriverErrorKind, DriverResult};
 use crate::node::catalog::{CatalogMatch, catalog};
-use crate::node::{ComputeMode, Gpu, GpuNote, MigMode, MigState, PciId, VgpuHostMode};
-use nvml_wrapper::enum_wrappers::device::ComputeMode as NvmlComputeMode;
+use crate::node::{Gpu, GpuNote, MigMode, MigState, PciId, VgpuHostMode};
 use nvml_wrapper::enums::device::DeviceArchitecture;
 use nvml_wrapper::error::NvmlError;
 use nvml_wrapper::{Device, Nvml};
@@ -326,24 +326,6 @@ fn vgpu_host_mode(device: &Device<'_>) -> Option<VgpuHostMode> {
         Ok(HostVgpuMode::Sriov) => Some(VgpuHostMode::Sriov),
         Ok(HostVgpuMode::NonSriov) | Err(NvmlError::NotSupported) => Some(VgpuHostMode::NonSriov),
         Err(_) => None,
-    }
-}
-
-pub fn from_nvml_mode(m: NvmlComputeMode) -> ComputeMode {
-    match m {
-        NvmlComputeMode::ExclusiveProcess => ComputeMode::ExclusiveProcess,
-        NvmlComputeMode::Prohibited => ComputeMode::Prohibited,
-        // EXCLUSIVE_THREAD is gone from current drivers; it behaves like exclusive-process.
-        NvmlComputeMode::ExclusiveThread => ComputeMode::ExclusiveProcess,
-        NvmlComputeMode::Default => ComputeMode::Default,
-    }
-}
-
-pub fn to_nvml_mode(m: ComputeMode) -> NvmlComputeMode {
-    match m {
-        ComputeMode::Default => NvmlComputeMode::Default,
-        ComputeMode::ExclusiveProcess => NvmlComputeMode::ExclusiveProcess,
-        ComputeMode::Prohibited => NvmlComputeMode::Prohibited,
     }
 }
 

@@ -1,6 +1,6 @@
 //! MIG devices: the handles through which CUDA and the compute mode see compute instances.
 
-use super::nvml_device::from_nvml_mode;
+use super::nvml_compute_mode::from_nvml_mode;
 use super::nvml_error::{SUCCESS, driver_error, symbol};
 use super::{DriverError, DriverErrorKind, DriverResult};
 use crate::node::ComputeMode;

@@ -1,16 +1,15 @@
-//! `gpushare plan` and `gpushare apply`: the whole gpushare.toml through one planner and one
-//! executor (see `crate::apply`), by way of [`converge`] as `init` and the agent do.
+//! `gpushare plan` and `gpushare apply`: the whole gpushare.toml through the one pipeline (see
+//! `crate::pipeline`), by way of [`converge`] as `init` and the agent do.
 
+use super::changing::{dry_run, report, summary};
 use crate::Context;
-use crate::apply::converge::{self, Converge, Converged, converge, join, take_guard};
-use crate::apply::desired::Source;
-use crate::apply::run::{self, Applied};
-use crate::apply::{Options, planner};
 use crate::cli::{ApplyArgs, LayoutFileArgs, PlanArgs};
 use crate::config::Config;
 use crate::error::{Error, Exit, Result};
-use crate::output::Output;
-use crate::plan::Plan;
+use crate::pipeline::Options;
+use crate::pipeline::converge::{self, Converge, Converged, converge, take_guard};
+use crate::pipeline::desired::Source;
+use crate::plan::join;
 use std::path::PathBuf;
 
 /// `-c FILE`, or gpushare.toml in the configuration directory.
@@ -23,13 +22,12 @@ pub fn config_path(ctx: &Context, file: &LayoutFileArgs) -> PathBuf {
 pub fn plan(ctx: &mut Context, args: &PlanArgs) -> Result<Exit> {
     let path = config_path(ctx, &args.file);
     let options = Options { force: args.force };
-    let (desired, looker) = converge::check(
+    let (_, plan) = converge::plan_only(
         ctx,
         Source::Gpushare(Config::load(&path)?),
         &args.file.sysfs.sysfs_root,
-        false,
+        options,
     )?;
-    let plan = run::plan_now(ctx, &desired, &looker, options)?;
     ctx.out.data(&plan, |out| plan.render(out))?;
     let what = path.display().to_string();
     let changes = plan
@@ -88,81 +86,15 @@ pub fn apply(ctx: &mut Context, args: &ApplyArgs) -> Result<Exit> {
         guard.as_mut(),
         &mut |_| Ok(()),
     )? {
-        Converged::DryRun(plan) => {
-            ctx.out.data(&plan, |out| plan.render(out))?;
-            ctx.out.note(format!(
-                "dry run: {}; nothing was changed",
-                summary(&plan, &what)
-            ));
-            Ok(Exit::Ok)
-        }
+        Converged::DryRun(plan) => dry_run(&ctx.out, &plan, &what),
         Converged::Applied(applied) => {
             ctx.out
                 .data(&applied.made, |out| applied.made.render(out))?;
-            report(&ctx.out, &applied, &what)
+            report(&ctx.out, &applied)
         }
     }
 }
 
-/// Print how a run ended; its exit status.
-pub fn report(out: &Output, applied: &Applied, what: &str) -> Result<Exit> {
-    if let Some(e) = &applied.error {
-        return Err(e.clone());
-    }
-    let made = &applied.made;
-    let done = made
-        .changes
-        .iter()
-        .filter(|c| c.status == Some(crate::plan::Status::Done))
-        .count();
-    if made.reboot_required {
-        out.warn(format!(
-            "reboot required: the MIG mode of GPU(s) {} changes at the next reboot; run `gpushare apply` again after it",
-            join(&made.reboot_gpus)
-        ));
-    } else if done == 0 {
-        out.note(format!("nothing to change: the node already has {what}"));
-    } else {
-        out.note(format!(
-            "applied {what}: {done} change(s) on {} GPU(s); the node has it",
-            made.gpus().len()
-        ));
-    }
-    Ok(applied.exit())
-}
-
-/// `3 change(s) on 2 GPU(s)`, and blockers and reboots when there are.
-fn summary(plan: &Plan, what: &str) -> String {
-    if !planner::changes_anything(plan) && plan.blockers.is_empty() {
-        return if plan.reboot_required {
-            format!(
-                "nothing to change until the reboot GPU(s) {} wait for",
-                join(&plan.reboot_gpus)
-            )
-        } else {
-            format!("no changes: the node has {what}")
-        };
-    }
-    let mut s = format!(
-        "{} change(s) planned on {} GPU(s)",
-        plan.changes.len(),
-        plan.gpus().len()
-    );
-    if !plan.blockers.is_empty() {
-        s.push_str(&format!(
-            "; {} blocker(s) would stop apply",
-            plan.blockers.len()
-        ));
-    }
-    if plan.reboot_required {
-        s.push_str(&format!(
-            "; GPU(s) {} need a reboot",
-            join(&plan.reboot_gpus)
-        ));
-    }
-    s
-}
-
-fn gpu_list(plan: &Plan) -> String {
+fn gpu_list(plan: &crate::plan::Plan) -> String {
     join(&plan.gpus())
 }

@@ -1,6 +1,9 @@
-//! One file per command; each takes the context and its arguments and returns an exit status.
+//! One file per command, thin: parse the arguments, call the domain or the pipeline, print.
+//! Each takes the context and its arguments and returns an exit status. The changing commands
+//! share [`changing`]: they name a desired state and run it through `crate::pipeline`.
 
 mod apply;
+mod changing;
 mod detect;
 mod generate;
 mod init;

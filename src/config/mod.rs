@@ -8,8 +8,10 @@
 //! ```
 //!
 //! This module parses and checks what is common to every mode (selectors, one entry per GPU,
-//! sections that fit the mode); each mode's own checks live with that mode.
+//! sections that fit the mode); each mode's own checks live with that mode. [`choose`] writes a
+//! file from `init`'s flags.
 
+pub mod choose;
 mod select;
 
 use crate::error::{Error, Result};

@@ -20,7 +20,7 @@ use super::layout::{GpuDesire, MigLayout};
 use super::solver::{self, Existing, Slot};
 use crate::node::catalog::GpuInstanceProfile;
 use crate::node::{Gpu, GpuInstance, HolderKind, MigMode, Node, Placement};
-use crate::plan::{Blocker, Change, GpuInstanceRef, Operation, Plan};
+use crate::plan::{Blocker, Change, GpuInstanceRef, Operation, Phase, Plan};
 
 #[derive(Debug, Clone, Copy, Default)]
 pub struct PlanOptions {
@@ -215,10 +215,12 @@ impl<'a> GpuPlanner<'a> {
         if self.refuse_reset(already_pending) {
             return;
         }
+        // The instances go before the mode change that needs them gone.
         let destroys: Vec<Change> = self
             .instances()
             .iter()
             .flat_map(|gi| self.destroy_all(gi))
+            .map(|c| c.in_phase(Phase::MigModes))
             .collect();
         self.phases.modes.extend(destroys);
         if !already_pending {
@@ -371,13 +373,30 @@ impl<'a> GpuPlanner<'a> {
         let slots = match solver::solve(profiles, &self.desire.requests(), &existing) {
             Ok(slots) => slots,
             Err(why) => {
-                let hint = if existing.iter().any(|e| e.must_keep) {
-                    "stop the processes in those instances, or choose a layout that keeps them \
-                     (the driver refuses to destroy an instance in use, even with --force)"
+                // Name what holds the instances that must stay, down to the process.
+                let holders: Vec<String> = instances
+                    .iter()
+                    .filter_map(|gi| {
+                        let users = self.gi_users(gi)?;
+                        Some(format!(
+                            "GPU instance {} ({} at {}) is used by {users}",
+                            gi.gpu_instance_id, gi.profile, gi.placement
+                        ))
+                    })
+                    .collect();
+                let (message, hint) = if holders.is_empty() {
+                    (
+                        why.0,
+                        "choose a layout that fits (see `gpushare mig profiles`)",
+                    )
                 } else {
-                    "choose a layout that fits (see `gpushare mig profiles`)"
+                    (
+                        format!("{why}: {}", holders.join("; ")),
+                        "stop the processes in those instances, or choose a layout that keeps \
+                         them (the driver refuses to destroy an instance in use, even with --force)",
+                    )
                 };
-                self.block(why.0, Some(hint.into()));
+                self.block(message, Some(hint.into()));
                 return;
             }
         };

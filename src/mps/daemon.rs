@@ -1,15 +1,15 @@
-//! Starting daemons, all or nothing.
-//!
-//! For each daemon: make its directories, set its devices to EXCLUSIVE_PROCESS, start
+//! Starting one daemon, all or nothing: make its directories, record what the start is about
+//! to do (`starting.json`), set its devices to EXCLUSIVE_PROCESS, start
 //! `nvidia-cuda-mps-control -d`, wait for it to answer, send the limits before any client can
-//! connect, read them back, and write `settings.json`. When any step of any daemon fails, every
-//! daemon this call started is stopped again, compute modes go back to what they were, and the
-//! directories it made are removed: the node is left as it was found.
+//! connect, read them back, and write `settings.json`. When any of these fails, the daemon is
+//! stopped again, compute modes go back to what they were, and the directories it made are
+//! removed: the node is left as it was found. Which daemons to start, stop or keep is the
+//! pipeline's planner's to say (`pipeline/planner/mps.rs`).
 
 use super::control::{DaemonEnv, MpsControl, SendError, daemon_pid, seconds};
 use super::dirs;
 use super::query::{self, PING};
-use super::settings::{self, DaemonSpec, compute_mode_of, daemon_dir};
+use super::settings::{DaemonSpec, compute_mode_of, daemon_dir};
 use super::{MpsOptions, stop};
 use crate::Context;
 use crate::backend::DeviceRef;
@@ -18,144 +18,35 @@ use crate::node::{ComputeMode, Node};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-/// What `start_daemons` did for one daemon.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum StartStatus {
-    Started,
-    /// It was running with the same settings: nothing to do.
-    AlreadyRunning,
-}
-
-#[derive(Debug, Clone)]
-pub struct Started {
-    /// As recorded in `settings.json`.
-    pub spec: DaemonSpec,
-    pub status: StartStatus,
-}
-
-/// Start `specs` (see the module doc). Daemons already running with the same settings are left
-/// alone; one running with other settings, or serving the same devices, is an error.
-pub fn start_daemons(
+/// Start the daemon of `spec`; returns it as recorded in `settings.json`. A daemon gpushare did
+/// not start listening in its pipe directory is an error.
+pub fn start_daemon(
     ctx: &mut Context,
     control: &MpsControl,
-    specs: Vec<DaemonSpec>,
+    mut spec: DaemonSpec,
     opts: MpsOptions,
-) -> Result<Vec<Started>> {
-    let records = settings::load_all(&ctx.paths)?;
-    let mut done = Vec::new();
-    let mut todo = Vec::new();
-    let mut stale: Vec<DaemonSpec> = Vec::new();
-    // Look before changing anything.
-    for spec in specs {
-        let mut running_same = None;
-        for record in &records {
-            let same_name = record.name == spec.name;
-            let overlap = spec.overlap(record);
-            if !same_name && overlap.is_empty() {
-                continue;
-            }
-            if control.send(&record.pipe_dir, PING).is_err() {
-                if !same_name {
-                    // Its devices were left in EXCLUSIVE_PROCESS: `stop` is what cleans up.
-                    return Err(Error::failed(format!(
-                        "{} {} recorded for the MPS daemon `{}`, which does not answer",
-                        overlap.join(", "),
-                        if overlap.len() == 1 { "is" } else { "are" },
-                        record.name
-                    ))
-                    .with_hint(format!(
-                        "`gpushare mps stop --gpu {}` clears its record and restores the compute mode",
-                        gpu_list(record)
-                    )));
-                }
-                if !stale.iter().any(|s| s.name == record.name) {
-                    stale.push(record.clone());
-                }
-                continue;
-            }
-            if same_name && record.same_settings(&spec) {
-                running_same = Some(record.clone());
-            } else if same_name {
-                return Err(Error::failed(format!(
-                    "the MPS daemon `{}` already runs with other settings ({})",
-                    record.name,
-                    settings_summary(record)
-                ))
-                .with_hint(format!(
-                    "stop it first with `gpushare mps stop --gpu {}`, then start it again",
-                    gpu_list(record)
-                )));
-            } else {
-                return Err(Error::failed(format!(
-                    "{} {} already served by the MPS daemon `{}` (pipe dir {})",
-                    overlap.join(", "),
-                    if overlap.len() == 1 { "is" } else { "are" },
-                    record.name,
-                    record.pipe_dir.display()
-                ))
-                .with_hint(format!(
-                    "stop it with `gpushare mps stop --gpu {}`, or select other GPUs",
-                    gpu_list(record)
-                )));
-            }
-        }
-        if let Some(record) = running_same {
-            done.push(Started {
-                spec: record,
-                status: StartStatus::AlreadyRunning,
-            });
-            continue;
-        }
-        let recorded_pipe = stale.iter().any(|s| s.pipe_dir == spec.pipe_dir);
-        if !recorded_pipe && control.send(&spec.pipe_dir, PING).is_ok() {
-            return Err(Error::failed(format!(
-                "an MPS daemon that gpushare did not start already listens in {}",
-                spec.pipe_dir.display()
-            ))
-            .with_hint(format!(
-                "stop it (`echo quit | CUDA_MPS_PIPE_DIRECTORY={} {}`) or choose another --pipe-dir",
-                spec.pipe_dir.display(),
-                super::control::PROGRAM
-            )));
-        }
-        todo.push(spec);
-    }
-    if todo.is_empty() {
-        return Ok(done);
+) -> Result<DaemonSpec> {
+    if control.send(&spec.pipe_dir, PING).is_ok() {
+        return Err(Error::failed(format!(
+            "an MPS daemon that gpushare did not start already listens in {}",
+            spec.pipe_dir.display()
+        ))
+        .with_hint(format!(
+            "stop it (`echo quit | CUDA_MPS_PIPE_DIRECTORY={} {}`) or choose another --pipe-dir",
+            spec.pipe_dir.display(),
+            super::control::PROGRAM
+        )));
     }
     let node = ctx.snapshot()?;
-    warn_about_processes(ctx, &node, &todo);
-    for record in &stale {
-        ctx.out.warn(format!(
-            "the MPS daemon `{}` is recorded but does not answer: clearing its record",
-            record.name
-        ));
-        for problem in remove_dirs(&ctx.paths, record) {
-            ctx.out.warn(problem);
+    warn_about_processes(ctx, &node, &spec);
+    let mut undo = Undo::default();
+    match try_start(ctx, control, &mut spec, &node, &mut undo) {
+        Ok(()) => Ok(spec),
+        Err(e) => {
+            undo.run(ctx, control, &spec, opts);
+            Err(e)
         }
     }
-    let mut started: Vec<DaemonSpec> = Vec::new();
-    for mut spec in todo {
-        inherit_previous_modes(&mut spec, &stale);
-        let mut undo = Undo::default();
-        match try_start(ctx, control, &mut spec, &node, &mut undo) {
-            Ok(()) => started.push(spec),
-            Err(e) => {
-                undo.run(ctx, control, &spec, opts);
-                for other in started.iter().rev() {
-                    stop::take_down(ctx, control, other, opts);
-                }
-                return Err(e);
-            }
-        }
-    }
-    done.extend(started.into_iter().map(|spec| Started {
-        spec,
-        status: StartStatus::Started,
-    }));
-    done.sort_by(|a, b| a.spec.name.cmp(&b.spec.name));
-    Ok(done)
 }
 
 /// `threads 25%, GPU 0 3840 MiB, …`: what a record holds, for messages.
@@ -186,23 +77,8 @@ pub fn gpu_list(spec: &DaemonSpec) -> String {
         .join(",")
 }
 
-/// A stale record's devices were left in EXCLUSIVE_PROCESS by its daemon: the mode to go back
-/// to is the one that record saved.
-fn inherit_previous_modes(spec: &mut DaemonSpec, stale: &[DaemonSpec]) {
-    for device in &mut spec.devices {
-        let saved = stale
-            .iter()
-            .flat_map(|s| s.devices.iter())
-            .find(|d| d.uuid == device.uuid)
-            .and_then(|d| d.previous_compute_mode);
-        if saved.is_some() {
-            device.previous_compute_mode = saved;
-        }
-    }
-}
-
-fn warn_about_processes(ctx: &Context, node: &Node, specs: &[DaemonSpec]) {
-    for device in specs.iter().flat_map(|s| s.devices.iter()) {
+fn warn_about_processes(ctx: &Context, node: &Node, spec: &DaemonSpec) {
+    for device in &spec.devices {
         let Some(gpu) = node.gpu(device.gpu) else {
             continue;
         };
@@ -259,20 +135,10 @@ impl Undo {
         }
         let mut spec = spec.clone();
         spec.created_dirs = self.created_dirs;
-        for problem in remove_dirs(&ctx.paths, &spec) {
+        for problem in spec.remove_dirs(&ctx.paths) {
             ctx.out.warn(problem);
         }
     }
-}
-
-/// Remove what gpushare made for a daemon (its own directory, and the given pipe and log
-/// directories when it made them); returns what could not be removed.
-pub fn remove_dirs(paths: &crate::paths::Paths, spec: &DaemonSpec) -> Vec<String> {
-    dirs::remove(
-        &daemon_dir(paths, &spec.name),
-        &[spec.pipe_dir.as_path(), spec.log_dir.as_path()],
-        &spec.created_dirs,
-    )
 }
 
 fn try_start(
@@ -306,7 +172,15 @@ fn try_start(
             ))
             .with_hint("run `gpushare detect` and start again")
         })?;
-        let previous = *device.previous_compute_mode.get_or_insert(current);
+        device.previous_compute_mode.get_or_insert(current);
+    }
+    // From here on the node changes: what the start is about to do is written first, so that
+    // a start that dies half-way is found and undone by the next run (`settings::orphans`).
+    spec.created_dirs = undo.created_dirs.clone();
+    spec.write_starting(&ctx.paths)?;
+    for device in &spec.devices {
+        let target = device.device_ref();
+        let previous = device.previous_compute_mode.unwrap_or(ComputeMode::Default);
         ctx.backend()?
             .set_compute_mode(target, ComputeMode::ExclusiveProcess)
             .map_err(|e| {
@@ -326,6 +200,7 @@ fn try_start(
         spec.log_dir.join("control.log").display(),
         home.join("start.out").display()
     );
+    ctx.backend()?.fault_before("start_mps_daemon")?;
     undo.daemon_started = true;
     control
         .start_daemon(&env, &home.join("start.out"))
@@ -338,9 +213,11 @@ fn try_start(
             .with_hint(log_hint.clone())
         })?;
     wait_for_answer(control, spec).map_err(|e| e.with_hint(log_hint.clone()))?;
+    // A crash from here until the record is written leaves a daemon without one: the next run
+    // finds it by its `starting.json` (`settings::orphans`).
+    ctx.backend()?.fault_after("start_mps_daemon");
     undo.daemon_pid = daemon_pid(&spec.pipe_dir);
     send_limits(control, spec).map_err(|e| e.with_hint(log_hint.clone()))?;
-    spec.created_dirs = undo.created_dirs.clone();
     spec.write(&ctx.paths)
 }
 

@@ -7,18 +7,12 @@
 //!   replicas only feed the Kubernetes config);
 //! - `mode = "vgpu"`: not touched here.
 //!
-//! The order for `apply`: [`validate`] before anything changes; after the MIG layout is in
-//! place, [`desired`] on a fresh snapshot, then [`reconcile`] (or [`plan`] and [`execute`], to
-//! show the steps first); [`differences`] checks the result.
+//! The order: [`validate`] before anything changes; once the MIG layout is in place,
+//! [`desired`] on the node as it is, then [`plan`] (pure) for the pipeline's planner, which runs
+//! the steps with every other change.
 
-use super::MpsOptions;
-use super::control::MpsControl;
-use super::daemon::start_daemons;
 use super::limits::{self, LimitProblem, MpsRequest, MpsTarget};
-use super::query::PING;
-use super::settings::{self, DaemonSpec, DirChoice, compute_mode_of};
-use super::stop::stop_daemons;
-use crate::Context;
+use super::settings::{DaemonSpec, DirChoice, compute_mode_of};
 use crate::backend::DeviceRef;
 use crate::config::{Assignment, Config, GpuEntry, Mode, MpsSection};
 use crate::error::{Error, Result};
@@ -47,36 +41,6 @@ pub struct MpsPlan {
     pub keep: Vec<DaemonSpec>,
     /// Devices to put back to compute mode DEFAULT (not already covered by a stop).
     pub set_default: Vec<DeviceRef>,
-}
-
-impl MpsPlan {
-    pub fn is_empty(&self) -> bool {
-        self.stop.is_empty() && self.start.is_empty() && self.set_default.is_empty()
-    }
-
-    /// One line per step, for `plan` output and `differences`.
-    pub fn describe(&self) -> Vec<String> {
-        let mut out = Vec::new();
-        for d in &self.stop {
-            out.push(format!(
-                "stop the MPS daemon `{}` ({})",
-                d.name,
-                d.describe_devices()
-            ));
-        }
-        for d in &self.start {
-            out.push(format!(
-                "start the MPS daemon `{}` for {} ({})",
-                d.name,
-                d.describe_devices(),
-                super::daemon::settings_summary(d)
-            ));
-        }
-        for device in &self.set_default {
-            out.push(format!("set {device} to default compute mode"));
-        }
-        out
-    }
 }
 
 /// Check the MPS and time-slicing parts of the file against the node, before anything changes:
@@ -339,79 +303,6 @@ pub fn plan(
         }
     }
     out
-}
-
-/// Which recorded daemons answer.
-pub fn answering(control: &MpsControl, records: &[DaemonSpec]) -> BTreeSet<String> {
-    records
-        .iter()
-        .filter(|r| control.send(&r.pipe_dir, PING).is_ok())
-        .map(|r| r.name.clone())
-        .collect()
-}
-
-/// Carry out a plan: stops first (refused while clients are connected, unless `opts.force`),
-/// then starts (all or nothing), then compute modes.
-pub fn execute(
-    ctx: &mut Context,
-    control: &MpsControl,
-    plan: &MpsPlan,
-    opts: MpsOptions,
-) -> Result<()> {
-    if !plan.stop.is_empty() {
-        stop_daemons(ctx, control, plan.stop.clone(), opts)?;
-    }
-    if !plan.start.is_empty() {
-        start_daemons(ctx, control, plan.start.clone(), opts)?;
-    }
-    for device in &plan.set_default {
-        ctx.backend()?
-            .set_compute_mode(*device, ComputeMode::Default)
-            .map_err(|e| {
-                Error::from(e).context(format!("cannot set {device} to default compute mode"))
-            })?;
-    }
-    Ok(())
-}
-
-/// Plan against the node and the recorded daemons, and carry the plan out. Returns the plan.
-pub fn reconcile(
-    ctx: &mut Context,
-    control: &MpsControl,
-    desired: &Desired,
-    opts: MpsOptions,
-) -> Result<MpsPlan> {
-    let records = settings::load_all(&ctx.paths)?;
-    let node = ctx.snapshot()?;
-    let plan = plan(desired, &records, &answering(control, &records), &node);
-    execute(ctx, control, &plan, opts)?;
-    Ok(plan)
-}
-
-/// How the node differs from `desired` (empty: it matches), for `apply`'s final check.
-pub fn differences(
-    ctx: &mut Context,
-    control: &MpsControl,
-    desired: &Desired,
-) -> Result<Vec<String>> {
-    let records = settings::load_all(&ctx.paths)?;
-    let node = ctx.snapshot()?;
-    let plan = plan(desired, &records, &answering(control, &records), &node);
-    let mut out = plan.describe();
-    for kept in &plan.keep {
-        for device in &kept.devices {
-            let mode = compute_mode_of(&node, device.device_ref());
-            if mode != Some(ComputeMode::ExclusiveProcess) {
-                out.push(format!(
-                    "{} of the MPS daemon `{}` is in {} compute mode, not exclusive_process",
-                    device.describe(),
-                    kept.name,
-                    mode.map_or("no", ComputeMode::as_str)
-                ));
-            }
-        }
-    }
-    Ok(out)
 }
 
 #[cfg(test)]

@@ -5,7 +5,12 @@
 //! - [`settings`]: what a daemon is (devices, limits, directories) and its `settings.json`;
 //! - [`daemon`]: start (all or nothing), query and stop daemons;
 //! - [`desired`]: what `gpushare.toml` asks of MPS and time-slicing, for `apply`;
-//! - [`unit`]: the systemd unit that starts the daemons at boot.
+//! - [`start`]: what `mps start` asks for, from flags or a gpushare.toml;
+//! - [`drift`]: how a daemon and the node differ from what it was started with (`mps status`);
+//! - [`unit`](mod@unit): the systemd unit that starts the daemons at boot.
+//!
+//! The changes themselves (start, stop, compute modes) are steps of the one pipeline
+//! (`crate::pipeline`), which plans them from these pieces.
 //!
 //! One daemon serves the selected whole GPUs; a MIG GPU gets one daemon per MIG device. Each
 //! daemon lives in `<run_dir>/mps/<name>/` (`settings.json`, `pipe/`, `log/`).
@@ -14,10 +19,12 @@ pub mod control;
 pub mod daemon;
 pub mod desired;
 pub mod dirs;
+pub mod drift;
 pub mod limits;
 pub mod process;
 pub mod query;
 pub mod settings;
+pub mod start;
 pub mod stop;
 pub mod unit;
 

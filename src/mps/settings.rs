@@ -27,6 +27,10 @@ use std::path::{Path, PathBuf};
 
 pub const SETTINGS_VERSION: u32 = 1;
 pub const SETTINGS_FILE: &str = "settings.json";
+/// What a start is about to do, written before it changes anything (devices, the compute modes
+/// to go back to, the directories it made) and removed once `settings.json` is written: a start
+/// that dies between the two leaves it for the next run, which stops what it began.
+pub const STARTING_FILE: &str = "starting.json";
 
 /// A MIG device's place in its GPU.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -312,15 +316,43 @@ impl DaemonSpec {
         daemon_dir(paths, &self.name).join(SETTINGS_FILE)
     }
 
+    /// Remove what gpushare made for the daemon (its own directory, and the given pipe and log
+    /// directories when it made them); returns what could not be removed.
+    pub fn remove_dirs(&self, paths: &Paths) -> Vec<String> {
+        super::dirs::remove(
+            &daemon_dir(paths, &self.name),
+            &[self.pipe_dir.as_path(), self.log_dir.as_path()],
+            &self.created_dirs,
+        )
+    }
+
     /// Write `settings.json` atomically: 0600, or 0644 for a `--multiuser` daemon whose clients
-    /// may read their limits (gpushare itself reads it as root).
+    /// may read their limits (gpushare itself reads it as root). The start it records is then
+    /// complete: its `starting.json` goes.
     pub fn write(&self, paths: &Paths) -> Result<()> {
-        let path = self.settings_path(paths);
+        self.write_as(&self.settings_path(paths))?;
+        let starting = daemon_dir(paths, &self.name).join(STARTING_FILE);
+        match std::fs::remove_file(&starting) {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+            Err(e) => Err(Error::failed(format!(
+                "cannot remove {}: {e}",
+                starting.display()
+            ))),
+        }
+    }
+
+    /// Write `starting.json`, before a start changes anything.
+    pub fn write_starting(&self, paths: &Paths) -> Result<()> {
+        self.write_as(&daemon_dir(paths, &self.name).join(STARTING_FILE))
+    }
+
+    fn write_as(&self, path: &Path) -> Result<()> {
         let mut json = serde_json::to_string_pretty(self)
             .map_err(|e| Error::failed(format!("cannot write {}: {e}", path.display())))?;
         json.push('\n');
         let mode = super::dirs::Modes::of(self.multiuser).settings;
-        crate::fsutil::write_atomic(&path, json.as_bytes(), mode)
+        crate::fsutil::write_atomic(path, json.as_bytes(), mode)
             .map_err(|e| Error::failed(format!("cannot write {}: {e}", path.display())))
     }
 }
@@ -342,6 +374,52 @@ pub fn load_all(paths: &Paths) -> Result<Vec<DaemonSpec>> {
             continue;
         }
         out.push(load(&path)?);
+    }
+    out.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(out)
+}
+
+/// The daemon directories under `<run_dir>/mps` that hold no record: what a start that did not
+/// finish leaves (its directories, maybe a daemon listening in its pipe directory). What it was
+/// about to do is in its `starting.json`; without one (it died before writing it, and before
+/// changing a compute mode) only the name and the default directories are known. Sorted by
+/// name.
+pub fn orphans(paths: &Paths) -> Result<Vec<DaemonSpec>> {
+    let dir = mps_dir(paths);
+    let entries = match std::fs::read_dir(&dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => {
+            return Err(Error::failed(format!("cannot read {}: {e}", dir.display())));
+        }
+    };
+    let mut out = Vec::new();
+    for entry in entries.flatten() {
+        // gpushare's own directories only: a link is never followed.
+        let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
+        let Some(name) = entry.file_name().to_str().map(str::to_string) else {
+            continue;
+        };
+        if !is_dir || entry.path().join(SETTINGS_FILE).symlink_metadata().is_ok() {
+            continue;
+        }
+        let home = entry.path();
+        let starting = home.join(STARTING_FILE);
+        if starting.symlink_metadata().is_ok() {
+            out.push(load(&starting)?);
+            continue;
+        }
+        out.push(DaemonSpec {
+            version: SETTINGS_VERSION,
+            pipe_dir: home.join("pipe"),
+            log_dir: home.join("log"),
+            name,
+            multiuser: false,
+            clients: None,
+            thread_percentage: None,
+            devices: Vec::new(),
+            created_dirs: Vec::new(),
+        });
     }
     out.sort_by(|a, b| a.name.cmp(&b.name));
     Ok(out)
@@ -383,66 +461,4 @@ fn load(path: &Path) -> Result<DaemonSpec> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn names_say_which_gpus() {
-        assert_eq!(whole_gpu_name(&[0, 1, 2, 3]), "gpu0-3");
-        assert_eq!(whole_gpu_name(&[2, 0]), "gpu0_2");
-        assert_eq!(whole_gpu_name(&[1]), "gpu1");
-        assert_eq!(whole_gpu_name(&[0, 1, 3, 5, 6]), "gpu0-1_3_5-6");
-        assert_eq!(mig_name(0, 1, 0), "gpu0-gi1-ci0");
-    }
-
-    #[test]
-    fn settings_round_trip_and_are_found_again() {
-        let root = tempfile::tempdir().unwrap();
-        let paths = Paths::new(Some(root.path().to_path_buf()));
-        let spec = DaemonSpec {
-            version: SETTINGS_VERSION,
-            name: "gpu0".into(),
-            pipe_dir: daemon_dir(&paths, "gpu0").join("pipe"),
-            log_dir: daemon_dir(&paths, "gpu0").join("log"),
-            multiuser: false,
-            clients: Some(2),
-            thread_percentage: Some(50),
-            devices: vec![DaemonDevice {
-                ordinal: 0,
-                gpu: 0,
-                uuid: "GPU-1".into(),
-                name: "Tesla T4".into(),
-                mig: None,
-                memory_mib: 15360,
-                memory_limit_mib: Some(7680),
-                client_cap: 48,
-                previous_compute_mode: Some(ComputeMode::Default),
-            }],
-            created_dirs: vec![],
-        };
-        std::fs::create_dir_all(daemon_dir(&paths, "gpu0")).unwrap();
-        spec.write(&paths).unwrap();
-        assert_eq!(load_all(&paths).unwrap(), vec![spec.clone()]);
-        let mut other = spec.clone();
-        other.devices[0].memory_limit_mib = Some(1024);
-        assert!(!spec.same_settings(&other));
-        other.devices[0].memory_limit_mib = Some(7680);
-        other.devices[0].previous_compute_mode = None;
-        assert!(
-            spec.same_settings(&other),
-            "the previous mode is not a setting"
-        );
-    }
-
-    #[test]
-    fn a_broken_settings_file_names_its_path() {
-        let root = tempfile::tempdir().unwrap();
-        let paths = Paths::new(Some(root.path().to_path_buf()));
-        let dir = daemon_dir(&paths, "gpu0");
-        std::fs::create_dir_all(&dir).unwrap();
-        std::fs::write(dir.join(SETTINGS_FILE), "{\"version\": 1,\n \"name\": 3}").unwrap();
-        let e = load_all(&paths).unwrap_err();
-        assert_eq!(e.exit, crate::error::Exit::Usage);
-        assert!(e.message.contains("settings.json:2:"), "{}", e.message);
-    }
-}
+mod tests;

@@ -3,7 +3,6 @@
 
 use super::MpsOptions;
 use super::control::{MpsControl, SendError, daemon_pid, seconds};
-use super::daemon::remove_dirs;
 use super::process;
 use super::query::{self, Client, DaemonState, PING};
 use super::settings::DaemonSpec;
@@ -17,67 +16,37 @@ use std::time::{Duration, Instant};
 /// gpushare signals a pid from a pid file only when it carries this name: pids are reused.
 const DAEMON_COMM: &str = "nvidia-cuda-mps";
 
-/// What `stop_daemons` did for one daemon.
-#[derive(Debug, Clone, serde::Serialize)]
+/// What stopping a daemon did.
+#[derive(Debug, Clone)]
 pub struct Stopped {
-    pub name: String,
     /// It answered before the stop (a daemon that had died leaves only its record to clear).
     pub was_running: bool,
     /// Clients ended with `terminate_client` (`--force`).
     pub terminated_clients: Vec<Client>,
 }
 
-/// Stop the daemons of `records`. Nothing changes while a client is connected to any of them,
-/// unless `opts.force`.
-pub fn stop_daemons(
+/// Stop the daemon of `record`. Nothing changes while a client is connected to it, unless
+/// `opts.force`.
+pub fn stop_daemon(
     ctx: &mut Context,
     control: &MpsControl,
-    records: Vec<DaemonSpec>,
+    record: &DaemonSpec,
     opts: MpsOptions,
-) -> Result<Vec<Stopped>> {
-    let states: Vec<(DaemonSpec, DaemonState)> = records
-        .into_iter()
-        .map(|r| {
-            let s = query::query(control, &r);
-            (r, s)
-        })
-        .collect();
-    if !opts.force {
-        let busy: Vec<String> = states
-            .iter()
-            .filter(|(_, s)| s.clients().next().is_some())
-            .map(|(r, s)| {
-                let clients: Vec<String> = s.clients().map(Client::describe).collect();
-                format!("`{}`: {}", r.name, clients.join(", "))
-            })
-            .collect();
-        if !busy.is_empty() {
-            return Err(Error::failed(format!(
-                "MPS clients are connected to {}",
-                busy.join("; ")
-            ))
-            .with_hint(
-                "stop them first, or pass --force to end them (terminate_client) and stop anyway",
-            ));
-        }
+) -> Result<Stopped> {
+    let state = query::query(control, record);
+    if !opts.force && state.clients().next().is_some() {
+        let clients: Vec<String> = state.clients().map(Client::describe).collect();
+        return Err(Error::failed(format!(
+            "MPS clients are connected to `{}`: {}",
+            record.name,
+            clients.join(", ")
+        ))
+        .with_hint(
+            "stop them first, or pass --force to end them (terminate_client) and stop anyway",
+        ));
     }
-    let mut out = Vec::new();
-    for (record, state) in states {
-        out.push(stop_one(ctx, control, &record, &state, opts)?);
-    }
-    Ok(out)
-}
-
-/// Stop a daemon this process started, on the way out of a failed start: errors become warnings.
-pub fn take_down(ctx: &mut Context, control: &MpsControl, spec: &DaemonSpec, opts: MpsOptions) {
-    let state = query::query(control, spec);
-    let opts = MpsOptions {
-        force: true,
-        ..opts
-    };
-    if let Err(e) = stop_one(ctx, control, spec, &state, opts) {
-        ctx.out.warn(e.message);
-    }
+    ctx.backend()?.fault_before("stop_mps_daemon")?;
+    stop_one(ctx, control, record, &state, opts)
 }
 
 fn stop_one(
@@ -93,6 +62,8 @@ fn stop_one(
             terminated = end_clients(ctx, control, record, state);
         }
         quit_and_wait(control, record, state.pid, opts, opts.force)?;
+        // A crash from here leaves the record of a daemon that is gone.
+        ctx.backend()?.fault_after("stop_mps_daemon");
     }
     for device in &record.devices {
         let target = device.device_ref();
@@ -112,11 +83,10 @@ fn stop_one(
             }
         }
     }
-    for problem in remove_dirs(&ctx.paths, record) {
+    for problem in record.remove_dirs(&ctx.paths) {
         ctx.out.warn(problem);
     }
     Ok(Stopped {
-        name: record.name.clone(),
         was_running: state.running,
         terminated_clients: terminated,
     })

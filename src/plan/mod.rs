@@ -1,14 +1,13 @@
 //! A plan: the ordered changes that bring the node to a desired state, and what stands in the way.
+//! Pure data: no I/O here.
 //!
 //! Planners are pure (desired state + observed [`Node`](crate::node::Node) → [`Plan`]); the
-//! [`executor`] runs a plan through the [`Backend`](crate::backend::Backend), and the steps that
-//! are not driver calls (MPS daemons, vGPU devices) through its [`Runner`](executor::Runner). The
-//! JSON form is a
-//! contract: `{"changes": [{"gpu", "action", "detail"}], "reboot_required", "reboot_gpus",
-//! "blockers": [{"gpu", "message", "hint"}]}`. Every sharing mode plans into this one type, so
-//! `plan` shows exactly what `apply` will do.
-
-pub mod executor;
+//! pipeline's executor ([`pipeline::execute`](crate::pipeline::execute)) runs a plan through the
+//! [`Backend`](crate::backend::Backend), and the steps that are not driver calls (MPS daemons,
+//! vGPU devices) through its runner. The JSON form is a contract: `{"changes": [{"gpu",
+//! "action", "detail"}], "reboot_required", "reboot_gpus", "blockers": [{"gpu", "message",
+//! "hint"}]}`. Every sharing mode and every changing command plans into this one type, so `plan`
+//! and `--dry-run` show exactly what runs.
 
 use crate::backend::DeviceRef;
 use crate::mps::settings::DaemonSpec;
@@ -57,6 +56,28 @@ pub enum Operation {
     Later(&'static str),
 }
 
+/// Where a change runs in a plan: every change of a phase comes before those of the next phase,
+/// and within a phase each GPU's changes keep their order. Phases are what a runner that works
+/// on several GPUs at once (or stops services around resets) must keep across GPUs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Phase {
+    /// MPS daemons whose devices the MIG changes take away, and stopping MPS daemons whose
+    /// record was lost.
+    StopDaemons,
+    /// MIG mode changes, and the destroys a MIG disable needs before it.
+    MigModes,
+    /// Resets of GPUs whose MIG mode is pending (consecutive resets run as one call).
+    Resets,
+    /// MIG GPU and compute instances destroyed and created.
+    MigLayouts,
+    /// MPS daemons stopped and started, compute modes set.
+    Daemons,
+    /// vGPU devices (SR-IOV first).
+    Vgpu,
+    /// Changes planned exactly only once the others are made.
+    Later,
+}
+
 /// A GPU instance a change acts on: one that exists, or the one an earlier change of the same
 /// plan creates at a placement (its id is known only once the driver made it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -90,6 +111,34 @@ impl Operation {
         }
     }
 
+    /// The phase it usually runs in.
+    pub fn phase(&self) -> Phase {
+        match self {
+            Operation::SetMigMode(_) | Operation::AwaitReboot => Phase::MigModes,
+            Operation::ResetIfPending => Phase::Resets,
+            Operation::DestroyComputeInstance { .. }
+            | Operation::DestroyGpuInstance { .. }
+            | Operation::CreateGpuInstance { .. }
+            | Operation::CreateComputeInstance { .. } => Phase::MigLayouts,
+            Operation::SetComputeMode { .. }
+            | Operation::StopMpsDaemon(_)
+            | Operation::StartMpsDaemon(_) => Phase::Daemons,
+            Operation::Vgpu(_) => Phase::Vgpu,
+            Operation::Later(_) => Phase::Later,
+        }
+    }
+
+    /// Whether the driver makes it (the other operations go to the runner's own steps).
+    pub fn is_driver_call(&self) -> bool {
+        !matches!(
+            self,
+            Operation::StopMpsDaemon(_)
+                | Operation::StartMpsDaemon(_)
+                | Operation::Vgpu(_)
+                | Operation::Later(_)
+        )
+    }
+
     /// Whether running it changes the node (not a note about a reboot, not a change planned for
     /// later).
     pub fn changes_the_node(&self) -> bool {
@@ -112,9 +161,12 @@ pub struct Change {
     pub later: bool,
     #[serde(skip)]
     pub operation: Operation,
+    #[serde(skip)]
+    pub phase: Phase,
 }
 
 impl Change {
+    /// A change in the phase its operation usually runs in.
     pub fn new(gpu: u32, operation: Operation, detail: impl Into<String>) -> Self {
         Change {
             gpu,
@@ -122,8 +174,14 @@ impl Change {
             detail: detail.into(),
             status: None,
             later: matches!(operation, Operation::Later(_)),
+            phase: operation.phase(),
             operation,
         }
+    }
+
+    /// The same change in another phase (a destroy that a MIG disable needs first).
+    pub fn in_phase(self, phase: Phase) -> Self {
+        Change { phase, ..self }
     }
 }
 
@@ -176,16 +234,6 @@ impl Plan {
     /// Nothing to change and nothing in the way: the node is as desired.
     pub fn is_converged(&self) -> bool {
         self.changes.is_empty() && self.blockers.is_empty() && !self.reboot_required
-    }
-
-    /// Add another planner's plan (e.g. MIG and MPS for one node).
-    pub fn extend(&mut self, other: Plan) {
-        self.changes.extend(other.changes);
-        self.blockers.extend(other.blockers);
-        self.reboot_required |= other.reboot_required;
-        for g in other.reboot_gpus {
-            self.mark_reboot(g);
-        }
     }
 
     /// Record that `gpu` needs a reboot.
@@ -247,6 +295,14 @@ impl Plan {
         }
         s
     }
+}
+
+/// `0, 2, 5`: GPU indexes for messages.
+pub fn join(gpus: &[u32]) -> String {
+    gpus.iter()
+        .map(u32::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 #[cfg(test)]

@@ -21,7 +21,7 @@ use super::discover::virtual_functions;
 use super::in_use::OpenVfioNodes;
 use super::sysfs::{MDEV_DEVICES, SysfsRoot, link_name, list_dir, same_pci_address};
 use super::type_name::{TypeName, short_name};
-use super::writer::Write;
+use super::write::Write;
 use super::{mdev, vfio};
 use crate::error::{Error, Result};
 use crate::source_file::SourceFile;

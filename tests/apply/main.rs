@@ -3,7 +3,9 @@
 
 #[path = "../common/mod.rs"]
 mod common;
+mod every_command;
 mod init;
+mod interrupt;
 mod node;
 
 use common::vgpu_host::*;
@@ -320,10 +322,7 @@ fn sigterm_finishes_the_step_in_flight_and_stops() {
         e.contains("error: stopped by SIGTERM before GPU 0: create_compute_instance"),
         "{e}"
     );
-    assert!(
-        e.contains("run `gpushare apply` (or the same command) again"),
-        "{e}"
-    );
+    assert!(e.contains("run the same command again"), "{e}");
     let last = node.journal().lines().last().unwrap().to_string();
     assert!(
         last.contains("\"event\":\"failed\"") && last.contains("SIGTERM"),

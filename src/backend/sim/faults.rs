@@ -2,9 +2,9 @@
 //!
 //! - `GPUSHARE_SIM_FAIL=<op>:<n>[,<op>:<n>…]` makes the n-th call of that operation in this
 //!   process fail;
-//! - `GPUSHARE_SIM_CRASH=<op>:<n>[:abort|term|int]`: once the n-th call of that operation is made
-//!   and saved, the process gets SIGABRT (a crash, the default), SIGTERM (`kill`) or SIGINT
-//!   (Ctrl-C);
+//! - `GPUSHARE_SIM_CRASH=<op>:<n>[:abort|kill|term|int]`: once the n-th call of that operation is
+//!   made and saved, the process gets SIGABRT (a crash, the default), SIGKILL (`kill -9`),
+//!   SIGTERM (`kill`) or SIGINT (Ctrl-C);
 //! - `GPUSHARE_SIM_DELAY_MS=<ms>`: every changing operation takes that long (a slow driver, for
 //!   tests of commands that run at the same time).
 
@@ -17,8 +17,11 @@ pub const ENV: &str = "GPUSHARE_SIM_FAIL";
 pub const CRASH_ENV: &str = "GPUSHARE_SIM_CRASH";
 pub const DELAY_ENV: &str = "GPUSHARE_SIM_DELAY_MS";
 
-/// The operations that can be made to fail.
-pub const OPERATIONS: [&str; 7] = [
+/// The operations that can be made to fail: the driver's, and the steps gpushare takes outside
+/// it ([`Backend::fault_before`](crate::backend::Backend::fault_before)). `start_mps_daemon` is
+/// the daemon's launch (a crash after it leaves a daemon without its record), `stop_mps_daemon`
+/// its `quit` (a crash after it leaves a record of a daemon that is gone).
+pub const OPERATIONS: [&str; 12] = [
     "set_mig_mode",
     "reset",
     "create_gpu_instance",
@@ -26,6 +29,11 @@ pub const OPERATIONS: [&str; 7] = [
     "destroy_compute_instance",
     "destroy_gpu_instance",
     "set_compute_mode",
+    "start_mps_daemon",
+    "stop_mps_daemon",
+    "enable_sriov",
+    "create_vgpu",
+    "remove_vgpu",
 ];
 
 #[derive(Debug, Default)]
@@ -140,7 +148,7 @@ impl Faults {
 fn parse_crash(spec: &str) -> Result<Crash> {
     let bad = || {
         Error::usage(format!(
-            "{CRASH_ENV}: `{spec}` is not <operation>:<n>[:abort|term|int]"
+            "{CRASH_ENV}: `{spec}` is not <operation>:<n>[:abort|kill|term|int]"
         ))
         .with_hint(format!(
             "operations: {}; n counts calls from 1",
@@ -156,6 +164,7 @@ fn parse_crash(spec: &str) -> Result<Crash> {
         .ok_or_else(bad)?;
     let signal = match parts.next().map(str::trim) {
         None | Some("abort") => libc::SIGABRT,
+        Some("kill") => libc::SIGKILL,
         Some("term") => libc::SIGTERM,
         Some("int") => libc::SIGINT,
         Some(_) => return Err(bad()),
@@ -194,11 +203,15 @@ mod tests {
         );
         assert_eq!(parse_crash("reset:1:term").unwrap().signal, libc::SIGTERM);
         assert_eq!(parse_crash("reset:1:int").unwrap().signal, libc::SIGINT);
+        assert_eq!(
+            parse_crash("start_mps_daemon:2:kill").unwrap().signal,
+            libc::SIGKILL
+        );
         for bad in [
             "reset",
             "reset:0",
             "explode:1",
-            "reset:1:kill",
+            "reset:1:hup",
             "reset:1:term:x",
         ] {
             assert!(parse_crash(bad).is_err(), "{bad}");

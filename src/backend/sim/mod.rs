@@ -265,6 +265,14 @@ impl Backend for SimBackend {
     fn set_compute_mode(&mut self, device: DeviceRef, mode: ComputeMode) -> DriverResult<()> {
         self.change("set_compute_mode", |s| s.set_compute_mode(device, mode))
     }
+
+    fn fault_before(&mut self, step: &'static str) -> DriverResult<()> {
+        self.faults.check(step)
+    }
+
+    fn fault_after(&mut self, step: &'static str) {
+        self.faults.after(step);
+    }
 }
 
 #[cfg(test)]

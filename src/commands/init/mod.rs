@@ -1,26 +1,26 @@
 //! `gpushare init`: from a bare node to a shared, checked one in one command.
 //!
-//! detect → choose a layout ([`layout`], or `-c FILE`) → check it against the node → plan →
+//! detect → choose a layout (`config::choose`, or `-c FILE`) → check it against the node → plan →
 //! (confirm) → write gpushare.toml (atomically; an existing file that says something else only
 //! with --force) → apply → manifests of `[kubernetes] targets` (into `<etc>/manifests`, or
 //! --manifests-out) → probe (skipped with a note when there is no CUDA) → what the node offers
 //! ([`summary`]). Each step finds what an earlier run did: running it again changes nothing.
 
-mod layout;
 mod summary;
 
-use super::apply::report;
+use super::changing::report;
 use crate::Context;
-use crate::apply::Options;
-use crate::apply::converge::{Converge, Converged, converge, take_guard};
-use crate::apply::desired::Source;
-use crate::apply::guard::Guard;
-use crate::cli::{InitArgs, ManifestsArgs, ProbeArgs};
+use crate::cli::{InitArgs, InitMode, ManifestsArgs, ProbeArgs};
 use crate::config::Config;
+use crate::config::choose::{self as layout, SharingMode};
 use crate::error::{Error, Exit, Result};
 use crate::k8s::cdi::DeviceSource;
 use crate::mig::layout::ProfileBook;
 use crate::node::selector::GpuSelector;
+use crate::pipeline::Options;
+use crate::pipeline::converge::{Converge, Converged, converge, take_guard};
+use crate::pipeline::desired::Source;
+use crate::pipeline::guard::Guard;
 use crate::probe::report::Verdict;
 use crate::source_file::SourceFile;
 use std::path::Path;
@@ -126,13 +126,13 @@ fn run_locked(ctx: &mut Context, args: &InitArgs, mut guard: Option<&mut Guard>)
     if applied.error.is_some() || applied.made.reboot_required {
         ctx.out
             .data(&applied.made, |out| applied.made.render(out))?;
-        let exit = report(&ctx.out, &applied, &what)?;
+        let exit = report(&ctx.out, &applied)?;
         ctx.out.note(format!(
             "after the reboot, run the same `gpushare init` (or `gpushare apply -c {what}`) again to finish"
         ));
         return Ok(exit);
     }
-    report(&ctx.out, &applied, &what)?;
+    report(&ctx.out, &applied)?;
 
     let manifests = if targets == 0 {
         ctx.out
@@ -178,7 +178,12 @@ fn run_locked(ctx: &mut Context, args: &InitArgs, mut guard: Option<&mut Guard>)
 
 fn flags(args: &InitArgs) -> layout::Flags {
     layout::Flags {
-        mode: args.mode,
+        mode: args.mode.map(|m| match m {
+            InitMode::Mig => SharingMode::Mig,
+            InitMode::Mps => SharingMode::Mps,
+            InitMode::TimeSlicing => SharingMode::TimeSlicing,
+            InitMode::Auto => SharingMode::Auto,
+        }),
         profile: args.profile.clone(),
         clients: args.clients,
         replicas: args.replicas,
@@ -210,10 +215,10 @@ fn command_line(args: &InitArgs) -> String {
     let mut s = String::new();
     if let Some(m) = args.mode {
         let name = match m {
-            crate::cli::InitMode::Mig => "mig",
-            crate::cli::InitMode::Mps => "mps",
-            crate::cli::InitMode::TimeSlicing => "time-slicing",
-            crate::cli::InitMode::Auto => "auto",
+            InitMode::Mig => "mig",
+            InitMode::Mps => "mps",
+            InitMode::TimeSlicing => "time-slicing",
+            InitMode::Auto => "auto",
         };
         s.push_str(&format!(" --mode {name}"));
     }

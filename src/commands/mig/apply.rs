@@ -1,62 +1,74 @@
 //! `gpushare mig apply` and `gpushare mig assert`.
 
-use super::{observe, plan_and_run};
+use super::super::changing::{self, Changing};
 use crate::Context;
 use crate::cli::{MigApplyArgs, MigFileArgs};
 use crate::error::{Error, Exit, Result};
-use crate::mig::planner::{self, PlanOptions};
 use crate::mig::source::DesiredFile;
+use crate::pipeline::Options;
+use crate::pipeline::converge::plan_only;
+use crate::pipeline::desired::Source;
+use crate::plan::join;
+use std::path::Path;
+
+/// The MIG-only desired state of `-f FILE [-c LABEL]`.
+fn source(args: &MigFileArgs) -> Result<Source> {
+    let file = DesiredFile::load(&args.file)?;
+    let label = args.label.as_deref();
+    Ok(match file {
+        DesiredFile::MigParted(file) => {
+            let label = file.select(label)?.label.clone();
+            Source::MigParted { file, label }
+        }
+        DesiredFile::Gpushare(config) => {
+            if let Some(l) = label {
+                return Err(Error::usage(format!(
+                    "-c {l} selects a mig-parted label, but {} is a gpushare.toml",
+                    config.source.path.display()
+                ))
+                .with_hint("drop -c: a gpushare.toml has no labels"));
+            }
+            Source::MigOf(config)
+        }
+    })
+}
 
 pub fn apply(ctx: &mut Context, args: &MigApplyArgs) -> Result<Exit> {
-    let file = DesiredFile::load(&args.file.file)?;
-    let label = args.file.label.as_deref();
-    let (node, book) = observe(ctx)?;
-    let desires = file.desires(label, &node, &book, &ctx.out)?;
-    let options = PlanOptions { force: args.force };
-    let what = file.describe(label);
-    let mut again =
-        |ctx: &mut Context, node: &crate::node::Node, book: &crate::mig::layout::ProfileBook| {
-            file.desires(label, node, book, &ctx.out)
-        };
-    plan_and_run(
+    changing::run(
         ctx,
-        &node,
-        &desires,
-        options,
-        args.dry_run,
-        &what,
-        &mut again,
+        source(&args.file)?,
+        &Changing {
+            command: "mig apply",
+            sysfs_root: Path::new("/"),
+            options: Options { force: args.force },
+            dry_run: args.dry_run,
+        },
     )
 }
 
 /// Exit 0 when nothing would change, 3 otherwise (with the differences).
 pub fn assert(ctx: &mut Context, args: &MigFileArgs) -> Result<Exit> {
-    let file = DesiredFile::load(&args.file)?;
-    let label = args.label.as_deref();
-    let (node, book) = observe(ctx)?;
-    let desires = file.desires(label, &node, &book, &ctx.out)?;
-    let plan = planner::plan(&node, &desires, PlanOptions::default());
+    let (desired, plan) = plan_only(ctx, source(args)?, Path::new("/"), Options::default())?;
     ctx.out.data(&plan, |out| plan.render(out))?;
-    let what = file.describe(label);
     if plan.is_converged() {
-        ctx.out.note(format!("the node has {what}"));
+        ctx.out.note(format!("the node has {}", desired.what));
         return Ok(Exit::Ok);
     }
     Err(Error::new(
         Exit::Differs,
         format!(
-            "selected configuration not currently applied: {what} needs {} change(s) on GPU(s) {}",
+            "selected configuration not currently applied: {} needs {} change(s) on GPU(s) {}",
+            desired.what,
             plan.changes.len(),
-            plan.gpus()
-                .iter()
-                .map(u32::to_string)
-                .collect::<Vec<_>>()
-                .join(", ")
+            join(&plan.gpus())
         ),
     )
     .with_hint(format!(
         "apply it with `gpushare mig apply -f {}{}`",
         args.file.display(),
-        label.map(|l| format!(" -c {l}")).unwrap_or_default()
+        args.label
+            .as_deref()
+            .map(|l| format!(" -c {l}"))
+            .unwrap_or_default()
     )))
 }

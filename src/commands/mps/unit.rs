@@ -1,13 +1,14 @@
 //! `gpushare mps unit [--install]`: a systemd unit that runs `gpushare mps start` at boot with
 //! the same settings; printed, or written atomically under /etc/systemd/system.
 
-use super::{mig_uuids, plan_start};
+use super::start_request;
 use crate::Context;
 use crate::cli::{MpsSettingsArgs, MpsUnitArgs};
 use crate::error::{Error, Exit, Result};
 use crate::mps::DEFAULT_TIMEOUT;
 use crate::mps::control::PID_FILE;
 use crate::mps::settings::{DaemonSpec, daemon_dir, whole_gpu_name};
+use crate::mps::start::mig_uuids;
 use crate::mps::unit::{UnitSpec, runtime_dir};
 use crate::node::selector::GpuSelector;
 use serde::Serialize;
@@ -32,7 +33,8 @@ pub fn run(ctx: &mut Context, args: &MpsUnitArgs) -> Result<Exit> {
         )
         .with_hint("select their GPUs instead (`--gpu 0`): each MIG device gets a daemon"));
     }
-    let specs = plan_start(ctx, s)?;
+    let node = ctx.snapshot()?;
+    let specs = start_request(s).daemons(&node, &ctx.paths, &ctx.out)?;
     let gpus: BTreeSet<u32> = specs
         .iter()
         .flat_map(|d| d.devices.iter().map(|dev| dev.gpu))

@@ -1,22 +1,31 @@
-//! `vgpu apply`, `vgpu assert` and `vgpu clear`: plan from the file (or from nothing), show the
-//! plan or make it, and report every step.
+//! `vgpu apply` and `vgpu clear` through the one pipeline (`crate::pipeline`) with a
+//! vGPU-only desired state; `vgpu assert`: plan from the file and say whether anything differs.
 
-use super::{input, select, warn_in_use_unknown};
+use super::super::changing::{self, Changing};
 use crate::Context;
-use crate::cli::{VgpuApplyArgs, VgpuAssertArgs, VgpuClearArgs};
+use crate::cli::{VgpuApplyArgs, VgpuAssertArgs, VgpuClearArgs, VgpuFileArgs};
 use crate::error::{Exit, Result};
 use crate::node::Node;
 use crate::node::selector::GpuSelector;
-use crate::output::{Output, Style, table};
-use crate::vgpu::apply::{self, Applied, ApplyOptions, Session};
+use crate::output::table;
+use crate::pipeline::Options;
+use crate::pipeline::desired::Source;
 use crate::vgpu::desired::Desired;
 use crate::vgpu::discover::attach_node;
-use crate::vgpu::execute::{StepReport, StepStatus};
 use crate::vgpu::host::Framework;
+use crate::vgpu::input::{self, LayoutFile};
 use crate::vgpu::plan::{GpuPlan, Plan, PlanOptions, plan};
+use crate::vgpu::session::Session;
 use crate::vgpu::sysfs::SysfsRoot;
 use serde::Serialize;
 use std::collections::BTreeMap;
+
+fn layout_file(args: &VgpuFileArgs) -> LayoutFile {
+    LayoutFile {
+        file: args.file.clone(),
+        config: args.config.clone(),
+    }
+}
 
 /// Restrict a desired layout to the GPUs `--gpu` selects.
 fn restrict(desired: &mut Desired, selector: &GpuSelector, node: &Node) -> Result<()> {
@@ -27,54 +36,36 @@ fn restrict(desired: &mut Desired, selector: &GpuSelector, node: &Node) -> Resul
 }
 
 pub fn apply(ctx: &mut Context, args: &VgpuApplyArgs) -> Result<Exit> {
-    let (out, paths) = (ctx.out.clone(), ctx.paths.clone());
-    let mut session = Session::new(SysfsRoot::new(&args.sysfs.sysfs_root), &paths, &out);
-    let host = session.discover()?;
-    warn_in_use_unknown(ctx, &host);
-    let node = ctx.snapshot()?;
-    let mut desired = input::desired(&args.input, &node, &paths)?;
-    restrict(&mut desired, &args.gpu, &node)?;
-    if desired.gpus.is_empty() {
-        out.note("nothing to do: the file gives no vGPU layout for the selected GPUs of this node");
-    }
-    let options = ApplyOptions {
-        plan: PlanOptions {
-            force: args.force,
+    changing::run(
+        ctx,
+        Source::Vgpu {
+            layout: Some(layout_file(&args.input)),
+            gpus: args.gpu.clone(),
             heterogeneous: args.heterogeneous,
         },
-        dry_run: args.dry_run,
-    };
-    finish(&out, &mut session, &node, &desired, options)
+        &Changing {
+            command: "vgpu apply",
+            sysfs_root: &args.sysfs.sysfs_root,
+            options: Options { force: args.force },
+            dry_run: args.dry_run,
+        },
+    )
 }
 
 pub fn clear(ctx: &mut Context, args: &VgpuClearArgs) -> Result<Exit> {
-    let (out, paths) = (ctx.out.clone(), ctx.paths.clone());
-    let mut session = Session::new(SysfsRoot::new(&args.sysfs.sysfs_root), &paths, &out);
-    let mut host = session.discover()?;
-    warn_in_use_unknown(ctx, &host);
-    let node = ctx.snapshot()?;
-    attach_node(&mut host, &node);
-    let host = select(host, &args.gpu, &node)?;
-    for g in host.gpus.iter().filter(|g| g.index.is_none()) {
-        out.warn(format!(
-            "{} is not one of the node's GPUs; left alone",
-            g.pci_bus_id
-        ));
-    }
-    let indexes: Vec<u32> = host.gpus.iter().filter_map(|g| g.index).collect();
-    let options = ApplyOptions {
-        plan: PlanOptions {
-            force: args.force,
+    changing::run(
+        ctx,
+        Source::Vgpu {
+            layout: None,
+            gpus: args.gpu.clone(),
             heterogeneous: false,
         },
-        dry_run: args.dry_run,
-    };
-    finish(
-        &out,
-        &mut session,
-        &node,
-        &Desired::empty(&indexes),
-        options,
+        &Changing {
+            command: "vgpu clear",
+            sysfs_root: &args.sysfs.sysfs_root,
+            options: Options { force: args.force },
+            dry_run: args.dry_run,
+        },
     )
 }
 
@@ -84,7 +75,7 @@ pub fn assert(ctx: &mut Context, args: &VgpuAssertArgs) -> Result<Exit> {
     let mut host = session.discover()?;
     let node = ctx.snapshot()?;
     attach_node(&mut host, &node);
-    let mut desired = input::desired(&args.input, &node, &paths)?;
+    let mut desired = input::desired(&layout_file(&args.input), &node, &paths)?;
     restrict(&mut desired, &args.gpu, &node)?;
     // Only the difference matters here, not whether apply may remove what VMs use.
     let options = PlanOptions {
@@ -111,46 +102,6 @@ pub fn assert(ctx: &mut Context, args: &VgpuAssertArgs) -> Result<Exit> {
     }
 }
 
-/// Plan, make (or show) the changes, keep what was learned, and report.
-fn finish(
-    out: &Output,
-    session: &mut Session,
-    node: &Node,
-    desired: &Desired,
-    options: ApplyOptions,
-) -> Result<Exit> {
-    let applied = apply::apply(session, node, desired, options)?;
-    let saved = if options.dry_run {
-        Ok(())
-    } else {
-        session.save()
-    };
-    report(out, &applied, options.dry_run)?;
-    if let Some(e) = applied.error {
-        if let Err(s) = saved {
-            out.warn(s.message);
-        }
-        return Err(e);
-    }
-    saved?;
-    let done = applied
-        .steps
-        .iter()
-        .filter(|s| s.status == StepStatus::Done)
-        .count();
-    if options.dry_run {
-        out.note(format!(
-            "dry run: {} change(s) planned, none made",
-            applied.steps.len()
-        ));
-    } else if done == 0 {
-        out.note("nothing to change: the vGPU devices already match");
-    } else {
-        out.note(format!("made {done} change(s)"));
-    }
-    Ok(Exit::Ok)
-}
-
 #[derive(Serialize)]
 struct GpuSummary<'a> {
     index: Option<u32>,
@@ -173,38 +124,9 @@ fn summary(g: &GpuPlan) -> GpuSummary<'_> {
 }
 
 #[derive(Serialize)]
-struct ApplyReport<'a> {
-    dry_run: bool,
-    changed: usize,
-    gpus: Vec<GpuSummary<'a>>,
-    steps: &'a [StepReport],
-}
-
-#[derive(Serialize)]
 struct AssertReport<'a> {
     matches: bool,
     gpus: Vec<GpuSummary<'a>>,
-}
-
-fn report(out: &Output, applied: &Applied, dry_run: bool) -> Result<()> {
-    let view = ApplyReport {
-        dry_run,
-        changed: applied
-            .steps
-            .iter()
-            .filter(|s| s.status == StepStatus::Done)
-            .count(),
-        gpus: applied.plan.gpus.iter().map(summary).collect(),
-        steps: &applied.steps,
-    };
-    out.data(&view, |o| {
-        let mut s = render_summaries(&applied.plan);
-        if !applied.steps.is_empty() {
-            s.push('\n');
-            s.push_str(&render_steps(o, &applied.steps, dry_run));
-        }
-        s
-    })
 }
 
 fn counts(map: &BTreeMap<String, u32>) -> String {
@@ -232,30 +154,4 @@ fn render_summaries(plan: &Plan) -> String {
         })
         .collect();
     table(&["GPU", "BUS ID", "DESIRED", "BEFORE", "CHANGES"], rows)
-}
-
-fn render_steps(out: &Output, steps: &[StepReport], dry_run: bool) -> String {
-    let rows = steps
-        .iter()
-        .map(|r| {
-            let status = match r.status {
-                StepStatus::Done => out.paint(Style::Good, "done"),
-                StepStatus::Failed => out.paint(Style::Bad, "failed"),
-                StepStatus::NotRun if dry_run => "planned".into(),
-                StepStatus::NotRun => out.paint(Style::Dim, "not run"),
-            };
-            let place = match &r.uuid {
-                Some(u) => format!("{u} {}", r.step.place()),
-                None => r.step.place(),
-            };
-            vec![
-                r.index.map_or_else(|| "-".into(), |i| i.to_string()),
-                r.step.verb().to_string(),
-                r.step.type_name().to_string(),
-                place,
-                status,
-            ]
-        })
-        .collect();
-    table(&["GPU", "ACTION", "TYPE", "DEVICE", "STATUS"], rows)
 }

@@ -1,11 +1,9 @@
 //! `gpushare vgpu …`: vGPU types, devices and layouts on a KVM host with the NVIDIA vGPU Manager.
 
 mod change;
-mod input;
 mod show;
 
 use crate::Context;
-use crate::apply::guard::guarded;
 use crate::cli::VgpuCommand;
 use crate::error::{Error, Exit, Result};
 use crate::node::Node;
@@ -16,13 +14,9 @@ pub fn run(ctx: &mut Context, cmd: &VgpuCommand) -> Result<Exit> {
     match cmd {
         VgpuCommand::Types(args) => show::types(ctx, args),
         VgpuCommand::Status(args) => show::status(ctx, args),
-        VgpuCommand::Apply(args) => guarded(ctx, "vgpu apply", args.dry_run, |ctx| {
-            change::apply(ctx, args)
-        }),
+        VgpuCommand::Apply(args) => change::apply(ctx, args),
         VgpuCommand::Assert(args) => change::assert(ctx, args),
-        VgpuCommand::Clear(args) => guarded(ctx, "vgpu clear", args.dry_run, |ctx| {
-            change::clear(ctx, args)
-        }),
+        VgpuCommand::Clear(args) => change::clear(ctx, args),
     }
 }
 

@@ -5,9 +5,9 @@ use crate::Context;
 use crate::cli::VgpuShowArgs;
 use crate::error::{Exit, Result};
 use crate::output::{Output, Style, table};
-use crate::vgpu::apply::Session;
 use crate::vgpu::discover::attach_node;
 use crate::vgpu::host::{Framework, Host, Sriov, VgpuGpu, VgpuType};
+use crate::vgpu::session::Session;
 use crate::vgpu::sysfs::SysfsRoot;
 use serde::Serialize;
 

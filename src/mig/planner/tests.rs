@@ -9,7 +9,7 @@ use crate::error::Exit;
 use crate::mig::from_config;
 use crate::mig::layout::ProfileBook;
 use crate::output::Output;
-use crate::plan::executor;
+use crate::pipeline::execute as executor;
 use crate::source_file::SourceFile;
 use std::collections::BTreeMap;
 
@@ -212,6 +212,11 @@ fn an_instance_in_use_is_never_destroyed() {
     let e = r.unwrap_err();
     assert_eq!(e.exit, Exit::Failed);
     assert!(e.message.starts_with("nothing was changed: GPU 0: no layout keeps the GPU instance(s) in use (3g.20gb at 4:4)"), "{}", e.message);
+    assert!(
+        e.message.ends_with("is used by pid 4242 (python)"),
+        "the blocker names the process: {}",
+        e.message
+    );
     assert!(e.hint.unwrap().contains("even with --force"));
     assert!(p.changes.iter().all(|c| c.status.is_none()));
     assert_eq!(layout_of(&s), after);
@@ -478,7 +483,7 @@ fn instances_of_a_gpu_the_catalog_does_not_know_are_planned_once_mig_is_on() {
         last.detail
     );
     // Only the changes before it run now.
-    assert_eq!(crate::apply::planner::runnable(&p).changes.len(), 2);
+    assert_eq!(crate::pipeline::planner::runnable(&p).changes.len(), 2);
 }
 
 #[test]

@@ -1,107 +1,19 @@
-//! The executor: make a plan's steps in order, check each one took, and stop at the first that
-//! fails. What was done stays done and is reported; since the planner works from the state it
-//! finds, running the same command again continues from there.
+//! Making one planned step on the host, and checking that it took. The pipeline's executor
+//! runs the steps in order (with the journal, signals and progress of every changing command).
 
 use super::discover::virtual_functions;
-use super::plan::{Plan, Step};
+use super::plan::Step;
 use super::sysfs::MDEV_DEVICES;
-use super::writer::{SysfsWriter, Write};
+use super::write::Write;
+use super::writer::SysfsWriter;
 use super::{mdev, sriov, vfio};
 use crate::error::{Error, Result};
-use crate::output::Output;
-use serde::Serialize;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum StepStatus {
-    Done,
-    Failed,
-    /// Not attempted: an earlier step failed, or this is a dry run.
-    NotRun,
-}
-
-/// A step and what became of it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct StepReport {
-    pub index: Option<u32>,
-    pub pci_bus_id: String,
-    #[serde(flatten)]
-    pub step: Step,
-    pub status: StepStatus,
-    /// The UUID of a created mdev device.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub uuid: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
-}
-
-pub struct Executed {
-    pub steps: Vec<StepReport>,
-    /// The failure that stopped the run.
-    pub error: Option<Error>,
-}
-
-/// The steps of a plan, all `not_run` (a dry run).
-pub fn not_run(plan: &Plan) -> Vec<StepReport> {
-    plan.gpus
-        .iter()
-        .flat_map(|g| {
-            g.steps.iter().map(|s| StepReport {
-                index: g.index,
-                pci_bus_id: g.pci_bus_id.clone(),
-                step: s.clone(),
-                status: StepStatus::NotRun,
-                uuid: None,
-                error: None,
-            })
-        })
-        .collect()
-}
-
-pub fn execute(plan: &Plan, writer: &mut SysfsWriter, out: &Output) -> Executed {
-    let mut steps = not_run(plan);
-    let total = steps.len();
-    for i in 0..total {
-        let label = match steps[i].index {
-            Some(n) => format!("GPU {n} ({})", steps[i].pci_bus_id),
-            None => format!("GPU {}", steps[i].pci_bus_id),
-        };
-        let step = steps[i].step.clone();
-        match run_step(&step, writer) {
-            Ok(uuid) => {
-                out.note(format!("{label}: {}", step.describe(true, uuid.as_deref())));
-                steps[i].status = StepStatus::Done;
-                steps[i].uuid = uuid;
-            }
-            Err(e) => {
-                steps[i].status = StepStatus::Failed;
-                steps[i].error = Some(e.message.clone());
-                let error = Error::failed(format!(
-                    "{label}: cannot {}: {}",
-                    step.describe(false, None),
-                    e.message
-                ))
-                .with_hint(format!(
-                    "{i} of {total} change(s) were made and are listed on stdout; {}once the cause \
-                     is fixed, run the same command again: it continues from the current state",
-                    e.hint.map(|h| format!("{h}; ")).unwrap_or_default()
-                ));
-                return Executed {
-                    steps,
-                    error: Some(error),
-                };
-            }
-        }
-    }
-    Executed { steps, error: None }
-}
 
 fn io(e: std::io::Error) -> Error {
     Error::failed(format!("the kernel said: {e}"))
 }
 
-/// Make one step and check that it took; returns the UUID of a created mdev device. (The unified
-/// `gpushare apply` runs the steps one at a time through this.)
+/// Make one step and check that it took; returns the UUID of a created mdev device.
 pub fn run_step(step: &Step, writer: &mut SysfsWriter) -> Result<Option<String>> {
     let root = writer.root().clone();
     match step {

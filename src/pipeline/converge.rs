@@ -1,8 +1,10 @@
-//! The one way a layout reaches the node: check it against the node, plan, ask (on a terminal),
-//! and run until the node is as the layout says, under the caller's node lock and journal.
-//! `apply`, `init` and the node agent all come through [`converge`].
+//! The one way a desired state reaches the node: check it against the node, plan, ask (on a
+//! terminal), and run until the node is as desired, under the caller's node lock and journal.
+//! Every changing command (`apply`, `init`, `mig apply|clear`, `mps start|stop`,
+//! `vgpu apply|clear`) and the node agent come through [`converge`].
 
 use super::desired::{Desired, Source};
+use super::execute;
 use super::guard::Guard;
 use super::observe::Looker;
 use super::run::{self, Applied};
@@ -12,7 +14,7 @@ use crate::Context;
 use crate::error::{Error, Result};
 use crate::mig::layout::ProfileBook;
 use crate::output::Output;
-use crate::plan::{Plan, executor};
+use crate::plan::{Plan, join};
 use std::io::{BufRead, IsTerminal};
 use std::path::Path;
 
@@ -43,8 +45,8 @@ pub fn take_guard(ctx: &Context, command: &str, dry_run: bool) -> Result<Option<
 /// What to do once the plan is agreed, before the first change (`init` writes its file).
 pub type BeforeRun<'a> = dyn FnMut(&Context) -> Result<()> + 'a;
 
-/// Check the layout against the node, then either plan (a dry run, or no `guard`) or plan, ask,
-/// and run until the node is as the layout says.
+/// Check what `source` asks for against the node, then either plan (a dry run, or no `guard`)
+/// or plan, ask, and run until the node is as desired.
 pub fn converge(
     ctx: &mut Context,
     source: Source,
@@ -82,6 +84,7 @@ fn plan_and_run(
     if !planner::changes_anything(&plan) && plan.blockers.is_empty() {
         before_run(ctx)?;
         return Ok(Applied {
+            what: desired.what.clone(),
             made: Plan {
                 changes: Vec::new(),
                 ..plan
@@ -89,7 +92,7 @@ fn plan_and_run(
             error: None,
         });
     }
-    if let Err(e) = executor::refuse(&plan) {
+    if let Err(e) = execute::refuse(&plan) {
         ctx.out.data(&plan, |out| plan.render(out))?;
         return Err(e);
     }
@@ -118,7 +121,7 @@ fn plan_and_run(
     Ok(applied)
 }
 
-/// The layout checked against the node, and how to look at the node.
+/// What `source` asks for, checked against the node, and how to look at the node.
 pub fn check(
     ctx: &mut Context,
     source: Source,
@@ -127,9 +130,22 @@ pub fn check(
 ) -> Result<(Desired, Looker)> {
     let node = ctx.snapshot()?;
     let book = ProfileBook::load(ctx.backend()?, &node);
-    let desired = Desired::check_source(source, &node, &book, &ctx.out)?;
-    let looker = Looker::new(ctx, &desired, sysfs_root, learn)?;
+    let desired = Desired::check_source(ctx, source, &node, &book, sysfs_root)?;
+    let looker = Looker::new(ctx, &desired, &node, sysfs_root, learn)?;
     Ok((desired, looker))
+}
+
+/// What running `source` would change now (`plan`, `mig assert`): nothing is changed, no lock
+/// is taken.
+pub fn plan_only(
+    ctx: &mut Context,
+    source: Source,
+    sysfs_root: &Path,
+    options: Options,
+) -> Result<(Desired, Plan)> {
+    let (desired, looker) = check(ctx, source, sysfs_root, false)?;
+    let plan = run::plan_now(ctx, &desired, &looker, options)?;
+    Ok((desired, plan))
 }
 
 /// On a terminal, show the plan and ask; without one, go ahead (scripts never hang on a prompt).
@@ -153,12 +169,4 @@ fn confirm(out: &Output, plan: &Plan) -> Result<bool> {
         answer.trim().to_ascii_lowercase().as_str(),
         "y" | "yes"
     ))
-}
-
-/// `0, 2, 5`.
-pub fn join(gpus: &[u32]) -> String {
-    gpus.iter()
-        .map(u32::to_string)
-        .collect::<Vec<_>>()
-        .join(", ")
 }

@@ -1,10 +1,10 @@
 //! The vGPU part of the plan: `vgpu::plan` on the host as it is, one change per step. Devices a
 //! VM holds are blockers (unless --force), like MIG instances with processes.
 
-use super::Options;
-use super::desired::Desired;
-use super::observe::Observed;
 use crate::error::{Error, Result};
+use crate::pipeline::Options;
+use crate::pipeline::desired::Desired;
+use crate::pipeline::observe::Observed;
 use crate::plan::{Blocker, Change, Operation};
 use crate::vgpu::plan::{self as vgpu_plan, PlanOptions, Step};
 
@@ -12,13 +12,11 @@ use crate::vgpu::plan::{self as vgpu_plan, PlanOptions, Step};
 pub struct VgpuSteps {
     pub changes: Vec<Change>,
     pub blockers: Vec<Blocker>,
-    /// Devices on virtual functions SR-IOV has yet to create.
-    pub later: Vec<Change>,
 }
 
 pub fn plan(desired: &Desired, seen: &Observed, options: Options) -> Result<VgpuSteps> {
     let mut out = VgpuSteps::default();
-    if desired.vgpu.gpus.is_empty() {
+    if !desired.wants_vgpu() {
         return Ok(out);
     }
     let Some(host) = &seen.vgpu else {
@@ -28,9 +26,9 @@ pub fn plan(desired: &Desired, seen: &Observed, options: Options) -> Result<Vgpu
     // them with everything else.
     let all = PlanOptions {
         force: true,
-        heterogeneous: false,
+        heterogeneous: desired.vgpu.heterogeneous,
     };
-    let planned = vgpu_plan::plan(&desired.vgpu, host, all)?;
+    let planned = vgpu_plan::plan(&desired.vgpu.layout, host, all)?;
     for g in &planned.gpus {
         let Some(gpu) = g.index else { continue };
         for step in &g.steps {
@@ -68,7 +66,8 @@ pub fn plan(desired: &Desired, seen: &Observed, options: Options) -> Result<Vgpu
             .any(|s| matches!(s, Step::EnableSriov { .. }))
         {
             let types: Vec<String> = g.desired.iter().map(|(t, n)| format!("{t} ×{n}")).collect();
-            out.later.push(Change::new(
+            // Devices on the virtual functions SR-IOV has yet to create.
+            out.changes.push(Change::new(
                 gpu,
                 Operation::Later("create_vgpu"),
                 format!(

@@ -25,7 +25,7 @@ fn flat(text: &str) -> String {
     s.replace(",]", "]")
 }
 
-fn mode(mode: InitMode) -> Flags {
+fn mode(mode: SharingMode) -> Flags {
     Flags {
         mode: Some(mode),
         ..Flags::default()
@@ -38,7 +38,7 @@ fn mig_fills_every_capable_gpu_with_the_profile() {
         "dgx-a100",
         Flags {
             profile: Some("1g.5gb".into()),
-            ..mode(InitMode::Mig)
+            ..mode(SharingMode::Mig)
         },
     )
     .unwrap();
@@ -54,7 +54,7 @@ fn mig_fills_every_capable_gpu_with_the_profile() {
         "mixed",
         Flags {
             profile: Some("3g.40gb".into()),
-            ..mode(InitMode::Mig)
+            ..mode(SharingMode::Mig)
         },
     )
     .unwrap();
@@ -70,7 +70,7 @@ fn mig_refuses_nodes_and_profiles_that_cannot() {
         "t4x4",
         Flags {
             profile: Some("1g.5gb".into()),
-            ..mode(InitMode::Mig)
+            ..mode(SharingMode::Mig)
         },
     )
     .unwrap_err();
@@ -85,7 +85,7 @@ fn mig_refuses_nodes_and_profiles_that_cannot() {
         "dgx-a100",
         Flags {
             profile: Some("1g.10gb+gfx".into()),
-            ..mode(InitMode::Mig)
+            ..mode(SharingMode::Mig)
         },
     )
     .unwrap_err();
@@ -104,7 +104,7 @@ fn mps_and_time_slicing_cover_every_gpu() {
         "t4x4",
         Flags {
             clients: Some(4),
-            ..mode(InitMode::Mps)
+            ..mode(SharingMode::Mps)
         },
     )
     .unwrap();
@@ -116,7 +116,7 @@ fn mps_and_time_slicing_cover_every_gpu() {
         "mixed",
         Flags {
             replicas: Some(3),
-            ..mode(InitMode::TimeSlicing)
+            ..mode(SharingMode::TimeSlicing)
         },
     )
     .unwrap();
@@ -128,7 +128,7 @@ fn mps_and_time_slicing_cover_every_gpu() {
         "t4x4",
         Flags {
             clients: Some(60),
-            ..mode(InitMode::Mps)
+            ..mode(SharingMode::Mps)
         },
     )
     .unwrap_err();
@@ -146,7 +146,7 @@ fn auto_takes_the_largest_profile_that_gives_the_slices_and_mps_elsewhere() {
     let auto = |slices, min| Flags {
         slices: Some(slices),
         min_memory_mib: min,
-        ..mode(InitMode::Auto)
+        ..mode(SharingMode::Auto)
     };
     let (_, text) = choose_on("dgx-a100", auto(3, None)).unwrap();
     assert!(text.contains("\"2g.10gb\"=3"), "{text}");
@@ -180,14 +180,14 @@ fn auto_takes_the_largest_profile_that_gives_the_slices_and_mps_elsewhere() {
 fn flags_must_fit_the_mode() {
     let e = choose_on("t4x4", Flags::default()).unwrap_err();
     assert!(e.message.contains("-c FILE or --mode"), "{}", e.message);
-    let e = choose_on("t4x4", mode(InitMode::Mps)).unwrap_err();
+    let e = choose_on("t4x4", mode(SharingMode::Mps)).unwrap_err();
     assert_eq!(e.message, "--mode mps needs --clients");
     let e = choose_on(
         "t4x4",
         Flags {
             clients: Some(2),
             replicas: Some(2),
-            ..mode(InitMode::Mps)
+            ..mode(SharingMode::Mps)
         },
     )
     .unwrap_err();
@@ -197,7 +197,7 @@ fn flags_must_fit_the_mode() {
         Flags {
             profile: Some("1g.5gb".into()),
             min_memory_mib: Some(1024),
-            ..mode(InitMode::Mig)
+            ..mode(SharingMode::Mig)
         },
     )
     .unwrap_err();

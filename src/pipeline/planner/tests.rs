@@ -27,6 +27,7 @@ fn seen(sim: &SimBackend) -> Observed {
     Observed {
         node: sim.snapshot().unwrap(),
         mps_records: Vec::new(),
+        mps_orphans: Vec::new(),
         mps_answering: BTreeSet::new(),
         vgpu: None,
     }

@@ -1,4 +1,4 @@
-//! `init --mode …`: the layout the flags ask for on this node, as a gpushare.toml. Pure (the
+//! The layout `init --mode …` asks for on this node, as a gpushare.toml. Pure (the
 //! node and the driver's MIG profiles in, a file out), so every choice is unit-tested.
 //!
 //! - `mig --profile P`: on every MIG-capable GPU, as many instances of P as it holds; the other
@@ -9,8 +9,7 @@
 //!   compute-instance profiles; MPS with N clients on the others, which must give each client at
 //!   least SIZE.
 
-use crate::cli::InitMode;
-use crate::config::{
+use super::{
     ConfigFile, GpuEntry, KubernetesSection, MigSection, Mode, MpsSection, Select,
     TimeSlicingSection,
 };
@@ -28,10 +27,23 @@ pub const DEFAULT_TARGETS: [&str; 2] = ["nvidia-device-plugin", "cdi"];
 /// different memory): the NVIDIA DRA driver's classes instead.
 pub const FALLBACK_TARGETS: [&str; 2] = ["dra", "cdi"];
 
+/// How `init --mode` shares the GPUs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SharingMode {
+    /// MIG instances of one profile.
+    Mig,
+    /// MPS with N clients per GPU.
+    Mps,
+    /// Time-slicing with N replicas per GPU.
+    TimeSlicing,
+    /// N slices per GPU: MIG where a profile gives them, MPS elsewhere.
+    Auto,
+}
+
 /// The layout flags of `init`.
 #[derive(Debug, Clone, Default)]
 pub struct Flags {
-    pub mode: Option<InitMode>,
+    pub mode: Option<SharingMode>,
     pub profile: Option<String>,
     pub clients: Option<u32>,
     pub replicas: Option<u32>,
@@ -72,7 +84,7 @@ pub fn choose(flags: &Flags, node: &Node, book: &ProfileBook) -> Result<Chosen> 
     let mut shares: Vec<(u32, Share)> = Vec::new();
     for gpu in &node.gpus {
         let share = match mode {
-            InitMode::Mig => {
+            SharingMode::Mig => {
                 let Some(profile) = &flags.profile else {
                     continue;
                 };
@@ -85,11 +97,11 @@ pub fn choose(flags: &Flags, node: &Node, book: &ProfileBook) -> Result<Chosen> 
                 }
                 mig_share(gpu, book, profile)?
             }
-            InitMode::Mps => mps_share(node, gpu, flags.clients.unwrap_or(1), None)?,
-            InitMode::TimeSlicing => Share::TimeSlicing {
+            SharingMode::Mps => mps_share(node, gpu, flags.clients.unwrap_or(1), None)?,
+            SharingMode::TimeSlicing => Share::TimeSlicing {
                 replicas: flags.replicas.unwrap_or(2),
             },
-            InitMode::Auto => auto_share(node, gpu, book, flags)?,
+            SharingMode::Auto => auto_share(node, gpu, book, flags)?,
         };
         shares.push((gpu.index, share));
     }
@@ -126,12 +138,12 @@ fn spanned<T>(value: T) -> Spanned<T> {
 }
 
 /// Each mode takes its own flags and no others.
-fn check_flags(mode: InitMode, f: &Flags) -> Result<()> {
+fn check_flags(mode: SharingMode, f: &Flags) -> Result<()> {
     let (name, needed, example) = match mode {
-        InitMode::Mig => ("mig", "--profile", "--profile 1g.10gb"),
-        InitMode::Mps => ("mps", "--clients", "--clients 4"),
-        InitMode::TimeSlicing => ("time-slicing", "--replicas", "--replicas 4"),
-        InitMode::Auto => ("auto", "--slices", "--slices 4"),
+        SharingMode::Mig => ("mig", "--profile", "--profile 1g.10gb"),
+        SharingMode::Mps => ("mps", "--clients", "--clients 4"),
+        SharingMode::TimeSlicing => ("time-slicing", "--replicas", "--replicas 4"),
+        SharingMode::Auto => ("auto", "--slices", "--slices 4"),
     };
     let given = [
         ("--profile", f.profile.is_some()),
@@ -141,7 +153,7 @@ fn check_flags(mode: InitMode, f: &Flags) -> Result<()> {
         ("--min-memory", f.min_memory_mib.is_some()),
     ];
     let allowed: &[&str] = match mode {
-        InitMode::Auto => &["--slices", "--min-memory"],
+        SharingMode::Auto => &["--slices", "--min-memory"],
         _ => &[needed],
     };
     if let Some((flag, _)) = given

@@ -1,17 +1,27 @@
-//! `-f FILE [-c LABEL]`: the desired layout from gpushare.toml or a vgpu-device-manager config.
+//! `-f FILE [-c LABEL]` of the vgpu commands: the desired layout from gpushare.toml or a
+//! vgpu-device-manager config.
 
-use crate::cli::VgpuFileArgs;
+use super::desired::{self, Desired};
+use super::dm_config::DmConfig;
 use crate::config::{self, Config};
 use crate::error::{Error, Result};
 use crate::node::Node;
 use crate::paths::Paths;
 use crate::source_file::SourceFile;
-use crate::vgpu::desired::{self, Desired};
-use crate::vgpu::dm_config::DmConfig;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+/// A vGPU layout file and the config of it to use.
+#[derive(Debug, Clone, Default)]
+pub struct LayoutFile {
+    /// gpushare.toml or a vgpu-device-manager YAML; `-` reads stdin; default the system's
+    /// gpushare.toml.
+    pub file: Option<PathBuf>,
+    /// The config (label) of a vgpu-device-manager file.
+    pub config: Option<String>,
+}
 
 /// Read the file and turn it into the desired layout on `node`.
-pub fn desired(args: &VgpuFileArgs, node: &Node, paths: &Paths) -> Result<Desired> {
+pub fn desired(args: &LayoutFile, node: &Node, paths: &Paths) -> Result<Desired> {
     let path = args
         .file
         .clone()

@@ -4,7 +4,7 @@
 //! continues where that one stopped.
 
 use crate::Context;
-use crate::error::{Exit, Result};
+use crate::error::Result;
 use crate::journal::{Event, Journal, LastRun};
 use crate::lock::{NodeLock, Previous};
 use std::path::PathBuf;
@@ -71,32 +71,6 @@ impl Guard {
             Err(why) => self.journal.record(Event::Failed, Some(why)),
         }
     }
-}
-
-/// Run a changing command under the node lock and the journal (nothing for a dry run, which
-/// changes nothing): `mig apply`, `mps start`, `vgpu clear` and the others wait for each other and
-/// for `apply`.
-pub fn guarded(
-    ctx: &mut Context,
-    command: &str,
-    dry_run: bool,
-    run: impl FnOnce(&mut Context) -> Result<Exit>,
-) -> Result<Exit> {
-    let mut guard = if dry_run {
-        None
-    } else {
-        Some(Guard::take(ctx, command, ctx.lock_timeout)?)
-    };
-    let result = run(ctx);
-    if let Some(guard) = guard.as_mut() {
-        let outcome = match &result {
-            Ok(Exit::Ok) => Ok(()),
-            Ok(_) => Err("finished with changes left"),
-            Err(e) => Err(e.message.as_str()),
-        };
-        guard.finish(outcome)?;
-    }
-    result
 }
 
 impl Drop for Guard {

@@ -6,13 +6,14 @@
 //! is skipped for the rest of the plan and reported; the exit code is then 5.
 //!
 //! Driver calls go to the [`Backend`]; the other steps (MPS daemons, vGPU devices) and what
-//! happens around each step (a journal, a stop on a signal) belong to a [`Runner`], so every
-//! sharing mode runs through this one loop.
+//! happens around each step (a journal, a stop on a signal) belong to a [`Runner`]
+//! ([`steps`](super::steps) is the changing commands' one), so every sharing mode runs through
+//! this one loop.
 
-use super::{Change, GpuInstanceRef, Operation, Plan, Status};
 use crate::backend::{Backend, DriverError, DriverErrorKind, ModeChange};
 use crate::error::{Error, Exit, Result};
 use crate::output::Output;
+use crate::plan::{Change, GpuInstanceRef, Operation, Plan, Status};
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::IsTerminal;
 
@@ -225,12 +226,9 @@ impl Run {
             plan.changes[i].status = Some(Status::AwaitingReboot);
             return Ok(());
         }
-        let result = match plan.changes[i].operation {
-            Operation::StopMpsDaemon(_)
-            | Operation::StartMpsDaemon(_)
-            | Operation::Vgpu(_)
-            | Operation::Later(_) => runner.run_other(&plan.changes[i]).map_err(StepError::Other),
-            _ => match runner.backend() {
+        let result = match plan.changes[i].operation.is_driver_call() {
+            false => runner.run_other(&plan.changes[i]).map_err(StepError::Other),
+            true => match runner.backend() {
                 Ok(backend) => self
                     .driver_call(&plan.changes[i], backend)
                     .map_err(StepError::Driver),
@@ -404,7 +402,7 @@ impl<'o> Progress<'o> {
         }
     }
 
-    fn step(&mut self, change: &super::Change) {
+    fn step(&mut self, change: &Change) {
         self.seen += 1;
         let status = change.status.map_or("", Status::as_str);
         let line = format!(

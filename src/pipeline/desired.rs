@@ -1,0 +1,382 @@
+//! What a changing command asks for, limited to its scope, checked against the node before
+//! anything changes. Errors name the file, line and column (exit 2).
+//!
+//! | source | MIG | MPS and compute modes | vGPU |
+//! |---|---|---|---|
+//! | gpushare.toml (`apply`, `init`, the agent) | its layouts | its entries | its entries |
+//! | mig-parted label, `mig apply` | its layouts | daemons MIG takes away stop | — |
+//! | `mig clear` | no instances | daemons MIG takes away stop | — |
+//! | `mps start` | — | these daemons run | — |
+//! | `mps stop` | — | no daemon on these GPUs | — |
+//! | `vgpu apply`, `vgpu clear` | — | — | this layout, or none |
+//!
+//! A GPU a source does not cover is left alone.
+
+use crate::Context;
+use crate::config::{Assignment, Config, Mode};
+use crate::error::{Error, Result};
+use crate::k8s::Target;
+use crate::mig::layout::{GpuDesire, MigLayout, ProfileBook};
+use crate::mig::mig_parted::MigPartedConfig;
+use crate::mig::{clear, from_config};
+use crate::mps::settings::DaemonSpec;
+use crate::mps::start::StartRequest;
+use crate::node::Node;
+use crate::node::selector::GpuSelector;
+use crate::vgpu;
+use crate::vgpu::input::LayoutFile;
+use crate::vgpu::session::Session;
+use crate::vgpu::sysfs::SysfsRoot;
+use std::path::Path;
+use std::time::Duration;
+
+/// Where a desired state comes from, and so what it covers (see the module doc).
+#[derive(Debug, Clone)]
+pub enum Source {
+    /// A gpushare.toml: every mode.
+    Gpushare(Config),
+    /// One label of a mig-parted v1 config: MIG only.
+    MigParted {
+        file: MigPartedConfig,
+        label: String,
+    },
+    /// The MIG layouts of a gpushare.toml (`mig apply -f gpushare.toml`): MIG only.
+    MigOf(Config),
+    /// No GPU or compute instance on the selected GPUs that have MIG on (`mig clear`).
+    MigClear(GpuSelector),
+    /// These MPS daemons run (`mps start`); other daemons are left alone.
+    MpsStart(StartRequest),
+    /// No MPS daemon gpushare started serves the selected GPUs (`mps stop`).
+    MpsStop {
+        gpus: GpuSelector,
+        /// Per exchange with a daemon, and for it to exit.
+        timeout: Duration,
+    },
+    /// The vGPU devices of a layout file on the selected GPUs (`vgpu apply`), or none of them
+    /// (`vgpu clear`, no file).
+    Vgpu {
+        layout: Option<LayoutFile>,
+        gpus: GpuSelector,
+        /// The GPUs run in heterogeneous vGPU mode (several time-sliced types on one GPU).
+        heterogeneous: bool,
+    },
+}
+
+impl Source {
+    /// What the layout is called in messages: the file, or `label L of FILE`.
+    pub fn describe(&self) -> String {
+        match self {
+            Source::Gpushare(c) | Source::MigOf(c) => c.source.path.display().to_string(),
+            Source::MigParted { file, label } => {
+                format!("label {label} of {}", file.source.path.display())
+            }
+            Source::MigClear(_) => "no MIG instances".into(),
+            Source::MpsStart(_) => "the MPS daemons asked for".into(),
+            Source::MpsStop { .. } => "no MPS daemon started by gpushare there".into(),
+            Source::Vgpu { layout: None, .. } => "no vGPU devices".into(),
+            Source::Vgpu {
+                layout: Some(l), ..
+            } => {
+                let file = l
+                    .file
+                    .as_ref()
+                    .map_or_else(|| "gpushare.toml".into(), |f| f.display().to_string());
+                match &l.config {
+                    Some(c) => format!("config {c} of {file}"),
+                    None => file,
+                }
+            }
+        }
+    }
+}
+
+/// What MPS and compute modes a command asks for.
+#[derive(Debug, Clone)]
+pub enum MpsDesire {
+    /// Left alone, but for daemons whose devices the MIG changes take away: they are stopped.
+    Untouched,
+    /// What the gpushare.toml says of the GPUs it covers: `mps` and `mig.mps` daemons, compute
+    /// mode DEFAULT for time-slicing and unshared GPUs.
+    File(Config),
+    /// These daemons run; a running one with other settings, or one serving the same devices,
+    /// is a blocker (`mps stop` it first).
+    Start(Vec<DaemonSpec>),
+    /// No gpushare daemon serves these GPUs.
+    Stop(Vec<u32>),
+}
+
+impl MpsDesire {
+    /// Whether MPS is this command's business (its daemons are observed and changed).
+    pub fn touched(&self) -> bool {
+        !matches!(self, MpsDesire::Untouched)
+    }
+}
+
+/// The vGPU devices a command asks for; no GPUs: vGPU is left alone.
+#[derive(Debug, Clone, Default)]
+pub struct VgpuDesire {
+    pub layout: vgpu::desired::Desired,
+    pub heterogeneous: bool,
+}
+
+/// Where the MIG layouts come from, to resolve them again once MIG is on.
+#[derive(Debug, Clone)]
+enum MigFile {
+    None,
+    Gpushare(Config),
+    MigParted(MigPartedConfig, String),
+}
+
+/// A checked desired state: what each mode is asked for.
+#[derive(Debug, Clone)]
+pub struct Desired {
+    /// What it is called in messages (`gpushare.toml`, `label all-1g.5gb of config.yaml`).
+    pub what: String,
+    /// The MIG layout of every GPU the source covers; empty: MIG is left alone.
+    pub mig: Vec<GpuDesire>,
+    pub mps: MpsDesire,
+    pub vgpu: VgpuDesire,
+    /// Per exchange with an MPS daemon.
+    pub mps_timeout: Duration,
+    mig_file: MigFile,
+}
+
+impl Desired {
+    fn new(what: String) -> Self {
+        Desired {
+            what,
+            mig: Vec::new(),
+            mps: MpsDesire::Untouched,
+            vgpu: VgpuDesire::default(),
+            mps_timeout: crate::mps::DEFAULT_TIMEOUT,
+            mig_file: MigFile::None,
+        }
+    }
+
+    /// Check a gpushare.toml against `node`, every mode at once. `book`: the MIG profiles the
+    /// driver offers on each GPU.
+    pub fn check(
+        config: Config,
+        node: &Node,
+        book: &ProfileBook,
+        out: &crate::output::Output,
+    ) -> Result<Desired> {
+        let assignments = config.assign(node)?;
+        check_kubernetes(&config)?;
+        let mig = from_config::desires(&config, node, book, out)?;
+        crate::mps::desired::validate(&config, &assignments, node)?;
+        let layout = vgpu::desired::from_gpushare_toml(&config, node)?;
+        drop(assignments);
+        Ok(Desired {
+            mig,
+            mps: MpsDesire::File(config.clone()),
+            vgpu: VgpuDesire {
+                layout,
+                heterogeneous: false,
+            },
+            mig_file: MigFile::Gpushare(config.clone()),
+            ..Desired::new(config.source.path.display().to_string())
+        })
+    }
+
+    /// Check what `source` asks for against `node`. `sysfs_root`: where the vGPU host is read.
+    pub fn check_source(
+        ctx: &mut Context,
+        source: Source,
+        node: &Node,
+        book: &ProfileBook,
+        sysfs_root: &Path,
+    ) -> Result<Desired> {
+        let what = source.describe();
+        match source {
+            Source::Gpushare(config) => Self::check(config, node, book, &ctx.out),
+            Source::MigParted { file, label } => {
+                let mig = file.desires(file.select(Some(&label))?, node, book, &ctx.out)?;
+                Ok(Desired {
+                    mig,
+                    mig_file: MigFile::MigParted(file, label),
+                    ..Desired::new(what)
+                })
+            }
+            Source::MigOf(config) => {
+                let mig = from_config::desires(&config, node, book, &ctx.out)?;
+                Ok(Desired {
+                    mig,
+                    mig_file: MigFile::Gpushare(config),
+                    ..Desired::new(what)
+                })
+            }
+            Source::MigClear(selector) => {
+                let mig = clear::desires(node, book, &selector.resolve(node)?)?;
+                if mig.is_empty() {
+                    ctx.out
+                        .note("no selected GPU has MIG enabled: there are no instances to clear");
+                }
+                Ok(Desired {
+                    mig,
+                    ..Desired::new(what)
+                })
+            }
+            Source::MpsStart(request) => {
+                let daemons = request.daemons(node, &ctx.paths, &ctx.out)?;
+                let names: Vec<String> = daemons.iter().map(|d| format!("`{}`", d.name)).collect();
+                Ok(Desired {
+                    mps: MpsDesire::Start(daemons),
+                    mps_timeout: request.timeout,
+                    ..Desired::new(format!("the MPS daemon(s) {}", names.join(", ")))
+                })
+            }
+            Source::MpsStop { gpus, timeout } => {
+                let what = match gpus {
+                    GpuSelector::All => "no MPS daemon started by gpushare".to_string(),
+                    _ => format!(
+                        "no MPS daemon started by gpushare on GPU(s) {}",
+                        crate::plan::join(&gpus.resolve(node)?)
+                    ),
+                };
+                Ok(Desired {
+                    mps: MpsDesire::Stop(gpus.resolve(node)?),
+                    mps_timeout: timeout,
+                    ..Desired::new(what)
+                })
+            }
+            Source::Vgpu {
+                layout,
+                gpus,
+                heterogeneous,
+            } => {
+                let layout = vgpu_layout(ctx, layout.as_ref(), &gpus, node, sysfs_root)?;
+                Ok(Desired {
+                    vgpu: VgpuDesire {
+                        layout,
+                        heterogeneous,
+                    },
+                    ..Desired::new(what)
+                })
+            }
+        }
+    }
+
+    /// Once MIG is on where instances waited for it ([`MigLayout::EnabledLater`]), the same
+    /// source checked again with the profiles the driver now lists; `None` when nothing waits
+    /// or MIG is not on yet there.
+    pub fn resolve_later(&self, ctx: &mut Context, node: &Node) -> Result<Option<Desired>> {
+        let ready = self.mig.iter().any(|d| {
+            matches!(d.layout, MigLayout::EnabledLater { .. })
+                && node.gpu(d.gpu).is_some_and(|g| g.mig.current.is_enabled())
+        });
+        if !ready {
+            return Ok(None);
+        }
+        let book = ProfileBook::load(ctx.backend()?, node);
+        let mig = match &self.mig_file {
+            MigFile::MigParted(file, label) => {
+                file.desires(file.select(Some(label))?, node, &book, &ctx.out)?
+            }
+            MigFile::Gpushare(config) => from_config::desires(config, node, &book, &ctx.out)?,
+            MigFile::None => return Ok(None),
+        };
+        Ok(Some(Desired {
+            mig,
+            ..self.clone()
+        }))
+    }
+
+    /// Whether the vGPU host must be read.
+    pub fn wants_vgpu(&self) -> bool {
+        !self.vgpu.layout.gpus.is_empty()
+    }
+
+    /// Whether the file asks for MPS somewhere (`mode = "mps"`, or `mig.mps`), or the command
+    /// starts daemons.
+    pub fn wants_mps(&self, node: &Node) -> bool {
+        match &self.mps {
+            MpsDesire::Untouched | MpsDesire::Stop(_) => false,
+            MpsDesire::Start(_) => true,
+            MpsDesire::File(config) => config
+                .assign(node)
+                .is_ok_and(|list| list.iter().any(asks_for_mps)),
+        }
+    }
+}
+
+fn asks_for_mps(a: &Assignment) -> bool {
+    let e = a.entry.get_ref();
+    match *e.mode.get_ref() {
+        Mode::Mps => true,
+        Mode::Mig => e.mig.as_ref().is_some_and(|m| m.get_ref().mps.is_some()),
+        _ => false,
+    }
+}
+
+/// The vGPU layout of `vgpu apply` (from a file) or `vgpu clear` (none), on the selected GPUs
+/// that carry vGPUs.
+fn vgpu_layout(
+    ctx: &Context,
+    layout: Option<&LayoutFile>,
+    gpus: &GpuSelector,
+    node: &Node,
+    sysfs_root: &Path,
+) -> Result<vgpu::desired::Desired> {
+    let (paths, out) = (ctx.paths.clone(), ctx.out.clone());
+    let mut session = Session::new(SysfsRoot::new(sysfs_root), &paths, &out);
+    let host = session.discover_on(node)?;
+    if !host.in_use_known {
+        out.warn(
+            "cannot read every process's open files: a VM may use a device that shows no user (run as root)",
+        );
+    }
+    let selected = match gpus {
+        GpuSelector::All => None,
+        _ => Some(gpus.resolve(node)?),
+    };
+    let Some(layout) = layout else {
+        // Clear: every vGPU GPU of the selection.
+        for g in host.gpus.iter().filter(|g| g.index.is_none()) {
+            out.warn(format!(
+                "{} is not one of the node's GPUs; left alone",
+                g.pci_bus_id
+            ));
+        }
+        let indexes: Vec<u32> = host
+            .gpus
+            .iter()
+            .filter_map(|g| g.index)
+            .filter(|i| selected.as_ref().is_none_or(|s| s.contains(i)))
+            .collect();
+        if indexes.is_empty() && selected.is_some() {
+            return Err(Error::usage("none of the selected GPUs carries vGPUs")
+                .with_hint("`gpushare vgpu types` lists the GPUs that do"));
+        }
+        return Ok(vgpu::desired::Desired::empty(&indexes));
+    };
+    let mut desired = vgpu::input::desired(layout, node, &paths)?;
+    if let Some(selected) = &selected {
+        desired.retain(selected);
+    }
+    if desired.gpus.is_empty() {
+        out.note("nothing to do: the file gives no vGPU layout for the selected GPUs of this node");
+    }
+    Ok(desired)
+}
+
+/// `[kubernetes]` must name targets `manifests` knows, a valid namespace and a Kubernetes release
+/// gpushare writes for: checked with the rest of the file, before anything changes.
+fn check_kubernetes(config: &Config) -> Result<()> {
+    let Some(k) = &config.file.kubernetes else {
+        return Ok(());
+    };
+    for t in &k.targets {
+        Target::parse(t.get_ref()).map_err(|e| config.error_at(t.span(), e))?;
+    }
+    if let Some(ns) = &k.namespace {
+        crate::k8s::check_namespace(ns.get_ref()).map_err(|e| config.place(ns.span(), e))?;
+    }
+    if let Some(v) = &k.version {
+        crate::k8s::K8sVersion::parse(v.get_ref()).map_err(|e| config.place(v.span(), e))?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,48 @@
+//! The one way a node is changed. Every changing command (`apply`, `init`, `mig apply|clear`,
+//! `mps start|stop`, `vgpu apply|clear`, and the node agent) names what it wants as a
+//! [`Source`](desired::Source) and comes through [`converge`](converge::converge):
+//!
+//! ```text
+//!  Source ──► desired ──► observe ──► planner ──► execute ──► observe, plan again ──► verify
+//!  (file,     (checked     (driver,    (pure:      (one step   (until nothing is      (the node
+//!   flags)     against      MPS,        one Plan)   at a time,  left, or only what      as desired,
+//!              the node)    vGPU host)              journal)    waits for a reboot)     or exit 3)
+//! ```
+//!
+//! - [`desired`]: what the command asks for, limited to its scope (every mode for a gpushare.toml;
+//!   MIG only for `mig apply`; these MPS daemons for `mps start`…), checked against the node before
+//!   anything changes (bad input is exit 2 with file:line:column);
+//! - [`observe`]: the node as it is — the driver's snapshot, the MPS daemons gpushare recorded (and
+//!   which answer, and daemons whose record was lost), the vGPU host;
+//! - [`planner`]: desired + observed → one [`Plan`](crate::plan::Plan) in phases: MPS daemons whose
+//!   devices MIG takes away, MIG modes, resets, MIG layouts, MPS daemons and compute modes, vGPU
+//!   devices, and last what can only be planned once those are made (`Later`). Pure;
+//! - [`execute`]: runs a plan's changes in order through the backend and a [`Runner`](execute::Runner)
+//!   for the steps that are not driver calls, with progress, stopping at the first failure;
+//! - [`steps`]: that runner — MPS daemons, vGPU devices, the journal, signals;
+//! - [`run`]: the passes: run what can run now, observe and plan again, until nothing is left;
+//! - [`verify`]: when a run is finished, and when the node does not settle (exit 3);
+//! - [`converge`]: ties them together under the node lock and journal ([`guard`]), with the signal
+//!   trap ([`signals`]) and the CDI refresh after MIG changes.
+//!
+//! Every pass plans from the node as it is, so whatever stopped a run (a failure, a signal, a
+//! crash), running the same command again continues from there.
+
+pub mod converge;
+pub mod desired;
+pub mod execute;
+pub mod guard;
+pub mod observe;
+pub mod planner;
+pub mod run;
+pub mod signals;
+pub mod steps;
+pub mod verify;
+
+/// What the user allowed.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Options {
+    /// MIG: change the mode of busy GPUs anyway (pending until a reboot); MPS: stop daemons
+    /// with clients connected (they are ended); vGPU: remove devices that VMs hold.
+    pub force: bool,
+}

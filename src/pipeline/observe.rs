@@ -1,0 +1,119 @@
+//! The node as the planner reads it: the driver's snapshot, the MPS daemons gpushare recorded
+//! (which of them answer, and daemons whose record was lost), and the vGPU host when the command
+//! asks for vGPUs. Nothing here changes the node.
+
+use super::desired::Desired;
+use crate::Context;
+use crate::error::Result;
+use crate::mps::control::MpsControl;
+use crate::mps::query::{self, Client, PING};
+use crate::mps::settings::{self, DaemonSpec};
+use crate::node::Node;
+use crate::vgpu::host::Host;
+use crate::vgpu::session::Session;
+use crate::vgpu::sysfs::SysfsRoot;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+/// What the planner reads.
+#[derive(Debug, Clone)]
+pub struct Observed {
+    pub node: Node,
+    /// The daemons gpushare recorded (`<run_dir>/mps/*/settings.json`).
+    pub mps_records: Vec<DaemonSpec>,
+    /// Daemon directories of gpushare's own with no record: a start that did not finish (the
+    /// process died between making them and writing the record). Their devices are not known;
+    /// `answering` says whether a daemon still listens there.
+    pub mps_orphans: Vec<DaemonSpec>,
+    /// The names of the recorded and orphaned daemons that answer.
+    pub mps_answering: BTreeSet<String>,
+    /// The vGPU host, read when the command asks for vGPUs.
+    pub vgpu: Option<Host>,
+}
+
+/// How to look: the MPS control program (when the command touches MPS or daemons are recorded)
+/// and the sysfs root of the vGPU host.
+pub struct Looker {
+    pub control: Option<MpsControl>,
+    pub sysfs_root: PathBuf,
+    /// Keep what discovery learns about vGPU type ids (changing commands).
+    pub learn: bool,
+}
+
+impl Looker {
+    /// Find what looking needs before anything changes. `learn`: a run that changes the node: a
+    /// command that changes MPS without `nvidia-cuda-mps-control` on PATH fails here, before the
+    /// first change. Planning changes nothing and works without it (with a warning: no daemon can
+    /// be asked whether it runs).
+    pub fn new(
+        ctx: &Context,
+        desired: &Desired,
+        node: &Node,
+        sysfs_root: &Path,
+        learn: bool,
+    ) -> Result<Self> {
+        let recorded = !settings::load_all(&ctx.paths)?.is_empty();
+        let orphans = !settings::orphans(&ctx.paths)?.is_empty();
+        let needed = desired.wants_mps(node) || (desired.mps.touched() && (recorded || orphans));
+        let control = match MpsControl::find(desired.mps_timeout) {
+            Ok(control) => Some(control),
+            Err(e) if needed && learn => return Err(e),
+            Err(e) if needed => {
+                ctx.out.warn(format!(
+                    "{}: the plan takes every MPS daemon as not running; `apply` needs it",
+                    e.message
+                ));
+                None
+            }
+            // Only a daemon whose devices MIG takes away would need it, found when it is
+            // stopped.
+            Err(_) => None,
+        };
+        Ok(Looker {
+            control,
+            sysfs_root: sysfs_root.to_path_buf(),
+            learn,
+        })
+    }
+
+    pub fn observe(&self, ctx: &mut Context, desired: &Desired) -> Result<Observed> {
+        let node = ctx.snapshot()?;
+        let mps_records = settings::load_all(&ctx.paths)?;
+        let mps_orphans = settings::orphans(&ctx.paths)?;
+        let mps_answering = match &self.control {
+            Some(control) => mps_records
+                .iter()
+                .chain(&mps_orphans)
+                .filter(|r| control.send(&r.pipe_dir, PING).is_ok())
+                .map(|r| r.name.clone())
+                .collect(),
+            None => BTreeSet::new(),
+        };
+        let vgpu = if desired.wants_vgpu() {
+            let (paths, out) = (ctx.paths.clone(), ctx.out.clone());
+            let mut session = Session::new(SysfsRoot::new(&self.sysfs_root), &paths, &out);
+            let host = session.discover_on(&node)?;
+            if self.learn {
+                session.save()?;
+            }
+            Some(host)
+        } else {
+            None
+        };
+        Ok(Observed {
+            node,
+            mps_records,
+            mps_orphans,
+            mps_answering,
+            vgpu,
+        })
+    }
+
+    /// The clients connected to a daemon (none when it does not answer).
+    pub fn clients(&self, record: &DaemonSpec) -> Vec<Client> {
+        match &self.control {
+            Some(control) => query::query(control, record).clients().cloned().collect(),
+            None => Vec::new(),
+        }
+    }
+}

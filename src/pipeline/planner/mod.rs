@@ -1,0 +1,83 @@
+//! The one planner: a checked desired state + the node as it is → one [`Plan`] for every mode.
+//! Pure: no I/O, so `plan` and `--dry-run` show exactly what runs.
+//!
+//! Each part plans its mode (`mig::planner`, `planner/mps.rs`, `planner/vgpu.rs`); the changes are
+//! then put in [`Phase`] order (each GPU's changes keep their order within a phase):
+//! 1. MPS daemons whose devices the MIG changes take away (a MIG device destroyed, a GPU whose
+//!    MIG mode changes) are stopped, and so are daemons whose record was lost;
+//! 2. MIG modes, 3. resets, 4. MIG layouts (see `mig::planner`);
+//! 5. MPS on GPUs the MIG changes leave alone: daemons stopped and started, compute modes set
+//!    (EXCLUSIVE_PROCESS under MPS, DEFAULT for time-slicing and unshared GPUs);
+//! 6. vGPU devices (SR-IOV enabled first where it is off);
+//! 7. `Later` changes: MPS on GPUs the MIG changes touch, described by the MIG profile (their
+//!    devices do not exist yet; they are planned exactly once the MIG changes are made), and
+//!    vGPU devices on virtual functions that SR-IOV is about to create.
+//!
+//! GPUs whose MIG mode waits for a reboot get no MPS changes until then.
+
+mod gpu_states;
+mod mps;
+mod vgpu;
+
+pub use gpu_states::{GpuState, GpuStates};
+
+use super::Options;
+use super::desired::Desired;
+use super::observe::Observed;
+use crate::error::Result;
+use crate::mig::planner::{self as mig_planner, PlanOptions};
+use crate::paths::Paths;
+use crate::plan::{Operation, Phase, Plan};
+
+/// Plan every change from `seen` to `desired`. Errors are bad input found only against the node
+/// as it is (an MPS limit a MIG device cannot take, a vGPU type the host lacks).
+pub fn plan(desired: &Desired, seen: &Observed, paths: &Paths, options: Options) -> Result<Plan> {
+    let mig = mig_planner::plan(
+        &seen.node,
+        &desired.mig,
+        PlanOptions {
+            force: options.force,
+        },
+    );
+    let states = GpuStates::of(&mig);
+    let mps = mps::plan(desired, seen, &mig, &states, paths)?;
+    let vgpu = vgpu::plan(desired, seen, options)?;
+    let mut plan = Plan {
+        reboot_required: mig.reboot_required,
+        reboot_gpus: mig.reboot_gpus,
+        blockers: mig.blockers,
+        ..Plan::default()
+    };
+    plan.changes.extend(mig.changes);
+    plan.changes.extend(mps.changes);
+    plan.changes.extend(vgpu.changes);
+    plan.blockers.extend(mps.blockers);
+    plan.blockers.extend(vgpu.blockers);
+    // Stable: within a phase each part, and each GPU, keeps its order.
+    plan.changes.sort_by_key(|c| c.phase);
+    Ok(plan)
+}
+
+/// The changes that can run now: those before the first `Later` one.
+pub fn runnable(plan: &Plan) -> Plan {
+    let end = plan
+        .changes
+        .iter()
+        .position(|c| c.phase == Phase::Later)
+        .unwrap_or(plan.changes.len());
+    Plan {
+        changes: plan.changes[..end].to_vec(),
+        ..plan.clone()
+    }
+}
+
+/// Whether running the plan would change the node, now or later (a note that a GPU waits for a
+/// reboot does not).
+pub fn changes_anything(plan: &Plan) -> bool {
+    plan.changes
+        .iter()
+        .any(|c| c.operation != Operation::AwaitReboot)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,150 @@
+//! The changing commands' [`Runner`]: driver calls go to the backend, MPS daemons to
+//! `mps::daemon`/`mps::stop`, vGPU devices to `vgpu::make`. Every step is journalled before and
+//! after it runs, and a SIGINT/SIGTERM stops the run before the next one.
+
+use super::observe::Looker;
+use super::signals::Trap;
+use crate::Context;
+use crate::backend::Backend;
+use crate::error::{Error, Result};
+use crate::journal::{Event, Journal};
+use crate::mps::MpsOptions;
+use crate::mps::control::MpsControl;
+use crate::mps::daemon::start_daemon;
+use crate::mps::stop::stop_daemon;
+use crate::pipeline::execute::Runner;
+use crate::plan::{Change, Operation};
+use crate::vgpu::sysfs::SysfsRoot;
+use crate::vgpu::writer::SysfsWriter;
+
+/// `GPU 0: create_gpu_instance (1g.5gb at 0:1)`, as the journal records a step.
+pub fn describe(change: &Change) -> String {
+    format!("GPU {}: {} ({})", change.gpu, change.action, change.detail)
+}
+
+/// The runner of a changing command: the driver, MPS daemons, vGPU sysfs, the journal, the trap.
+pub struct Steps<'a> {
+    pub ctx: &'a mut Context,
+    pub looker: &'a Looker,
+    pub mps: MpsOptions,
+    pub journal: &'a mut Journal,
+    pub trap: &'a Trap,
+    writer: Option<SysfsWriter>,
+}
+
+impl<'a> Steps<'a> {
+    pub fn new(
+        ctx: &'a mut Context,
+        looker: &'a Looker,
+        mps: MpsOptions,
+        journal: &'a mut Journal,
+        trap: &'a Trap,
+    ) -> Self {
+        Steps {
+            ctx,
+            looker,
+            mps,
+            journal,
+            trap,
+            writer: None,
+        }
+    }
+
+    fn mps_control(&self) -> Result<MpsControl> {
+        match &self.looker.control {
+            Some(c) => Ok(c.clone()),
+            None => MpsControl::find(self.mps.timeout),
+        }
+    }
+
+    fn vgpu(&mut self, change: &Change, step: &crate::vgpu::plan::Step) -> Result<()> {
+        if self.writer.is_none() {
+            let root = SysfsRoot::new(&self.looker.sysfs_root);
+            self.writer = Some(SysfsWriter::new(&root)?);
+        }
+        let Some(writer) = self.writer.as_mut() else {
+            return Err(Error::failed("no sysfs writer"));
+        };
+        let uuid = crate::vgpu::make::run_step(step, writer)?;
+        if let Some(uuid) = uuid {
+            self.ctx.out.note(format!(
+                "GPU {}: {}",
+                change.gpu,
+                step.describe(true, Some(&uuid))
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl Runner for Steps<'_> {
+    fn backend(&mut self) -> Result<&mut dyn Backend> {
+        self.ctx.backend()
+    }
+
+    fn run_other(&mut self, change: &Change) -> Result<()> {
+        match &change.operation {
+            Operation::StopMpsDaemon(spec) => {
+                let control = self.mps_control()?;
+                let stopped = stop_daemon(self.ctx, &control, spec, self.mps)?;
+                if !stopped.terminated_clients.is_empty() {
+                    let ended: Vec<String> = stopped
+                        .terminated_clients
+                        .iter()
+                        .map(|c| c.describe())
+                        .collect();
+                    self.ctx.out.note(format!(
+                        "`{}`: ended its clients {}",
+                        spec.name,
+                        ended.join(", ")
+                    ));
+                }
+                Ok(())
+            }
+            Operation::StartMpsDaemon(spec) => {
+                let control = self.mps_control()?;
+                let started = start_daemon(self.ctx, &control, (**spec).clone(), self.mps)?;
+                self.ctx.out.note(format!(
+                    "`{}`: clients connect with CUDA_MPS_PIPE_DIRECTORY={} (and the host's /dev/shm)",
+                    started.name,
+                    started.pipe_dir.display()
+                ));
+                Ok(())
+            }
+            Operation::Vgpu(step) => {
+                // The simulator's fault injection reaches these steps too (tests).
+                let action = change.operation.action();
+                self.ctx.backend()?.fault_before(action)?;
+                self.vgpu(change, step)?;
+                self.ctx.backend()?.fault_after(action);
+                Ok(())
+            }
+            _ => Err(Error::failed(format!(
+                "{} cannot run yet: plan again once the changes before it are made",
+                describe(change)
+            ))),
+        }
+    }
+
+    fn before(&mut self, change: &Change) -> Result<()> {
+        if let Some(signal) = self.trap.received() {
+            return Err(Error::failed(format!(
+                "stopped by {signal} before {}",
+                describe(change)
+            ))
+            .with_hint(
+                "the node is consistent; run the same command again: it continues from the node \
+                 as it is",
+            ));
+        }
+        self.journal.record(Event::Step, Some(&describe(change)))
+    }
+
+    fn after(&mut self, change: &Change) {
+        let status = change.status.map_or("", |s| s.as_str());
+        let line = format!("{}: {status}", describe(change));
+        if let Err(e) = self.journal.record(Event::StepDone, Some(&line)) {
+            self.ctx.out.warn(e.message);
+        }
+    }
+}
