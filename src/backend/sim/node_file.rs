@@ -215,7 +215,14 @@ fn add_gpu(source: &SourceFile, state: &mut SimState, entry: &GpuEntry) -> Resul
         ));
     }
     let index = state.gpus.len() as u32;
-    let bus = BUSES.get(index as usize).copied().unwrap_or(0x10 + index);
+    // Past the eight of a DGX, buses from 0x10 up that none of those eight has: two GPUs never
+    // share a bus (a state file with such a pair is refused when read back).
+    let bus = BUSES.get(index as usize).copied().unwrap_or_else(|| {
+        (0x10..)
+            .filter(|b| !BUSES.contains(b))
+            .nth(index as usize - BUSES.len())
+            .unwrap_or(0xFF)
+    });
     state.gpus.push(SimGpu {
         model: model.name.clone(),
         uuid: format!(
@@ -415,6 +422,13 @@ mod tests {
         for name in names {
             from_preset(&name).unwrap();
         }
+    }
+
+    #[test]
+    fn a_node_of_64_gpus_reads_back_from_its_state_file() {
+        let state = build_str("[[gpus]]\nmodel = \"NVIDIA A100-SXM4-80GB\"\ncount = 64\n").unwrap();
+        assert_eq!(state.gpus.len(), 64);
+        super::super::state_check::check(&state).unwrap();
     }
 
     #[test]
