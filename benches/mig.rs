@@ -105,12 +105,12 @@ fn planner() {
         ("all-balanced", "all-1g.10gb"),
         ("all-balanced", "all-balanced"),
     ] {
-        let mut sim = SimBackend::from_preset("dgx-h100").unwrap();
+        let sim = std::sync::Arc::new(SimBackend::from_preset("dgx-h100").unwrap());
         let node = sim.snapshot().unwrap();
-        let book = ProfileBook::load(&sim, &node);
+        let book = ProfileBook::load(&*sim, &node);
         let first = file.desires(Some(from), &node, &book, &quiet).unwrap();
         let mut p = plan(&node, &first, PlanOptions::default());
-        gpushare::pipeline::execute::execute(&mut p, &mut sim, &quiet).unwrap();
+        gpushare::pipeline::execute::execute(&mut p, sim.clone(), &quiet).unwrap();
         let node = sim.snapshot().unwrap();
         let desires = file.desires(Some(to), &node, &book, &quiet).unwrap();
         let runs = 2000;

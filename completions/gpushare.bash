@@ -290,7 +290,7 @@ _gpushare() {
 
     case "${cmd}" in
         gpushare)
-            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version init plan apply detect doctor mig mps vgpu manifests agent probe sim completions man help"
+            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version init plan apply detect doctor mig mps vgpu manifests agent probe sim completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -324,6 +324,10 @@ _gpushare() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --jobs)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -332,7 +336,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__agent)
-            opts="-q -h -V --node --configmap --kubeconfig --health-addr --pause-timeout --retry --sysfs-root --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version"
+            opts="-q -h -V --node --configmap --kubeconfig --health-addr --pause-timeout --retry --sysfs-root --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -394,6 +398,10 @@ _gpushare() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --jobs)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -402,7 +410,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__apply)
-            opts="-c -y -q -h -V --config --sysfs-root --dry-run --force --yes --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version"
+            opts="-c -y -q -h -V --config --sysfs-root --dry-run --force --yes --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -448,6 +456,10 @@ _gpushare() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --jobs)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -456,7 +468,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__completions)
-            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version bash elvish fish powershell zsh"
+            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version bash elvish fish powershell zsh"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -490,6 +502,10 @@ _gpushare() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --jobs)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -498,7 +514,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__detect)
-            opts="-q -h -V --gpu --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version"
+            opts="-q -h -V --gpu --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -536,6 +552,10 @@ _gpushare() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --jobs)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -544,7 +564,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__doctor)
-            opts="-q -h -V --host-root --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version"
+            opts="-q -h -V --host-root --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -579,6 +599,10 @@ _gpushare() {
                     return 0
                     ;;
                 --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --jobs)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1052,7 +1076,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__init)
-            opts="-c -y -q -h -V --config --mode --profile --clients --replicas --slices --min-memory --config-out --manifests-out --force --yes --dry-run --no-probe --sysfs-root --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version"
+            opts="-c -y -q -h -V --config --mode --profile --clients --replicas --slices --min-memory --config-out --manifests-out --force --yes --dry-run --no-probe --sysfs-root --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1130,6 +1154,10 @@ _gpushare() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --jobs)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1138,7 +1166,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__man)
-            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version"
+            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1172,6 +1200,10 @@ _gpushare() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --jobs)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1180,7 +1212,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__manifests)
-            opts="-c -q -h -V --target --config --out --k8s-version --namespace --image --name --node-name --helm-values --examples --install --dev-root --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version"
+            opts="-c -q -h -V --target --config --out --k8s-version --namespace --image --name --node-name --helm-values --examples --install --dev-root --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1254,6 +1286,10 @@ _gpushare() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --jobs)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1262,7 +1298,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__mig)
-            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version profiles apply assert export clear help"
+            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version profiles apply assert export clear help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1296,6 +1332,10 @@ _gpushare() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --jobs)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1304,7 +1344,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__mig__subcmd__apply)
-            opts="-f -c -q -h -V --config-file --file --label --selected-config --dry-run --force --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version"
+            opts="-f -c -q -h -V --config-file --file --label --selected-config --dry-run --force --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1359,6 +1399,10 @@ _gpushare() {
                     return 0
                     ;;
                 --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --jobs)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1370,7 +1414,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__mig__subcmd__assert)
-            opts="-f -c -q -h -V --config-file --file --label --selected-config --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version"
+            opts="-f -c -q -h -V --config-file --file --label --selected-config --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1428,6 +1472,10 @@ _gpushare() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --jobs)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1436,7 +1484,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__mig__subcmd__clear)
-            opts="-q -h -V --gpu --dry-run --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version"
+            opts="-q -h -V --gpu --dry-run --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1474,6 +1522,10 @@ _gpushare() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --jobs)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1482,7 +1534,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__mig__subcmd__export)
-            opts="-l -q -h -V --config-label --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version"
+            opts="-l -q -h -V --config-label --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1521,6 +1573,10 @@ _gpushare() {
                     return 0
                     ;;
                 --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --jobs)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1630,7 +1686,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__mig__subcmd__profiles)
-            opts="-q -h -V --gpu --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version"
+            opts="-q -h -V --gpu --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1668,6 +1724,10 @@ _gpushare() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --jobs)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1676,7 +1736,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__mps)
-            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version start status stop unit help"
+            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version start status stop unit help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1707,6 +1767,10 @@ _gpushare() {
                     return 0
                     ;;
                 --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --jobs)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1802,7 +1866,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__mps__subcmd__start)
-            opts="-c -q -h -V --gpu --clients --thread-percentage --memory-limit --pipe-dir --log-dir --multiuser --config --timeout --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version"
+            opts="-c -q -h -V --gpu --clients --thread-percentage --memory-limit --pipe-dir --log-dir --multiuser --config --timeout --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1869,6 +1933,10 @@ _gpushare() {
                     return 0
                     ;;
                 --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --jobs)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1880,7 +1948,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__mps__subcmd__status)
-            opts="-q -h -V --timeout --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version"
+            opts="-q -h -V --timeout --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1918,6 +1986,10 @@ _gpushare() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --jobs)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1926,7 +1998,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__mps__subcmd__stop)
-            opts="-q -h -V --gpu --force --timeout --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version"
+            opts="-q -h -V --gpu --force --timeout --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1968,6 +2040,10 @@ _gpushare() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --jobs)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1976,7 +2052,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__mps__subcmd__unit)
-            opts="-c -q -h -V --gpu --clients --thread-percentage --memory-limit --pipe-dir --log-dir --multiuser --config --timeout --install --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version"
+            opts="-c -q -h -V --gpu --clients --thread-percentage --memory-limit --pipe-dir --log-dir --multiuser --config --timeout --install --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2046,6 +2122,10 @@ _gpushare() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --jobs)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -2054,7 +2134,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__plan)
-            opts="-c -q -h -V --config --sysfs-root --check --force --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version"
+            opts="-c -q -h -V --config --sysfs-root --check --force --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2100,6 +2180,10 @@ _gpushare() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --jobs)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -2108,7 +2192,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__probe)
-            opts="-c -q -h -V --target --config --mps-pipe-dir --clients --compare --quick --buffer --timeout --sysfs-root --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version"
+            opts="-c -q -h -V --target --config --mps-pipe-dir --clients --compare --quick --buffer --timeout --sysfs-root --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2174,6 +2258,10 @@ _gpushare() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --jobs)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -2182,7 +2270,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__sim)
-            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version presets models reboot help"
+            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version presets models reboot help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2213,6 +2301,10 @@ _gpushare() {
                     return 0
                     ;;
                 --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --jobs)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2294,7 +2386,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__sim__subcmd__models)
-            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version"
+            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2325,6 +2417,10 @@ _gpushare() {
                     return 0
                     ;;
                 --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --jobs)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2336,7 +2432,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__sim__subcmd__presets)
-            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version"
+            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2367,6 +2463,10 @@ _gpushare() {
                     return 0
                     ;;
                 --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --jobs)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2378,7 +2478,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__sim__subcmd__reboot)
-            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version"
+            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2412,6 +2512,10 @@ _gpushare() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --jobs)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -2420,7 +2524,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__vgpu)
-            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version types status apply assert clear help"
+            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version types status apply assert clear help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2454,6 +2558,10 @@ _gpushare() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --jobs)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -2462,7 +2570,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__vgpu__subcmd__apply)
-            opts="-f -c -q -h -V --file --config --gpu --dry-run --force --heterogeneous --sysfs-root --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version"
+            opts="-f -c -q -h -V --file --config --gpu --dry-run --force --heterogeneous --sysfs-root --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2517,6 +2625,10 @@ _gpushare() {
                     return 0
                     ;;
                 --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --jobs)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2528,7 +2640,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__vgpu__subcmd__assert)
-            opts="-f -c -q -h -V --file --config --gpu --sysfs-root --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version"
+            opts="-f -c -q -h -V --file --config --gpu --sysfs-root --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2586,6 +2698,10 @@ _gpushare() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --jobs)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -2594,7 +2710,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__vgpu__subcmd__clear)
-            opts="-q -h -V --gpu --dry-run --force --sysfs-root --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version"
+            opts="-q -h -V --gpu --dry-run --force --sysfs-root --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2633,6 +2749,10 @@ _gpushare() {
                     return 0
                     ;;
                 --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --jobs)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2742,7 +2862,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__vgpu__subcmd__status)
-            opts="-q -h -V --gpu --sysfs-root --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version"
+            opts="-q -h -V --gpu --sysfs-root --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2781,6 +2901,10 @@ _gpushare() {
                     return 0
                     ;;
                 --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --jobs)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2792,7 +2916,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__vgpu__subcmd__types)
-            opts="-q -h -V --gpu --sysfs-root --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version"
+            opts="-q -h -V --gpu --sysfs-root --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2831,6 +2955,10 @@ _gpushare() {
                     return 0
                     ;;
                 --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --jobs)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_gpushare_global_optspecs
-    string join \n sim= sim-state= format= q/quiet color= nvml-lib= state-root= lock-timeout= h/help V/version
+    string join \n sim= sim-state= format= q/quiet color= nvml-lib= state-root= lock-timeout= jobs= h/help V/version
 end
 
 function __fish_gpushare_needs_command
@@ -25,7 +25,7 @@ function __fish_gpushare_using_subcommand
 end
 
 complete -c gpushare -n "__fish_gpushare_needs_command" -l sim -d 'Use a simulated node: a preset name or a node file (TOML)' -r
-complete -c gpushare -n "__fish_gpushare_needs_command" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, saved after each change)' -r -F
+complete -c gpushare -n "__fish_gpushare_needs_command" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, each change kept as it is made)' -r -F
 complete -c gpushare -n "__fish_gpushare_needs_command" -l format -d 'Output format of the data on stdout' -r -f -a "table\t'Tables for people'
 json\t'JSON for scripts (the field names are a stable contract)'
 yaml\t'The same data as YAML'"
@@ -35,6 +35,7 @@ never\t''"
 complete -c gpushare -n "__fish_gpushare_needs_command" -l nvml-lib -d 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual' -r -F
 complete -c gpushare -n "__fish_gpushare_needs_command" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
 complete -c gpushare -n "__fish_gpushare_needs_command" -l lock-timeout -d 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once' -r
+complete -c gpushare -n "__fish_gpushare_needs_command" -l jobs -d 'How many GPUs a changing command changes at once (default: every GPU it changes; 1: one change after another, in plan order)' -r
 complete -c gpushare -n "__fish_gpushare_needs_command" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
 complete -c gpushare -n "__fish_gpushare_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c gpushare -n "__fish_gpushare_needs_command" -s V -l version -d 'Print version'
@@ -67,7 +68,7 @@ complete -c gpushare -n "__fish_gpushare_using_subcommand init" -l config-out -d
 complete -c gpushare -n "__fish_gpushare_using_subcommand init" -l manifests-out -d 'Where to write the manifests of the `[kubernetes] targets` [default: /etc/gpushare/manifests, under --state-root]' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand init" -l sysfs-root -d 'Read and write sysfs and /proc under DIR instead of / (a fake tree, for tests and trials)' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand init" -l sim -d 'Use a simulated node: a preset name or a node file (TOML)' -r
-complete -c gpushare -n "__fish_gpushare_using_subcommand init" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, saved after each change)' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand init" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, each change kept as it is made)' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand init" -l format -d 'Output format of the data on stdout' -r -f -a "table\t'Tables for people'
 json\t'JSON for scripts (the field names are a stable contract)'
 yaml\t'The same data as YAML'"
@@ -77,6 +78,7 @@ never\t''"
 complete -c gpushare -n "__fish_gpushare_using_subcommand init" -l nvml-lib -d 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand init" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand init" -l lock-timeout -d 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand init" -l jobs -d 'How many GPUs a changing command changes at once (default: every GPU it changes; 1: one change after another, in plan order)' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand init" -l force -d 'Overwrite a gpushare.toml that says something else'
 complete -c gpushare -n "__fish_gpushare_using_subcommand init" -s y -l yes -d 'Do not ask for confirmation (it is never asked without a terminal)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand init" -l dry-run -d 'Print the layout and the plan, and stop: nothing is written or changed'
@@ -87,7 +89,7 @@ complete -c gpushare -n "__fish_gpushare_using_subcommand init" -s V -l version 
 complete -c gpushare -n "__fish_gpushare_using_subcommand plan" -s c -l config -d 'The desired layout [default: /etc/gpushare/gpushare.toml, under --state-root]' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand plan" -l sysfs-root -d 'Read and write sysfs and /proc under DIR instead of / (a fake tree, for tests and trials)' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand plan" -l sim -d 'Use a simulated node: a preset name or a node file (TOML)' -r
-complete -c gpushare -n "__fish_gpushare_using_subcommand plan" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, saved after each change)' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand plan" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, each change kept as it is made)' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand plan" -l format -d 'Output format of the data on stdout' -r -f -a "table\t'Tables for people'
 json\t'JSON for scripts (the field names are a stable contract)'
 yaml\t'The same data as YAML'"
@@ -97,6 +99,7 @@ never\t''"
 complete -c gpushare -n "__fish_gpushare_using_subcommand plan" -l nvml-lib -d 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand plan" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand plan" -l lock-timeout -d 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand plan" -l jobs -d 'How many GPUs a changing command changes at once (default: every GPU it changes; 1: one change after another, in plan order)' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand plan" -l check -d 'Exit 3 when the node differs from the file (5 when only a reboot is missing)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand plan" -l force -d 'Plan as `apply --force` would'
 complete -c gpushare -n "__fish_gpushare_using_subcommand plan" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
@@ -105,7 +108,7 @@ complete -c gpushare -n "__fish_gpushare_using_subcommand plan" -s V -l version 
 complete -c gpushare -n "__fish_gpushare_using_subcommand apply" -s c -l config -d 'The desired layout [default: /etc/gpushare/gpushare.toml, under --state-root]' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand apply" -l sysfs-root -d 'Read and write sysfs and /proc under DIR instead of / (a fake tree, for tests and trials)' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand apply" -l sim -d 'Use a simulated node: a preset name or a node file (TOML)' -r
-complete -c gpushare -n "__fish_gpushare_using_subcommand apply" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, saved after each change)' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand apply" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, each change kept as it is made)' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand apply" -l format -d 'Output format of the data on stdout' -r -f -a "table\t'Tables for people'
 json\t'JSON for scripts (the field names are a stable contract)'
 yaml\t'The same data as YAML'"
@@ -115,6 +118,7 @@ never\t''"
 complete -c gpushare -n "__fish_gpushare_using_subcommand apply" -l nvml-lib -d 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand apply" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand apply" -l lock-timeout -d 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand apply" -l jobs -d 'How many GPUs a changing command changes at once (default: every GPU it changes; 1: one change after another, in plan order)' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand apply" -l dry-run -d 'Print the plan and change nothing'
 complete -c gpushare -n "__fish_gpushare_using_subcommand apply" -l force -d 'Go ahead where something is in use: MIG modes of busy GPUs change at the next reboot (exit 5), MPS daemons with clients are stopped (clients ended), vGPU devices VMs hold are removed. MIG instances in use are never destroyed'
 complete -c gpushare -n "__fish_gpushare_using_subcommand apply" -s y -l yes -d 'Do not ask for confirmation (it is never asked without a terminal)'
@@ -123,7 +127,7 @@ complete -c gpushare -n "__fish_gpushare_using_subcommand apply" -s h -l help -d
 complete -c gpushare -n "__fish_gpushare_using_subcommand apply" -s V -l version -d 'Print version'
 complete -c gpushare -n "__fish_gpushare_using_subcommand detect" -l gpu -d 'Only these GPUs: `all`, indexes `0,2`, ranges `0-3`, UUIDs or PCI bus ids' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand detect" -l sim -d 'Use a simulated node: a preset name or a node file (TOML)' -r
-complete -c gpushare -n "__fish_gpushare_using_subcommand detect" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, saved after each change)' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand detect" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, each change kept as it is made)' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand detect" -l format -d 'Output format of the data on stdout' -r -f -a "table\t'Tables for people'
 json\t'JSON for scripts (the field names are a stable contract)'
 yaml\t'The same data as YAML'"
@@ -133,12 +137,13 @@ never\t''"
 complete -c gpushare -n "__fish_gpushare_using_subcommand detect" -l nvml-lib -d 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand detect" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand detect" -l lock-timeout -d 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand detect" -l jobs -d 'How many GPUs a changing command changes at once (default: every GPU it changes; 1: one change after another, in plan order)' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand detect" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand detect" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c gpushare -n "__fish_gpushare_using_subcommand detect" -s V -l version -d 'Print version'
 complete -c gpushare -n "__fish_gpushare_using_subcommand doctor" -l host-root -d 'Check the host files (/dev, /proc, /sys, /etc) under DIR instead of /' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand doctor" -l sim -d 'Use a simulated node: a preset name or a node file (TOML)' -r
-complete -c gpushare -n "__fish_gpushare_using_subcommand doctor" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, saved after each change)' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand doctor" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, each change kept as it is made)' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand doctor" -l format -d 'Output format of the data on stdout' -r -f -a "table\t'Tables for people'
 json\t'JSON for scripts (the field names are a stable contract)'
 yaml\t'The same data as YAML'"
@@ -148,11 +153,12 @@ never\t''"
 complete -c gpushare -n "__fish_gpushare_using_subcommand doctor" -l nvml-lib -d 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand doctor" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand doctor" -l lock-timeout -d 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand doctor" -l jobs -d 'How many GPUs a changing command changes at once (default: every GPU it changes; 1: one change after another, in plan order)' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand doctor" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand doctor" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c gpushare -n "__fish_gpushare_using_subcommand doctor" -s V -l version -d 'Print version'
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and not __fish_seen_subcommand_from profiles apply assert export clear help" -l sim -d 'Use a simulated node: a preset name or a node file (TOML)' -r
-complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and not __fish_seen_subcommand_from profiles apply assert export clear help" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, saved after each change)' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and not __fish_seen_subcommand_from profiles apply assert export clear help" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, each change kept as it is made)' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and not __fish_seen_subcommand_from profiles apply assert export clear help" -l format -d 'Output format of the data on stdout' -r -f -a "table\t'Tables for people'
 json\t'JSON for scripts (the field names are a stable contract)'
 yaml\t'The same data as YAML'"
@@ -162,6 +168,7 @@ never\t''"
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and not __fish_seen_subcommand_from profiles apply assert export clear help" -l nvml-lib -d 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and not __fish_seen_subcommand_from profiles apply assert export clear help" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and not __fish_seen_subcommand_from profiles apply assert export clear help" -l lock-timeout -d 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and not __fish_seen_subcommand_from profiles apply assert export clear help" -l jobs -d 'How many GPUs a changing command changes at once (default: every GPU it changes; 1: one change after another, in plan order)' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and not __fish_seen_subcommand_from profiles apply assert export clear help" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and not __fish_seen_subcommand_from profiles apply assert export clear help" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and not __fish_seen_subcommand_from profiles apply assert export clear help" -s V -l version -d 'Print version'
@@ -173,7 +180,7 @@ complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and not __fish_se
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and not __fish_seen_subcommand_from profiles apply assert export clear help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from profiles" -l gpu -d 'Only these GPUs: `all`, indexes `0,2`, ranges `0-3`, UUIDs or PCI bus ids' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from profiles" -l sim -d 'Use a simulated node: a preset name or a node file (TOML)' -r
-complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from profiles" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, saved after each change)' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from profiles" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, each change kept as it is made)' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from profiles" -l format -d 'Output format of the data on stdout' -r -f -a "table\t'Tables for people'
 json\t'JSON for scripts (the field names are a stable contract)'
 yaml\t'The same data as YAML'"
@@ -183,13 +190,14 @@ never\t''"
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from profiles" -l nvml-lib -d 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from profiles" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from profiles" -l lock-timeout -d 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from profiles" -l jobs -d 'How many GPUs a changing command changes at once (default: every GPU it changes; 1: one change after another, in plan order)' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from profiles" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from profiles" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from profiles" -s V -l version -d 'Print version'
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from apply" -s f -l file -l config-file -d 'The desired layout: a gpushare.toml or a mig-parted v1 YAML config (`-` reads stdin)' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from apply" -s c -l selected-config -l label -d 'The label of the mig-parted config to use (not needed when the file has one label)' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from apply" -l sim -d 'Use a simulated node: a preset name or a node file (TOML)' -r
-complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from apply" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, saved after each change)' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from apply" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, each change kept as it is made)' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from apply" -l format -d 'Output format of the data on stdout' -r -f -a "table\t'Tables for people'
 json\t'JSON for scripts (the field names are a stable contract)'
 yaml\t'The same data as YAML'"
@@ -199,6 +207,7 @@ never\t''"
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from apply" -l nvml-lib -d 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from apply" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from apply" -l lock-timeout -d 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from apply" -l jobs -d 'How many GPUs a changing command changes at once (default: every GPU it changes; 1: one change after another, in plan order)' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from apply" -l dry-run -d 'Print the plan and change nothing'
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from apply" -l force -d 'Change the MIG mode of GPUs that processes or services keep busy, leaving the change pending until the next reboot (exit 5). Instances in use are never destroyed'
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from apply" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
@@ -207,7 +216,7 @@ complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_s
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from assert" -s f -l file -l config-file -d 'The desired layout: a gpushare.toml or a mig-parted v1 YAML config (`-` reads stdin)' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from assert" -s c -l selected-config -l label -d 'The label of the mig-parted config to use (not needed when the file has one label)' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from assert" -l sim -d 'Use a simulated node: a preset name or a node file (TOML)' -r
-complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from assert" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, saved after each change)' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from assert" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, each change kept as it is made)' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from assert" -l format -d 'Output format of the data on stdout' -r -f -a "table\t'Tables for people'
 json\t'JSON for scripts (the field names are a stable contract)'
 yaml\t'The same data as YAML'"
@@ -217,12 +226,13 @@ never\t''"
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from assert" -l nvml-lib -d 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from assert" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from assert" -l lock-timeout -d 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from assert" -l jobs -d 'How many GPUs a changing command changes at once (default: every GPU it changes; 1: one change after another, in plan order)' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from assert" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from assert" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from assert" -s V -l version -d 'Print version'
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from export" -s l -l config-label -d 'The label of the exported config' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from export" -l sim -d 'Use a simulated node: a preset name or a node file (TOML)' -r
-complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from export" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, saved after each change)' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from export" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, each change kept as it is made)' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from export" -l format -d 'Output format of the data on stdout' -r -f -a "table\t'Tables for people'
 json\t'JSON for scripts (the field names are a stable contract)'
 yaml\t'The same data as YAML'"
@@ -232,12 +242,13 @@ never\t''"
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from export" -l nvml-lib -d 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from export" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from export" -l lock-timeout -d 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from export" -l jobs -d 'How many GPUs a changing command changes at once (default: every GPU it changes; 1: one change after another, in plan order)' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from export" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from export" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from export" -s V -l version -d 'Print version'
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from clear" -l gpu -d 'Only these GPUs: `all`, indexes `0,2`, ranges `0-3`, UUIDs or PCI bus ids' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from clear" -l sim -d 'Use a simulated node: a preset name or a node file (TOML)' -r
-complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from clear" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, saved after each change)' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from clear" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, each change kept as it is made)' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from clear" -l format -d 'Output format of the data on stdout' -r -f -a "table\t'Tables for people'
 json\t'JSON for scripts (the field names are a stable contract)'
 yaml\t'The same data as YAML'"
@@ -247,6 +258,7 @@ never\t''"
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from clear" -l nvml-lib -d 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from clear" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from clear" -l lock-timeout -d 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from clear" -l jobs -d 'How many GPUs a changing command changes at once (default: every GPU it changes; 1: one change after another, in plan order)' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from clear" -l dry-run -d 'Print the plan and change nothing'
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from clear" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from clear" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -258,7 +270,7 @@ complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_s
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from help" -f -a "clear" -d 'Destroy every GPU and compute instance of the selected GPUs (MIG stays enabled)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and not __fish_seen_subcommand_from start status stop unit help" -l sim -d 'Use a simulated node: a preset name or a node file (TOML)' -r
-complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and not __fish_seen_subcommand_from start status stop unit help" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, saved after each change)' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and not __fish_seen_subcommand_from start status stop unit help" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, each change kept as it is made)' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and not __fish_seen_subcommand_from start status stop unit help" -l format -d 'Output format of the data on stdout' -r -f -a "table\t'Tables for people'
 json\t'JSON for scripts (the field names are a stable contract)'
 yaml\t'The same data as YAML'"
@@ -268,6 +280,7 @@ never\t''"
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and not __fish_seen_subcommand_from start status stop unit help" -l nvml-lib -d 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and not __fish_seen_subcommand_from start status stop unit help" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and not __fish_seen_subcommand_from start status stop unit help" -l lock-timeout -d 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and not __fish_seen_subcommand_from start status stop unit help" -l jobs -d 'How many GPUs a changing command changes at once (default: every GPU it changes; 1: one change after another, in plan order)' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and not __fish_seen_subcommand_from start status stop unit help" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and not __fish_seen_subcommand_from start status stop unit help" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and not __fish_seen_subcommand_from start status stop unit help" -s V -l version -d 'Print version'
@@ -285,7 +298,7 @@ complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_s
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from start" -s c -l config -d 'Start what the `mps` and `mig.mps` sections of gpushare.toml ask for' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from start" -l timeout -d 'Seconds to wait for each answer of the daemon' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from start" -l sim -d 'Use a simulated node: a preset name or a node file (TOML)' -r
-complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from start" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, saved after each change)' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from start" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, each change kept as it is made)' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from start" -l format -d 'Output format of the data on stdout' -r -f -a "table\t'Tables for people'
 json\t'JSON for scripts (the field names are a stable contract)'
 yaml\t'The same data as YAML'"
@@ -295,13 +308,14 @@ never\t''"
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from start" -l nvml-lib -d 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from start" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from start" -l lock-timeout -d 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from start" -l jobs -d 'How many GPUs a changing command changes at once (default: every GPU it changes; 1: one change after another, in plan order)' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from start" -l multiuser -d 'Let clients of every user share one server (-multiuser-server; Volta or newer, root)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from start" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from start" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from start" -s V -l version -d 'Print version'
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from status" -l timeout -d 'Seconds to wait for each answer of a daemon' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from status" -l sim -d 'Use a simulated node: a preset name or a node file (TOML)' -r
-complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from status" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, saved after each change)' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from status" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, each change kept as it is made)' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from status" -l format -d 'Output format of the data on stdout' -r -f -a "table\t'Tables for people'
 json\t'JSON for scripts (the field names are a stable contract)'
 yaml\t'The same data as YAML'"
@@ -311,13 +325,14 @@ never\t''"
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from status" -l nvml-lib -d 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from status" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from status" -l lock-timeout -d 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from status" -l jobs -d 'How many GPUs a changing command changes at once (default: every GPU it changes; 1: one change after another, in plan order)' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from status" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from status" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from status" -s V -l version -d 'Print version'
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from stop" -l gpu -d 'Stop only the daemons that serve these GPUs' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from stop" -l timeout -d 'Seconds to wait for each answer of a daemon, and for it to exit' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from stop" -l sim -d 'Use a simulated node: a preset name or a node file (TOML)' -r
-complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from stop" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, saved after each change)' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from stop" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, each change kept as it is made)' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from stop" -l format -d 'Output format of the data on stdout' -r -f -a "table\t'Tables for people'
 json\t'JSON for scripts (the field names are a stable contract)'
 yaml\t'The same data as YAML'"
@@ -327,6 +342,7 @@ never\t''"
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from stop" -l nvml-lib -d 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from stop" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from stop" -l lock-timeout -d 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from stop" -l jobs -d 'How many GPUs a changing command changes at once (default: every GPU it changes; 1: one change after another, in plan order)' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from stop" -l force -d 'Stop even while clients are connected: end them with terminate_client first'
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from stop" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from stop" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -340,7 +356,7 @@ complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_s
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from unit" -s c -l config -d 'Start what the `mps` and `mig.mps` sections of gpushare.toml ask for' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from unit" -l timeout -d 'Seconds to wait for each answer of the daemon' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from unit" -l sim -d 'Use a simulated node: a preset name or a node file (TOML)' -r
-complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from unit" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, saved after each change)' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from unit" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, each change kept as it is made)' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from unit" -l format -d 'Output format of the data on stdout' -r -f -a "table\t'Tables for people'
 json\t'JSON for scripts (the field names are a stable contract)'
 yaml\t'The same data as YAML'"
@@ -350,6 +366,7 @@ never\t''"
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from unit" -l nvml-lib -d 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from unit" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from unit" -l lock-timeout -d 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from unit" -l jobs -d 'How many GPUs a changing command changes at once (default: every GPU it changes; 1: one change after another, in plan order)' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from unit" -l multiuser -d 'Let clients of every user share one server (-multiuser-server; Volta or newer, root)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from unit" -l install -d 'Write the unit under /etc/systemd/system (atomically) instead of printing it'
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from unit" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
@@ -361,7 +378,7 @@ complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_s
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from help" -f -a "unit" -d 'Print, or install, a systemd unit that starts the daemons at boot with the same settings'
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and not __fish_seen_subcommand_from types status apply assert clear help" -l sim -d 'Use a simulated node: a preset name or a node file (TOML)' -r
-complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and not __fish_seen_subcommand_from types status apply assert clear help" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, saved after each change)' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and not __fish_seen_subcommand_from types status apply assert clear help" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, each change kept as it is made)' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and not __fish_seen_subcommand_from types status apply assert clear help" -l format -d 'Output format of the data on stdout' -r -f -a "table\t'Tables for people'
 json\t'JSON for scripts (the field names are a stable contract)'
 yaml\t'The same data as YAML'"
@@ -371,6 +388,7 @@ never\t''"
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and not __fish_seen_subcommand_from types status apply assert clear help" -l nvml-lib -d 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and not __fish_seen_subcommand_from types status apply assert clear help" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and not __fish_seen_subcommand_from types status apply assert clear help" -l lock-timeout -d 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and not __fish_seen_subcommand_from types status apply assert clear help" -l jobs -d 'How many GPUs a changing command changes at once (default: every GPU it changes; 1: one change after another, in plan order)' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and not __fish_seen_subcommand_from types status apply assert clear help" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and not __fish_seen_subcommand_from types status apply assert clear help" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and not __fish_seen_subcommand_from types status apply assert clear help" -s V -l version -d 'Print version'
@@ -383,7 +401,7 @@ complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and not __fish_s
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from types" -l gpu -d 'Only these GPUs: `all`, indexes `0,2`, ranges `0-3`, UUIDs or PCI bus ids' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from types" -l sysfs-root -d 'Read and write sysfs and /proc under DIR instead of / (a fake tree, for tests and trials)' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from types" -l sim -d 'Use a simulated node: a preset name or a node file (TOML)' -r
-complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from types" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, saved after each change)' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from types" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, each change kept as it is made)' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from types" -l format -d 'Output format of the data on stdout' -r -f -a "table\t'Tables for people'
 json\t'JSON for scripts (the field names are a stable contract)'
 yaml\t'The same data as YAML'"
@@ -393,13 +411,14 @@ never\t''"
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from types" -l nvml-lib -d 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from types" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from types" -l lock-timeout -d 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from types" -l jobs -d 'How many GPUs a changing command changes at once (default: every GPU it changes; 1: one change after another, in plan order)' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from types" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from types" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from types" -s V -l version -d 'Print version'
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from status" -l gpu -d 'Only these GPUs: `all`, indexes `0,2`, ranges `0-3`, UUIDs or PCI bus ids' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from status" -l sysfs-root -d 'Read and write sysfs and /proc under DIR instead of / (a fake tree, for tests and trials)' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from status" -l sim -d 'Use a simulated node: a preset name or a node file (TOML)' -r
-complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from status" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, saved after each change)' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from status" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, each change kept as it is made)' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from status" -l format -d 'Output format of the data on stdout' -r -f -a "table\t'Tables for people'
 json\t'JSON for scripts (the field names are a stable contract)'
 yaml\t'The same data as YAML'"
@@ -409,6 +428,7 @@ never\t''"
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from status" -l nvml-lib -d 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from status" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from status" -l lock-timeout -d 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from status" -l jobs -d 'How many GPUs a changing command changes at once (default: every GPU it changes; 1: one change after another, in plan order)' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from status" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from status" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from status" -s V -l version -d 'Print version'
@@ -417,7 +437,7 @@ complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from apply" -l gpu -d 'Only these GPUs of the file\'s layout: `all`, indexes, ranges, UUIDs or PCI bus ids' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from apply" -l sysfs-root -d 'Read and write sysfs and /proc under DIR instead of / (a fake tree, for tests and trials)' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from apply" -l sim -d 'Use a simulated node: a preset name or a node file (TOML)' -r
-complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from apply" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, saved after each change)' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from apply" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, each change kept as it is made)' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from apply" -l format -d 'Output format of the data on stdout' -r -f -a "table\t'Tables for people'
 json\t'JSON for scripts (the field names are a stable contract)'
 yaml\t'The same data as YAML'"
@@ -427,6 +447,7 @@ never\t''"
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from apply" -l nvml-lib -d 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from apply" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from apply" -l lock-timeout -d 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from apply" -l jobs -d 'How many GPUs a changing command changes at once (default: every GPU it changes; 1: one change after another, in plan order)' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from apply" -l dry-run -d 'Show the changes without making them'
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from apply" -l force -d 'Also remove vGPU devices that a VM holds open (the kernel may still refuse)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from apply" -l heterogeneous -d 'The GPUs run in heterogeneous mode (`nvidia-smi vgpu -shm 1`): allow several time-sliced types on one GPU'
@@ -438,7 +459,7 @@ complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from assert" -l gpu -d 'Only these GPUs of the file\'s layout' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from assert" -l sysfs-root -d 'Read and write sysfs and /proc under DIR instead of / (a fake tree, for tests and trials)' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from assert" -l sim -d 'Use a simulated node: a preset name or a node file (TOML)' -r
-complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from assert" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, saved after each change)' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from assert" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, each change kept as it is made)' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from assert" -l format -d 'Output format of the data on stdout' -r -f -a "table\t'Tables for people'
 json\t'JSON for scripts (the field names are a stable contract)'
 yaml\t'The same data as YAML'"
@@ -448,13 +469,14 @@ never\t''"
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from assert" -l nvml-lib -d 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from assert" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from assert" -l lock-timeout -d 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from assert" -l jobs -d 'How many GPUs a changing command changes at once (default: every GPU it changes; 1: one change after another, in plan order)' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from assert" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from assert" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from assert" -s V -l version -d 'Print version'
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from clear" -l gpu -d 'GPUs to clear: `all`, indexes `0,2`, ranges `0-3`, UUIDs or PCI bus ids' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from clear" -l sysfs-root -d 'Read and write sysfs and /proc under DIR instead of / (a fake tree, for tests and trials)' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from clear" -l sim -d 'Use a simulated node: a preset name or a node file (TOML)' -r
-complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from clear" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, saved after each change)' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from clear" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, each change kept as it is made)' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from clear" -l format -d 'Output format of the data on stdout' -r -f -a "table\t'Tables for people'
 json\t'JSON for scripts (the field names are a stable contract)'
 yaml\t'The same data as YAML'"
@@ -464,6 +486,7 @@ never\t''"
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from clear" -l nvml-lib -d 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from clear" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from clear" -l lock-timeout -d 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from clear" -l jobs -d 'How many GPUs a changing command changes at once (default: every GPU it changes; 1: one change after another, in plan order)' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from clear" -l dry-run -d 'Show the changes without making them'
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from clear" -l force -d 'Also remove vGPU devices that a VM holds open (the kernel may still refuse)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from clear" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
@@ -490,7 +513,7 @@ complete -c gpushare -n "__fish_gpushare_using_subcommand manifests" -l name -d 
 complete -c gpushare -n "__fish_gpushare_using_subcommand manifests" -l node-name -d 'Kubernetes name of this node, for the label commands in the notes (and HAMi\'s node config)' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand manifests" -l dev-root -d 'cdi: read device nodes and MIG minors under DIR (`DIR/dev`, `DIR/proc/driver`) [default: /]' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand manifests" -l sim -d 'Use a simulated node: a preset name or a node file (TOML)' -r
-complete -c gpushare -n "__fish_gpushare_using_subcommand manifests" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, saved after each change)' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand manifests" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, each change kept as it is made)' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand manifests" -l format -d 'Output format of the data on stdout' -r -f -a "table\t'Tables for people'
 json\t'JSON for scripts (the field names are a stable contract)'
 yaml\t'The same data as YAML'"
@@ -500,6 +523,7 @@ never\t''"
 complete -c gpushare -n "__fish_gpushare_using_subcommand manifests" -l nvml-lib -d 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand manifests" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand manifests" -l lock-timeout -d 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand manifests" -l jobs -d 'How many GPUs a changing command changes at once (default: every GPU it changes; 1: one change after another, in plan order)' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand manifests" -l helm-values -d 'nvidia-device-plugin: write Helm values for the chart instead of plain manifests'
 complete -c gpushare -n "__fish_gpushare_using_subcommand manifests" -l examples -d 'Add a pod per target that requests one slice'
 complete -c gpushare -n "__fish_gpushare_using_subcommand manifests" -l install -d 'cdi: write the spec to /etc/cdi/nvidia.yaml (atomically, 0644) instead of printing it'
@@ -514,7 +538,7 @@ complete -c gpushare -n "__fish_gpushare_using_subcommand agent" -l pause-timeou
 complete -c gpushare -n "__fish_gpushare_using_subcommand agent" -l retry -d 'Seconds before a failed run is tried again (bad layouts wait for a change instead)' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand agent" -l sysfs-root -d 'Read and write sysfs and /proc under DIR instead of / (a fake tree, for tests and trials)' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand agent" -l sim -d 'Use a simulated node: a preset name or a node file (TOML)' -r
-complete -c gpushare -n "__fish_gpushare_using_subcommand agent" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, saved after each change)' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand agent" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, each change kept as it is made)' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand agent" -l format -d 'Output format of the data on stdout' -r -f -a "table\t'Tables for people'
 json\t'JSON for scripts (the field names are a stable contract)'
 yaml\t'The same data as YAML'"
@@ -524,6 +548,7 @@ never\t''"
 complete -c gpushare -n "__fish_gpushare_using_subcommand agent" -l nvml-lib -d 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand agent" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand agent" -l lock-timeout -d 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand agent" -l jobs -d 'How many GPUs a changing command changes at once (default: every GPU it changes; 1: one change after another, in plan order)' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand agent" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand agent" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c gpushare -n "__fish_gpushare_using_subcommand agent" -s V -l version -d 'Print version'
@@ -535,7 +560,7 @@ complete -c gpushare -n "__fish_gpushare_using_subcommand probe" -l buffer -d 'S
 complete -c gpushare -n "__fish_gpushare_using_subcommand probe" -l timeout -d 'Seconds a worker may take for its setup, and again for its measurements, before it is reported as hung and killed' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand probe" -l sysfs-root -d 'Read and write sysfs and /proc under DIR instead of / (a fake tree, for tests and trials)' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand probe" -l sim -d 'Use a simulated node: a preset name or a node file (TOML)' -r
-complete -c gpushare -n "__fish_gpushare_using_subcommand probe" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, saved after each change)' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand probe" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, each change kept as it is made)' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand probe" -l format -d 'Output format of the data on stdout' -r -f -a "table\t'Tables for people'
 json\t'JSON for scripts (the field names are a stable contract)'
 yaml\t'The same data as YAML'"
@@ -545,13 +570,14 @@ never\t''"
 complete -c gpushare -n "__fish_gpushare_using_subcommand probe" -l nvml-lib -d 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand probe" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand probe" -l lock-timeout -d 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand probe" -l jobs -d 'How many GPUs a changing command changes at once (default: every GPU it changes; 1: one change after another, in plan order)' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand probe" -l compare -d 'Run each target alone, then with --clients N at once, and print the slowdown'
 complete -c gpushare -n "__fish_gpushare_using_subcommand probe" -l quick -d 'A few seconds per target: smaller copies, fewer repeats'
 complete -c gpushare -n "__fish_gpushare_using_subcommand probe" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand probe" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c gpushare -n "__fish_gpushare_using_subcommand probe" -s V -l version -d 'Print version'
 complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and not __fish_seen_subcommand_from presets models reboot help" -l sim -d 'Use a simulated node: a preset name or a node file (TOML)' -r
-complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and not __fish_seen_subcommand_from presets models reboot help" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, saved after each change)' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and not __fish_seen_subcommand_from presets models reboot help" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, each change kept as it is made)' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and not __fish_seen_subcommand_from presets models reboot help" -l format -d 'Output format of the data on stdout' -r -f -a "table\t'Tables for people'
 json\t'JSON for scripts (the field names are a stable contract)'
 yaml\t'The same data as YAML'"
@@ -561,6 +587,7 @@ never\t''"
 complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and not __fish_seen_subcommand_from presets models reboot help" -l nvml-lib -d 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and not __fish_seen_subcommand_from presets models reboot help" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and not __fish_seen_subcommand_from presets models reboot help" -l lock-timeout -d 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and not __fish_seen_subcommand_from presets models reboot help" -l jobs -d 'How many GPUs a changing command changes at once (default: every GPU it changes; 1: one change after another, in plan order)' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and not __fish_seen_subcommand_from presets models reboot help" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and not __fish_seen_subcommand_from presets models reboot help" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and not __fish_seen_subcommand_from presets models reboot help" -s V -l version -d 'Print version'
@@ -569,7 +596,7 @@ complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and not __fish_se
 complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and not __fish_seen_subcommand_from presets models reboot help" -f -a "reboot" -d 'Reboot the simulated node kept in --sim-state: pending MIG modes apply, instances and processes are gone'
 complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and not __fish_seen_subcommand_from presets models reboot help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from presets" -l sim -d 'Use a simulated node: a preset name or a node file (TOML)' -r
-complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from presets" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, saved after each change)' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from presets" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, each change kept as it is made)' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from presets" -l format -d 'Output format of the data on stdout' -r -f -a "table\t'Tables for people'
 json\t'JSON for scripts (the field names are a stable contract)'
 yaml\t'The same data as YAML'"
@@ -579,11 +606,12 @@ never\t''"
 complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from presets" -l nvml-lib -d 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from presets" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from presets" -l lock-timeout -d 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from presets" -l jobs -d 'How many GPUs a changing command changes at once (default: every GPU it changes; 1: one change after another, in plan order)' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from presets" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from presets" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from presets" -s V -l version -d 'Print version'
 complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from models" -l sim -d 'Use a simulated node: a preset name or a node file (TOML)' -r
-complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from models" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, saved after each change)' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from models" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, each change kept as it is made)' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from models" -l format -d 'Output format of the data on stdout' -r -f -a "table\t'Tables for people'
 json\t'JSON for scripts (the field names are a stable contract)'
 yaml\t'The same data as YAML'"
@@ -593,11 +621,12 @@ never\t''"
 complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from models" -l nvml-lib -d 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from models" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from models" -l lock-timeout -d 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from models" -l jobs -d 'How many GPUs a changing command changes at once (default: every GPU it changes; 1: one change after another, in plan order)' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from models" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from models" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from models" -s V -l version -d 'Print version'
 complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from reboot" -l sim -d 'Use a simulated node: a preset name or a node file (TOML)' -r
-complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from reboot" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, saved after each change)' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from reboot" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, each change kept as it is made)' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from reboot" -l format -d 'Output format of the data on stdout' -r -f -a "table\t'Tables for people'
 json\t'JSON for scripts (the field names are a stable contract)'
 yaml\t'The same data as YAML'"
@@ -607,6 +636,7 @@ never\t''"
 complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from reboot" -l nvml-lib -d 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from reboot" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from reboot" -l lock-timeout -d 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from reboot" -l jobs -d 'How many GPUs a changing command changes at once (default: every GPU it changes; 1: one change after another, in plan order)' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from reboot" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from reboot" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from reboot" -s V -l version -d 'Print version'
@@ -615,7 +645,7 @@ complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_s
 complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from help" -f -a "reboot" -d 'Reboot the simulated node kept in --sim-state: pending MIG modes apply, instances and processes are gone'
 complete -c gpushare -n "__fish_gpushare_using_subcommand sim; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand completions" -l sim -d 'Use a simulated node: a preset name or a node file (TOML)' -r
-complete -c gpushare -n "__fish_gpushare_using_subcommand completions" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, saved after each change)' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand completions" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, each change kept as it is made)' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand completions" -l format -d 'Output format of the data on stdout' -r -f -a "table\t'Tables for people'
 json\t'JSON for scripts (the field names are a stable contract)'
 yaml\t'The same data as YAML'"
@@ -625,11 +655,12 @@ never\t''"
 complete -c gpushare -n "__fish_gpushare_using_subcommand completions" -l nvml-lib -d 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand completions" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand completions" -l lock-timeout -d 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand completions" -l jobs -d 'How many GPUs a changing command changes at once (default: every GPU it changes; 1: one change after another, in plan order)' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand completions" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c gpushare -n "__fish_gpushare_using_subcommand completions" -s V -l version -d 'Print version'
 complete -c gpushare -n "__fish_gpushare_using_subcommand man" -l sim -d 'Use a simulated node: a preset name or a node file (TOML)' -r
-complete -c gpushare -n "__fish_gpushare_using_subcommand man" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, saved after each change)' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand man" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, each change kept as it is made)' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand man" -l format -d 'Output format of the data on stdout' -r -f -a "table\t'Tables for people'
 json\t'JSON for scripts (the field names are a stable contract)'
 yaml\t'The same data as YAML'"
@@ -639,6 +670,7 @@ never\t''"
 complete -c gpushare -n "__fish_gpushare_using_subcommand man" -l nvml-lib -d 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand man" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand man" -l lock-timeout -d 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand man" -l jobs -d 'How many GPUs a changing command changes at once (default: every GPU it changes; 1: one change after another, in plan order)' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand man" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand man" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c gpushare -n "__fish_gpushare_using_subcommand man" -s V -l version -d 'Print version'

@@ -31,7 +31,8 @@ pub struct GlobalArgs {
     #[arg(long, global = true, env = "GPUSHARE_SIM", value_name = "PRESET|FILE")]
     pub sim: Option<String>,
 
-    /// Keep the simulated node's changes in FILE (loaded when it exists, saved after each change)
+    /// Keep the simulated node's changes in FILE (loaded when it exists, each change kept as it is
+    /// made)
     #[arg(long, global = true, env = "GPUSHARE_SIM_STATE", value_name = "FILE")]
     pub sim_state: Option<PathBuf>,
 
@@ -59,6 +60,11 @@ pub struct GlobalArgs {
     #[arg(long, global = true, env = "GPUSHARE_LOCK_TIMEOUT", value_name = "SECONDS",
           default_value = "60", value_parser = parse_lock_timeout)]
     pub lock_timeout: std::time::Duration,
+
+    /// How many GPUs a changing command changes at once (default: every GPU it changes; 1: one
+    /// change after another, in plan order)
+    #[arg(long, global = true, env = "GPUSHARE_JOBS", value_name = "N")]
+    pub jobs: Option<std::num::NonZeroUsize>,
 }
 
 #[derive(Debug, Subcommand)]

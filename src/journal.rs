@@ -1,6 +1,8 @@
-//! The journal of changes (`<lib_dir>/journal.jsonl`): one JSON line per event, appended and
-//! flushed before and after each step. After an interrupted run it tells the next run what was
-//! in flight; the node's own state is always what the next plan starts from.
+//! The journal of changes (`<lib_dir>/journal.jsonl`): one JSON line per event, appended before
+//! and after each step, and on disk before the step runs (steps that start together, on several
+//! GPUs, share one sync; the end of a step reaches the disk with the next sync). After an
+//! interrupted run it tells the next run what was in flight; the node's own state is always what
+//! the next plan starts from.
 //!
 //! The journal is one of gpushare's own files (mode 0600, in the lib dir, mode 0755): a link or a
 //! special file planted there is refused, never appended to or moved.
@@ -62,6 +64,8 @@ pub enum LastRun {
         pid: u32,
         command: String,
         last_step: Option<String>,
+        /// The steps that started and never ended (several when GPUs were changed at once).
+        in_flight: Vec<String>,
     },
 }
 
@@ -112,7 +116,16 @@ impl Journal {
         Ok(journal)
     }
 
+    /// Append an entry and make the journal durable (fdatasync), with everything before it.
     pub fn record(&mut self, event: Event, detail: Option<&str>) -> Result<()> {
+        self.append(event, detail)?;
+        self.sync()
+    }
+
+    /// Append an entry without waiting for the disk: a process that dies keeps it (it is in the
+    /// page cache); the next [`Journal::sync`] or [`Journal::record`] makes it durable. Steps
+    /// started together are synced together.
+    pub fn append(&mut self, event: Event, detail: Option<&str>) -> Result<()> {
         let entry = Entry {
             time: now(),
             pid: std::process::id(),
@@ -125,13 +138,19 @@ impl Journal {
         line.push('\n');
         self.file
             .write_all(line.as_bytes())
-            .and_then(|_| self.file.sync_data())
-            .map_err(|e| {
-                Error::failed(format!(
-                    "cannot write the journal {}: {e}",
-                    self.path.display()
-                ))
-            })
+            .map_err(|e| self.cannot_write(e))
+    }
+
+    /// Make what was appended durable.
+    pub fn sync(&mut self) -> Result<()> {
+        self.file.sync_data().map_err(|e| self.cannot_write(e))
+    }
+
+    fn cannot_write(&self, e: std::io::Error) -> Error {
+        Error::failed(format!(
+            "cannot write the journal {}: {e}",
+            self.path.display()
+        ))
     }
 
     /// How the last run in the journal at `path` ended. Unreadable lines are skipped: a crash
@@ -152,12 +171,52 @@ impl Journal {
                     pid: entry.pid,
                     command: entry.command,
                     last_step: None,
+                    in_flight: Vec::new(),
                 },
-                (Event::Step, LastRun::Interrupted { pid, command, .. }) => LastRun::Interrupted {
-                    pid,
-                    command,
-                    last_step: entry.detail,
-                },
+                (
+                    Event::Step,
+                    LastRun::Interrupted {
+                        pid,
+                        command,
+                        mut in_flight,
+                        ..
+                    },
+                ) => {
+                    in_flight.extend(entry.detail.clone());
+                    LastRun::Interrupted {
+                        pid,
+                        command,
+                        last_step: entry.detail,
+                        in_flight,
+                    }
+                }
+                (
+                    Event::StepDone,
+                    LastRun::Interrupted {
+                        pid,
+                        command,
+                        last_step,
+                        mut in_flight,
+                    },
+                ) => {
+                    // `<step>: <status>` ends that step; without a detail, the oldest one.
+                    let ended = match &entry.detail {
+                        Some(done) => in_flight.iter().position(|s| {
+                            done.strip_prefix(s.as_str())
+                                .is_some_and(|rest| rest.starts_with(": "))
+                        }),
+                        None => (!in_flight.is_empty()).then_some(0),
+                    };
+                    if let Some(i) = ended {
+                        in_flight.remove(i);
+                    }
+                    LastRun::Interrupted {
+                        pid,
+                        command,
+                        last_step,
+                        in_flight,
+                    }
+                }
                 (Event::Done | Event::Failed, _) => LastRun::Finished,
                 (_, other) => other,
             };
@@ -201,6 +260,53 @@ mod tests {
         let mut j = Journal::start(&path, "apply").unwrap();
         j.record(Event::Done, None).unwrap();
         assert_eq!(Journal::last_run(&path), LastRun::Finished);
+    }
+
+    #[test]
+    fn steps_of_gpus_changed_at_once_are_in_flight_until_each_ends() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("journal.jsonl");
+        let mut j = Journal::start(&path, "apply").unwrap();
+        for (event, detail) in [
+            (Event::Step, "GPU 0: create_gpu_instance (1g.5gb at 0:1)"),
+            (Event::Step, "GPU 1: create_gpu_instance (1g.5gb at 0:1)"),
+            (Event::Step, "GPU 2: create_gpu_instance (1g.5gb at 0:1)"),
+            (
+                Event::StepDone,
+                "GPU 1: create_gpu_instance (1g.5gb at 0:1): done",
+            ),
+            (
+                Event::Step,
+                "GPU 1: create_compute_instance (1g.5gb at 0:1)",
+            ),
+            (
+                Event::StepDone,
+                "GPU 0: create_gpu_instance (1g.5gb at 0:1): done",
+            ),
+        ] {
+            j.record(event, Some(detail)).unwrap();
+        }
+        drop(j);
+        match Journal::last_run(&path) {
+            LastRun::Interrupted {
+                last_step,
+                in_flight,
+                ..
+            } => {
+                assert_eq!(
+                    last_step.as_deref(),
+                    Some("GPU 1: create_compute_instance (1g.5gb at 0:1)")
+                );
+                assert_eq!(
+                    in_flight,
+                    [
+                        "GPU 2: create_gpu_instance (1g.5gb at 0:1)",
+                        "GPU 1: create_compute_instance (1g.5gb at 0:1)"
+                    ]
+                );
+            }
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

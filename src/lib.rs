@@ -21,7 +21,8 @@
 //!                             desired   what the command asks for, checked (config, mig, mps, vgpu)
 //!                             observe   the node, MPS records, the vGPU host
 //!                             planner   pure: desired + observed → plan::Plan (in phases)
-//!                             execute   one step at a time: backend calls, MPS daemons, vGPU writes
+//!                             execute   phase by phase: backend calls (the MIG phases on every GPU
+//!                                       at once, one worker per GPU), MPS daemons, vGPU writes
 //!                             steps     the journal, the signal trap around every step
 //!                             run       observe and plan again until nothing is left
 //!                             verify    nothing left: done; no progress: exit 3
@@ -56,7 +57,7 @@ pub mod probe;
 pub mod source_file;
 pub mod vgpu;
 
-use backend::{Backend, BackendOptions};
+use backend::{Backend, BackendOptions, SharedBackend};
 use cli::Cli;
 use error::{Exit, Result};
 use output::Output;
@@ -70,7 +71,9 @@ pub struct Context {
     pub backend_options: BackendOptions,
     /// How long a changing command waits for the node lock (`--lock-timeout`).
     pub lock_timeout: std::time::Duration,
-    backend: Option<Box<dyn Backend>>,
+    /// How many GPUs a changing command changes at once (`--jobs`); `None`: every GPU it changes.
+    pub jobs: Option<std::num::NonZeroUsize>,
+    backend: Option<SharedBackend>,
     /// The catalog's disagreements with the driver were printed (once a run).
     catalog_warned: bool,
 }
@@ -82,12 +85,22 @@ impl Context {
             paths,
             backend_options,
             lock_timeout: std::time::Duration::from_secs(60),
+            jobs: None,
             backend: None,
             catalog_warned: false,
         }
     }
 
-    pub fn backend(&mut self) -> Result<&mut dyn Backend> {
+    pub fn backend(&mut self) -> Result<&dyn Backend> {
+        Ok(self.open_backend()?.as_ref())
+    }
+
+    /// The backend, for threads that change GPUs at the same time (the executor's workers).
+    pub fn shared_backend(&mut self) -> Result<SharedBackend> {
+        self.open_backend().cloned()
+    }
+
+    fn open_backend(&mut self) -> Result<&SharedBackend> {
         if self.backend.is_none() {
             let opened = backend::open(&self.backend_options)?;
             if self.backend_options.simulated() {
@@ -95,7 +108,7 @@ impl Context {
             }
             self.backend = Some(opened);
         }
-        Ok(self.backend.as_deref_mut().expect("opened above"))
+        Ok(self.backend.as_ref().expect("opened above"))
     }
 
     /// Say that the node is simulated, so that no one takes its answers for the host's GPUs; and
@@ -184,6 +197,7 @@ pub fn run() -> ExitCode {
     let paths = paths::Paths::new(g.state_root.clone());
     let mut ctx = Context::new(out.clone(), paths, options);
     ctx.lock_timeout = g.lock_timeout;
+    ctx.jobs = g.jobs;
     std::panic::set_hook(Box::new(|info| {
         let info = output::escape_controls(&info.to_string(), false).into_owned();
         output::stderr_line(&format!("error: internal error: {info}"));

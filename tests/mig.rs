@@ -451,22 +451,27 @@ processes = [{ pid = 4242, name = "python", used_memory_mib = 1024, gpu_instance
 model = "NVIDIA A100-SXM4-40GB"
 "#;
     let config = "[[gpus]]\nselect = \"all\"\nmode = \"mig\"\nmig.devices = { \"3g.20gb\" = 1, \"2g.10gb\" = 2 }\n";
-    for fault in [
-        "set_mig_mode:1",
-        "destroy_compute_instance:1",
-        "destroy_gpu_instance:1",
-        "create_gpu_instance:1",
-        "create_gpu_instance:3",
-        "create_compute_instance:2",
-        "create_compute_instance:4",
-    ] {
+    // One change after another, and both GPUs at once.
+    for (jobs, fault) in ["1", "8"].into_iter().flat_map(|jobs| {
+        [
+            "set_mig_mode:1",
+            "destroy_compute_instance:1",
+            "destroy_gpu_instance:1",
+            "create_gpu_instance:1",
+            "create_gpu_instance:3",
+            "create_compute_instance:2",
+            "create_compute_instance:4",
+        ]
+        .map(|fault| (jobs, fault))
+    }) {
         let dir = tempfile::tempdir().unwrap();
         let node_file = write(dir.path(), "node.toml", node);
         let toml = write(dir.path(), "gpushare.toml", config);
         let state = dir.path().join("state.json");
         let run = || {
             let mut cmd = gpushare();
-            cmd.arg("--sim")
+            cmd.env("GPUSHARE_JOBS", jobs)
+                .arg("--sim")
                 .arg(&node_file)
                 .arg("--sim-state")
                 .arg(&state);

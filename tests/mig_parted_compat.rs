@@ -21,6 +21,7 @@ use gpushare::pipeline::execute as executor;
 use gpushare::source_file::SourceFile;
 use serde_json::Value;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 fn quiet() -> Output {
     Output::new(Default::default(), true, Default::default())
@@ -101,12 +102,12 @@ fn observed(gpu: &Gpu) -> BTreeMap<String, u64> {
     out
 }
 
-fn apply(file: &DesiredFile, label: &str, sim: &mut SimBackend) -> gpushare::error::Result<Exit> {
+fn apply(file: &DesiredFile, label: &str, sim: &Arc<SimBackend>) -> gpushare::error::Result<Exit> {
     let node = sim.snapshot().unwrap();
-    let book = ProfileBook::load(sim, &node);
+    let book = ProfileBook::load(&**sim, &node);
     let desires = file.desires(Some(label), &node, &book, &quiet())?;
     let mut p = plan(&node, &desires, PlanOptions::default());
-    let exit = executor::execute(&mut p, sim, &quiet())?;
+    let exit = executor::execute(&mut p, sim.clone(), &quiet())?;
     let again = plan(&sim.snapshot().unwrap(), &desires, PlanOptions::default());
     assert!(again.is_converged(), "{label}: a second plan is empty");
     Ok(exit)
@@ -121,7 +122,7 @@ fn check_file(name: &str) -> (usize, usize) {
     for (label, entries) in raw["mig-configs"].as_object().unwrap() {
         let entries = entries.as_array().unwrap();
         for preset in node_file::preset_names() {
-            let mut sim = SimBackend::from_preset(&preset).unwrap();
+            let sim = Arc::new(SimBackend::from_preset(&preset).unwrap());
             let before: Node = sim.snapshot().unwrap();
             let wants: Vec<Expected> = before.gpus.iter().map(|g| expected(entries, g)).collect();
             let matched = before.gpus.iter().any(|g| {
@@ -142,7 +143,7 @@ fn check_file(name: &str) -> (usize, usize) {
                     Some(Some(counts)) => supported(g, counts),
                     _ => true,
                 });
-            let result = apply(&file, label, &mut sim);
+            let result = apply(&file, label, &sim);
             if !ok {
                 let e = result.expect_err(&format!("{name} {label} on {preset} must be refused"));
                 assert_eq!(
@@ -226,8 +227,8 @@ fn all_balanced_on_each_preset_gives_the_balanced_layout() {
         )
         .unwrap();
         let file = DesiredFile::parse(SourceFile::inline("config-default.yaml", &text)).unwrap();
-        let mut sim = SimBackend::from_preset(preset).unwrap();
-        apply(&file, "all-balanced", &mut sim).unwrap();
+        let sim = Arc::new(SimBackend::from_preset(preset).unwrap());
+        apply(&file, "all-balanced", &sim).unwrap();
         let want: BTreeMap<String, u64> =
             want.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
         for gpu in sim.snapshot().unwrap().gpus {

@@ -13,6 +13,8 @@ use tempfile::TempDir;
 struct Node {
     dir: TempDir,
     preset: &'static str,
+    /// `GPUSHARE_JOBS` for every command (none: the default).
+    jobs: Option<&'static str>,
 }
 
 impl Node {
@@ -20,6 +22,15 @@ impl Node {
         Node {
             dir: tempfile::tempdir().unwrap(),
             preset,
+            jobs: None,
+        }
+    }
+
+    /// The same node, every command run with `--jobs` (as `GPUSHARE_JOBS`).
+    fn jobs(self, jobs: &'static str) -> Self {
+        Node {
+            jobs: Some(jobs),
+            ..self
         }
     }
 
@@ -44,6 +55,9 @@ impl Node {
             .arg(self.root());
         c.env("PATH", path_with_stand_in());
         c.env("MPS_STANDIN_LOG", self.log_path());
+        if let Some(jobs) = self.jobs {
+            c.env("GPUSHARE_JOBS", jobs);
+        }
         c
     }
 
@@ -712,7 +726,7 @@ fn mig_node() -> Node {
     use gpushare::backend::sim::SimBackend;
     use gpushare::node::{MigMode, Placement};
     let node = Node::new("dgx-a100");
-    let mut sim = SimBackend::open(Some("dgx-a100"), Some(&node.state())).unwrap();
+    let sim = SimBackend::open(Some("dgx-a100"), Some(&node.state())).unwrap();
     sim.set_mig_mode(0, MigMode::Enabled).unwrap();
     for (profile, start, size, ci) in [(9, 4, 4, 2), (19, 0, 1, 0), (19, 1, 1, 0)] {
         let gi = sim
@@ -963,7 +977,13 @@ fn wait_for(mut done: impl FnMut() -> bool) {
 
 #[test]
 fn a_driver_error_midway_puts_back_the_modes_already_set() {
-    let node = Node::new("t4x4");
+    for jobs in ["1", "8"] {
+        a_driver_error_midway(jobs);
+    }
+}
+
+fn a_driver_error_midway(jobs: &'static str) {
+    let node = Node::new("t4x4").jobs(jobs);
     let err = fails_with(
         node.cmd()
             .env("GPUSHARE_SIM_FAIL", "set_compute_mode:3")
@@ -1091,7 +1111,13 @@ fn a_pipe_directory_others_may_write_is_refused() {
 
 #[test]
 fn a_daemon_whose_start_was_killed_before_its_record_is_stopped_and_started_again() {
-    let node = Node::new("t4x4");
+    for jobs in ["1", "8"] {
+        a_daemon_whose_start_was_killed(jobs);
+    }
+}
+
+fn a_daemon_whose_start_was_killed(jobs: &'static str) {
+    let node = Node::new("t4x4").jobs(jobs);
     let killed = |args: &[&str]| {
         let out = node
             .cmd()

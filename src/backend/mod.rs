@@ -212,7 +212,11 @@ impl fmt::Display for DeviceRef {
 }
 
 /// What gpushare needs from a GPU driver. GPUs are named by their NVML index.
-pub trait Backend {
+///
+/// Shared between threads: the executor changes several GPUs at once, one thread per GPU, through
+/// the same backend (NVML is thread-safe; the simulator keeps its state under a lock). Calls on
+/// one GPU come from one thread at a time, in plan order.
+pub trait Backend: Send + Sync {
     /// `nvml` or `sim:<name>`.
     fn source(&self) -> String;
 
@@ -231,15 +235,15 @@ pub trait Backend {
     ) -> DriverResult<Vec<ComputeInstanceProfile>>;
 
     /// Ask for a MIG mode. It applies at once on an idle GPU; otherwise it is pending a reset.
-    fn set_mig_mode(&mut self, gpu: u32, mode: MigMode) -> DriverResult<ModeChange>;
+    fn set_mig_mode(&self, gpu: u32, mode: MigMode) -> DriverResult<ModeChange>;
 
     /// Reset GPUs (applies pending MIG modes; fails while anything uses them).
-    fn reset_gpus(&mut self, gpus: &[u32]) -> DriverResult<()>;
+    fn reset_gpus(&self, gpus: &[u32]) -> DriverResult<()>;
 
     /// Create a GPU instance of profile `profile_id` (the id nvidia-smi shows) at `placement`.
     /// Returns the new GPU instance id.
     fn create_gpu_instance(
-        &mut self,
+        &self,
         gpu: u32,
         profile_id: u32,
         placement: Placement,
@@ -247,35 +251,44 @@ pub trait Backend {
 
     /// Create a compute instance of `profile_id` in a GPU instance; returns its id.
     fn create_compute_instance(
-        &mut self,
+        &self,
         gpu: u32,
         gpu_instance_id: u32,
         profile_id: u32,
     ) -> DriverResult<u32>;
 
     fn destroy_compute_instance(
-        &mut self,
+        &self,
         gpu: u32,
         gpu_instance_id: u32,
         compute_instance_id: u32,
     ) -> DriverResult<()>;
 
     /// Destroy a GPU instance; fails with `InUse` while it has compute instances or processes.
-    fn destroy_gpu_instance(&mut self, gpu: u32, gpu_instance_id: u32) -> DriverResult<()>;
+    fn destroy_gpu_instance(&self, gpu: u32, gpu_instance_id: u32) -> DriverResult<()>;
 
-    fn set_compute_mode(&mut self, device: DeviceRef, mode: ComputeMode) -> DriverResult<()>;
+    fn set_compute_mode(&self, device: DeviceRef, mode: ComputeMode) -> DriverResult<()>;
 
     /// Before a step gpushare takes outside the driver (`start_mps_daemon`, `stop_mps_daemon`,
     /// `enable_sriov`, `create_vgpu`, `remove_vgpu`): the simulator's injected failure of it
     /// (`GPUSHARE_SIM_FAIL`), so tests reach those steps too. The driver has none.
-    fn fault_before(&mut self, _step: &'static str) -> DriverResult<()> {
+    fn fault_before(&self, _step: &'static str) -> DriverResult<()> {
         Ok(())
     }
 
     /// Right after such a step took effect: the simulator's injected crash or signal
     /// (`GPUSHARE_SIM_CRASH`). The driver has none.
-    fn fault_after(&mut self, _step: &'static str) {}
+    fn fault_after(&self, _step: &'static str) {}
+
+    /// Keep what this command changed for the next one: the simulator writes its state file
+    /// (once per command, under the node lock). The driver keeps its own state.
+    fn flush(&self) -> DriverResult<()> {
+        Ok(())
+    }
 }
+
+/// A backend the executor's workers share.
+pub type SharedBackend = std::sync::Arc<dyn Backend>;
 
 /// How a command reaches the GPUs, from the global options.
 #[derive(Debug, Clone, Default)]
@@ -304,12 +317,12 @@ pub fn driver_answers(nvml_lib: Option<&std::path::Path>) -> bool {
 }
 
 /// Open the backend the options ask for: the simulator with `--sim`/`--sim-state`, NVML otherwise.
-pub fn open(options: &BackendOptions) -> crate::error::Result<Box<dyn Backend>> {
+pub fn open(options: &BackendOptions) -> crate::error::Result<SharedBackend> {
     if options.simulated() {
         let sim = sim::SimBackend::open(options.sim.as_deref(), options.sim_state.as_deref())?;
-        return Ok(Box::new(sim));
+        return Ok(std::sync::Arc::new(sim));
     }
-    Ok(Box::new(nvml::NvmlBackend::open(
+    Ok(std::sync::Arc::new(nvml::NvmlBackend::open(
         options.nvml_lib.as_deref(),
     )?))
 }

@@ -29,6 +29,8 @@ use crate::node::{ComputeMode, Holder, HolderKind, MigMode, Node, Placement};
 use nvml_wrapper::Nvml;
 use std::path::Path;
 
+/// Shared by the executor's workers, one thread per GPU: `Nvml` is `Send + Sync` and NVML is
+/// thread-safe; device handles are looked up per call, never kept.
 pub struct NvmlBackend {
     nvml: Nvml,
 }
@@ -197,7 +199,7 @@ impl Backend for NvmlBackend {
         mig::compute_instance_profiles(&self.nvml, &device, gpu_instance_id, total)
     }
 
-    fn set_mig_mode(&mut self, gpu: u32, mode: MigMode) -> DriverResult<ModeChange> {
+    fn set_mig_mode(&self, gpu: u32, mode: MigMode) -> DriverResult<ModeChange> {
         let device = self.device(gpu)?;
         let what = format!("GPU {gpu}: set MIG mode {}", mode.as_str());
         // The activation status says whether the change could take effect now.
@@ -215,7 +217,7 @@ impl Backend for NvmlBackend {
         }
     }
 
-    fn reset_gpus(&mut self, gpus: &[u32]) -> DriverResult<()> {
+    fn reset_gpus(&self, gpus: &[u32]) -> DriverResult<()> {
         let mut bus_ids = Vec::new();
         for &g in gpus {
             let pci = self
@@ -264,7 +266,7 @@ impl Backend for NvmlBackend {
     }
 
     fn create_gpu_instance(
-        &mut self,
+        &self,
         gpu: u32,
         profile_id: u32,
         placement: Placement,
@@ -274,7 +276,7 @@ impl Backend for NvmlBackend {
     }
 
     fn create_compute_instance(
-        &mut self,
+        &self,
         gpu: u32,
         gpu_instance_id: u32,
         profile_id: u32,
@@ -284,7 +286,7 @@ impl Backend for NvmlBackend {
     }
 
     fn destroy_compute_instance(
-        &mut self,
+        &self,
         gpu: u32,
         gpu_instance_id: u32,
         compute_instance_id: u32,
@@ -293,12 +295,12 @@ impl Backend for NvmlBackend {
         mig::destroy_compute_instance(&self.nvml, &device, gpu_instance_id, compute_instance_id)
     }
 
-    fn destroy_gpu_instance(&mut self, gpu: u32, gpu_instance_id: u32) -> DriverResult<()> {
+    fn destroy_gpu_instance(&self, gpu: u32, gpu_instance_id: u32) -> DriverResult<()> {
         let device = self.device(gpu)?;
         mig::destroy_gpu_instance(&self.nvml, &device, gpu_instance_id)
     }
 
-    fn set_compute_mode(&mut self, target: DeviceRef, mode: ComputeMode) -> DriverResult<()> {
+    fn set_compute_mode(&self, target: DeviceRef, mode: ComputeMode) -> DriverResult<()> {
         let what = format!("{target}: set compute mode {}", mode.as_str());
         let mut device = match target {
             DeviceRef::Gpu(g) => self.device(g)?,

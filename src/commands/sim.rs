@@ -112,7 +112,7 @@ fn reboot(ctx: &mut Context) -> Result<()> {
         )
         .with_hint("e.g. gpushare --sim dgx-a100 --sim-state node.json sim reboot"));
     };
-    let mut sim = SimBackend::open(options.sim.as_deref(), Some(state))?;
+    let sim = SimBackend::open(options.sim.as_deref(), Some(state))?;
     sim.reboot()?;
     ctx.out.note(format!(
         "rebooted the simulated node `{}`: pending MIG modes applied, instances and processes gone",

@@ -183,7 +183,7 @@ mod tests {
 
     #[test]
     fn a_mixed_node_keeps_filters_and_indexes() {
-        let mut sim = SimBackend::from_preset("mixed").unwrap();
+        let sim = SimBackend::from_preset("mixed").unwrap();
         sim.set_mig_mode(1, crate::node::MigMode::Enabled).unwrap();
         let gi = sim
             .create_gpu_instance(1, 9, crate::node::Placement { start: 4, size: 4 })

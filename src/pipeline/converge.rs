@@ -63,7 +63,14 @@ pub fn converge(
             how.options,
         )?));
     };
-    let outcome = plan_and_run(ctx, &desired, &looker, how, guard, before_run);
+    let mut outcome = plan_and_run(ctx, &desired, &looker, how, guard, before_run);
+    // What the run changed is kept for the next command before the lock is let go (the
+    // simulator's state file; the driver keeps its own).
+    if let Err(e) = ctx.backend().and_then(|b| b.flush().map_err(Error::from))
+        && let Ok(applied) = &mut outcome
+    {
+        applied.error.get_or_insert(e);
+    }
     let end = match &outcome {
         Ok(applied) => applied.error.as_ref().map(|e| e.message.clone()),
         Err(e) => Some(e.message.clone()),

@@ -1,4 +1,4 @@
-//! Run a plan through the backend, in order, with progress on stderr.
+//! Run a plan through the backend, with progress on stderr.
 //!
 //! The executor stops at the first failure and says what was done. Because every planner works
 //! from the node as it is, running the same command again continues from there: a re-run
@@ -9,18 +9,30 @@
 //! happens around each step (a journal, a stop on a signal) belong to a [`Runner`]
 //! ([`steps`](super::steps) is the changing commands' one), so every sharing mode runs through
 //! this one loop.
+//!
+//! Phases are barriers. A phase whose changes each concern one GPU ([`Phase::per_gpu`]: the MIG
+//! changes) runs on several GPUs at once, one worker per GPU, each GPU's changes in order
+//! ([`parallel`]); the other phases, and every phase with `--jobs 1`, run one change after
+//! another in plan order, consecutive resets as one call.
 
-use crate::backend::{Backend, DriverError, DriverErrorKind, ModeChange};
+mod gpu_run;
+mod parallel;
+mod report;
+
+use crate::backend::{DriverError, DriverErrorKind, SharedBackend};
 use crate::error::{Error, Exit, Result};
 use crate::output::Output;
-use crate::plan::{Change, GpuInstanceRef, Operation, Plan, Status};
-use std::collections::{BTreeMap, BTreeSet};
+use crate::plan::{Change, Operation, Plan, Status};
+use gpu_run::GpuRun;
+use std::collections::BTreeMap;
 use std::io::IsTerminal;
+use std::num::NonZeroUsize;
 
 /// What the executor runs changes with.
 pub trait Runner {
-    /// The driver, for MIG, reset and compute-mode changes.
-    fn backend(&mut self) -> Result<&mut dyn Backend>;
+    /// The driver, for MIG, reset and compute-mode changes; shared with the workers that change
+    /// several GPUs at once.
+    fn backend(&mut self) -> Result<SharedBackend>;
 
     /// Make a change that is not a driver call (MPS daemons, vGPU devices).
     fn run_other(&mut self, change: &Change) -> Result<()> {
@@ -31,21 +43,35 @@ pub trait Runner {
     }
 
     /// Called right before a change runs; an error stops the run there (e.g. on a signal), with
-    /// the changes before it made and reported.
+    /// the changes before it made and reported. Always called on the executor's own thread, one
+    /// change at a time, so it can journal.
     fn before(&mut self, _change: &Change) -> Result<()> {
         Ok(())
     }
 
-    /// Called once a change ran, with its status set.
+    /// Called after `before` of one or more changes and before any of them runs: make what
+    /// `before` recorded durable (once for the changes that start together on several GPUs).
+    /// An error stops the run there too.
+    fn settle(&mut self) -> Result<()> {
+        Ok(())
+    }
+
+    /// Called once a change ran, with its status set (on the executor's own thread).
     fn after(&mut self, _change: &Change) {}
+
+    /// How many GPUs a phase changes at once: `None` for every GPU it changes, 1 for one change
+    /// after another in plan order.
+    fn jobs(&self) -> Option<NonZeroUsize> {
+        None
+    }
 }
 
 /// A runner with only the driver: MIG and compute-mode plans.
-struct DriverOnly<'b>(&'b mut dyn Backend);
+struct DriverOnly(SharedBackend);
 
-impl Runner for DriverOnly<'_> {
-    fn backend(&mut self) -> Result<&mut dyn Backend> {
-        Ok(&mut *self.0)
+impl Runner for DriverOnly {
+    fn backend(&mut self) -> Result<SharedBackend> {
+        Ok(self.0.clone())
     }
 }
 
@@ -53,6 +79,14 @@ impl Runner for DriverOnly<'_> {
 enum StepError {
     Driver(DriverError),
     Other(Error),
+}
+
+/// What stopped a run.
+enum Stop {
+    /// The runner refused to start a change (a signal).
+    Refused(Error),
+    /// A change failed: its index and why.
+    Failed(usize, StepError),
 }
 
 /// Refuse a plan with blockers: nothing is changed. The error lists every blocker and its hint.
@@ -98,7 +132,7 @@ pub fn refuse(plan: &Plan) -> Result<()> {
 
 /// Run every change of `plan`, setting each one's status. Returns `Exit::Ok`, or
 /// `Exit::RebootRequired` when some GPU waits for a reboot; an error after the first failure.
-pub fn execute(plan: &mut Plan, backend: &mut dyn Backend, out: &Output) -> Result<Exit> {
+pub fn execute(plan: &mut Plan, backend: SharedBackend, out: &Output) -> Result<Exit> {
     execute_with(plan, &mut DriverOnly(backend), out)
 }
 
@@ -106,58 +140,35 @@ pub fn execute(plan: &mut Plan, backend: &mut dyn Backend, out: &Output) -> Resu
 pub fn execute_with(plan: &mut Plan, runner: &mut dyn Runner, out: &Output) -> Result<Exit> {
     refuse(plan)?;
     let mut progress = Progress::new(out, plan.changes.len());
-    let mut run = Run {
-        created: BTreeMap::new(),
-        // Filled by AwaitReboot changes and by the driver, in plan order: a GPU's earlier changes
-        // (e.g. the mode change that will apply at the reboot) still run.
-        awaiting_reboot: BTreeSet::new(),
-    };
+    // What each GPU's changes so far left: instances created, a reboot awaited (then its later
+    // changes, e.g. after the mode change that will apply at the reboot, are not made).
+    let mut runs: BTreeMap<u32, GpuRun> = BTreeMap::new();
+    let jobs = runner.jobs().map_or(usize::MAX, NonZeroUsize::get);
+    let mut outcome = Ok(());
     let mut i = 0;
-    while i < plan.changes.len() {
-        // Consecutive resets go to the driver as one call, as nvidia-smi -r does them together.
-        let end = if plan.changes[i].operation == Operation::ResetIfPending {
-            (i..plan.changes.len())
-                .find(|&k| plan.changes[k].operation != Operation::ResetIfPending)
-                .unwrap_or(plan.changes.len())
+    while i < plan.changes.len() && outcome.is_ok() {
+        let phase = plan.changes[i].phase;
+        let end = (i..plan.changes.len())
+            .find(|&k| plan.changes[k].phase != phase)
+            .unwrap_or(plan.changes.len());
+        outcome = if parallel::suits(phase, &plan.changes[i..end], jobs) {
+            parallel::run(plan, i..end, &mut runs, runner, &mut progress, jobs)
         } else {
-            i + 1
+            serial(plan, i..end, &mut runs, runner, &mut progress)
         };
-        let stop = (i..end).find_map(|k| runner.before(&plan.changes[k]).err());
-        if let Some(e) = stop {
-            progress.finish();
-            for c in &mut plan.changes[i..] {
-                c.status = Some(Status::NotRun);
-            }
-            let (done, total) = (done_count(plan), plan.changes.len());
-            let hint = match &e.hint {
-                Some(h) => format!("{done} of {total} change(s) were made; {h}"),
-                None => format!(
-                    "{done} of {total} change(s) were made; run the same command again to continue from there"
-                ),
-            };
-            return Err(e.with_hint(hint));
-        }
-        let result = if end - i > 1 {
-            run.resets(plan, i..end, runner)
-        } else {
-            run.one(plan, i, runner)
-        };
-        for k in i..end {
-            runner.after(&plan.changes[k]);
-            progress.step(&plan.changes[k]);
-        }
-        if let Err((at, e)) = result {
-            progress.finish();
-            for c in &mut plan.changes[end..] {
-                c.status = Some(Status::NotRun);
-            }
-            return Err(failure(plan, at, e));
-        }
         i = end;
     }
     progress.finish();
-    for gpu in run.awaiting_reboot {
-        plan.mark_reboot(gpu);
+    if let Err(stop) = outcome {
+        for c in &mut plan.changes {
+            c.status.get_or_insert(Status::NotRun);
+        }
+        return Err(report::stopped(plan, stop));
+    }
+    for (gpu, run) in runs {
+        if run.awaiting_reboot {
+            plan.mark_reboot(gpu);
+        }
     }
     Ok(if plan.reboot_required {
         Exit::RebootRequired
@@ -166,218 +177,144 @@ pub fn execute_with(plan: &mut Plan, runner: &mut dyn Runner, out: &Output) -> R
     })
 }
 
-fn done_count(plan: &Plan) -> usize {
-    plan.changes
-        .iter()
-        .filter(|c| c.status == Some(Status::Done))
-        .count()
-}
-
-/// The error for a failed change: which one, why, what was done, and that a re-run continues.
-fn failure(plan: &Plan, at: usize, e: StepError) -> Error {
-    let (done, total) = (done_count(plan), plan.changes.len());
-    let change = &plan.changes[at];
-    let (mut err, cause_hint) = match e {
-        StepError::Driver(e) => {
-            let hint = (e.kind == DriverErrorKind::InUse).then(|| {
-                "stop what uses the GPU (see `gpushare detect`; services such as nvidia-persistenced \
-                 or DCGM, or the nvidia_drm module, can hold it too) or reboot, then run the same \
-                 command again"
-                    .to_string()
-            });
-            (Error::from(e), hint)
+/// The changes of `range`, one after another; consecutive resets go to the driver as one call,
+/// as nvidia-smi -r does them together.
+fn serial(
+    plan: &mut Plan,
+    range: std::ops::Range<usize>,
+    runs: &mut BTreeMap<u32, GpuRun>,
+    runner: &mut dyn Runner,
+    progress: &mut Progress,
+) -> std::result::Result<(), Stop> {
+    let mut i = range.start;
+    while i < range.end {
+        let end = if plan.changes[i].operation == Operation::ResetIfPending {
+            (i..range.end)
+                .find(|&k| plan.changes[k].operation != Operation::ResetIfPending)
+                .unwrap_or(range.end)
+        } else {
+            i + 1
+        };
+        if let Some(e) = (i..end).find_map(|k| runner.before(&plan.changes[k]).err()) {
+            return Err(Stop::Refused(e));
         }
-        StepError::Other(e) => {
-            let hint = e.hint.clone();
-            (e, hint)
+        runner.settle().map_err(Stop::Refused)?;
+        let result = if plan.changes[i].operation == Operation::ResetIfPending {
+            resets(plan, i..end, runs, runner)
+        } else {
+            one(plan, i, runs, runner)
+        };
+        for k in i..end {
+            runner.after(&plan.changes[k]);
+            progress.step(&plan.changes[k]);
         }
-    };
-    err.message = format!(
-        "GPU {}: {} ({}) failed: {}",
-        change.gpu, change.action, change.detail, err.message
-    );
-    let hint = match cause_hint {
-        Some(h) => {
-            format!("{h}; {done} of {total} change(s) were made and a re-run continues from there")
-        }
-        None => format!(
-            "{done} of {total} change(s) were made; run the same command again to continue from there"
-        ),
-    };
-    err.with_hint(hint)
-}
-
-struct Run {
-    /// GPU instances this run created: (gpu, start) → id.
-    created: BTreeMap<(u32, u32), u32>,
-    awaiting_reboot: BTreeSet<u32>,
+        result.map_err(|(at, e)| Stop::Failed(at, e))?;
+        i = end;
+    }
+    Ok(())
 }
 
 /// A failure: the index of the change and why.
 type StepResult = std::result::Result<(), (usize, StepError)>;
 
-impl Run {
-    fn one(&mut self, plan: &mut Plan, i: usize, runner: &mut dyn Runner) -> StepResult {
-        if plan.changes[i].operation == Operation::ResetIfPending {
-            return self.resets(plan, i..i + 1, runner);
+/// One change that is not a reset.
+fn one(
+    plan: &mut Plan,
+    i: usize,
+    runs: &mut BTreeMap<u32, GpuRun>,
+    runner: &mut dyn Runner,
+) -> StepResult {
+    let change = &plan.changes[i];
+    let run = runs.entry(change.gpu).or_default();
+    let result = if run.awaiting_reboot {
+        Ok(Status::AwaitingReboot)
+    } else if change.operation.is_driver_call() {
+        match runner.backend() {
+            Ok(backend) => run
+                .driver_call(change, &*backend)
+                .map_err(StepError::Driver),
+            Err(e) => Err(StepError::Other(e)),
         }
-        let gpu = plan.changes[i].gpu;
-        if self.awaiting_reboot.contains(&gpu) {
-            plan.changes[i].status = Some(Status::AwaitingReboot);
-            return Ok(());
+    } else {
+        runner
+            .run_other(change)
+            .map(|()| Status::Done)
+            .map_err(StepError::Other)
+    };
+    let change = &mut plan.changes[i];
+    match result {
+        Ok(status) => {
+            change.status = Some(status);
+            Ok(())
         }
-        let result = match plan.changes[i].operation.is_driver_call() {
-            false => runner.run_other(&plan.changes[i]).map_err(StepError::Other),
-            true => match runner.backend() {
-                Ok(backend) => self
-                    .driver_call(&plan.changes[i], backend)
-                    .map_err(StepError::Driver),
-                Err(e) => Err(StepError::Other(e)),
-            },
-        };
-        let change = &mut plan.changes[i];
-        match result {
-            Ok(()) => {
-                change.status = Some(if self.awaiting_reboot.contains(&gpu) {
-                    Status::AwaitingReboot
-                } else {
-                    Status::Done
-                });
-                Ok(())
-            }
-            Err(e) => {
-                change.status = Some(Status::Failed);
-                Err((i, e))
-            }
-        }
-    }
-
-    /// A change the driver makes.
-    fn driver_call(
-        &mut self,
-        change: &Change,
-        backend: &mut dyn Backend,
-    ) -> std::result::Result<(), DriverError> {
-        let gpu = change.gpu;
-        match change.operation {
-            Operation::SetMigMode(mode) => {
-                backend
-                    .set_mig_mode(gpu, mode)
-                    .map(|outcome| match outcome {
-                        ModeChange::Applied | ModeChange::PendingReset => {}
-                        ModeChange::PendingReboot => {
-                            self.awaiting_reboot.insert(gpu);
-                        }
-                    })
-            }
-            Operation::DestroyComputeInstance {
-                gpu_instance_id,
-                compute_instance_id,
-            } => backend.destroy_compute_instance(gpu, gpu_instance_id, compute_instance_id),
-            Operation::DestroyGpuInstance { gpu_instance_id } => {
-                backend.destroy_gpu_instance(gpu, gpu_instance_id)
-            }
-            Operation::CreateGpuInstance {
-                profile_id,
-                placement,
-            } => backend
-                .create_gpu_instance(gpu, profile_id, placement)
-                .map(|id| {
-                    self.created.insert((gpu, placement.start), id);
-                }),
-            Operation::CreateComputeInstance {
-                gpu_instance,
-                profile_id,
-            } => {
-                let id = match gpu_instance {
-                    GpuInstanceRef::Id(id) => Some(id),
-                    GpuInstanceRef::CreatedAt(p) => self.created.get(&(gpu, p.start)).copied(),
-                };
-                match id {
-                    Some(id) => backend
-                        .create_compute_instance(gpu, id, profile_id)
-                        .map(|_| ()),
-                    None => Err(DriverError::new(
-                        DriverErrorKind::NotFound,
-                        "the GPU instance it belongs in was not created",
-                    )),
-                }
-            }
-            Operation::SetComputeMode { device, mode } => backend.set_compute_mode(device, mode),
-            Operation::AwaitReboot => {
-                self.awaiting_reboot.insert(gpu);
-                Ok(())
-            }
-            // Handled by the caller.
-            Operation::ResetIfPending
-            | Operation::StopMpsDaemon(_)
-            | Operation::StartMpsDaemon(_)
-            | Operation::Vgpu(_)
-            | Operation::Later(_) => Ok(()),
+        Err(e) => {
+            change.status = Some(Status::Failed);
+            Err((i, e))
         }
     }
+}
 
-    /// Reset the GPUs of `range` whose MIG mode is pending now, in one call. A driver that cannot
-    /// reset them (a VM with passthrough) turns into "reboot required".
-    fn resets(
-        &mut self,
-        plan: &mut Plan,
-        range: std::ops::Range<usize>,
-        runner: &mut dyn Runner,
-    ) -> StepResult {
-        let range_start = range.start;
-        let backend = runner
-            .backend()
-            .map_err(|e| (range_start, StepError::Other(e)))?;
-        let node = backend
-            .snapshot()
-            .map_err(|e| (range_start, StepError::Driver(e)))?;
-        let mut wanted = Vec::new();
-        for k in range.clone() {
-            let change = &mut plan.changes[k];
-            let pending = node
-                .gpu(change.gpu)
-                .is_some_and(|g| g.mig.current != g.mig.pending);
-            change.status = Some(if self.awaiting_reboot.contains(&change.gpu) {
-                Status::AwaitingReboot
-            } else if pending {
-                wanted.push(change.gpu);
-                Status::Done
-            } else {
-                Status::NotNeeded
-            });
-        }
-        if wanted.is_empty() {
-            return Ok(());
-        }
-        match backend.reset_gpus(&wanted) {
-            Ok(()) => Ok(()),
-            Err(e)
-                if matches!(
-                    e.kind,
-                    DriverErrorKind::ResetRequired | DriverErrorKind::NotSupported
-                ) =>
-            {
-                for k in range {
-                    let change = &mut plan.changes[k];
-                    if wanted.contains(&change.gpu) {
-                        change.status = Some(Status::AwaitingReboot);
-                        self.awaiting_reboot.insert(change.gpu);
-                    }
+/// Reset the GPUs of `range` whose MIG mode is pending now, in one call. A driver that cannot
+/// reset them (a VM with passthrough) turns into "reboot required".
+fn resets(
+    plan: &mut Plan,
+    range: std::ops::Range<usize>,
+    runs: &mut BTreeMap<u32, GpuRun>,
+    runner: &mut dyn Runner,
+) -> StepResult {
+    let range_start = range.start;
+    let backend = runner
+        .backend()
+        .map_err(|e| (range_start, StepError::Other(e)))?;
+    let node = backend
+        .snapshot()
+        .map_err(|e| (range_start, StepError::Driver(e)))?;
+    let mut wanted = Vec::new();
+    for k in range.clone() {
+        let change = &mut plan.changes[k];
+        let pending = node
+            .gpu(change.gpu)
+            .is_some_and(|g| g.mig.current != g.mig.pending);
+        let awaiting = runs.get(&change.gpu).is_some_and(|r| r.awaiting_reboot);
+        change.status = Some(if awaiting {
+            Status::AwaitingReboot
+        } else if pending {
+            wanted.push(change.gpu);
+            Status::Done
+        } else {
+            Status::NotNeeded
+        });
+    }
+    if wanted.is_empty() {
+        return Ok(());
+    }
+    match backend.reset_gpus(&wanted) {
+        Ok(()) => Ok(()),
+        Err(e)
+            if matches!(
+                e.kind,
+                DriverErrorKind::ResetRequired | DriverErrorKind::NotSupported
+            ) =>
+        {
+            for k in range {
+                let change = &mut plan.changes[k];
+                if wanted.contains(&change.gpu) {
+                    change.status = Some(Status::AwaitingReboot);
+                    runs.entry(change.gpu).or_default().awaiting_reboot = true;
                 }
-                Ok(())
             }
-            Err(e) => {
-                let mut first = None;
-                for k in range {
-                    let change = &mut plan.changes[k];
-                    if wanted.contains(&change.gpu) {
-                        change.status = Some(Status::Failed);
-                        first.get_or_insert(k);
-                    }
+            Ok(())
+        }
+        Err(e) => {
+            let mut first = None;
+            for k in range {
+                let change = &mut plan.changes[k];
+                if wanted.contains(&change.gpu) {
+                    change.status = Some(Status::Failed);
+                    first.get_or_insert(k);
                 }
-                Err((first.unwrap_or(range_start), StepError::Driver(e)))
             }
+            Err((first.unwrap_or(range_start), StepError::Driver(e)))
         }
     }
 }

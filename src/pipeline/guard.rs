@@ -38,9 +38,18 @@ impl Guard {
             pid,
             command,
             last_step,
+            in_flight,
         } = Journal::last_run(&path)
         {
-            let at = last_step.map_or(String::new(), |s| format!(" (last step: {s})"));
+            let at = if in_flight.len() > 1 {
+                format!(" (steps in flight: {})", in_flight.join("; "))
+            } else {
+                in_flight
+                    .into_iter()
+                    .next()
+                    .or(last_step)
+                    .map_or(String::new(), |s| format!(" (last step: {s})"))
+            };
             ctx.out.warn(format!(
                 "the previous `gpushare {command}` (pid {pid}) stopped without finishing{at}; \
                  continuing from the node as it is now"

@@ -4,8 +4,8 @@
 //!
 //! ```text
 //!  Source ──► desired ──► observe ──► planner ──► execute ──► observe, plan again ──► verify
-//!  (file,     (checked     (driver,    (pure:      (one step   (until nothing is      (the node
-//!   flags)     against      MPS,        one Plan)   at a time,  left, or only what      as desired,
+//!  (file,     (checked     (driver,    (pure:      (phase by   (until nothing is      (the node
+//!   flags)     against      MPS,        one Plan)   phase,      left, or only what      as desired,
 //!              the node)    vGPU host)              journal)    waits for a reboot)     or exit 3)
 //! ```
 //!
@@ -17,8 +17,9 @@
 //! - [`planner`]: desired + observed → one [`Plan`](crate::plan::Plan) in phases: MPS daemons whose
 //!   devices MIG takes away, MIG modes, resets, MIG layouts, MPS daemons and compute modes, vGPU
 //!   devices, and last what can only be planned once those are made (`Later`). Pure;
-//! - [`execute`]: runs a plan's changes in order through the backend and a [`Runner`](execute::Runner)
-//!   for the steps that are not driver calls, with progress, stopping at the first failure;
+//! - [`execute`]: runs a plan's changes phase by phase through the backend and a
+//!   [`Runner`](execute::Runner) for the steps that are not driver calls, with progress, stopping
+//!   at the first failure; the MIG phases run on every GPU they change at once (`--jobs`);
 //! - [`steps`]: that runner — MPS daemons, vGPU devices, the journal, signals;
 //! - [`run`]: the passes: run what can run now, observe and plan again, until nothing is left;
 //! - [`verify`]: when a run is finished, and when the node does not settle (exit 3);

@@ -1,11 +1,11 @@
 //! The changing commands' [`Runner`]: driver calls go to the backend, MPS daemons to
 //! `mps::daemon`/`mps::stop`, vGPU devices to `vgpu::make`. Every step is journalled before and
-//! after it runs, and a SIGINT/SIGTERM stops the run before the next one.
+//! after it runs (on disk before it runs), and a SIGINT/SIGTERM stops the run before the next one.
 
 use super::observe::Looker;
 use super::signals::Trap;
 use crate::Context;
-use crate::backend::Backend;
+use crate::backend::SharedBackend;
 use crate::error::{Error, Result};
 use crate::journal::{Event, Journal};
 use crate::mps::MpsOptions;
@@ -78,8 +78,12 @@ impl<'a> Steps<'a> {
 }
 
 impl Runner for Steps<'_> {
-    fn backend(&mut self) -> Result<&mut dyn Backend> {
-        self.ctx.backend()
+    fn backend(&mut self) -> Result<SharedBackend> {
+        self.ctx.shared_backend()
+    }
+
+    fn jobs(&self) -> Option<std::num::NonZeroUsize> {
+        self.ctx.jobs
     }
 
     fn run_other(&mut self, change: &Change) -> Result<()> {
@@ -137,13 +141,17 @@ impl Runner for Steps<'_> {
                  as it is",
             ));
         }
-        self.journal.record(Event::Step, Some(&describe(change)))
+        self.journal.append(Event::Step, Some(&describe(change)))
+    }
+
+    fn settle(&mut self) -> Result<()> {
+        self.journal.sync()
     }
 
     fn after(&mut self, change: &Change) {
         let status = change.status.map_or("", |s| s.as_str());
         let line = format!("{}: {status}", describe(change));
-        if let Err(e) = self.journal.record(Event::StepDone, Some(&line)) {
+        if let Err(e) = self.journal.append(Event::StepDone, Some(&line)) {
             self.ctx.out.warn(e.message);
         }
     }

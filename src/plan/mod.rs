@@ -78,6 +78,17 @@ pub enum Phase {
     Later,
 }
 
+impl Phase {
+    /// Whether each change of the phase concerns its GPU alone, so that the executor may run
+    /// the phase on several GPUs at once (each GPU's changes in order). True only for the
+    /// driver's MIG changes. Resets go to the driver together; MPS daemons can serve several
+    /// GPUs and share their records; vGPU steps share the host's sysfs; a phase added for the
+    /// whole node runs one change after another too.
+    pub fn per_gpu(self) -> bool {
+        matches!(self, Phase::MigModes | Phase::MigLayouts)
+    }
+}
+
 /// A GPU instance a change acts on: one that exists, or the one an earlier change of the same
 /// plan creates at a placement (its id is known only once the driver made it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

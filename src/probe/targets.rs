@@ -379,7 +379,7 @@ mod tests {
     }
 
     fn with_mig(preset: &str, gpu: u32, profiles: &[(u32, u32)]) -> Node {
-        let mut sim = SimBackend::from_preset(preset).unwrap();
+        let sim = SimBackend::from_preset(preset).unwrap();
         sim.set_mig_mode(gpu, crate::node::MigMode::Enabled)
             .unwrap();
         for (profile_id, start) in profiles {

@@ -221,7 +221,13 @@ fn flags_that_do_not_fit_are_bad_input() {
 
 #[test]
 fn a_failed_init_is_finished_by_running_it_again() {
-    let node = Node::preset("mixed");
+    for jobs in super::JOBS {
+        a_failed_init_is_finished(jobs);
+    }
+}
+
+fn a_failed_init_is_finished(jobs: &'static str) {
+    let node = Node::preset("mixed").jobs(jobs);
     let args = ["init", "--yes", "--mode", "auto", "--slices", "4"];
     let e = fails_with(
         node.cmd()

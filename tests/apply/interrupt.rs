@@ -31,10 +31,16 @@ fn converged(node: &Node, cfg: &str, why: &str) {
 
 #[test]
 fn a_kill_9_after_any_call_of_an_apply_that_starts_mps_daemons_then_apply_converges() {
+    for jobs in super::JOBS {
+        a_kill_9_after_any_call(jobs);
+    }
+}
+
+fn a_kill_9_after_any_call(jobs: &'static str) {
     let mut kills = 0;
     for op in CALLS {
         for n in 1.. {
-            let node = Node::preset("mixed");
+            let node = Node::preset("mixed").jobs(jobs);
             let cfg = node.write("gpushare.toml", EVERY_MODE);
             let crash = format!("{op}:{n}:kill");
             let out = node
@@ -73,7 +79,7 @@ fn a_kill_9_after_any_call_of_an_apply_that_starts_mps_daemons_then_apply_conver
             if op == "start_mps_daemon" {
                 assert!(e.contains("whose record was lost"), "{crash}: {e}");
             }
-            converged(&node, &cfg, &crash);
+            converged(&node, &cfg, &format!("{crash} --jobs {jobs}"));
             node.ok(&["mps", "stop"]);
             assert!(node.daemons().is_empty(), "{crash}");
         }
@@ -84,7 +90,13 @@ fn a_kill_9_after_any_call_of_an_apply_that_starts_mps_daemons_then_apply_conver
 
 #[test]
 fn a_failure_of_any_mps_step_then_apply_converges() {
-    let node = Node::preset("mixed");
+    for jobs in super::JOBS {
+        a_failure_of_any_mps_step(jobs);
+    }
+}
+
+fn a_failure_of_any_mps_step(jobs: &'static str) {
+    let node = Node::preset("mixed").jobs(jobs);
     let cfg = node.write("gpushare.toml", EVERY_MODE);
     node.ok(&["apply", "-q", "-c", &cfg]);
     // Going back to no MPS stops the daemons; a failure at each stop, then each start.

@@ -1,6 +1,7 @@
 //! `gpushare plan`, `apply` and `init` end to end on simulated nodes: every mode through one
 //! plan, re-runs that change nothing, faults at every step, crashes, signals, the node lock.
 
+mod all_gpus;
 #[path = "../common/mod.rs"]
 mod common;
 mod every_command;
@@ -12,6 +13,9 @@ use common::vgpu_host::*;
 use common::*;
 use node::{Node, actions, mig_devices};
 use std::time::Duration;
+
+/// `--jobs` of the fault and kill tests: one change after another, and every GPU at once.
+const JOBS: [&str; 2] = ["1", "8"];
 
 const EVERY_MODE: &str = "\
 [[gpus]]
@@ -230,6 +234,12 @@ fn assert_converged(node: &Node, cfg: &str, why: &str) {
 
 #[test]
 fn a_fault_at_every_step_then_apply_again_converges_and_keeps_what_is_in_use() {
+    for jobs in JOBS {
+        a_fault_at_every_step(jobs);
+    }
+}
+
+fn a_fault_at_every_step(jobs: &'static str) {
     let probe = Node::file(BUSY_NODE);
     let cfg = probe.write("gpushare.toml", BUSY_CONFIG);
     let plan = probe.json(&["plan", "-c", &cfg]);
@@ -243,12 +253,12 @@ fn a_fault_at_every_step_then_apply_again_converges_and_keeps_what_is_in_use() {
             continue;
         }
         let n = steps[..=i].iter().filter(|(_, a)| a == action).count();
-        let fault = format!("{action}:{n}");
-        let node = Node::file(BUSY_NODE);
+        let fault = format!("{action}:{n} --jobs {jobs}");
+        let node = Node::file(BUSY_NODE).jobs(jobs);
         let cfg = node.write("gpushare.toml", BUSY_CONFIG);
         let e = fails_with(
             node.cmd()
-                .env("GPUSHARE_SIM_FAIL", &fault)
+                .env("GPUSHARE_SIM_FAIL", format!("{action}:{n}"))
                 .args(["apply", "-c", &cfg]),
             1,
         );
@@ -267,7 +277,13 @@ fn a_fault_at_every_step_then_apply_again_converges_and_keeps_what_is_in_use() {
 
 #[test]
 fn a_crash_mid_apply_leaves_a_node_the_next_apply_converges() {
-    let node = Node::file(BUSY_NODE);
+    for jobs in JOBS {
+        a_crash_mid_apply(jobs);
+    }
+}
+
+fn a_crash_mid_apply(jobs: &'static str) {
+    let node = Node::file(BUSY_NODE).jobs(jobs);
     let cfg = node.write("gpushare.toml", BUSY_CONFIG);
     let out = node
         .cmd()
@@ -299,7 +315,7 @@ fn a_crash_mid_apply_leaves_a_node_the_next_apply_converges() {
         e.contains("stopped without finishing (last step: GPU 0: create_gpu_instance (2g.10gb at"),
         "{e}"
     );
-    assert_converged(&node, &cfg, "after the crash");
+    assert_converged(&node, &cfg, &format!("after the crash, --jobs {jobs}"));
     let e = node.ok(&["apply", "-c", &cfg]);
     assert!(
         !e.contains("warning"),
@@ -309,7 +325,13 @@ fn a_crash_mid_apply_leaves_a_node_the_next_apply_converges() {
 
 #[test]
 fn sigterm_finishes_the_step_in_flight_and_stops() {
-    let node = Node::file(BUSY_NODE);
+    for jobs in JOBS {
+        sigterm_finishes_the_step_in_flight(jobs);
+    }
+}
+
+fn sigterm_finishes_the_step_in_flight(jobs: &'static str) {
+    let node = Node::file(BUSY_NODE).jobs(jobs);
     let cfg = node.write("gpushare.toml", BUSY_CONFIG);
     // The simulator raises SIGTERM right after the first GPU instance is made.
     let e = fails_with(
@@ -342,12 +364,18 @@ fn sigterm_finishes_the_step_in_flight_and_stops() {
         !e.contains("without finishing"),
         "it ended in the journal: {e}"
     );
-    assert_converged(&node, &cfg, "after SIGTERM");
+    assert_converged(&node, &cfg, &format!("after SIGTERM, --jobs {jobs}"));
 }
 
 #[test]
 fn a_real_sigterm_from_outside_stops_between_steps() {
-    let node = Node::file(BUSY_NODE);
+    for jobs in JOBS {
+        a_real_sigterm_from_outside(jobs);
+    }
+}
+
+fn a_real_sigterm_from_outside(jobs: &'static str) {
+    let node = Node::file(BUSY_NODE).jobs(jobs);
     let cfg = node.write("gpushare.toml", BUSY_CONFIG);
     let mut cmd = node.std_cmd();
     cmd.env("GPUSHARE_SIM_DELAY_MS", "300")
@@ -371,7 +399,7 @@ fn a_real_sigterm_from_outside_stops_between_steps() {
     assert!(e.contains("stopped by SIGTERM before"), "{e}");
     assert_eq!(node.check(&cfg), 3);
     node.ok(&["apply", "-c", &cfg]);
-    assert_converged(&node, &cfg, "after kill");
+    assert_converged(&node, &cfg, &format!("after kill, --jobs {jobs}"));
 }
 
 #[test]

@@ -12,6 +12,8 @@ pub struct Node {
     pub dir: TempDir,
     /// A preset name or the path of a node file.
     sim: String,
+    /// `GPUSHARE_JOBS` for every command (none: the default, every GPU at once).
+    jobs: Option<&'static str>,
 }
 
 impl Node {
@@ -19,6 +21,15 @@ impl Node {
         Node {
             dir: tempfile::tempdir().unwrap(),
             sim: name.to_string(),
+            jobs: None,
+        }
+    }
+
+    /// The same node, every command run with `--jobs` (as `GPUSHARE_JOBS`).
+    pub fn jobs(self, jobs: &'static str) -> Node {
+        Node {
+            jobs: Some(jobs),
+            ..self
         }
     }
 
@@ -29,6 +40,7 @@ impl Node {
         Node {
             sim: path.display().to_string(),
             dir,
+            jobs: None,
         }
     }
 
@@ -63,6 +75,9 @@ impl Node {
             }
         }
         c.env("NO_COLOR", "1");
+        if let Some(jobs) = self.jobs {
+            c.env("GPUSHARE_JOBS", jobs);
+        }
         c.args(["--sim", &self.sim, "--sim-state"])
             .arg(self.state())
             .arg("--state-root")

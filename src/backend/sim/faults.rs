@@ -10,8 +10,9 @@
 
 use crate::backend::{DriverError, DriverErrorKind};
 use crate::error::{Error, Result};
-use std::cell::RefCell;
 use std::collections::BTreeMap;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU32, Ordering};
 
 pub const ENV: &str = "GPUSHARE_SIM_FAIL";
 pub const CRASH_ENV: &str = "GPUSHARE_SIM_CRASH";
@@ -40,7 +41,8 @@ pub const OPERATIONS: [&str; 12] = [
 pub struct Faults {
     /// op -> the call numbers (1-based) that fail.
     planned: BTreeMap<&'static str, Vec<u32>>,
-    calls: RefCell<BTreeMap<&'static str, u32>>,
+    /// Calls made in this process, on every thread.
+    calls: Mutex<BTreeMap<&'static str, u32>>,
     crash: Option<Crash>,
     delay: Option<std::time::Duration>,
 }
@@ -51,7 +53,7 @@ struct Crash {
     op: &'static str,
     call: u32,
     signal: libc::c_int,
-    made: RefCell<u32>,
+    made: AtomicU32,
 }
 
 fn operation(name: &str) -> Option<&'static str> {
@@ -89,15 +91,14 @@ impl Faults {
         }
     }
 
-    /// After `op` was made and saved: raise the planned signal at the planned call.
+    /// After `op` was made and recorded: raise the planned signal at the planned call (in the
+    /// calling thread; the signal trap sees it like any other).
     pub fn after(&self, op: &'static str) {
         let Some(crash) = &self.crash else { return };
         if crash.op != op {
             return;
         }
-        let mut made = crash.made.borrow_mut();
-        *made += 1;
-        if *made == crash.call {
+        if crash.made.fetch_add(1, Ordering::SeqCst) + 1 == crash.call {
             // SAFETY: raise(3) only sends a signal to this process; with a handler installed it
             // runs the handler and returns, otherwise the default action ends the process.
             unsafe {
@@ -131,7 +132,7 @@ impl Faults {
 
     /// Count a call of `op`; fail it if it is one of the planned ones.
     pub fn check(&self, op: &'static str) -> Result<(), DriverError> {
-        let mut calls = self.calls.borrow_mut();
+        let mut calls = self.calls.lock().unwrap_or_else(|e| e.into_inner());
         let n = calls.entry(op).or_insert(0);
         *n += 1;
         if self.planned.get(op).is_some_and(|list| list.contains(n)) {
@@ -176,7 +177,7 @@ fn parse_crash(spec: &str) -> Result<Crash> {
         op,
         call,
         signal,
-        made: RefCell::new(0),
+        made: AtomicU32::new(0),
     })
 }
 

@@ -1,40 +1,52 @@
 //! The simulated backend: a node built from the GPU catalog that behaves like the driver.
 //!
-//! `--sim <preset|node file>` builds it; `--sim-state FILE` keeps it between commands (loaded when
-//! the file exists, saved after every change), so a sequence of commands sees earlier changes.
+//! `--sim <preset|node file>` builds it; `--sim-state FILE` keeps it between commands (see
+//! [`store`]: every call is logged as it is made, the whole state written once per command), so a
+//! sequence of commands sees earlier changes, and a crash keeps what the driver would keep.
+//!
+//! The executor calls it from several threads at once: the state is under one lock, held for the
+//! change itself only (the simulated slowness, `GPUSHARE_SIM_DELAY_MS`, is spent outside it, as
+//! calls on different GPUs overlap on a real driver).
 
 mod faults;
 pub mod node_file;
+mod ops;
 pub mod state;
 mod state_check;
+mod store;
 
-use crate::backend::{
-    Backend, DeviceRef, DriverError, DriverErrorKind, DriverResult, MigProfiles, ModeChange,
-    ProfileSource,
-};
+use crate::backend::{Backend, DeviceRef, DriverResult, MigProfiles, ModeChange, ProfileSource};
 use crate::error::{Error, Result};
 use crate::node::catalog::ComputeInstanceProfile;
 use crate::node::{ComputeMode, MigMode, Node, Placement};
 use crate::source_file::SourceFile;
 use faults::Faults;
+use ops::{Answer, SimOp};
 use state::SimState;
-use std::path::{Path, PathBuf};
+use std::path::Path;
+use std::sync::{Mutex, MutexGuard};
+use store::Store;
 
 pub use faults::{
     CRASH_ENV, DELAY_ENV as SIM_DELAY_ENV, ENV as FAULT_ENV, OPERATIONS as FAULT_OPERATIONS,
 };
 
 pub struct SimBackend {
-    state: SimState,
-    state_path: Option<PathBuf>,
+    node: Mutex<Kept>,
     faults: Faults,
+}
+
+/// The state and where it is kept, under one lock: a call and its log line go together.
+struct Kept {
+    state: SimState,
+    store: Option<Store>,
 }
 
 impl SimBackend {
     /// Open a simulated node from `--sim` and/or `--sim-state`.
     pub fn open(sim: Option<&str>, state_path: Option<&Path>) -> Result<Self> {
         let faults = Faults::from_env()?;
-        // The state file is rewritten after every change: a link there is refused, never followed.
+        // The state file is rewritten by every command: a link there is refused, never followed.
         if let Some(path) = state_path {
             crate::fsutil::own::refuse_link(path).map_err(|e| {
                 Error::failed(format!(
@@ -44,9 +56,10 @@ impl SimBackend {
             })?;
         }
         let built = sim.map(build).transpose()?;
-        let state = match state_path {
-            Some(path) if path.exists() => {
-                let loaded = load_state(path)?;
+        let mut store = state_path.map(Store::new);
+        let state = match (state_path, store.as_mut()) {
+            (Some(path), Some(store)) if path.exists() => {
+                let loaded = store.load()?;
                 if let Some(built) = &built
                     && built.name != loaded.name
                 {
@@ -60,40 +73,36 @@ impl SimBackend {
                 }
                 loaded
             }
-            Some(path) => {
-                let Some(built) = built else {
+            (Some(path), Some(store)) => {
+                let Some(mut built) = built else {
                     return Err(Error::usage(format!(
                         "{} does not exist yet and no --sim node was given",
                         path.display()
                     ))
                     .with_hint("start with --sim <preset> --sim-state FILE, e.g. --sim dgx-a100"));
                 };
-                save_state(path, &built).map_err(|e| Error::failed(e.detail))?;
+                store
+                    .write(&mut built)
+                    .map_err(|e| Error::failed(e.detail))?;
                 built
             }
-            None => built.ok_or_else(|| Error::usage("no simulated node given"))?,
+            _ => built.ok_or_else(|| Error::usage("no simulated node given"))?,
         };
         Ok(SimBackend {
-            state,
-            state_path: state_path.map(Path::to_path_buf),
+            node: Mutex::new(Kept { state, store }),
             faults,
         })
     }
 
     /// A simulated node from a preset, with no state file and no faults (tests).
     pub fn from_preset(name: &str) -> Result<Self> {
-        Ok(SimBackend {
-            state: node_file::from_preset(name)?,
-            state_path: None,
-            faults: Faults::default(),
-        })
+        Ok(Self::from_state(node_file::from_preset(name)?))
     }
 
     /// A simulated node from a state built in code, with no state file (tests).
     pub fn from_state(state: SimState) -> Self {
         SimBackend {
-            state,
-            state_path: None,
+            node: Mutex::new(Kept { state, store: None }),
             faults: Faults::default(),
         }
     }
@@ -104,41 +113,63 @@ impl SimBackend {
         Ok(())
     }
 
-    pub fn state_mut(&mut self) -> &mut SimState {
-        &mut self.state
+    fn kept(&self) -> MutexGuard<'_, Kept> {
+        // A panic elsewhere while the lock was held cannot leave a half-made call: every call
+        // is all or nothing.
+        self.node.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    pub fn state(&self) -> &SimState {
-        &self.state
+    /// The state, to change it in code (tests; not recorded in a state file).
+    pub fn state_mut(&mut self) -> &mut SimState {
+        &mut self.node.get_mut().unwrap_or_else(|e| e.into_inner()).state
+    }
+
+    /// A copy of the state as it is now.
+    pub fn state(&self) -> SimState {
+        self.kept().state.clone()
     }
 
     /// Reboot the simulated machine (see [`SimState::reboot`]) and save it.
-    pub fn reboot(&mut self) -> DriverResult<()> {
-        let mut next = self.state.clone();
+    pub fn reboot(&self) -> DriverResult<()> {
+        let mut kept = self.kept();
+        let mut next = kept.state.clone();
         next.reboot();
-        if let Some(path) = &self.state_path {
-            save_state(path, &next)?;
+        if let Some(store) = kept.store.as_mut() {
+            store.write(&mut next)?;
         }
-        self.state = next;
+        kept.state = next;
         Ok(())
     }
 
-    /// Run one changing operation: injected faults first, then the change, then save it.
-    fn change<T>(
-        &mut self,
-        op: &'static str,
-        f: impl FnOnce(&mut SimState) -> DriverResult<T>,
-    ) -> DriverResult<T> {
-        self.faults.check(op)?;
+    /// Make one changing call: injected faults first, then the simulated slowness (outside the
+    /// lock), then the change and its log line together, then an injected crash.
+    fn call(&self, op: SimOp) -> DriverResult<Answer> {
+        let name = op.name();
+        self.faults.check(name)?;
         self.faults.wait();
-        let mut next = self.state.clone();
-        let out = f(&mut next)?;
-        if let Some(path) = &self.state_path {
-            save_state(path, &next)?;
+        let answer = {
+            let mut kept = self.kept();
+            let Kept { state, store } = &mut *kept;
+            op.apply_then(state, |s| match store {
+                Some(store) => store.append(s, &op),
+                None => Ok(()),
+            })?
+        };
+        self.faults.after(name);
+        Ok(answer)
+    }
+}
+
+impl Drop for SimBackend {
+    /// A backend used outside a changing command's pipeline (tests, helpers) still leaves its
+    /// state file whole; the log alone would be read back as well.
+    fn drop(&mut self) {
+        let kept = self.node.get_mut().unwrap_or_else(|e| e.into_inner());
+        if let Some(store) = kept.store.as_mut()
+            && store.pending()
+        {
+            let _ = store.write(&mut kept.state);
         }
-        self.state = next;
-        self.faults.after(op);
-        Ok(out)
     }
 }
 
@@ -152,57 +183,28 @@ fn build(sim: &str) -> Result<SimState> {
     node_file::from_preset(sim)
 }
 
-fn load_state(path: &Path) -> Result<SimState> {
-    let source = SourceFile::read(path)?;
-    let state: SimState = serde_json::from_str(&source.text).map_err(|e| {
-        Error::in_file(
-            path,
-            Some((e.line(), e.column())),
-            format!("not a simulator state file: {e}"),
-        )
-        .with_hint("it is written by --sim-state; delete it to start over")
-    })?;
-    // A hand-edited file can say anything: check what the simulator relies on now, not on
-    // first use.
-    state_check::check(&state).map_err(|p| {
-        Error::in_file(path, state_check::locate(&source.text, p.at), p.message)
-            .with_hint("it is written by --sim-state; delete it to start over")
-    })?;
-    state
-        .snapshot()
-        .map_err(|e| Error::in_file(path, None, e.detail).with_hint("delete it to start over"))?;
-    Ok(state)
-}
-
-fn save_state(path: &Path, state: &SimState) -> DriverResult<()> {
-    let mut json = serde_json::to_string_pretty(state)
-        .map_err(|e| DriverError::new(DriverErrorKind::Unknown, e.to_string()))?;
-    json.push('\n');
-    let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
-    // Saved after every operation: atomic (never half written), but not fsynced each time.
-    dir.map_or(Ok(()), std::fs::create_dir_all)
-        .and_then(|_| crate::fsutil::write_atomic_unsynced(path, json.as_bytes(), 0o644))
-        .map_err(|e| {
-            DriverError::new(
-                DriverErrorKind::Unknown,
-                format!("cannot save the simulator state to {}: {e}", path.display()),
-            )
-        })
+/// An answer of another kind than the call gives: a bug in this file, reported as the driver
+/// would report a broken call.
+fn unexpected(answer: Answer) -> crate::backend::DriverError {
+    crate::backend::DriverError::new(
+        crate::backend::DriverErrorKind::Unknown,
+        format!("the simulator answered {answer:?}"),
+    )
 }
 
 impl Backend for SimBackend {
     fn source(&self) -> String {
-        format!("sim:{}", self.state.name)
+        format!("sim:{}", self.kept().state.name)
     }
 
     fn snapshot(&self) -> DriverResult<Node> {
-        self.state.snapshot()
+        self.kept().state.snapshot()
     }
 
     fn gpu_instance_profiles(&self, gpu: u32) -> DriverResult<MigProfiles> {
         // The simulated driver lists its profiles with MIG off too, as the v1 call does.
         Ok(MigProfiles::Listed {
-            profiles: self.state.gpu_instance_profiles(gpu)?,
+            profiles: self.kept().state.gpu_instance_profiles(gpu)?,
             source: ProfileSource::Driver,
         })
     }
@@ -212,66 +214,98 @@ impl Backend for SimBackend {
         gpu: u32,
         gpu_instance_id: u32,
     ) -> DriverResult<Vec<ComputeInstanceProfile>> {
-        self.state.compute_instance_profiles(gpu, gpu_instance_id)
+        self.kept()
+            .state
+            .compute_instance_profiles(gpu, gpu_instance_id)
     }
 
-    fn set_mig_mode(&mut self, gpu: u32, mode: MigMode) -> DriverResult<ModeChange> {
-        self.change("set_mig_mode", |s| s.set_mig_mode(gpu, mode))
+    fn set_mig_mode(&self, gpu: u32, mode: MigMode) -> DriverResult<ModeChange> {
+        match self.call(SimOp::SetMigMode { gpu, mode })? {
+            Answer::Mode(m) => Ok(m),
+            other => Err(unexpected(other)),
+        }
     }
 
-    fn reset_gpus(&mut self, gpus: &[u32]) -> DriverResult<()> {
-        self.change("reset", |s| s.reset_gpus(gpus))
+    fn reset_gpus(&self, gpus: &[u32]) -> DriverResult<()> {
+        self.call(SimOp::Reset {
+            gpus: gpus.to_vec(),
+        })
+        .map(drop)
     }
 
     fn create_gpu_instance(
-        &mut self,
+        &self,
         gpu: u32,
         profile_id: u32,
         placement: Placement,
     ) -> DriverResult<u32> {
-        self.change("create_gpu_instance", |s| {
-            s.create_gpu_instance(gpu, profile_id, placement)
-        })
+        match self.call(SimOp::CreateGpuInstance {
+            gpu,
+            profile_id,
+            placement,
+        })? {
+            Answer::Id(id) => Ok(id),
+            other => Err(unexpected(other)),
+        }
     }
 
     fn create_compute_instance(
-        &mut self,
+        &self,
         gpu: u32,
         gpu_instance_id: u32,
         profile_id: u32,
     ) -> DriverResult<u32> {
-        self.change("create_compute_instance", |s| {
-            s.create_compute_instance(gpu, gpu_instance_id, profile_id)
-        })
+        match self.call(SimOp::CreateComputeInstance {
+            gpu,
+            gpu_instance_id,
+            profile_id,
+        })? {
+            Answer::Id(id) => Ok(id),
+            other => Err(unexpected(other)),
+        }
     }
 
     fn destroy_compute_instance(
-        &mut self,
+        &self,
         gpu: u32,
         gpu_instance_id: u32,
         compute_instance_id: u32,
     ) -> DriverResult<()> {
-        self.change("destroy_compute_instance", |s| {
-            s.destroy_compute_instance(gpu, gpu_instance_id, compute_instance_id)
+        self.call(SimOp::DestroyComputeInstance {
+            gpu,
+            gpu_instance_id,
+            compute_instance_id,
         })
+        .map(drop)
     }
 
-    fn destroy_gpu_instance(&mut self, gpu: u32, gpu_instance_id: u32) -> DriverResult<()> {
-        self.change("destroy_gpu_instance", |s| {
-            s.destroy_gpu_instance(gpu, gpu_instance_id)
+    fn destroy_gpu_instance(&self, gpu: u32, gpu_instance_id: u32) -> DriverResult<()> {
+        self.call(SimOp::DestroyGpuInstance {
+            gpu,
+            gpu_instance_id,
         })
+        .map(drop)
     }
 
-    fn set_compute_mode(&mut self, device: DeviceRef, mode: ComputeMode) -> DriverResult<()> {
-        self.change("set_compute_mode", |s| s.set_compute_mode(device, mode))
+    fn set_compute_mode(&self, device: DeviceRef, mode: ComputeMode) -> DriverResult<()> {
+        self.call(SimOp::set_compute_mode(device, mode)).map(drop)
     }
 
-    fn fault_before(&mut self, step: &'static str) -> DriverResult<()> {
+    fn fault_before(&self, step: &'static str) -> DriverResult<()> {
         self.faults.check(step)
     }
 
-    fn fault_after(&mut self, step: &'static str) {
+    fn fault_after(&self, step: &'static str) {
         self.faults.after(step);
+    }
+
+    fn flush(&self) -> DriverResult<()> {
+        let mut kept = self.kept();
+        let Kept { state, store } = &mut *kept;
+        match store {
+            Some(store) if store.pending() => store.write(state),
+            _ => Ok(()),
+        }
     }
 }
 

@@ -159,6 +159,7 @@ fn build(source: &SourceFile, name: &str, file: NodeFile) -> Result<SimState> {
         gpus: Vec::new(),
         holders: Vec::new(),
         mig_serial: 0,
+        ops_id: None,
     };
     for entry in file.gpus {
         let span = entry.span();

@@ -34,6 +34,10 @@ pub struct SimState {
     /// Serial for MIG UUIDs: a re-created instance gets a new UUID, as on hardware.
     #[serde(default)]
     pub mig_serial: u64,
+    /// Which lines of the operation log beside the state file follow this state (see
+    /// `sim::store`); none until the state is written to a file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ops_id: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -9,7 +9,7 @@ fn a100() -> SimBackend {
 }
 
 fn enabled_a100() -> SimBackend {
-    let mut sim = a100();
+    let sim = a100();
     assert_eq!(
         sim.set_mig_mode(0, MigMode::Enabled).unwrap(),
         ModeChange::Applied
@@ -49,7 +49,7 @@ fn mig_mode_applies_at_once_on_an_idle_gpu() {
 #[test]
 fn mig_mode_waits_for_a_reset_on_a_busy_gpu_and_reset_refuses_while_busy() {
     let mut sim = a100();
-    sim.state.gpus[0].processes.push(Process {
+    sim.state_mut().gpus[0].processes.push(Process {
         pid: 7,
         name: "python".into(),
         used_memory_mib: Some(100),
@@ -68,7 +68,7 @@ fn mig_mode_waits_for_a_reset_on_a_busy_gpu_and_reset_refuses_while_busy() {
     let e = sim.reset_gpus(&[0]).unwrap_err();
     assert_eq!(e.kind, K::InUse);
     assert!(e.detail.contains("pid 7 (python)"), "{e}");
-    sim.state.gpus[0].processes.clear();
+    sim.state_mut().gpus[0].processes.clear();
     sim.reset_gpus(&[0]).unwrap();
     assert!(sim.snapshot().unwrap().gpus[0].mig.current.is_enabled());
 }
@@ -76,7 +76,7 @@ fn mig_mode_waits_for_a_reset_on_a_busy_gpu_and_reset_refuses_while_busy() {
 #[test]
 fn holders_block_resets_and_delay_mode_changes() {
     let mut sim = a100();
-    sim.state.holders.push(crate::node::Holder {
+    sim.state_mut().holders.push(crate::node::Holder {
         name: "nvidia_drm".into(),
         kind: HolderKind::Module,
         pid: None,
@@ -91,7 +91,7 @@ fn holders_block_resets_and_delay_mode_changes() {
 
 #[test]
 fn mig_is_not_supported_on_a_t4() {
-    let mut sim = SimBackend::from_preset("t4x4").unwrap();
+    let sim = SimBackend::from_preset("t4x4").unwrap();
     assert_eq!(
         sim.set_mig_mode(0, MigMode::Enabled).unwrap_err().kind,
         K::NotSupported
@@ -104,14 +104,14 @@ fn mig_is_not_supported_on_a_t4() {
 
 #[test]
 fn instances_need_mig_enabled() {
-    let mut sim = a100();
+    let sim = a100();
     let e = sim.create_gpu_instance(0, P1G5, place(0, 1)).unwrap_err();
     assert_eq!(e.kind, K::NotSupported);
 }
 
 #[test]
 fn gpu_instances_get_the_drivers_slot_ids() {
-    let mut sim = enabled_a100();
+    let sim = enabled_a100();
     assert_eq!(sim.create_gpu_instance(0, P3G20, place(4, 4)).unwrap(), 2);
     assert_eq!(sim.create_gpu_instance(0, P2G10, place(0, 2)).unwrap(), 3);
     assert_eq!(sim.create_gpu_instance(0, P1G5, place(3, 1)).unwrap(), 10);
@@ -119,7 +119,7 @@ fn gpu_instances_get_the_drivers_slot_ids() {
 
 #[test]
 fn invalid_placements_and_overlaps_are_refused() {
-    let mut sim = enabled_a100();
+    let sim = enabled_a100();
     let e = sim.create_gpu_instance(0, P3G20, place(2, 4)).unwrap_err();
     assert_eq!(e.kind, K::InvalidArgument);
     assert!(e.detail.contains("{0,4}:4"), "{e}");
@@ -137,7 +137,7 @@ fn invalid_placements_and_overlaps_are_refused() {
 
 #[test]
 fn max_instances_and_compute_slices_hold() {
-    let mut sim = enabled_a100();
+    let sim = enabled_a100();
     for start in 0..7 {
         sim.create_gpu_instance(0, P1G5, place(start, 1)).unwrap();
     }
@@ -146,12 +146,12 @@ fn max_instances_and_compute_slices_hold() {
         sim.gpu_instance_profiles(0).unwrap().listed().unwrap()[0].free_instances,
         0
     );
-    let mut sim = enabled_a100();
+    let sim = enabled_a100();
     sim.create_gpu_instance(0, P3G20, place(0, 4)).unwrap();
     sim.create_gpu_instance(0, P3G20, place(4, 4)).unwrap();
     let e = sim.create_gpu_instance(0, P3G20, place(0, 4)).unwrap_err();
     assert_eq!(e.kind, K::InsufficientResources);
-    let mut sim = enabled_a100();
+    let sim = enabled_a100();
     sim.create_gpu_instance(0, P7G40, place(0, 8)).unwrap();
     assert!(
         sim.gpu_instance_profiles(0)
@@ -165,7 +165,7 @@ fn max_instances_and_compute_slices_hold() {
 
 #[test]
 fn free_counts_follow_occupancy() {
-    let mut sim = enabled_a100();
+    let sim = enabled_a100();
     let free = |sim: &SimBackend, name: &str| {
         sim.gpu_instance_profiles(0)
             .unwrap()
@@ -186,7 +186,7 @@ fn free_counts_follow_occupancy() {
 
 #[test]
 fn compute_instances_fill_their_gpu_instance_and_get_new_uuids() {
-    let mut sim = enabled_a100();
+    let sim = enabled_a100();
     let gi = sim.create_gpu_instance(0, P3G20, place(0, 4)).unwrap();
     let profiles = sim.compute_instance_profiles(0, gi).unwrap();
     let one = profiles.iter().find(|p| p.name == "1c.3g.20gb").unwrap().id;
@@ -238,7 +238,7 @@ fn nothing_in_use_is_destroyed() {
         K::InUse,
         "a GPU instance with compute instances is in use"
     );
-    sim.state.gpus[0].processes.push(Process {
+    sim.state_mut().gpus[0].processes.push(Process {
         pid: 99,
         name: "trainer".into(),
         used_memory_mib: Some(10),
@@ -254,7 +254,7 @@ fn nothing_in_use_is_destroyed() {
 
 #[test]
 fn compute_mode_is_per_mig_device_when_mig_is_on() {
-    let mut sim = enabled_a100();
+    let sim = enabled_a100();
     let e = sim
         .set_compute_mode(DeviceRef::Gpu(0), ComputeMode::ExclusiveProcess)
         .unwrap_err();
@@ -289,7 +289,7 @@ fn compute_mode_is_per_mig_device_when_mig_is_on() {
 
 #[test]
 fn a_reset_clears_instances_and_applies_the_pending_mode() {
-    let mut sim = enabled_a100();
+    let sim = enabled_a100();
     sim.create_gpu_instance(0, P1G5, place(0, 1)).unwrap();
     sim.reset_gpus(&[0]).unwrap();
     assert!(
@@ -306,7 +306,7 @@ fn a_reset_clears_instances_and_applies_the_pending_mode() {
 fn changes_persist_in_the_state_file_and_faults_change_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("state.json");
-    let mut sim = SimBackend::open(Some("dgx-a100"), Some(&path)).unwrap();
+    let sim = SimBackend::open(Some("dgx-a100"), Some(&path)).unwrap();
     sim.set_mig_mode(2, MigMode::Enabled).unwrap();
     sim.create_gpu_instance(2, P3G20, place(4, 4)).unwrap();
     let reopened = SimBackend::open(None, Some(&path)).unwrap();
@@ -350,7 +350,7 @@ fn a_gpu_that_cannot_be_reset_waits_for_a_reboot() {
     let text = "[[gpus]]\nmodel = \"NVIDIA A100-SXM4-40GB\"\nreset = false\n";
     let state =
         node_file::from_file(&crate::source_file::SourceFile::inline("vm.toml", text)).unwrap();
-    let mut sim = SimBackend::from_state(state);
+    let sim = SimBackend::from_state(state);
     assert_eq!(
         sim.set_mig_mode(0, MigMode::Enabled).unwrap(),
         ModeChange::PendingReboot
@@ -371,7 +371,7 @@ fn a_reboot_applies_pending_modes_and_clears_instances_and_processes() {
     let mut sim = enabled_a100();
     let gi = sim.create_gpu_instance(0, P3G20, place(0, 4)).unwrap();
     sim.create_compute_instance(0, gi, 2).unwrap();
-    sim.state.gpus[1].processes.push(Process {
+    sim.state_mut().gpus[1].processes.push(Process {
         pid: 9,
         name: "x".into(),
         used_memory_mib: Some(1),

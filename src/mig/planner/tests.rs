@@ -45,7 +45,13 @@ fn apply(
     force: bool,
 ) -> (Plan, crate::error::Result<Exit>) {
     let mut p = plan_for(sim, desires, force);
-    let r = executor::execute(&mut p, sim, &quiet());
+    // The executor shares its backend with its workers: lend it the simulator, then take it back.
+    let placeholder = SimBackend::from_state(sim.state());
+    let shared = std::sync::Arc::new(std::mem::replace(sim, placeholder));
+    let r = executor::execute(&mut p, shared.clone(), &quiet());
+    *sim = std::sync::Arc::try_unwrap(shared)
+        .ok()
+        .expect("the executor keeps no backend");
     (p, r)
 }
 

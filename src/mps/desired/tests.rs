@@ -17,7 +17,7 @@ fn node(preset: &str) -> Node {
 
 /// dgx-a100 with GPU 0 in MIG mode: a 3g.20gb and two 1g.5gb devices.
 fn mig_node() -> Node {
-    let mut sim = SimBackend::from_preset("dgx-a100").unwrap();
+    let sim = SimBackend::from_preset("dgx-a100").unwrap();
     sim.set_mig_mode(0, MigMode::Enabled).unwrap();
     for (profile, start, size, ci) in [(9, 4, 4, 2), (19, 0, 1, 0), (19, 1, 1, 0)] {
         let gi = sim
@@ -261,7 +261,7 @@ fn plans_stop_what_the_file_drops_and_start_what_it_adds() {
 
 #[test]
 fn plans_restart_on_other_limits_and_reset_exclusive_gpus() {
-    let mut sim = SimBackend::from_preset("t4x4").unwrap();
+    let sim = SimBackend::from_preset("t4x4").unwrap();
     sim.set_compute_mode(DeviceRef::Gpu(2), ComputeMode::ExclusiveProcess)
         .unwrap();
     let n = sim.snapshot().unwrap();

@@ -74,7 +74,7 @@ fn mps_on_mig_devices_to_be_made_comes_later_described_by_profile() {
 
 #[test]
 fn a_node_that_matches_needs_nothing() {
-    let mut sim = SimBackend::from_preset("dgx-a100").unwrap();
+    let sim = SimBackend::from_preset("dgx-a100").unwrap();
     sim.set_mig_mode(0, MigMode::Enabled).unwrap();
     for start in [0, 4] {
         let gi = sim

@@ -1,10 +1,11 @@
 //! The executor on the simulator: order, batching of resets, stopping at the first failure.
 
 use super::*;
-use crate::backend::DeviceRef;
 use crate::backend::sim::SimBackend;
+use crate::backend::{Backend, DeviceRef};
 use crate::node::{ComputeMode, MigMode, Placement};
-use crate::plan::{Blocker, Change};
+use crate::plan::{Blocker, Change, GpuInstanceRef};
+use std::sync::Arc;
 
 fn quiet() -> Output {
     Output::new(Default::default(), true, Default::default())
@@ -14,9 +15,13 @@ fn a100() -> SimBackend {
     SimBackend::from_preset("dgx-a100").unwrap()
 }
 
+fn shared(sim: SimBackend) -> Arc<SimBackend> {
+    Arc::new(sim)
+}
+
 #[test]
 fn runs_changes_in_order_and_resolves_created_instances() {
-    let mut sim = a100();
+    let sim = shared(a100());
     let at = Placement { start: 4, size: 4 };
     let mut plan = Plan {
         changes: vec![
@@ -48,7 +53,7 @@ fn runs_changes_in_order_and_resolves_created_instances() {
         ],
         ..Plan::default()
     };
-    assert_eq!(execute(&mut plan, &mut sim, &quiet()).unwrap(), Exit::Ok);
+    assert_eq!(execute(&mut plan, sim.clone(), &quiet()).unwrap(), Exit::Ok);
     assert!(plan.changes.iter().all(|c| c.status == Some(Status::Done)));
     let node = sim.snapshot().unwrap();
     assert_eq!(
@@ -67,6 +72,7 @@ fn runs_changes_in_order_and_resolves_created_instances() {
 fn stops_at_the_first_failure_and_says_what_was_done() {
     let mut sim = a100();
     sim.inject_faults("create_gpu_instance:2").unwrap();
+    let sim = shared(sim);
     let mut plan = Plan {
         changes: vec![
             Change::new(0, Operation::SetMigMode(MigMode::Enabled), "enable MIG"),
@@ -90,7 +96,7 @@ fn stops_at_the_first_failure_and_says_what_was_done() {
         ],
         ..Plan::default()
     };
-    let e = execute(&mut plan, &mut sim, &quiet()).unwrap_err();
+    let e = execute(&mut plan, sim.clone(), &quiet()).unwrap_err();
     assert_eq!(e.exit, Exit::Failed);
     assert!(
         e.message
@@ -119,13 +125,14 @@ fn resets_run_as_one_call_and_only_where_a_mode_is_pending() {
     }
     // The second reset call would fail: there must be only one.
     sim.inject_faults("reset:2").unwrap();
+    let sim = shared(sim);
     let mut plan = Plan {
         changes: (0..3)
             .map(|g| Change::new(g, Operation::ResetIfPending, "reset"))
             .collect(),
         ..Plan::default()
     };
-    assert_eq!(execute(&mut plan, &mut sim, &quiet()).unwrap(), Exit::Ok);
+    assert_eq!(execute(&mut plan, sim.clone(), &quiet()).unwrap(), Exit::Ok);
     let statuses: Vec<_> = plan.changes.iter().map(|c| c.status).collect();
     assert_eq!(
         statuses,
@@ -140,7 +147,7 @@ fn resets_run_as_one_call_and_only_where_a_mode_is_pending() {
 
 #[test]
 fn a_plan_with_blockers_is_refused_whole() {
-    let mut sim = a100();
+    let sim = shared(a100());
     let mut plan = Plan {
         changes: vec![Change::new(
             0,
@@ -154,7 +161,7 @@ fn a_plan_with_blockers_is_refused_whole() {
         }],
         ..Plan::default()
     };
-    let e = execute(&mut plan, &mut sim, &quiet()).unwrap_err();
+    let e = execute(&mut plan, sim.clone(), &quiet()).unwrap_err();
     assert_eq!(e.message, "nothing was changed: GPU 3: busy");
     assert_eq!(e.hint.as_deref(), Some("stop it"));
     assert!(!sim.snapshot().unwrap().gpus[0].mig.current.is_enabled());
@@ -162,14 +169,30 @@ fn a_plan_with_blockers_is_refused_whole() {
 
 /// A runner that records what it is asked and stops before the change at `stop_at`.
 struct Recorder {
-    sim: SimBackend,
+    sim: SharedBackend,
     stop_at: usize,
     seen: Vec<String>,
+    jobs: Option<NonZeroUsize>,
+}
+
+impl Recorder {
+    fn new(sim: SharedBackend, stop_at: usize) -> Self {
+        Recorder {
+            sim,
+            stop_at,
+            seen: Vec::new(),
+            jobs: None,
+        }
+    }
 }
 
 impl Runner for Recorder {
-    fn backend(&mut self) -> Result<&mut dyn Backend> {
-        Ok(&mut self.sim)
+    fn backend(&mut self) -> Result<SharedBackend> {
+        Ok(self.sim.clone())
+    }
+
+    fn jobs(&self) -> Option<NonZeroUsize> {
+        self.jobs
     }
 
     fn run_other(&mut self, change: &Change) -> Result<()> {
@@ -215,11 +238,7 @@ fn a_runner_makes_the_other_steps_and_can_stop_between_two() {
         ..Plan::default()
     };
     let mut all = plan();
-    let mut r = Recorder {
-        sim: a100(),
-        stop_at: 99,
-        seen: Vec::new(),
-    };
+    let mut r = Recorder::new(shared(a100()), 99);
     assert_eq!(execute_with(&mut all, &mut r, &quiet()).unwrap(), Exit::Ok);
     assert_eq!(
         r.seen,
@@ -235,13 +254,10 @@ fn a_runner_makes_the_other_steps_and_can_stop_between_two() {
         ]
     );
     let mut stopped = plan();
-    let mut r = Recorder {
-        sim: a100(),
-        stop_at: 1,
-        seen: Vec::new(),
-    };
+    let mut r = Recorder::new(shared(a100()), 1);
     let e = execute_with(&mut stopped, &mut r, &quiet()).unwrap_err();
-    assert_eq!(e.message, "stopped");
+    // What each GPU got follows what stopped the run.
+    assert_eq!(e.message, "stopped\n  GPU 0: 1 done\n  GPU 1: 2 not run");
     assert_eq!(
         e.hint.as_deref(),
         Some("1 of 3 change(s) were made; run it again")
@@ -257,3 +273,5 @@ fn a_runner_makes_the_other_steps_and_can_stop_between_two() {
     );
     assert!(r.sim.snapshot().unwrap().gpus[0].mig.current.is_enabled());
 }
+
+mod parallel;
