@@ -474,3 +474,110 @@ fn apply_with_mps_inside_mig_devices_through_nvml() {
         "mps stop (simulator)",
     );
 }
+
+/// Leave a MIG enable pending on every GPU, as an earlier run on a busy node would.
+fn enable_pending(node: &TwinNode) {
+    node.edit_state(|s| {
+        for gpu in s["gpus"].as_array_mut().unwrap() {
+            gpu["mig_pending"] = "enabled".into();
+        }
+    });
+}
+
+/// A pending MIG mode is applied with one reset of all the GPUs. The driver refuses to reset a
+/// GPU that any NVML client holds, so gpushare must let go of NVML first and open it again,
+/// with fresh handles, after (as mig-parted does).
+#[test]
+fn a_pending_mig_mode_is_applied_by_a_reset_with_nvml_released() {
+    let node = TwinNode::new("dgx-a100");
+    enable_pending(&node);
+    assert_same_node(&node, "MIG pending on every GPU");
+    let cfg = mig_parted_config();
+    let apply = [
+        "mig",
+        "apply",
+        "-q",
+        "-f",
+        cfg.to_str().unwrap(),
+        "-c",
+        "all-balanced",
+    ];
+    run(node.nvml().args(apply), 0, "apply (NVML)");
+    run(node.sim().args(apply), 0, "apply (simulator)");
+    let calls = node.take_calls();
+    assert_call_order(&calls, "apply with a reset");
+    let resets: Vec<usize> = (0..calls.len())
+        .filter(|&i| calls[i]["fn"] == "nvidia-smi")
+        .collect();
+    assert_eq!(resets.len(), 1, "one reset for all GPUs");
+    let reset = &calls[resets[0]];
+    assert_eq!(reset["ret"], "SUCCESS", "{reset}");
+    let argv = reset["args"]["argv"].to_string();
+    assert!(
+        argv.contains("-r") && argv.matches("00000000:").count() == 8,
+        "{argv}"
+    );
+    // gpushare's own NVML session ends before the reset and a new one starts after it.
+    let gpushare_pid = calls[0]["pid"].clone();
+    let before = &calls[..resets[0]];
+    let last_nvml = before
+        .iter()
+        .rev()
+        .find(|c| c["pid"] == gpushare_pid)
+        .unwrap();
+    assert_eq!(
+        last_nvml["fn"], "nvmlShutdown",
+        "NVML is released before the reset"
+    );
+    let after = &calls[resets[0] + 1..];
+    assert_eq!(
+        after[0]["fn"], "nvmlInit_v2",
+        "NVML is opened again after the reset"
+    );
+    assert!(
+        after
+            .iter()
+            .any(|c| c["fn"] == "nvmlDeviceCreateGpuInstanceWithPlacement"),
+        "the layout is created after the reset"
+    );
+    assert!(
+        calls.iter().all(|c| c["ret"] != "INVALID_ARGUMENT"),
+        "no handle from before the reset is used after it"
+    );
+    assert_same_node(&node, "after the reset");
+}
+
+/// Another NVML client (a monitoring agent) keeps the reset from happening: the apply fails
+/// with the driver's reason and changes nothing else; once the client is gone it converges.
+#[test]
+fn another_nvml_client_blocks_the_reset() {
+    let node = TwinNode::new("dgx-a100");
+    enable_pending(&node);
+    let cfg = mig_parted_config();
+    let apply = [
+        "mig",
+        "apply",
+        "-f",
+        cfg.to_str().unwrap(),
+        "-c",
+        "all-balanced",
+    ];
+    let mut client = node.nvml_client();
+    let (_, err) = run(
+        node.nvml().args(apply),
+        1,
+        "apply while a client holds NVML",
+    );
+    assert!(err.contains("In use by another client"), "{err}");
+    let calls = node.take_calls();
+    let made: Vec<&Value> = changes(&calls)
+        .into_iter()
+        .filter(|c| c["fn"] != "nvidia-smi")
+        .collect();
+    assert!(made.is_empty(), "nothing but the reset was tried: {made:?}");
+    drop(client.stdin.take());
+    assert!(client.wait().unwrap().success());
+    run(node.nvml().args(apply), 0, "apply once the client is gone");
+    run(node.sim().args(apply), 0, "apply (simulator)");
+    assert_same_node(&node, "after the reset");
+}

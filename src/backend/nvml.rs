@@ -15,7 +15,7 @@ use crate::node::{
 };
 use nvml_wrapper::Nvml;
 use nvml_wrapper::enum_wrappers::device::ComputeMode as NvmlComputeMode;
-use nvml_wrapper::error::NvmlError;
+use nvml_wrapper::error::{NvmlError, nvml_sym, nvml_try};
 use nvml_wrapper::struct_wrappers::device::ProcessInfo;
 use std::path::Path;
 
@@ -83,6 +83,27 @@ impl NvmlBackend {
             other => Error::no_driver(format!("NVML failed to initialise: {other}"))
                 .with_hint("check the driver installation (`nvidia-smi`); try --sim dgx-a100 to explore without a GPU"),
         })
+    }
+
+    /// Run `f` with NVML shut down, then initialise it again. The driver refuses to reset a GPU
+    /// that any NVML client holds, this process included, so a reset runs in here (mig-parted
+    /// does the same). The library stays loaded; handles are looked up per call, so none from
+    /// before is used after.
+    fn released<T>(&self, f: impl FnOnce() -> T) -> DriverResult<T> {
+        let lib = self.nvml.lib();
+        let shutdown =
+            *nvml_sym(lib.nvmlShutdown.as_ref()).map_err(|e| driver_error(e, "nvmlShutdown"))?;
+        let init =
+            *nvml_sym(lib.nvmlInit_v2.as_ref()).map_err(|e| driver_error(e, "nvmlInit_v2"))?;
+        // SAFETY: NVML's own shutdown, matched by the nvmlInit_v2 below. No device handle
+        // outlives it: this backend looks handles up per call and lends none out.
+        nvml_try(unsafe { shutdown() })
+            .map_err(|e| driver_error(e, "release NVML before the GPU reset"))?;
+        let out = f();
+        // SAFETY: initialises the library nvml-wrapper loaded; its own shutdown at drop matches it.
+        nvml_try(unsafe { init() })
+            .map_err(|e| driver_error(e, "open NVML again after the GPU reset"))?;
+        Ok(out)
     }
 
     fn device(&self, index: u32) -> DriverResult<nvml_wrapper::Device<'_>> {
@@ -380,11 +401,14 @@ impl Backend for NvmlBackend {
                 "cannot reset GPUs: nvidia-smi is not on PATH",
             )
         })?;
-        let output = duct::cmd(smi, ["-r", "-i", &bus_ids.join(",")])
-            .stdout_capture()
-            .stderr_capture()
-            .unchecked()
-            .run()
+        let output = self
+            .released(|| {
+                duct::cmd(smi, ["-r", "-i", &bus_ids.join(",")])
+                    .stdout_capture()
+                    .stderr_capture()
+                    .unchecked()
+                    .run()
+            })?
             .map_err(|e| {
                 DriverError::new(DriverErrorKind::Unknown, format!("nvidia-smi -r: {e}"))
             })?;

@@ -198,3 +198,34 @@ pub fn comparable_detect(mut detect: Value) -> Value {
     }
     detect
 }
+
+impl TwinNode {
+    /// Edit both state files the same way (e.g. a MIG mode left pending by an earlier run).
+    pub fn edit_state(&self, edit: impl Fn(&mut Value)) {
+        for path in [self.nvml_state(), self.sim_state()] {
+            let mut state: Value =
+                serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+            edit(&mut state);
+            std::fs::write(&path, serde_json::to_string_pretty(&state).unwrap()).unwrap();
+        }
+    }
+
+    /// Start the stand-in's nvml-client on this node: another process that holds NVML open
+    /// until the returned child's stdin is closed (drop it, or kill it).
+    pub fn nvml_client(&self) -> std::process::Child {
+        use std::io::BufRead;
+        let mut child = std::process::Command::new(stand_in().bin.join("nvml-client"))
+            .env("NVML_STANDIN_STATE", self.nvml_state())
+            .env("NVML_STANDIN_LOG", self.log())
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        std::io::BufReader::new(child.stdout.as_mut().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        assert_eq!(line.trim(), "ready", "nvml-client did not start");
+        child
+    }
+}
