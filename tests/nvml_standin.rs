@@ -581,3 +581,72 @@ fn another_nvml_client_blocks_the_reset() {
     run(node.sim().args(apply), 0, "apply (simulator)");
     assert_same_node(&node, "after the reset");
 }
+
+/// Compute-instance profile ids are not their `NVML_COMPUTE_INSTANCE_PROFILE_*` index on every
+/// GPU: gpushare must look the id up in the GPU instance's profile info before it creates a
+/// compute instance, and read instances back by index, as mig-parted does.
+#[test]
+fn compute_instance_profile_ids_that_differ_from_their_indices() {
+    let node = TwinNode::new("dgx-a100");
+    let cfg = node.write(
+        "gpushare.toml",
+        "[[gpus]]\nselect = [0]\nmode = \"mig\"\nmig.devices = { \"1c.4g.20gb\" = 1, \"3g.20gb\" = 1 }\n\n\
+         [[gpus]]\nselect = [1]\nmode = \"mig\"\nmig.devices = { \"2g.10gb\" = 3, \"1g.5gb\" = 1 }\n\n\
+         [[gpus]]\nselect = [2]\nmode = \"mig\"\nmig.devices = { \"2c.7g.40gb\" = 1 }\n",
+    );
+    let offset = 3;
+    let nvml = || {
+        let mut c = node.nvml();
+        c.env("NVML_STANDIN_CI_PROFILE_ID_OFFSET", offset.to_string());
+        c
+    };
+    run(nvml().args(["apply", "-q", "-c", &cfg]), 0, "apply (NVML)");
+    run(
+        node.sim().args(["apply", "-q", "-c", &cfg]),
+        0,
+        "apply (simulator)",
+    );
+    let calls = node.take_calls();
+    let created: Vec<(u64, u64)> = calls
+        .iter()
+        .filter(|c| c["fn"] == "nvmlGpuInstanceCreateComputeInstance")
+        .map(|c| {
+            (
+                arg(c, "profileId").unwrap(),
+                c["out"]["profile"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(created.len(), 7, "{created:?}");
+    for (id, index) in &created {
+        assert_eq!(
+            *id,
+            index + offset,
+            "the id of index {index} is {}",
+            index + offset
+        );
+    }
+    run(
+        nvml().args(["apply", "-q", "-c", &cfg]),
+        0,
+        "apply again (NVML)",
+    );
+    assert!(
+        changes(&node.take_calls()).is_empty(),
+        "the second apply changed something"
+    );
+    run(
+        nvml().args(["plan", "--check", "-q", "-c", &cfg]),
+        0,
+        "plan --check",
+    );
+    let mut detect = nvml();
+    detect.arg("detect");
+    assert_eq!(
+        comparable_detect(json(&mut detect)),
+        comparable_detect(json(node.sim().arg("detect")))
+    );
+    let (export, _) = run(nvml().args(["mig", "export"]), 0, "export");
+    let (sim_export, _) = run(node.sim().args(["mig", "export"]), 0, "export");
+    assert_eq!(export, sim_export);
+}

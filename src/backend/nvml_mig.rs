@@ -276,11 +276,16 @@ fn compute_instance_by_id(
     Ok(ci)
 }
 
-/// Compute-instance profiles a GPU instance offers, with their info and name.
+/// A compute-instance profile as the driver describes it: its `NVML_COMPUTE_INSTANCE_PROFILE_*`
+/// index, its info (with the profile *id*, which other calls take and which need not equal the
+/// index) and its name.
+type RawComputeProfile = (u32, nvmlComputeInstanceProfileInfo_t, Option<String>);
+
+/// Compute-instance profiles a GPU instance offers, with their index, info and name.
 fn raw_compute_profiles(
     nvml: &Nvml,
     gi: nvmlGpuInstance_t,
-) -> DriverResult<Vec<(nvmlComputeInstanceProfileInfo_t, Option<String>)>> {
+) -> DriverResult<Vec<RawComputeProfile>> {
     let lib = nvml.lib();
     let v2 = lib
         .nvmlGpuInstanceGetComputeInstanceProfileInfoV
@@ -299,6 +304,7 @@ fn raw_compute_profiles(
             let code = unsafe { get(gi, index, CI_ENGINE_SHARED, &mut info) };
             if code == 0 {
                 out.push((
+                    index,
                     nvmlComputeInstanceProfileInfo_t {
                         id: info.id,
                         sliceCount: info.sliceCount,
@@ -321,7 +327,7 @@ fn raw_compute_profiles(
         // SAFETY: as above, for the v1 call.
         let mut info: nvmlComputeInstanceProfileInfo_t = unsafe { mem::zeroed() };
         if unsafe { v1(gi, index, CI_ENGINE_SHARED, &mut info) } == 0 {
-            out.push((info, None));
+            out.push((index, info, None));
         }
     }
     Ok(out)
@@ -373,7 +379,7 @@ pub fn gpu_instances(
         for gi in handles {
             let info = gpu_instance_info(nvml, gi)?;
             let mut compute_instances = Vec::new();
-            for (cp, cname) in raw_compute_profiles(nvml, gi)? {
+            for (ci_index, cp, cname) in raw_compute_profiles(nvml, gi)? {
                 let mut ci_handles: Vec<nvmlComputeInstance_t> =
                     vec![ptr::null_mut(); cp.instanceCount.max(1) as usize];
                 let mut n: u32 = 0;
@@ -393,7 +399,9 @@ pub fn gpu_instances(
                     compute_instances.push(ComputeInstance {
                         compute_instance_id: cinfo.id,
                         profile: ci_name(cname.clone(), cp.sliceCount, p.info.sliceCount, &gi_name),
-                        profile_id: cinfo.profileId,
+                        // gpushare names compute-instance profiles by index, as the catalog
+                        // and mig-parted do; the driver's id is only for its own calls.
+                        profile_id: ci_index,
                         placement: Placement {
                             start: cinfo.placement.start,
                             size: cinfo.placement.size,
@@ -519,7 +527,7 @@ pub fn compute_instance_profiles(
         "nvmlGpuInstanceGetComputeInstancePossiblePlacements",
     )?;
     let mut out = Vec::new();
-    for (cp, name) in raw_compute_profiles(nvml, gi)? {
+    for (index, cp, name) in raw_compute_profiles(nvml, gi)? {
         let mut count = cp.instanceCount.max(1);
         let mut buf = vec![nvmlComputeInstancePlacement_t { start: 0, size: 0 }; count as usize];
         // SAFETY: the buffer holds instanceCount placements.
@@ -532,7 +540,7 @@ pub fn compute_instance_profiles(
         };
         out.push(ComputeInstanceProfile {
             name: ci_name(name, cp.sliceCount, gi_slices, &gi_name),
-            id: cp.id,
+            id: index,
             slices: cp.sliceCount,
             max_instances: cp.instanceCount,
             sm: cp.multiprocessorCount,
@@ -569,7 +577,7 @@ pub fn create_compute_instance(
     nvml: &Nvml,
     device: &Device,
     gpu_instance_id: u32,
-    profile_id: u32,
+    profile: u32,
 ) -> DriverResult<u32> {
     let gi = gpu_instance_by_id(nvml, device, gpu_instance_id)?;
     let create = symbol(
@@ -580,12 +588,26 @@ pub fn create_compute_instance(
         nvml.lib().nvmlComputeInstanceGetInfo_v2.as_ref(),
         "nvmlComputeInstanceGetInfo_v2",
     )?;
+    // The planner names the profile by its NVML_COMPUTE_INSTANCE_PROFILE_* index; the call takes
+    // the driver's profile id, which this GPU instance's profile info gives (as mig-parted does).
+    let id = raw_compute_profiles(nvml, gi)?
+        .into_iter()
+        .find(|(index, _, _)| *index == profile)
+        .map(|(_, info, _)| info.id)
+        .ok_or_else(|| {
+            DriverError::new(
+                DriverErrorKind::NotSupported,
+                format!(
+                    "GPU instance {gpu_instance_id} offers no compute-instance profile with index {profile}"
+                ),
+            )
+        })?;
     let mut ci: nvmlComputeInstance_t = ptr::null_mut();
     // SAFETY: live GPU-instance handle and out pointer.
     check(
-        unsafe { create(gi, profile_id, &mut ci) },
+        unsafe { create(gi, id, &mut ci) },
         &format!(
-            "create compute instance of profile {profile_id} in GPU instance {gpu_instance_id}"
+            "create compute instance of profile {profile} (id {id}) in GPU instance {gpu_instance_id}"
         ),
     )?;
     // SAFETY: zeroed C struct filled by the call.

@@ -200,6 +200,7 @@ pub struct ComputeInstance {
     pub compute_instance_id: u32,
     /// Name as nvidia-smi prints it, e.g. `1c.3g.20gb`, or the GI profile for a full-size CI.
     pub profile: String,
+    /// `NVML_COMPUTE_INSTANCE_PROFILE_*` index of its profile (see `ComputeInstanceProfile::id`).
     pub profile_id: u32,
     /// Start and size in compute slices of the parent GPU instance.
     pub placement: Placement,
