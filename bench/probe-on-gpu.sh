@@ -16,7 +16,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 gpu="${GPU:-0}"
-cargo build --release --locked --quiet
+cargo build --release --locked --quiet -p gpushare
 bin="$PWD/target/release/gpushare"
 work=$(mktemp -d)
 daemon_pipe=""
