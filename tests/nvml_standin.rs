@@ -172,7 +172,9 @@ fn assert_kept_untouched(calls: &[Value], kept: &[(u64, u64)], what: &str) {
 /// Every label of mig-parted's default config, one after the other on the same node, through
 /// both backends.
 fn every_label_through_both_backends(preset: &str) {
-    let node = TwinNode::new(preset);
+    let Some(node) = TwinNode::new(preset) else {
+        return;
+    };
     let cfg = mig_parted_config();
     let cfg = cfg.to_str().unwrap();
     let (mut applied, mut refused) = (0, 0);
@@ -263,7 +265,9 @@ fn every_mig_parted_label_on_a_dgx_h100_through_nvml() {
 
 #[test]
 fn mig_clear_through_nvml_destroys_compute_instances_first() {
-    let node = TwinNode::new("dgx-a100");
+    let Some(node) = TwinNode::new("dgx-a100") else {
+        return;
+    };
     let cfg = mig_parted_config();
     let apply = [
         "mig",
@@ -309,7 +313,9 @@ processes = [{ pid = 4242, name = "python", used_memory_mib = 1024, gpu_instance
 
 #[test]
 fn an_apply_that_would_destroy_a_busy_instance_is_refused_and_destroys_nothing() {
-    let node = TwinNode::new(BUSY_NODE);
+    let Some(node) = TwinNode::new(BUSY_NODE) else {
+        return;
+    };
     assert_same_node(&node, "a node with a process in a GPU instance");
     let cfg = mig_parted_config();
     let apply = [
@@ -345,7 +351,9 @@ fn an_apply_that_would_destroy_a_busy_instance_is_refused_and_destroys_nothing()
 /// A driver call fails in the middle of an apply; the next apply continues from the node as it
 /// is and ends where one clean apply would. The simulator backend gets the same fault.
 fn fails_midway_then_converges(from: Option<&str>, to: &str, nvml_fault: &str, sim_fault: &str) {
-    let node = TwinNode::new("dgx-a100");
+    let Some(node) = TwinNode::new("dgx-a100") else {
+        return;
+    };
     let cfg = mig_parted_config();
     let cfg = cfg.to_str().unwrap();
     if let Some(label) = from {
@@ -404,7 +412,9 @@ fn a_destroy_failing_midway_then_the_rerun_converges() {
 
 #[test]
 fn apply_with_mps_inside_mig_devices_through_nvml() {
-    let node = TwinNode::new("dgx-a100");
+    let Some(node) = TwinNode::new("dgx-a100") else {
+        return;
+    };
     let cfg = node.write(
         "gpushare.toml",
         "[[gpus]]\nselect = [0]\nmode = \"mig\"\nmig.devices = { \"3g.20gb\" = 1, \"2g.10gb\" = 1, \"1g.5gb\" = 2 }\nmig.mps = { clients = 2 }\n\n\
@@ -489,7 +499,9 @@ fn enable_pending(node: &TwinNode) {
 /// with fresh handles, after (as mig-parted does).
 #[test]
 fn a_pending_mig_mode_is_applied_by_a_reset_with_nvml_released() {
-    let node = TwinNode::new("dgx-a100");
+    let Some(node) = TwinNode::new("dgx-a100") else {
+        return;
+    };
     enable_pending(&node);
     assert_same_node(&node, "MIG pending on every GPU");
     let cfg = mig_parted_config();
@@ -551,7 +563,9 @@ fn a_pending_mig_mode_is_applied_by_a_reset_with_nvml_released() {
 /// with the driver's reason and changes nothing else; once the client is gone it converges.
 #[test]
 fn another_nvml_client_blocks_the_reset() {
-    let node = TwinNode::new("dgx-a100");
+    let Some(node) = TwinNode::new("dgx-a100") else {
+        return;
+    };
     enable_pending(&node);
     let cfg = mig_parted_config();
     let apply = [
@@ -587,7 +601,9 @@ fn another_nvml_client_blocks_the_reset() {
 /// compute instance, and read instances back by index, as mig-parted does.
 #[test]
 fn compute_instance_profile_ids_that_differ_from_their_indices() {
-    let node = TwinNode::new("dgx-a100");
+    let Some(node) = TwinNode::new("dgx-a100") else {
+        return;
+    };
     let cfg = node.write(
         "gpushare.toml",
         "[[gpus]]\nselect = [0]\nmode = \"mig\"\nmig.devices = { \"1c.4g.20gb\" = 1, \"3g.20gb\" = 1 }\n\n\
@@ -657,7 +673,9 @@ fn compute_instance_profile_ids_that_differ_from_their_indices() {
 #[test]
 #[ignore = "issue 18 point 2: compute-instance profiles past index 0x7 are not enumerated yet"]
 fn a_compute_instance_of_the_nvl_profile_is_seen_and_destroyed_first() {
-    let node = TwinNode::new("dgx-h100");
+    let Some(node) = TwinNode::new("dgx-h100") else {
+        return;
+    };
     node.edit_state(|s| {
         let gpu = &mut s["gpus"][0];
         gpu["mig_current"] = "enabled".into();
