@@ -43,6 +43,7 @@ Register-ArgumentCompleter -Native -CommandName 'gpushare' -ScriptBlock {
             [CompletionResult]::new('mps', 'mps', [CompletionResultType]::ParameterValue, 'MPS: several processes at once on a GPU or MIG device, with per-client limits')
             [CompletionResult]::new('vgpu', 'vgpu', [CompletionResultType]::ParameterValue, 'vGPU on KVM hosts: list types, show devices, apply a layout (mdev and SR-IOV, through sysfs)')
             [CompletionResult]::new('manifests', 'manifests', [CompletionResultType]::ParameterValue, 'Generate cluster wiring for this node: device plugin, gpushare extender, HAMi, DRA, CDI, node agent')
+            [CompletionResult]::new('agent', 'agent', [CompletionResultType]::ParameterValue, 'Run as the node agent of a Kubernetes DaemonSet: apply the layout the node''s label names')
             [CompletionResult]::new('probe', 'probe', [CompletionResultType]::ParameterValue, 'Measure memory, bandwidth and latency on every GPU, MIG device and MPS client, and check that each gives what it was promised')
             [CompletionResult]::new('sim', 'sim', [CompletionResultType]::ParameterValue, 'Simulated nodes: presets, the GPU models they can hold, a reboot')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
@@ -622,6 +623,29 @@ Register-ArgumentCompleter -Native -CommandName 'gpushare' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'gpushare;agent' {
+            [CompletionResult]::new('--node', '--node', [CompletionResultType]::ParameterName, 'This node''s name in Kubernetes')
+            [CompletionResult]::new('--configmap', '--configmap', [CompletionResultType]::ParameterName, 'The ConfigMap of named layouts')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'kubeconfig file(s) to reach the API server [default: the pod''s service account]')
+            [CompletionResult]::new('--health-addr', '--health-addr', [CompletionResultType]::ParameterName, 'Serve the health endpoint (GET /healthz) on this address')
+            [CompletionResult]::new('--pause-timeout', '--pause-timeout', [CompletionResultType]::ParameterName, 'Seconds the paused GPU clients get to leave the node before the change is given up')
+            [CompletionResult]::new('--retry', '--retry', [CompletionResultType]::ParameterName, 'Seconds before a failed run is tried again (bad layouts wait for a change instead)')
+            [CompletionResult]::new('--sysfs-root', '--sysfs-root', [CompletionResultType]::ParameterName, 'Read and write sysfs and /proc under DIR instead of / (a fake tree, for tests and trials)')
+            [CompletionResult]::new('--sim', '--sim', [CompletionResultType]::ParameterName, 'Use a simulated node: a preset name or a node file (TOML)')
+            [CompletionResult]::new('--sim-state', '--sim-state', [CompletionResultType]::ParameterName, 'Keep the simulated node''s changes in FILE (loaded when it exists, saved after each change)')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format of the data on stdout')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour (NO_COLOR is honoured with `auto`)')
+            [CompletionResult]::new('--nvml-lib', '--nvml-lib', [CompletionResultType]::ParameterName, 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual')
+            [CompletionResult]::new('--state-root', '--state-root', [CompletionResultType]::ParameterName, 'Keep every state path (lock, journal, run dirs, written files) under DIR')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only data and errors (no progress or notes on stderr)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only data and errors (no progress or notes on stderr)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'gpushare;probe' {
             [CompletionResult]::new('--target', '--target', [CompletionResultType]::ParameterName, 'Only these targets: GPUs as for --gpu (`all`, `0,2`, `0-3`, UUIDs, bus ids; all their MIG devices and MPS clients) or MIG devices by `MIG-…` UUID')
             [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'What each target was promised: the gpushare.toml to check against (default: the applied state, i.e. MIG devices as they are and the settings of running MPS daemons)')
@@ -630,6 +654,7 @@ Register-ArgumentCompleter -Native -CommandName 'gpushare' -ScriptBlock {
             [CompletionResult]::new('--clients', '--clients', [CompletionResultType]::ParameterName, 'Run N clients on each target at once and report their sum and each client')
             [CompletionResult]::new('--buffer', '--buffer', [CompletionResultType]::ParameterName, 'Size of each host-to-device and device-to-host copy (default 256M, 32M with --quick; device-to-device copies are 4 times larger)')
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Seconds a worker may take for its setup, and again for its measurements, before it is reported as hung and killed')
+            [CompletionResult]::new('--sysfs-root', '--sysfs-root', [CompletionResultType]::ParameterName, 'Read and write sysfs and /proc under DIR instead of / (a fake tree, for tests and trials)')
             [CompletionResult]::new('--sim', '--sim', [CompletionResultType]::ParameterName, 'Use a simulated node: a preset name or a node file (TOML)')
             [CompletionResult]::new('--sim-state', '--sim-state', [CompletionResultType]::ParameterName, 'Keep the simulated node''s changes in FILE (loaded when it exists, saved after each change)')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format of the data on stdout')
@@ -776,6 +801,7 @@ Register-ArgumentCompleter -Native -CommandName 'gpushare' -ScriptBlock {
             [CompletionResult]::new('mps', 'mps', [CompletionResultType]::ParameterValue, 'MPS: several processes at once on a GPU or MIG device, with per-client limits')
             [CompletionResult]::new('vgpu', 'vgpu', [CompletionResultType]::ParameterValue, 'vGPU on KVM hosts: list types, show devices, apply a layout (mdev and SR-IOV, through sysfs)')
             [CompletionResult]::new('manifests', 'manifests', [CompletionResultType]::ParameterValue, 'Generate cluster wiring for this node: device plugin, gpushare extender, HAMi, DRA, CDI, node agent')
+            [CompletionResult]::new('agent', 'agent', [CompletionResultType]::ParameterValue, 'Run as the node agent of a Kubernetes DaemonSet: apply the layout the node''s label names')
             [CompletionResult]::new('probe', 'probe', [CompletionResultType]::ParameterValue, 'Measure memory, bandwidth and latency on every GPU, MIG device and MPS client, and check that each gives what it was promised')
             [CompletionResult]::new('sim', 'sim', [CompletionResultType]::ParameterValue, 'Simulated nodes: presets, the GPU models they can hold, a reboot')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
@@ -864,6 +890,9 @@ Register-ArgumentCompleter -Native -CommandName 'gpushare' -ScriptBlock {
             break
         }
         'gpushare;help;manifests' {
+            break
+        }
+        'gpushare;help;agent' {
             break
         }
         'gpushare;help;probe' {

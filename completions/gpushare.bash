@@ -16,6 +16,9 @@ _gpushare() {
             ",$1")
                 cmd="gpushare"
                 ;;
+            gpushare,agent)
+                cmd="gpushare__subcmd__agent"
+                ;;
             gpushare,apply)
                 cmd="gpushare__subcmd__apply"
                 ;;
@@ -57,6 +60,9 @@ _gpushare() {
                 ;;
             gpushare,vgpu)
                 cmd="gpushare__subcmd__vgpu"
+                ;;
+            gpushare__subcmd__help,agent)
+                cmd="gpushare__subcmd__help__subcmd__agent"
                 ;;
             gpushare__subcmd__help,apply)
                 cmd="gpushare__subcmd__help__subcmd__apply"
@@ -284,12 +290,82 @@ _gpushare() {
 
     case "${cmd}" in
         gpushare)
-            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version init plan apply detect doctor mig mps vgpu manifests probe sim completions man help"
+            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version init plan apply detect doctor mig mps vgpu manifests agent probe sim completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --sim)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sim-state)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "table json yaml" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --nvml-lib)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --state-root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gpushare__subcmd__agent)
+            opts="-q -h -V --node --configmap --kubeconfig --health-addr --pause-timeout --retry --sysfs-root --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --node)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --configmap)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kubeconfig)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --health-addr)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --pause-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --retry)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sysfs-root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --sim)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -514,8 +590,22 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__help)
-            opts="init plan apply detect doctor mig mps vgpu manifests probe sim completions man help"
+            opts="init plan apply detect doctor mig mps vgpu manifests agent probe sim completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gpushare__subcmd__help__subcmd__agent)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -2018,7 +2108,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__probe)
-            opts="-c -q -h -V --target --config --mps-pipe-dir --clients --compare --quick --buffer --timeout --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version"
+            opts="-c -q -h -V --target --config --mps-pipe-dir --clients --compare --quick --buffer --timeout --sysfs-root --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2049,6 +2139,10 @@ _gpushare() {
                     return 0
                     ;;
                 --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sysfs-root)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -40,6 +40,7 @@ set edit:completion:arg-completer[gpushare] = {|@words|
             cand mps 'MPS: several processes at once on a GPU or MIG device, with per-client limits'
             cand vgpu 'vGPU on KVM hosts: list types, show devices, apply a layout (mdev and SR-IOV, through sysfs)'
             cand manifests 'Generate cluster wiring for this node: device plugin, gpushare extender, HAMi, DRA, CDI, node agent'
+            cand agent 'Run as the node agent of a Kubernetes DaemonSet: apply the layout the node''s label names'
             cand probe 'Measure memory, bandwidth and latency on every GPU, MIG device and MPS client, and check that each gives what it was promised'
             cand sim 'Simulated nodes: presets, the GPU models they can hold, a reboot'
             cand completions 'Print a shell completion script'
@@ -575,6 +576,28 @@ set edit:completion:arg-completer[gpushare] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'gpushare;agent'= {
+            cand --node 'This node''s name in Kubernetes'
+            cand --configmap 'The ConfigMap of named layouts'
+            cand --kubeconfig 'kubeconfig file(s) to reach the API server [default: the pod''s service account]'
+            cand --health-addr 'Serve the health endpoint (GET /healthz) on this address'
+            cand --pause-timeout 'Seconds the paused GPU clients get to leave the node before the change is given up'
+            cand --retry 'Seconds before a failed run is tried again (bad layouts wait for a change instead)'
+            cand --sysfs-root 'Read and write sysfs and /proc under DIR instead of / (a fake tree, for tests and trials)'
+            cand --sim 'Use a simulated node: a preset name or a node file (TOML)'
+            cand --sim-state 'Keep the simulated node''s changes in FILE (loaded when it exists, saved after each change)'
+            cand --format 'Output format of the data on stdout'
+            cand --color 'When to use colour (NO_COLOR is honoured with `auto`)'
+            cand --nvml-lib 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual'
+            cand --state-root 'Keep every state path (lock, journal, run dirs, written files) under DIR'
+            cand --lock-timeout 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once'
+            cand -q 'Print only data and errors (no progress or notes on stderr)'
+            cand --quiet 'Print only data and errors (no progress or notes on stderr)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'gpushare;probe'= {
             cand --target 'Only these targets: GPUs as for --gpu (`all`, `0,2`, `0-3`, UUIDs, bus ids; all their MIG devices and MPS clients) or MIG devices by `MIG-…` UUID'
             cand -c 'What each target was promised: the gpushare.toml to check against (default: the applied state, i.e. MIG devices as they are and the settings of running MPS daemons)'
@@ -583,6 +606,7 @@ set edit:completion:arg-completer[gpushare] = {|@words|
             cand --clients 'Run N clients on each target at once and report their sum and each client'
             cand --buffer 'Size of each host-to-device and device-to-host copy (default 256M, 32M with --quick; device-to-device copies are 4 times larger)'
             cand --timeout 'Seconds a worker may take for its setup, and again for its measurements, before it is reported as hung and killed'
+            cand --sysfs-root 'Read and write sysfs and /proc under DIR instead of / (a fake tree, for tests and trials)'
             cand --sim 'Use a simulated node: a preset name or a node file (TOML)'
             cand --sim-state 'Keep the simulated node''s changes in FILE (loaded when it exists, saved after each change)'
             cand --format 'Output format of the data on stdout'
@@ -717,6 +741,7 @@ set edit:completion:arg-completer[gpushare] = {|@words|
             cand mps 'MPS: several processes at once on a GPU or MIG device, with per-client limits'
             cand vgpu 'vGPU on KVM hosts: list types, show devices, apply a layout (mdev and SR-IOV, through sysfs)'
             cand manifests 'Generate cluster wiring for this node: device plugin, gpushare extender, HAMi, DRA, CDI, node agent'
+            cand agent 'Run as the node agent of a Kubernetes DaemonSet: apply the layout the node''s label names'
             cand probe 'Measure memory, bandwidth and latency on every GPU, MIG device and MPS client, and check that each gives what it was promised'
             cand sim 'Simulated nodes: presets, the GPU models they can hold, a reboot'
             cand completions 'Print a shell completion script'
@@ -782,6 +807,8 @@ set edit:completion:arg-completer[gpushare] = {|@words|
         &'gpushare;help;vgpu;clear'= {
         }
         &'gpushare;help;manifests'= {
+        }
+        &'gpushare;help;agent'= {
         }
         &'gpushare;help;probe'= {
         }

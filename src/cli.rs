@@ -113,6 +113,19 @@ pub enum Command {
     /// Multi-document YAML goes to stdout, or one file per object under --out.
     Manifests(ManifestsArgs),
 
+    /// Run as the node agent of a Kubernetes DaemonSet: apply the layout the node's label names
+    ///
+    /// Watches this Node and the layouts ConfigMap. The label `gpushare.io/config=<name>` (or the
+    /// GPU Operator's `nvidia.com/mig.config=<label>`) names a layout of the ConfigMap: a data key
+    /// holding a gpushare.toml, or a label of the mig-parted config under the key `config.yaml`.
+    /// On start and on every change the node is brought to it through the pipeline of `apply`
+    /// (node lock, journal, resume); the device plugin, GFD, DCGM and dcgm-exporter are paused
+    /// around changes that need the GPUs free. Progress goes to the node label
+    /// `gpushare.io/config.state` (pending, applying, success, failed, reboot-required; mirrored
+    /// into `nvidia.com/mig.config.state` for the GPU Operator's label) and to events on the
+    /// Node. Runs until SIGTERM.
+    Agent(AgentArgs),
+
     /// Measure memory, bandwidth and latency on every GPU, MIG device and MPS client, and check
     /// that each gives what it was promised
     ///
@@ -313,6 +326,37 @@ pub struct ManifestsArgs {
 }
 
 #[derive(Debug, Args)]
+pub struct AgentArgs {
+    /// This node's name in Kubernetes
+    #[arg(long, env = "NODE_NAME", value_name = "NAME")]
+    pub node: String,
+
+    /// The ConfigMap of named layouts
+    #[arg(long, value_name = "NAMESPACE/NAME")]
+    pub configmap: String,
+
+    /// kubeconfig file(s) to reach the API server [default: the pod's service account]
+    #[arg(long, env = "KUBECONFIG", value_name = "FILE")]
+    pub kubeconfig: Option<PathBuf>,
+
+    /// Serve the health endpoint (GET /healthz) on this address
+    #[arg(long, value_name = "ADDR", default_value = "0.0.0.0:8081")]
+    pub health_addr: std::net::SocketAddr,
+
+    /// Seconds the paused GPU clients get to leave the node before the change is given up
+    #[arg(long, value_name = "SECONDS", default_value_t = 300)]
+    pub pause_timeout: u64,
+
+    /// Seconds before a failed run is tried again (bad layouts wait for a change instead)
+    #[arg(long, value_name = "SECONDS", default_value_t = 60,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub retry: u64,
+
+    #[command(flatten)]
+    pub sysfs: SysfsArgs,
+}
+
+#[derive(Debug, Args)]
 pub struct ProbeArgs {
     /// Only these targets: GPUs as for --gpu (`all`, `0,2`, `0-3`, UUIDs, bus ids; all their MIG
     /// devices and MPS clients) or MIG devices by `MIG-…` UUID
@@ -353,6 +397,10 @@ pub struct ProbeArgs {
     #[arg(long, value_name = "SECONDS", default_value_t = 120,
           value_parser = clap::value_parser!(u64).range(1..=3600))]
     pub timeout: u64,
+
+    /// Where each GPU's local CPUs are read (`/sys/bus/pci/devices/<bdf>/local_cpulist`)
+    #[command(flatten)]
+    pub sysfs: SysfsArgs,
 }
 
 fn parse_size(text: &str) -> Result<u64, String> {

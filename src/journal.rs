@@ -1,11 +1,16 @@
 //! The journal of changes (`<lib_dir>/journal.jsonl`): one JSON line per event, appended and
 //! flushed before and after each step. After an interrupted run it tells the next run what was
 //! in flight; the node's own state is always what the next plan starts from.
+//!
+//! The journal is one of gpushare's own files (mode 0600, in the lib dir, mode 0755): a link or a
+//! special file planted there is refused, never appended to or moved.
 
 use crate::error::{Error, Result};
+use crate::fsutil;
 use serde::{Deserialize, Serialize};
 use std::fs::{File, OpenOptions};
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -36,6 +41,10 @@ pub struct Entry {
 
 /// A journal larger than this is moved aside (`journal.jsonl.1`) when a run starts.
 const ROTATE_BYTES: u64 = 4 * 1024 * 1024;
+/// `<lib_dir>` (`/var/lib/gpushare`).
+pub const LIB_DIR_MODE: u32 = 0o755;
+/// Only root reads what gpushare did.
+const JOURNAL_MODE: u32 = 0o600;
 
 pub struct Journal {
     path: PathBuf,
@@ -65,23 +74,35 @@ fn now() -> u64 {
 impl Journal {
     /// Open (create) the journal for appending and record the start of `command`.
     pub fn start(path: &Path, command: &str) -> Result<Journal> {
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).map_err(|e| {
-                Error::failed(format!("cannot create {}: {e}", dir.display()))
-                    .with_hint("run as root, or move state paths with --state-root DIR")
-            })?;
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            fsutil::own_dir(dir, LIB_DIR_MODE)?;
         }
-        // Keep one previous generation: the journal only has to explain the last runs.
-        if std::fs::metadata(path).is_ok_and(|m| m.len() > ROTATE_BYTES) {
+        let cannot_open = |e: std::io::Error| {
+            Error::failed(format!("cannot open the journal {}: {e}", path.display()))
+        };
+        let file = fsutil::open_own_file(
+            path,
+            OpenOptions::new()
+                .create(true)
+                .append(true)
+                .mode(JOURNAL_MODE),
+        )
+        .map_err(cannot_open)?;
+        // Keep one previous generation: the journal only has to explain the last runs. What is
+        // moved is the file just opened (checked to be a regular file, not a link).
+        let file = if file.metadata().is_ok_and(|m| m.len() > ROTATE_BYTES) {
             let _ = std::fs::rename(path, path.with_extension("jsonl.1"));
-        }
-        let file = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(path)
-            .map_err(|e| {
-                Error::failed(format!("cannot open the journal {}: {e}", path.display()))
-            })?;
+            fsutil::open_own_file(
+                path,
+                OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .mode(JOURNAL_MODE),
+            )
+            .map_err(cannot_open)?
+        } else {
+            file
+        };
         let mut journal = Journal {
             path: path.to_path_buf(),
             file,
@@ -116,11 +137,12 @@ impl Journal {
     /// How the last run in the journal at `path` ended. Unreadable lines are skipped: a crash
     /// can leave a partial last line.
     pub fn last_run(path: &Path) -> LastRun {
-        let Ok(file) = File::open(path) else {
+        let Ok(file) = fsutil::open_own_file(path, OpenOptions::new().read(true)) else {
             return LastRun::None;
         };
         let mut last = LastRun::None;
-        for entry in BufReader::new(file)
+        // Rotated at 4 MiB when a run starts: more than four times that is not a journal.
+        for entry in BufReader::new(file.take(4 * ROTATE_BYTES))
             .lines()
             .map_while(std::result::Result::ok)
             .filter_map(|l| serde_json::from_str::<Entry>(&l).ok())
@@ -189,5 +211,31 @@ mod tests {
         Journal::start(&path, "apply").unwrap();
         assert!(std::fs::metadata(&path).unwrap().len() < 1000);
         assert!(dir.path().join("journal.jsonl.1").exists());
+    }
+
+    #[test]
+    fn a_linked_journal_is_refused_and_neither_written_nor_moved() {
+        let dir = tempfile::tempdir().unwrap();
+        let victim = dir.path().join("authorized_keys");
+        std::fs::write(&victim, vec![b'k'; ROTATE_BYTES as usize + 1]).unwrap();
+        let path = dir.path().join("journal.jsonl");
+        std::os::unix::fs::symlink(&victim, &path).unwrap();
+        let e = Journal::start(&path, "apply").err().unwrap();
+        assert_eq!(e.exit, crate::error::Exit::Failed);
+        assert!(
+            e.message.contains(&path.display().to_string()),
+            "{}",
+            e.message
+        );
+        assert!(e.message.contains("symbolic link"), "{}", e.message);
+        assert!(
+            std::fs::symlink_metadata(&path)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert!(!dir.path().join("journal.jsonl.1").exists());
+        assert_eq!(std::fs::metadata(&victim).unwrap().len(), ROTATE_BYTES + 1);
+        assert_eq!(Journal::last_run(&path), LastRun::None);
     }
 }

@@ -1,5 +1,6 @@
 //! gpushare: turn a bare-metal NVIDIA node into a shared GPU node, and prove the sharing works.
 
+pub mod agent;
 pub mod apply;
 pub mod backend;
 pub mod cli;
@@ -22,7 +23,6 @@ pub mod source_file;
 pub mod vgpu;
 
 use backend::{Backend, BackendOptions};
-use clap::Parser;
 use cli::Cli;
 use error::{Exit, Result};
 use output::Output;
@@ -37,6 +37,8 @@ pub struct Context {
     /// How long a changing command waits for the node lock (`--lock-timeout`).
     pub lock_timeout: std::time::Duration,
     backend: Option<Box<dyn Backend>>,
+    /// The catalog's disagreements with the driver were printed (once a run).
+    catalog_warned: bool,
 }
 
 impl Context {
@@ -47,18 +49,60 @@ impl Context {
             backend_options,
             lock_timeout: std::time::Duration::from_secs(60),
             backend: None,
+            catalog_warned: false,
         }
     }
 
     pub fn backend(&mut self) -> Result<&mut dyn Backend> {
         if self.backend.is_none() {
-            self.backend = Some(backend::open(&self.backend_options)?);
+            let opened = backend::open(&self.backend_options)?;
+            if self.backend_options.simulated() {
+                self.announce_simulation(&opened.source());
+            }
+            self.backend = Some(opened);
         }
         Ok(self.backend.as_deref_mut().expect("opened above"))
     }
 
-    /// The node as it is now.
+    /// Say that the node is simulated, so that no one takes its answers for the host's GPUs; and
+    /// warn when the simulator was switched on by the environment on a host where a driver
+    /// answers (a `GPUSHARE_SIM` left in root's environment).
+    fn announce_simulation(&self, source: &str) {
+        self.out.note(format!(
+            "simulated node ({source}): this host's GPUs are neither read nor changed"
+        ));
+        if let Some(var) = self.backend_options.sim_from_env
+            && backend::driver_answers(self.backend_options.nvml_lib.as_deref())
+        {
+            self.out.warn(format!(
+                "{var} in the environment selects the simulator, but an NVIDIA driver answers on \
+                 this host: nothing this command reports or changes is on its GPUs (unset {var} to \
+                 use them)"
+            ));
+        }
+    }
+
+    /// Close the backend: the next use opens it again and sees the node afresh, as a new command
+    /// would (the agent does this before every pass).
+    pub fn reopen_backend(&mut self) {
+        self.backend = None;
+    }
+
+    /// The node as it is now. Where the catalog disagrees with the driver about a GPU, a
+    /// warning says so (once a run): the catalog is then not used for it.
     pub fn snapshot(&mut self) -> Result<node::Node> {
+        let node = self.snapshot_quiet()?;
+        if !self.catalog_warned {
+            self.catalog_warned = true;
+            for line in node.note_lines(|n| n.field == "catalog") {
+                self.out.warn(line);
+            }
+        }
+        Ok(node)
+    }
+
+    /// The node as it is now, without warnings (`detect` prints every note itself).
+    pub fn snapshot_quiet(&mut self) -> Result<node::Node> {
         Ok(self.backend()?.snapshot()?)
     }
 }
@@ -71,8 +115,11 @@ pub fn run() -> ExitCode {
     {
         return ExitCode::from(probe::worker::run().code());
     }
-    let cli = match Cli::try_parse() {
-        Ok(cli) => cli,
+    let parsed = command()
+        .try_get_matches()
+        .and_then(|m| <Cli as clap::FromArgMatches>::from_arg_matches(&m).map(|cli| (cli, m)));
+    let (cli, matches) = match parsed {
+        Ok(parsed) => parsed,
         Err(e) => {
             let _ = e.print();
             return ExitCode::from(if e.use_stderr() {
@@ -84,17 +131,31 @@ pub fn run() -> ExitCode {
     };
     let g = &cli.global;
     let out = Output::new(g.format, g.quiet, g.color);
+    let from_env =
+        |id: &str| matches.value_source(id) == Some(clap::parser::ValueSource::EnvVariable);
+    // The environment alone switched the simulator on: no flag asked for it.
+    let by_flag =
+        (g.sim.is_some() && !from_env("sim")) || (g.sim_state.is_some() && !from_env("sim_state"));
+    let sim_from_env = match (by_flag, from_env("sim"), from_env("sim_state")) {
+        (false, true, _) => Some("GPUSHARE_SIM"),
+        (false, false, true) => Some("GPUSHARE_SIM_STATE"),
+        _ => None,
+    };
     let options = BackendOptions {
         sim: g.sim.clone(),
         sim_state: g.sim_state.clone(),
         nvml_lib: g.nvml_lib.clone(),
+        sim_from_env,
     };
     let paths = paths::Paths::new(g.state_root.clone());
     let mut ctx = Context::new(out.clone(), paths, options);
     ctx.lock_timeout = g.lock_timeout;
     std::panic::set_hook(Box::new(|info| {
-        eprintln!("error: internal error: {info}");
-        eprintln!("hint: this is a bug in gpushare; please report it with the command you ran");
+        let info = output::escape_controls(&info.to_string(), false).into_owned();
+        output::stderr_line(&format!("error: internal error: {info}"));
+        output::stderr_line(
+            "hint: this is a bug in gpushare; please report it with the command you ran",
+        );
     }));
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         commands::dispatch(&mut ctx, cli.command)

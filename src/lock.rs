@@ -3,10 +3,15 @@
 //! It is an flock(2) on the file, so the kernel releases it when the holder dies; the file also
 //! holds the holder's pid and command so a waiting command can name it, and a lock left by a
 //! process that is gone is recognised and taken over with a warning.
+//!
+//! The lock is one of gpushare's own files (mode 0644, in the run dir, mode 0755): a link or a
+//! special file planted there is refused, never followed or truncated.
 
 use crate::error::{Error, Result};
+use crate::fsutil;
 use std::fs::{File, OpenOptions, TryLockError};
 use std::io::{Read, Seek, SeekFrom, Write};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -26,10 +31,18 @@ pub enum Previous {
     Stale { pid: u32, command: String },
 }
 
+/// `<run_dir>` (`/run/gpushare`): others may traverse it to reach MPS pipe directories.
+pub const RUN_DIR_MODE: u32 = 0o755;
+/// The lock names its holder; anyone may read who that is.
+const LOCK_MODE: u32 = 0o644;
+
 fn holder(file: &mut File) -> Option<(u32, String)> {
     let mut text = String::new();
     file.seek(SeekFrom::Start(0)).ok()?;
-    file.read_to_string(&mut text).ok()?;
+    // A record is one short line; never read more than a page of whatever is there.
+    Read::take(&mut *file, 4096)
+        .read_to_string(&mut text)
+        .ok()?;
     let (pid, command) = text.trim().split_once(' ').unwrap_or((text.trim(), ""));
     Some((pid.parse().ok()?, command.to_string()))
 }
@@ -41,22 +54,22 @@ fn alive(pid: u32) -> bool {
 impl NodeLock {
     /// Take the lock, waiting up to `timeout` for another command to finish.
     pub fn acquire(path: &Path, command: &str, timeout: Duration) -> Result<(NodeLock, Previous)> {
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).map_err(|e| {
-                Error::failed(format!("cannot create {}: {e}", dir.display()))
-                    .with_hint("run as root, or move state paths with --state-root DIR")
-            })?;
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            fsutil::own_dir(dir, RUN_DIR_MODE)?;
         }
-        let mut file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(path)
-            .map_err(|e| {
-                Error::failed(format!("cannot open the lock {}: {e}", path.display()))
-                    .with_hint("run as root, or move state paths with --state-root DIR")
-            })?;
+        let mut file = fsutil::open_own_file(
+            path,
+            OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(false)
+                .mode(LOCK_MODE),
+        )
+        .map_err(|e| {
+            Error::failed(format!("cannot open the lock {}: {e}", path.display()))
+                .with_hint("run as root, or move state paths with --state-root DIR")
+        })?;
         let start = Instant::now();
         loop {
             match file.try_lock() {
@@ -135,6 +148,21 @@ mod tests {
         );
         drop(first);
         NodeLock::acquire(&path, "apply", Duration::from_millis(200)).unwrap();
+    }
+
+    #[test]
+    fn a_linked_lock_is_refused_and_its_target_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let victim = dir.path().join("passwd");
+        std::fs::write(&victim, "root:x:0:0\n").unwrap();
+        let run = dir.path().join("run");
+        std::fs::create_dir(&run).unwrap();
+        std::os::unix::fs::symlink(&victim, run.join("lock")).unwrap();
+        let e = NodeLock::acquire(&run.join("lock"), "apply", Duration::from_secs(1)).unwrap_err();
+        assert_eq!(e.exit, crate::error::Exit::Failed);
+        assert!(e.message.contains(&run.join("lock").display().to_string()));
+        assert!(e.message.contains("symbolic link"), "{}", e.message);
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "root:x:0:0\n");
     }
 
     #[test]

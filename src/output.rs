@@ -1,9 +1,19 @@
 //! Everything gpushare prints: data on stdout (table, JSON or YAML), messages on stderr.
+//!
+//! Text for people (tables, notes, warnings, errors, hints, progress) holds strings from the
+//! driver, from files and from `/proc`; a process name with escape sequences must not reach
+//! root's terminal. So every such text is escaped here, when it is written, not where it is
+//! built: control characters become visible (`\x1b`, `\r`, `\u{9b}`), and table cells show
+//! their newlines as `\n`. Colour is marked while text is built and turned into escape sequences
+//! only after that, with a per-process random key no outside string can forge. JSON and YAML
+//! are data: their serializers escape what needs escaping.
 
 use crate::error::{Error, Result};
 use clap::ValueEnum;
 use serde::Serialize;
+use std::borrow::Cow;
 use std::io::{IsTerminal, Write};
+use std::sync::OnceLock;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
 pub enum Format {
@@ -91,12 +101,13 @@ impl Output {
             }
             Format::Yaml => serde_saphyr::to_string(value)
                 .map_err(|e| Error::failed(format!("cannot write YAML: {e}")))?,
-            Format::Table => table(self),
+            Format::Table => for_terminal(&table(self), self.color_stdout),
         };
         self.stdout(&text)
     }
 
-    /// Write text to stdout; a closed pipe (`| head`) is not an error.
+    /// Write data to stdout as it is (generated YAML, a man page); a closed pipe (`| head`) is
+    /// not an error. Text for people goes through [`Output::data`].
     pub fn stdout(&self, text: &str) -> Result<()> {
         let mut out = std::io::stdout().lock();
         match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
@@ -110,43 +121,65 @@ impl Output {
     /// A progress or status line on stderr; silenced by --quiet.
     pub fn note(&self, message: impl AsRef<str>) {
         if !self.quiet {
-            eprintln!("{}", message.as_ref());
+            self.stderr(message.as_ref());
         }
     }
 
     /// A warning on stderr; shown even with --quiet.
     pub fn warn(&self, message: impl AsRef<str>) {
-        eprintln!(
+        self.stderr(&format!(
             "{} {}",
             self.paint_err(Style::Warn, "warning:"),
             message.as_ref()
-        );
+        ));
     }
 
     /// Print an error and its hint on stderr.
     pub fn error(&self, e: &Error) {
-        eprintln!("{} {}", self.paint_err(Style::Bad, "error:"), e.message);
+        self.stderr(&format!(
+            "{} {}",
+            self.paint_err(Style::Bad, "error:"),
+            e.message
+        ));
         if let Some(hint) = &e.hint {
-            eprintln!("{} {hint}", self.paint_err(Style::Bold, "hint:"));
+            self.stderr(&format!("{} {hint}", self.paint_err(Style::Bold, "hint:")));
         }
+    }
+
+    /// A question on stderr, without a newline (the answer follows on the same line).
+    pub fn prompt(&self, question: &str) -> Result<()> {
+        let mut err = std::io::stderr().lock();
+        err.write_all(for_terminal(question, self.color_stderr).as_bytes())
+            .and_then(|_| err.flush())
+            .map_err(|e| Error::failed(format!("cannot write to stderr: {e}")))
+    }
+
+    /// One line (or several) for people on stderr, escaped, each line shortened to what a
+    /// person reads (a 200 KB value from a hostile file is not echoed whole).
+    fn stderr(&self, text: &str) {
+        let shown: Vec<String> = text.lines().map(|l| shorten(l).into_owned()).collect();
+        stderr_line(&for_terminal(&shown.join("\n"), self.color_stderr));
     }
 
     /// A progress bar on stderr for `len` steps. Hidden with --quiet; indicatif also hides it
     /// when stderr is not a terminal, so logs and pipes stay clean.
-    pub fn progress(&self, len: u64) -> indicatif::ProgressBar {
+    pub fn progress(&self, len: u64) -> Progress {
+        self.progress_with(len, "{bar:30} {pos}/{len} {elapsed:>4} {msg}")
+    }
+
+    /// A progress bar drawn with an indicatif `template`.
+    pub fn progress_with(&self, len: u64, template: &str) -> Progress {
         if self.quiet {
-            return indicatif::ProgressBar::hidden();
+            return Progress(indicatif::ProgressBar::hidden());
         }
         let bar = indicatif::ProgressBar::with_draw_target(
             Some(len),
             indicatif::ProgressDrawTarget::stderr(),
         );
-        if let Ok(style) =
-            indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} {elapsed:>4} {msg}")
-        {
+        if let Ok(style) = indicatif::ProgressStyle::with_template(template) {
             bar.set_style(style);
         }
-        bar
+        Progress(bar)
     }
 
     /// Style text bound for stdout.
@@ -160,20 +193,176 @@ impl Output {
     }
 }
 
+/// One line on stderr. A closed or full stderr (`2>&-`, `2>&1 | head -0`) loses the line but
+/// never the exit code: `eprintln!` would panic there, and a panic while reporting one aborts.
+pub fn stderr_line(text: &str) {
+    let mut err = std::io::stderr().lock();
+    let _ = writeln!(err, "{text}");
+}
+
+/// A progress bar whose messages are escaped like every other text for people.
+pub struct Progress(indicatif::ProgressBar);
+
+impl Progress {
+    pub fn set_message(&self, message: impl AsRef<str>) {
+        self.0
+            .set_message(escape_controls(message.as_ref(), true).into_owned());
+    }
+
+    pub fn set_position(&self, position: u64) {
+        self.0.set_position(position);
+    }
+
+    pub fn inc(&self, delta: u64) {
+        self.0.inc(delta);
+    }
+
+    pub fn finish_and_clear(&self) {
+        self.0.finish_and_clear();
+    }
+}
+
+/// The longest message line shown whole; longer ones keep their start and end.
+const MAX_LINE_CHARS: usize = 2000;
+
+/// `line`, or its first and last characters around a note of how many were left out.
+fn shorten(line: &str) -> Cow<'_, str> {
+    let count = line.chars().count();
+    if count <= MAX_LINE_CHARS {
+        return Cow::Borrowed(line);
+    }
+    let head: String = line.chars().take(MAX_LINE_CHARS - 200).collect();
+    let tail: String = line.chars().skip(count - 100).collect();
+    Cow::Owned(format!(
+        "{head}…[{} characters left out]…{tail}",
+        count - head.chars().count() - 100
+    ))
+}
+
+/// Colour marks are `MARK_OPEN`, the key and the SGR code as Unicode tag characters (U+E0020…
+/// U+E007E mirror ASCII), then `MARK_CLOSE`: all of zero width, so tables lay out painted cells by
+/// what shows.
+const MARK_OPEN: char = '\u{E0001}';
+const MARK_CLOSE: char = '\u{E007F}';
+
+/// ASCII as tag characters.
+fn tags(ascii: &str) -> String {
+    ascii
+        .chars()
+        .filter_map(|c| char::from_u32(0xE0000 + c as u32))
+        .collect()
+}
+
+/// Tag characters back to ASCII; `None` for anything else.
+fn untag(text: &str) -> Option<String> {
+    text.chars()
+        .map(|c| {
+            (c as u32)
+                .checked_sub(0xE0000)
+                .filter(|a| (0x20..0x7f).contains(a))
+                .and_then(char::from_u32)
+        })
+        .collect()
+}
+
+/// `MARK_OPEN` and this process's key, random so that no string from outside carries a mark.
+fn mark_opening() -> &'static str {
+    static OPENING: OnceLock<String> = OnceLock::new();
+    OPENING.get_or_init(|| {
+        let key = crate::fsutil::random::hex64().unwrap_or_else(|_| {
+            let t = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos());
+            format!("{:x}{t:x}", std::process::id())
+        });
+        format!("{MARK_OPEN}{}", tags(&key))
+    })
+}
+
 fn paint(enabled: bool, style: Style, text: &str) -> String {
     if enabled {
-        format!("\x1b[{}m{text}\x1b[0m", style.code())
+        let open = mark_opening();
+        format!(
+            "{open}{}{MARK_CLOSE}{text}{open}{}{MARK_CLOSE}",
+            tags(style.code()),
+            tags("0")
+        )
     } else {
         text.to_string()
     }
 }
 
-/// A plain table: a header row, then rows, columns aligned, no borders.
+/// Text for people as it goes to a terminal: control characters escaped (newlines and tabs
+/// kept), then this process's colour marks turned into SGR sequences (`color`) or dropped.
+pub fn for_terminal(text: &str, color: bool) -> String {
+    let escaped = escape_controls(text, false);
+    let opening = mark_opening();
+    let mut out = String::with_capacity(escaped.len());
+    let mut rest: &str = &escaped;
+    while let Some(at) = rest.find(opening) {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + opening.len()..];
+        let tagged = after.find(MARK_CLOSE).map(|end| &after[..end]);
+        let code = tagged.and_then(untag).filter(|c| {
+            (1..=4).contains(&c.len()) && c.chars().all(|ch| ch.is_ascii_digit() || ch == ';')
+        });
+        match (tagged, code) {
+            (Some(tagged), Some(code)) => {
+                if color {
+                    out.push_str(&format!("\x1b[{code}m"));
+                }
+                rest = &after[tagged.len() + MARK_CLOSE.len_utf8()..];
+            }
+            _ => {
+                out.push_str(opening);
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Whether `c` must not reach a terminal as it is: C0 and C1 controls, DEL, and the bidi
+/// overrides that reorder what is shown.
+fn is_unsafe(c: char) -> bool {
+    c.is_control() || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+}
+
+/// `text` with its control characters made visible: `\x1b`, `\r`, `\x7f`, `\u{9b}`. Newlines
+/// and tabs stay unless `cell` (one table cell, one progress message: shown as `\n`, `\t`).
+pub fn escape_controls(text: &str, cell: bool) -> Cow<'_, str> {
+    let keep = |c: char| !cell && (c == '\n' || c == '\t');
+    if !text.chars().any(|c| is_unsafe(c) && !keep(c)) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if !is_unsafe(c) || keep(c) {
+            out.push(c);
+            continue;
+        }
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if (c as u32) < 0x80 => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// A plain table: a header row, then rows, columns aligned, no borders. Each cell is escaped
+/// (its newlines too), so a cell is one line whatever it holds.
 pub fn table(headers: &[&str], rows: Vec<Vec<String>>) -> String {
     let mut builder = tabled::builder::Builder::default();
     builder.push_record(headers.iter().map(|h| h.to_string()));
     for row in rows {
-        builder.push_record(row);
+        builder.push_record(
+            row.iter()
+                .map(|cell| escape_controls(cell, true).into_owned()),
+        );
     }
     let mut t = builder.build();
     t.with(tabled::settings::Style::blank());
@@ -236,6 +425,58 @@ mod tests {
     #[test]
     fn painting_is_off_when_disabled() {
         assert_eq!(paint(false, Style::Bad, "x"), "x");
-        assert_eq!(paint(true, Style::Good, "x"), "\x1b[32mx\x1b[0m");
+        assert_eq!(
+            for_terminal(&paint(true, Style::Good, "x"), true),
+            "\x1b[32mx\x1b[0m"
+        );
+        assert_eq!(for_terminal(&paint(true, Style::Good, "x"), false), "x");
+    }
+
+    #[test]
+    fn escape_sequences_from_outside_are_shown_not_sent() {
+        let hostile = "python\x1b]0;owned\x07\x1b[2J\r\u{9b}31m\u{202e}gpj.exe";
+        let shown = for_terminal(&format!("process {hostile} holds GPU 0"), true);
+        assert_eq!(
+            shown,
+            "process python\\x1b]0;owned\\x07\\x1b[2J\\r\\u{9b}31m\\u{202e}gpj.exe holds GPU 0"
+        );
+        assert!(!shown.chars().any(is_unsafe));
+        // Painted text from outside is escaped too, and only the paint itself becomes colour.
+        let painted = for_terminal(&paint(true, Style::Bold, "a\x1b[8mb"), true);
+        assert_eq!(painted, "\x1b[1ma\\x1b[8mb\x1b[0m");
+        // A forged mark without this process's key stays as it is: no colour.
+        let forged = format!("{MARK_OPEN}{}{MARK_CLOSE}x", tags("0123456789abcdef1"));
+        assert_eq!(for_terminal(&forged, true), forged);
+    }
+
+    #[test]
+    fn painted_cells_line_up_like_plain_ones() {
+        let rows = |painted: bool| {
+            let name = paint(painted, Style::Bold, "Tesla T4");
+            vec![vec!["0".to_string(), name, "x".into()]]
+        };
+        let plain = table(&["GPU", "NAME", "BUS"], rows(false));
+        let colored = for_terminal(&table(&["GPU", "NAME", "BUS"], rows(true)), false);
+        assert_eq!(colored, plain);
+    }
+
+    #[test]
+    fn huge_message_lines_are_shortened() {
+        let line = format!(
+            "error: x.toml:4:18: `{}` is not a type",
+            "A".repeat(200_000)
+        );
+        let shown = shorten(&line);
+        assert!(shown.chars().count() < 2100, "{}", shown.len());
+        assert!(shown.starts_with("error: x.toml:4:18: `AAA"));
+        assert!(shown.ends_with("AAA` is not a type"));
+        assert!(shown.contains("characters left out"));
+        assert_eq!(shorten("short"), "short");
+    }
+
+    #[test]
+    fn table_cells_stay_on_one_line() {
+        let t = table(&["NAME"], vec![vec!["a\nerror: fake".into()]]);
+        assert_eq!(t, "NAME\na\\nerror: fake\n", "{t:?}");
     }
 }

@@ -40,6 +40,7 @@ fn the_json_contract_has_every_field() {
             "memory_used_mib",
             "compute_capability",
             "multiprocessors",
+            "architecture",
             "compute_mode",
             "persistence_mode",
             "mig",
@@ -54,6 +55,27 @@ fn the_json_contract_has_every_field() {
     assert_eq!(v["gpus"][2]["name"], "Tesla T4");
     assert_eq!(v["gpus"][2]["mig"]["capable"], false);
     assert_eq!(v["gpus"][2]["compute_capability"], "7.5");
+}
+
+#[test]
+fn an_error_ends_with_its_exit_code_when_stderr_is_closed() {
+    // `eprintln!` panics on a closed stderr, and a panic while reporting one aborts (134).
+    let root = tempfile::tempdir().unwrap();
+    let status = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "exec '{}' --sim t4x4 detect --gpu 9 2>&-",
+            assert_cmd::cargo::cargo_bin!("gpushare").display()
+        ))
+        .env("GPUSHARE_ROOT", root.path())
+        .stdout(std::process::Stdio::null())
+        .status()
+        .unwrap();
+    assert_eq!(
+        status.code(),
+        Some(2),
+        "bad input, even with nowhere to say so"
+    );
 }
 
 #[test]

@@ -93,6 +93,7 @@ fn observed(gpu: &Gpu) -> BTreeMap<String, u64> {
         .mig
         .instances
         .iter()
+        .flatten()
         .flat_map(|gi| &gi.compute_instances)
     {
         *out.entry(ci.profile.clone()).or_insert(0) += 1;

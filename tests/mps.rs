@@ -1010,3 +1010,50 @@ fn multiuser_and_a_given_log_dir_reach_the_daemon() {
     node.run(&["mps", "stop"]);
     assert!(!logs.exists(), "gpushare made it, so it goes");
 }
+
+#[test]
+fn daemon_directories_are_root_only_unless_multiuser() {
+    use std::os::unix::fs::PermissionsExt;
+    let node = Node::new("t4x4");
+    let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    let mps = node.root().join("run/gpushare/mps");
+    node.run(&["mps", "start", "--gpu", "0", "--clients", "2"]);
+    let home = mps.join("gpu0");
+    assert_eq!(mode(&mps), 0o755);
+    assert_eq!(mode(&home), 0o700);
+    assert_eq!(mode(&home.join("pipe")), 0o700);
+    assert_eq!(mode(&home.join("log")), 0o700);
+    assert_eq!(mode(&home.join("settings.json")), 0o600);
+    node.run(&[
+        "mps",
+        "start",
+        "--gpu",
+        "1",
+        "--clients",
+        "2",
+        "--multiuser",
+    ]);
+    let home = mps.join("gpu1");
+    assert_eq!(mode(&home), 0o755);
+    assert_eq!(mode(&home.join("pipe")), 0o755);
+    assert_eq!(mode(&home.join("log")), 0o700, "logs are root's alone");
+    assert_eq!(mode(&home.join("settings.json")), 0o644);
+    node.run(&["mps", "stop"]);
+}
+
+#[test]
+fn a_pipe_directory_others_may_write_is_refused() {
+    use std::os::unix::fs::PermissionsExt;
+    let node = Node::new("t4x4");
+    let open = node.dir.path().join("open");
+    std::fs::create_dir(&open).unwrap();
+    std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o1777)).unwrap();
+    let err = fails_with(
+        node.cmd()
+            .args(["mps", "start", "--gpu", "0", "--clients", "2", "--pipe-dir"])
+            .arg(&open),
+        1,
+    );
+    assert!(err.contains("writable by other users (mode 1777)"), "{err}");
+    assert_eq!(node.modes(), ["default"; 4], "nothing was left changed");
+}

@@ -54,6 +54,15 @@ impl Guard {
         })
     }
 
+    /// Record the end of the command unless it is recorded already (a command whose steps
+    /// finish the journal themselves, and may fail before them).
+    pub fn finish_once(&mut self, outcome: std::result::Result<(), &str>) -> Result<()> {
+        if self.finished {
+            return Ok(());
+        }
+        self.finish(outcome)
+    }
+
     /// Record the end of the command: `Done`, or `Failed` with why.
     pub fn finish(&mut self, outcome: std::result::Result<(), &str>) -> Result<()> {
         self.finished = true;

@@ -16,9 +16,12 @@
 //! - [`guard`]: the node lock and the journal of a changing command, with warnings about a lock
 //!   left by a dead process and an interrupted previous run.
 //!
+//! [`converge`] ties them together for `apply`, `init` and the node agent.
+//!
 //! Every pass plans from the node as it is, so whatever stopped a run (a failure, a signal, a
 //! crash), running `apply` again continues from there.
 
+pub mod converge;
 pub mod desired;
 pub mod guard;
 pub mod observe;

@@ -37,12 +37,24 @@ pub struct Looker {
 }
 
 impl Looker {
-    /// Find what looking needs before anything changes: an MPS file without
-    /// `nvidia-cuda-mps-control` on PATH fails here.
+    /// Find what looking needs before anything changes. `learn`: a run that changes the node
+    /// (apply, init): an MPS file without `nvidia-cuda-mps-control` on PATH fails here, before
+    /// the first change. Planning changes nothing and works without it (with a warning: no
+    /// daemon can be asked whether it runs).
     pub fn new(ctx: &Context, desired: &Desired, sysfs_root: &Path, learn: bool) -> Result<Self> {
         let recorded = !settings::load_all(&ctx.paths)?.is_empty();
         let control = if desired.wants_mps || recorded {
-            Some(MpsControl::find(crate::mps::DEFAULT_TIMEOUT)?)
+            match MpsControl::find(crate::mps::DEFAULT_TIMEOUT) {
+                Ok(control) => Some(control),
+                Err(e) if learn => return Err(e),
+                Err(e) => {
+                    ctx.out.warn(format!(
+                        "{}: the plan takes every MPS daemon as not running; `apply` needs it",
+                        e.message
+                    ));
+                    None
+                }
+            }
         } else {
             None
         };

@@ -218,7 +218,7 @@ fn later(
             .filter(|g| {
                 seen.node
                     .gpu(*g)
-                    .is_some_and(|gpu| gpu.compute_mode != ComputeMode::Default)
+                    .is_some_and(|gpu| gpu.compute_mode != Some(ComputeMode::Default))
             })
             .map(|gpu| {
                 Change::new(
@@ -234,14 +234,19 @@ fn later(
 
 /// `1g.5gb ×7`, the MIG devices a GPU's layout asks for.
 fn devices_of(desired: &Desired, gpu: u32) -> String {
-    let Some(MigLayout::Enabled(list)) =
-        desired.mig.iter().find(|d| d.gpu == gpu).map(|d| &d.layout)
-    else {
-        return "no MIG devices".into();
-    };
     let mut counts: BTreeMap<&str, u32> = BTreeMap::new();
-    for w in list {
-        *counts.entry(w.compute.name.as_str()).or_default() += 1;
+    match desired.mig.iter().find(|d| d.gpu == gpu).map(|d| &d.layout) {
+        Some(MigLayout::Enabled(list)) => {
+            for w in list {
+                *counts.entry(w.compute.name.as_str()).or_default() += 1;
+            }
+        }
+        Some(MigLayout::EnabledLater { wanted, .. }) => {
+            for name in wanted {
+                *counts.entry(name.as_str()).or_default() += 1;
+            }
+        }
+        _ => return "no MIG devices".into(),
     }
     let parts: Vec<String> = counts.iter().map(|(n, c)| format!("{n} ×{c}")).collect();
     if parts.is_empty() {

@@ -32,6 +32,8 @@ pub fn plan_now(
     options: Options,
 ) -> Result<Plan> {
     let seen = looker.observe(ctx, desired)?;
+    let refreshed = desired.resolve_later(ctx, &seen.node)?;
+    let desired = refreshed.as_ref().unwrap_or(desired);
     let mut plan = planner::plan(desired, &seen, &ctx.paths, options)?;
     if !options.force {
         for change in &plan.changes {

@@ -1,11 +1,17 @@
 //! SIGINT and SIGTERM while `apply` changes the node: the step in flight finishes, then the run
 //! stops and says how far it got. A second signal takes its default action (the process ends at
 //! once): the handler is installed with SA_RESETHAND.
+//!
+//! Traps nest: the node agent holds one for its whole life and each run it starts installs its
+//! own; only the outermost one installs the handler and, when dropped, restores the defaults.
 
-use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::atomic::{AtomicI32, AtomicUsize, Ordering};
 
-/// The signal received, 0 for none. Only the handler writes it.
+/// The signal received, 0 for none. Only the handler writes it (and the outermost install).
 static RECEIVED: AtomicI32 = AtomicI32::new(0);
+
+/// How many traps live.
+static DEPTH: AtomicUsize = AtomicUsize::new(0);
 
 const SIGNALS: [libc::c_int; 2] = [libc::SIGINT, libc::SIGTERM];
 
@@ -25,6 +31,10 @@ pub struct Trap {
 
 impl Trap {
     pub fn install() -> Trap {
+        if DEPTH.fetch_add(1, Ordering::SeqCst) > 0 {
+            // An outer trap catches the signals already (and keeps what it received).
+            return Trap { _private: () };
+        }
         RECEIVED.store(0, Ordering::SeqCst);
         for signal in SIGNALS {
             // SAFETY: a zeroed sigaction is valid; the handler only stores an atomic and calls
@@ -49,6 +59,9 @@ impl Trap {
 
 impl Drop for Trap {
     fn drop(&mut self) {
+        if DEPTH.fetch_sub(1, Ordering::SeqCst) > 1 {
+            return;
+        }
         for signal in SIGNALS {
             // SAFETY: restoring the default disposition.
             unsafe {
@@ -78,6 +91,11 @@ mod tests {
         unsafe {
             libc::raise(libc::SIGTERM);
         }
+        assert_eq!(trap.received(), Some("SIGTERM"));
+        // A nested trap keeps what the outer one received, and leaves the handling to it.
+        let inner = Trap::install();
+        assert_eq!(inner.received(), Some("SIGTERM"));
+        drop(inner);
         assert_eq!(trap.received(), Some("SIGTERM"));
         drop(trap);
         let mut old: libc::sigaction = unsafe { std::mem::zeroed() };

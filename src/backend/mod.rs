@@ -5,7 +5,13 @@
 //! tested against the simulator behaves the same on hardware.
 
 pub mod nvml;
+mod nvml_compute_profiles;
+mod nvml_device;
+mod nvml_error;
 mod nvml_mig;
+mod nvml_mig_devices;
+mod nvml_processes;
+mod nvml_profiles;
 pub mod sim;
 
 use crate::error::{Error, Exit};
@@ -33,6 +39,10 @@ pub enum DriverErrorKind {
     GpuLost,
     /// The driver is older than the call (missing symbol).
     FunctionNotFound,
+    /// A buffer was too small for the answer (the count grew between two calls).
+    InsufficientSize,
+    /// The driver does not know the version of a versioned struct (it is older than the call).
+    ArgumentVersionMismatch,
     Unknown,
 }
 
@@ -65,6 +75,8 @@ impl DriverError {
             DriverErrorKind::ResetRequired => "GPU requires reset",
             DriverErrorKind::GpuLost => "GPU is lost",
             DriverErrorKind::FunctionNotFound => "Function Not Found",
+            DriverErrorKind::InsufficientSize => "Insufficient Size",
+            DriverErrorKind::ArgumentVersionMismatch => "Argument Version Mismatch",
             DriverErrorKind::Unknown => "Unknown Error",
         }
     }
@@ -90,7 +102,7 @@ impl From<DriverError> for Error {
                  Try --sim dgx-a100 to explore without a GPU",
             ),
             DriverErrorKind::NoPermission => Some("run the command as root"),
-            DriverErrorKind::FunctionNotFound => {
+            DriverErrorKind::FunctionNotFound | DriverErrorKind::ArgumentVersionMismatch => {
                 Some("the NVIDIA driver is too old for this operation; upgrade it")
             }
             DriverErrorKind::GpuLost => {
@@ -118,6 +130,37 @@ pub struct ProfileCapacity {
     pub profile: GpuInstanceProfile,
     /// How many more instances of this profile could be created now.
     pub free_instances: u32,
+}
+
+/// Where a GPU's MIG profiles come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProfileSource {
+    /// The driver listed them (with MIG off too: its v1 call and placements answer then).
+    Driver,
+    /// MIG is off and the driver did not list them: the catalog's, checked against the driver.
+    Catalog,
+}
+
+/// The GPU-instance profiles of a MIG-capable GPU.
+#[derive(Debug, Clone, PartialEq)]
+pub enum MigProfiles {
+    Listed {
+        profiles: Vec<ProfileCapacity>,
+        source: ProfileSource,
+    },
+    /// MIG is off, the driver lists no profiles until it is on, and the catalog does not know the
+    /// GPU (or disagrees with the driver about it): why. Known once MIG is enabled.
+    UntilEnabled { why: String },
+}
+
+impl MigProfiles {
+    /// The profiles, when they are known now.
+    pub fn listed(self) -> Option<Vec<ProfileCapacity>> {
+        match self {
+            MigProfiles::Listed { profiles, .. } => Some(profiles),
+            MigProfiles::UntilEnabled { .. } => None,
+        }
+    }
 }
 
 /// What a MIG mode change did.
@@ -175,8 +218,9 @@ pub trait Backend {
     /// The node as it is now.
     fn snapshot(&self) -> DriverResult<Node>;
 
-    /// GPU-instance profiles of a MIG-capable GPU with their placements and free counts.
-    fn gpu_instance_profiles(&self, gpu: u32) -> DriverResult<Vec<ProfileCapacity>>;
+    /// GPU-instance profiles of a MIG-capable GPU with their placements and free counts. A query
+    /// the driver refuses is an error, never an empty list.
+    fn gpu_instance_profiles(&self, gpu: u32) -> DriverResult<MigProfiles>;
 
     /// Compute-instance profiles a GPU instance offers.
     fn compute_instance_profiles(
@@ -232,11 +276,26 @@ pub struct BackendOptions {
     pub sim_state: Option<std::path::PathBuf>,
     /// `--nvml-lib`: a libnvidia-ml.so in an odd place.
     pub nvml_lib: Option<std::path::PathBuf>,
+    /// The variable that switched the simulator on when the environment did, not a flag.
+    pub sim_from_env: Option<&'static str>,
+}
+
+impl BackendOptions {
+    /// Whether commands run on the simulator.
+    pub fn simulated(&self) -> bool {
+        self.sim.is_some() || self.sim_state.is_some()
+    }
+}
+
+/// Whether an NVIDIA driver answers on this host: its control device is there (cheap, and what
+/// every driver creates), or NVML loads and initialises.
+pub fn driver_answers(nvml_lib: Option<&std::path::Path>) -> bool {
+    std::path::Path::new("/dev/nvidiactl").exists() || nvml::NvmlBackend::open(nvml_lib).is_ok()
 }
 
 /// Open the backend the options ask for: the simulator with `--sim`/`--sim-state`, NVML otherwise.
 pub fn open(options: &BackendOptions) -> crate::error::Result<Box<dyn Backend>> {
-    if options.sim.is_some() || options.sim_state.is_some() {
+    if options.simulated() {
         let sim = sim::SimBackend::open(options.sim.as_deref(), options.sim_state.as_deref())?;
         return Ok(Box::new(sim));
     }

@@ -1,57 +1,35 @@
 //! The NVML backend: the real driver through nvml-wrapper, loaded at run time.
 //!
-//! MIG instance calls that nvml-wrapper does not wrap live in `nvml_mig.rs`. Resets go through
-//! `nvidia-smi -r`, as mig-parted does, because NVML has no reset call.
+//! **The driver decides**: what NVML reports wins, and the catalog only fills what the driver
+//! cannot say yet (see `node::catalog`). A field the driver refuses is unknown (`None`, with a
+//! note naming the call), never 0 or "empty"; while MIG is on, a refused instance or profile query
+//! makes the layout unknown, which nothing plans from.
+//!
+//! - `nvml_device.rs`: one GPU's snapshot, field by field, with the older-symbol fallbacks;
+//! - `nvml_processes.rs`: its compute processes;
+//! - `nvml_profiles.rs`, `nvml_compute_profiles.rs`: GPU- and compute-instance profiles,
+//!   placements, free counts;
+//! - `nvml_mig.rs`: GPU and compute instances (list, create, destroy);
+//! - `nvml_mig_devices.rs`: MIG device handles (UUIDs, compute modes);
+//! - `nvml_error.rs`: the one mapping of NVML return codes.
+//!
+//! Resets go through `nvidia-smi -r`, as mig-parted does, because NVML has no reset call.
 
-use super::nvml_mig as mig;
+use super::nvml_device::{snapshot_gpu, to_nvml_mode};
+use super::nvml_error::{self as code, RESET_REQUIRED, driver_error, symbol};
 use super::{
-    Backend, DeviceRef, DriverError, DriverErrorKind, DriverResult, ModeChange, ProfileCapacity,
+    Backend, DeviceRef, DriverError, DriverErrorKind, DriverResult, MigProfiles, ModeChange,
+    nvml_mig as mig, nvml_mig_devices, nvml_profiles,
 };
 use crate::error::{Error, Result};
-use crate::node::catalog::{ComputeInstanceProfile, catalog};
-use crate::node::{
-    ComputeMode, Gpu, Holder, HolderKind, MigMode, MigState, Node, PciId, Placement, Process,
-    VgpuHostMode,
-};
+use crate::node::catalog::ComputeInstanceProfile;
+use crate::node::{ComputeMode, Holder, HolderKind, MigMode, Node, Placement};
 use nvml_wrapper::Nvml;
-use nvml_wrapper::enum_wrappers::device::ComputeMode as NvmlComputeMode;
-use nvml_wrapper::error::{NvmlError, nvml_sym, nvml_try};
-use nvml_wrapper::struct_wrappers::device::ProcessInfo;
+use nvml_wrapper::error::NvmlError;
 use std::path::Path;
 
 pub struct NvmlBackend {
     nvml: Nvml,
-}
-
-/// NVML's return code for "no room" (`NVML_ERROR_INSUFFICIENT_RESOURCES`), which nvml-wrapper
-/// does not name.
-const NVML_ERROR_INSUFFICIENT_RESOURCES: u32 = 23;
-
-/// `NVML_ERROR_RESET_REQUIRED`: as a MIG activation status, "a reset is not possible here".
-const NVML_ERROR_RESET_REQUIRED: u32 = 16;
-
-/// Map an nvml-wrapper error to the driver's meaning; `what` says which call it was.
-pub(super) fn driver_error(e: NvmlError, what: &str) -> DriverError {
-    use DriverErrorKind as K;
-    let kind = match &e {
-        NvmlError::LibloadingError(_) | NvmlError::LibraryNotFound => K::LibraryNotFound,
-        NvmlError::DriverNotLoaded => K::DriverNotLoaded,
-        NvmlError::NoPermission => K::NoPermission,
-        NvmlError::NotSupported => K::NotSupported,
-        NvmlError::InvalidArg => K::InvalidArgument,
-        NvmlError::NotFound => K::NotFound,
-        NvmlError::InUse => K::InUse,
-        NvmlError::GpuLost => K::GpuLost,
-        NvmlError::ResetRequired => K::ResetRequired,
-        NvmlError::FailedToLoadSymbol(_) | NvmlError::FunctionNotFound => K::FunctionNotFound,
-        NvmlError::UnexpectedVariant(NVML_ERROR_INSUFFICIENT_RESOURCES) => K::InsufficientResources,
-        _ => K::Unknown,
-    };
-    let detail = match kind {
-        K::Unknown | K::LibraryNotFound | K::FunctionNotFound => format!("{what}: {e}"),
-        _ => what.to_string(),
-    };
-    DriverError::new(kind, detail)
 }
 
 impl NvmlBackend {
@@ -91,18 +69,20 @@ impl NvmlBackend {
     /// before is used after.
     fn released<T>(&self, f: impl FnOnce() -> T) -> DriverResult<T> {
         let lib = self.nvml.lib();
-        let shutdown =
-            *nvml_sym(lib.nvmlShutdown.as_ref()).map_err(|e| driver_error(e, "nvmlShutdown"))?;
-        let init =
-            *nvml_sym(lib.nvmlInit_v2.as_ref()).map_err(|e| driver_error(e, "nvmlInit_v2"))?;
+        let shutdown = *symbol(lib.nvmlShutdown.as_ref(), "nvmlShutdown")?;
+        let init = *symbol(lib.nvmlInit_v2.as_ref(), "nvmlInit_v2")?;
         // SAFETY: NVML's own shutdown, matched by the nvmlInit_v2 below. No device handle
         // outlives it: this backend looks handles up per call and lends none out.
-        nvml_try(unsafe { shutdown() })
-            .map_err(|e| driver_error(e, "release NVML before the GPU reset"))?;
+        code::check(
+            unsafe { shutdown() },
+            "nvmlShutdown (release NVML before the GPU reset)",
+        )?;
         let out = f();
         // SAFETY: initialises the library nvml-wrapper loaded; its own shutdown at drop matches it.
-        nvml_try(unsafe { init() })
-            .map_err(|e| driver_error(e, "open NVML again after the GPU reset"))?;
+        code::check(
+            unsafe { init() },
+            "nvmlInit_v2 (open NVML again after the GPU reset)",
+        )?;
         Ok(out)
     }
 
@@ -110,146 +90,6 @@ impl NvmlBackend {
         self.nvml
             .device_by_index(index)
             .map_err(|e| driver_error(e, &format!("GPU {index}")))
-    }
-
-    fn snapshot_gpu(&self, index: u32) -> DriverResult<Gpu> {
-        let at = |what: &str| format!("GPU {index}: {what}");
-        let device = self.device(index)?;
-        let pci = device
-            .pci_info()
-            .map_err(|e| driver_error(e, &at("PCI info")))?;
-        let memory = device
-            .memory_info()
-            .map_err(|e| driver_error(e, &at("memory info")))?;
-        let cc = device
-            .cuda_compute_capability()
-            .map_err(|e| driver_error(e, &at("compute capability")))?;
-        let pci_device_id = PciId(pci.pci_device_id);
-        let model = catalog().model_by_pci(pci_device_id);
-        let multiprocessors = match model {
-            Some(m) => m.multiprocessors,
-            None => device
-                .num_cores()
-                .map(|cores| cores / cores_per_sm(cc.major, cc.minor))
-                .unwrap_or(0),
-        };
-        let architecture = model.map(|m| m.architecture.clone()).or_else(|| {
-            device
-                .architecture()
-                .ok()
-                .map(|a| a.to_string().to_ascii_lowercase())
-        });
-        let mig_state = match device.mig_mode() {
-            Ok(mode) => {
-                let current = MigMode::from_enabled(mode.current == 1);
-                let instances = if current.is_enabled() {
-                    mig::gpu_instances(&self.nvml, &device, memory.total / (1024 * 1024))?
-                } else {
-                    Vec::new()
-                };
-                MigState {
-                    capable: true,
-                    current,
-                    pending: MigMode::from_enabled(mode.pending == 1),
-                    instances,
-                }
-            }
-            Err(NvmlError::NotSupported) => MigState::default(),
-            Err(e) => return Err(driver_error(e, &at("MIG mode"))),
-        };
-        let processes = device
-            .running_compute_processes()
-            .map_err(|e| driver_error(e, &at("processes")))?
-            .into_iter()
-            .map(|p| self.process(p))
-            .collect();
-        Ok(Gpu {
-            index,
-            uuid: device.uuid().map_err(|e| driver_error(e, &at("UUID")))?,
-            name: device.name().map_err(|e| driver_error(e, &at("name")))?,
-            pci_bus_id: pci.bus_id,
-            pci_device_id,
-            pci_subsystem_id: pci.pci_sub_system_id.map(PciId),
-            memory_total_mib: memory.total / (1024 * 1024),
-            memory_used_mib: memory.used / (1024 * 1024),
-            compute_capability: format!("{}.{}", cc.major, cc.minor),
-            multiprocessors,
-            architecture,
-            compute_mode: match device.compute_mode() {
-                Ok(m) => from_nvml_mode(m),
-                Err(NvmlError::NotSupported) => ComputeMode::Default,
-                Err(e) => return Err(driver_error(e, &at("compute mode"))),
-            },
-            persistence_mode: device.is_in_persistent_mode().unwrap_or(false),
-            mig: mig_state,
-            processes,
-            vgpu_host_mode: vgpu_host_mode(&device),
-        })
-    }
-
-    fn process(&self, p: ProcessInfo) -> Process {
-        use nvml_wrapper::enums::device::UsedGpuMemory;
-        let name = self
-            .nvml
-            .sys_process_name(p.pid, 256)
-            .ok()
-            .or_else(|| std::fs::read_to_string(format!("/proc/{}/comm", p.pid)).ok())
-            .map(|n| n.trim().rsplit('/').next().unwrap_or_default().to_string())
-            .unwrap_or_else(|| "?".into());
-        Process {
-            pid: p.pid,
-            name,
-            used_memory_mib: match p.used_gpu_memory {
-                UsedGpuMemory::Used(bytes) => bytes / (1024 * 1024),
-                UsedGpuMemory::Unavailable => 0,
-            },
-            gpu_instance_id: p.gpu_instance_id,
-            compute_instance_id: p.compute_instance_id,
-        }
-    }
-}
-
-/// The vGPU host mode of a GPU the vGPU Manager drives; `None` for any other GPU, and when the
-/// driver cannot say (the query is informational, so it never fails a snapshot).
-fn vgpu_host_mode(device: &nvml_wrapper::Device<'_>) -> Option<VgpuHostMode> {
-    use nvml_wrapper::enum_wrappers::device::{GpuVirtualizationMode, HostVgpuMode};
-    match device.virtualization_mode() {
-        Ok(GpuVirtualizationMode::HostVgpu) => {}
-        _ => return None,
-    }
-    // Drivers older than the SR-IOV query predate SR-IOV vGPU, so "not supported" means non-SR-IOV.
-    match device.vgpu_host_mode() {
-        Ok(HostVgpuMode::Sriov) => Some(VgpuHostMode::Sriov),
-        Ok(HostVgpuMode::NonSriov) | Err(NvmlError::NotSupported) => Some(VgpuHostMode::NonSriov),
-        Err(_) => None,
-    }
-}
-
-/// CUDA cores per SM, for GPUs the catalog does not know (NVML reports cores, not SMs).
-fn cores_per_sm(major: i32, minor: i32) -> u32 {
-    match (major, minor) {
-        (7, _) => 64,
-        (8, 0) => 64,
-        (9, 0) => 128,
-        _ => 128,
-    }
-}
-
-fn from_nvml_mode(m: NvmlComputeMode) -> ComputeMode {
-    match m {
-        NvmlComputeMode::ExclusiveProcess => ComputeMode::ExclusiveProcess,
-        NvmlComputeMode::Prohibited => ComputeMode::Prohibited,
-        // EXCLUSIVE_THREAD is gone from current drivers; it behaves like exclusive-process.
-        NvmlComputeMode::ExclusiveThread => ComputeMode::ExclusiveProcess,
-        NvmlComputeMode::Default => ComputeMode::Default,
-    }
-}
-
-fn to_nvml_mode(m: ComputeMode) -> NvmlComputeMode {
-    match m {
-        ComputeMode::Default => NvmlComputeMode::Default,
-        ComputeMode::ExclusiveProcess => NvmlComputeMode::ExclusiveProcess,
-        ComputeMode::Prohibited => NvmlComputeMode::Prohibited,
     }
 }
 
@@ -330,11 +170,11 @@ impl Backend for NvmlBackend {
             .device_count()
             .map_err(|e| driver_error(e, "device count"))?;
         let gpus = (0..count)
-            .map(|i| self.snapshot_gpu(i))
+            .map(|i| snapshot_gpu(&self.nvml, i))
             .collect::<DriverResult<Vec<_>>>()?;
         let compute_pids: Vec<u32> = gpus
             .iter()
-            .flat_map(|g| g.processes.iter().map(|p| p.pid))
+            .flat_map(|g| g.processes.iter().flatten().map(|p| p.pid))
             .collect();
         Ok(Node {
             source: self.source(),
@@ -349,14 +189,9 @@ impl Backend for NvmlBackend {
         })
     }
 
-    fn gpu_instance_profiles(&self, gpu: u32) -> DriverResult<Vec<ProfileCapacity>> {
+    fn gpu_instance_profiles(&self, gpu: u32) -> DriverResult<MigProfiles> {
         let device = self.device(gpu)?;
-        let total = device
-            .memory_info()
-            .map_err(|e| driver_error(e, &format!("GPU {gpu}: memory info")))?
-            .total
-            / (1024 * 1024);
-        mig::gpu_instance_profiles(&self.nvml, &device, total)
+        nvml_profiles::gpu_instance_profiles(&self.nvml, &device, gpu)
     }
 
     fn compute_instance_profiles(
@@ -365,7 +200,12 @@ impl Backend for NvmlBackend {
         gpu_instance_id: u32,
     ) -> DriverResult<Vec<ComputeInstanceProfile>> {
         let device = self.device(gpu)?;
-        mig::compute_instance_profiles(&self.nvml, &device, gpu_instance_id)
+        let total = device
+            .memory_info()
+            .map_err(|e| driver_error(e, &format!("GPU {gpu}: nvmlDeviceGetMemoryInfo_v2")))?
+            .total
+            / (1024 * 1024);
+        mig::compute_instance_profiles(&self.nvml, &device, gpu_instance_id, total)
     }
 
     fn set_mig_mode(&mut self, gpu: u32, mode: MigMode) -> DriverResult<ModeChange> {
@@ -378,7 +218,7 @@ impl Backend for NvmlBackend {
         let now = device.mig_mode().map_err(|e| driver_error(e, &what))?;
         if status == 0 && MigMode::from_enabled(now.current == 1) == mode {
             Ok(ModeChange::Applied)
-        } else if status == NVML_ERROR_RESET_REQUIRED {
+        } else if status == RESET_REQUIRED {
             // The driver cannot reset the GPU here (passthrough VM): only a reboot applies it.
             Ok(ModeChange::PendingReboot)
         } else {
@@ -480,7 +320,7 @@ impl Backend for NvmlBackend {
                 gpu,
                 gpu_instance_id,
                 compute_instance_id,
-            } => mig::mig_device(
+            } => nvml_mig_devices::mig_device(
                 &self.nvml,
                 &self.device(gpu)?,
                 gpu_instance_id,

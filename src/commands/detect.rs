@@ -3,7 +3,7 @@
 use crate::Context;
 use crate::cli::DetectArgs;
 use crate::error::{Exit, Result};
-use crate::node::{Gpu, MigState, Node, VgpuHostMode};
+use crate::node::{ComputeMode, Gpu, MigState, Node, VgpuHostMode};
 use crate::output::{Output, Style, table};
 use serde::Serialize;
 
@@ -27,7 +27,7 @@ struct MpsDaemon {
 }
 
 pub fn run(ctx: &mut Context, args: &DetectArgs) -> Result<Exit> {
-    let mut node = ctx.snapshot()?;
+    let mut node = ctx.snapshot_quiet()?;
     let selected = args.gpu.resolve(&node)?;
     node.gpus.retain(|g| selected.contains(&g.index));
     let mps = crate::mps::settings::load_all(&ctx.paths)?
@@ -43,12 +43,33 @@ pub fn run(ctx: &mut Context, args: &DetectArgs) -> Result<Exit> {
         .collect();
     let detected = Detected { node, mps };
     ctx.out.data(&detected, |out| render(out, &detected))?;
-    Ok(Exit::Ok)
+    for line in detected.node.note_lines(|_| true) {
+        ctx.out.warn(line);
+    }
+    // Everything that could be read is printed; a MIG layout the driver would not list is still
+    // an error (it is unknown, not empty).
+    match detected
+        .node
+        .gpus
+        .iter()
+        .find(|g| g.mig.instances.is_none())
+    {
+        Some(gpu) => Err(gpu.unknown_error("mig.instances", "its MIG layout is unknown")),
+        None => Ok(Exit::Ok),
+    }
+}
+
+/// A value, or `?` when the driver did not say.
+fn known<T: ToString>(value: Option<T>) -> String {
+    value.map_or_else(|| "?".to_string(), |v| v.to_string())
 }
 
 fn mig_column(mig: &MigState) -> String {
     if !mig.capable {
         return "n/a".into();
+    }
+    if mig.instances.is_none() {
+        return format!("{} (layout unknown)", mig.current.as_str());
     }
     if mig.current == mig.pending {
         mig.current.as_str().into()
@@ -68,17 +89,20 @@ fn gpu_rows(out: &Output, gpu: &Gpu) -> Vec<Vec<String>> {
         gpu.pci_bus_id.clone(),
         format!("{} / {} MiB", gpu.memory_used_mib, gpu.memory_total_mib),
         gpu.compute_capability.clone(),
-        gpu.multiprocessors.to_string(),
-        gpu.compute_mode.as_str().to_string(),
+        known(gpu.multiprocessors),
+        known(gpu.compute_mode.map(ComputeMode::as_str)),
         mig_column(&gpu.mig),
     ]];
-    for gi in &gpu.mig.instances {
+    for gi in gpu.mig.instances.iter().flatten() {
         let cis = if gi.compute_instances.is_empty() {
             out.paint(Style::Warn, "no compute instance")
         } else {
             gi.compute_instances
                 .iter()
-                .map(|ci| format!("CI {} {} {}", ci.compute_instance_id, ci.profile, ci.uuid))
+                .map(|ci| {
+                    let uuid = if ci.uuid.is_empty() { "?" } else { &ci.uuid };
+                    format!("CI {} {} {uuid}", ci.compute_instance_id, ci.profile)
+                })
                 .collect::<Vec<_>>()
                 .join("; ")
         };
@@ -126,7 +150,7 @@ fn render(out: &Output, detected: &Detected) -> String {
         .gpus
         .iter()
         .flat_map(|g| {
-            g.processes.iter().map(move |p| {
+            g.processes.iter().flatten().map(move |p| {
                 let place = match (p.gpu_instance_id, p.compute_instance_id) {
                     (Some(gi), Some(ci)) => format!("GI {gi} CI {ci}"),
                     (Some(gi), None) => format!("GI {gi}"),
@@ -136,7 +160,8 @@ fn render(out: &Output, detected: &Detected) -> String {
                     g.index.to_string(),
                     p.pid.to_string(),
                     p.name.clone(),
-                    format!("{} MiB", p.used_memory_mib),
+                    p.used_memory_mib
+                        .map_or_else(|| "?".to_string(), |m| format!("{m} MiB")),
                     place,
                 ]
             })

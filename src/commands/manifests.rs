@@ -49,6 +49,20 @@ pub fn generate(
     args: &ManifestsArgs,
     config: Option<&Config>,
 ) -> Result<Bundle> {
+    let devices = cdi::DeviceSource {
+        root: args.dev_root.clone(),
+        derive: false,
+    };
+    generate_with(ctx, args, config, devices)
+}
+
+/// [`generate`] with the device nodes from `devices` (`init` checks a layout with derived ones).
+pub fn generate_with(
+    ctx: &mut Context,
+    args: &ManifestsArgs,
+    config: Option<&Config>,
+    devices: cdi::DeviceSource,
+) -> Result<Bundle> {
     let kubernetes = config.and_then(|c| c.file.kubernetes.as_ref());
     let targets = targets(args, config)?;
     if args.install && targets != [Target::Cdi] {
@@ -61,24 +75,33 @@ pub fn generate(
             "--helm-values is for --target nvidia-device-plugin (HAMi is always Helm values)",
         ));
     }
+    // A bad value from the file is placed in it; one from a flag is not.
+    let place = |span: std::ops::Range<usize>, e: Error| match config {
+        Some(c) => c.place(span, e),
+        None => e,
+    };
     let version = match (
         args.k8s_version.as_deref(),
-        kubernetes.and_then(|k| k.version.as_deref()),
+        kubernetes.and_then(|k| k.version.as_ref()),
     ) {
-        (Some(v), _) | (None, Some(v)) => K8sVersion::parse(v)?,
+        (Some(v), _) => K8sVersion::parse(v)?,
+        (None, Some(v)) => K8sVersion::parse(v.get_ref()).map_err(|e| place(v.span(), e))?,
         (None, None) => k8s::version::DEFAULT,
     };
-    let namespace = args
-        .namespace
-        .clone()
-        .or_else(|| kubernetes.and_then(|k| k.namespace.clone()));
-    if let Some(ns) = &namespace
-        && !k8s::objects::is_dns_label(ns)
-    {
-        return Err(Error::usage(format!(
-            "namespace {ns:?} is not a valid namespace name (lowercase letters, digits, '-')"
-        )));
-    }
+    let namespace = match (
+        &args.namespace,
+        kubernetes.and_then(|k| k.namespace.as_ref()),
+    ) {
+        (Some(ns), _) => {
+            k8s::check_namespace(ns)?;
+            Some(ns.clone())
+        }
+        (None, Some(ns)) => {
+            k8s::check_namespace(ns.get_ref()).map_err(|e| place(ns.span(), e))?;
+            Some(ns.get_ref().clone())
+        }
+        (None, None) => None,
+    };
     let name = match (&args.name, &args.config) {
         (Some(n), _) => n.clone(),
         (None, Some(path)) => path
@@ -94,6 +117,11 @@ pub fn generate(
     k8s::check_name(&name)?;
     let images = Images::parse(&args.images)?;
     let node = ctx.snapshot()?;
+    // The manifests describe the node's devices: never from a MIG layout the driver would not
+    // list.
+    for gpu in &node.gpus {
+        gpu.mig_instances()?;
+    }
     let layout = match config {
         Some(c) => NodeLayout::desired(&node, c)?,
         None => NodeLayout::observed(&node)
@@ -110,9 +138,7 @@ pub fn generate(
         examples: args.examples,
         name,
         node_name: args.node_name.clone(),
-        devices: cdi::DeviceSource {
-            root: args.dev_root.clone(),
-        },
+        devices,
     };
     // Every target is generated before anything is printed or written.
     let mut bundle = Bundle::default();

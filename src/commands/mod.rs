@@ -29,6 +29,7 @@ pub fn dispatch(ctx: &mut Context, command: Command) -> Result<Exit> {
         Command::Completions { shell } => generate::completions(ctx, shell),
         Command::Man => generate::man(ctx),
         Command::Manifests(args) => manifests::run(ctx, &args),
+        Command::Agent(args) => crate::agent::run(ctx, &args),
         Command::Probe(args) => probe::run(ctx, &args),
     }
 }

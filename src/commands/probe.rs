@@ -9,8 +9,10 @@ use crate::probe::protocol::{Plan, Step};
 use crate::probe::report::{self, Report, Verdict};
 use crate::probe::session::{self, Options};
 use crate::probe::targets::{self, Sources};
+use crate::probe::worker_env::{PrivateDir, WorkerEnv};
 use crate::probe::workers::Launcher;
-use crate::probe::{cuda, mps_settings, verdict, worker};
+use crate::probe::{affinity, cuda, mps_settings, verdict, worker};
+use crate::vgpu::sysfs::SysfsRoot;
 use std::time::Duration;
 
 pub fn run(ctx: &mut Context, args: &ProbeArgs) -> Result<Exit> {
@@ -55,7 +57,11 @@ pub fn measure(ctx: &mut Context, args: &ProbeArgs) -> Result<Report> {
         pipe_dir: args.mps_pipe_dir.as_deref(),
     };
     let found = targets::discover(&sources, &mut notes)?;
-    let targets = targets::select(found, &args.target, &node)?;
+    let mut targets = targets::select(found, &args.target, &node)?;
+    let sysfs = SysfsRoot::new(&args.sysfs.sysfs_root);
+    for t in &mut targets {
+        t.local_cpus = affinity::gpu_local_cpus(&sysfs, &t.pci_bus_id);
+    }
     for note in &notes {
         ctx.out.note(format!("note: {note}"));
     }
@@ -88,7 +94,10 @@ pub fn measure(ctx: &mut Context, args: &ProbeArgs) -> Result<Report> {
     let launcher = Launcher {
         exe,
         timeout: Duration::from_secs(args.timeout),
+        mps_timeout: crate::mps::DEFAULT_TIMEOUT,
     };
+    let no_mps_dir = PrivateDir::create()?;
+    let env = WorkerEnv::new(no_mps_dir.path(), std::env::vars_os().map(|(k, _)| k));
     let plan = if args.quick {
         Plan::quick(args.buffer)
     } else {
@@ -104,18 +113,30 @@ pub fn measure(ctx: &mut Context, args: &ProbeArgs) -> Result<Report> {
     let per_target = options.runs() as u64 * steps;
     let bar = ctx.out.progress(targets.len() as u64 * per_target);
     let mut reports = Vec::with_capacity(targets.len());
+    let mut run_notes = Vec::new();
     for (i, target) in targets.iter().enumerate() {
         let base = i as u64 * per_target;
         let label = target.label();
         bar.set_message(label.clone());
-        let report = session::probe(&launcher, target, &options, &mut |run, step| {
-            bar.set_position(base + run as u64 * steps + step.position() as u64);
-            bar.set_message(format!("{label}: {}", step.label()));
-        });
+        let report = session::probe(
+            &launcher,
+            &env,
+            target,
+            &options,
+            &mut |run, step| {
+                bar.set_position(base + run as u64 * steps + step.position() as u64);
+                bar.set_message(format!("{label}: {}", step.label()));
+            },
+            &mut |note| run_notes.push(note),
+        );
         bar.set_position(base + per_target);
         reports.push(report);
     }
     bar.finish_and_clear();
+    drop(no_mps_dir);
+    for note in run_notes {
+        ctx.out.warn(note);
+    }
 
     // Every worker found no usable driver: that is exit 4, not a failed verdict.
     if let Some(first) = reports.first()
@@ -136,6 +157,7 @@ pub fn measure(ctx: &mut Context, args: &ProbeArgs) -> Result<Report> {
     Ok(Report {
         source: node.source.clone(),
         quick: args.quick,
+        d2d_counts: report::D2D_COUNTS,
         targets: reports,
         verdict,
         failures,

@@ -32,20 +32,20 @@ pub struct Config {
     pub file: ConfigFile,
 }
 
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ConfigFile {
     /// Format version; only 1 exists.
     #[serde(default = "one")]
-    pub version: u32,
+    pub version: Spanned<u32>,
     #[serde(default)]
     pub gpus: Vec<Spanned<GpuEntry>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kubernetes: Option<KubernetesSection>,
 }
 
-fn one() -> u32 {
-    1
+fn one() -> Spanned<u32> {
+    Spanned::new(0..0, 1)
 }
 
 /// How a group of GPUs is shared.
@@ -152,9 +152,9 @@ pub struct KubernetesSection {
     #[serde(default)]
     pub targets: Vec<Spanned<String>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub namespace: Option<String>,
+    pub namespace: Option<Spanned<String>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub version: Option<String>,
+    pub version: Option<Spanned<String>>,
 }
 
 /// A size in MiB, written as `"4G"`, `"512M"` or a number of MiB.
@@ -207,10 +207,11 @@ impl Config {
     pub fn parse(source: SourceFile) -> Result<Config> {
         let file: ConfigFile = source.parse_toml()?;
         let config = Config { source, file };
-        if config.file.version != 1 {
+        let version = &config.file.version;
+        if *version.get_ref() != 1 {
             return Err(config.source.error_at(
-                None,
-                format!("version = {}: only version 1 exists", config.file.version),
+                Some(version.span()),
+                format!("version = {}: only version 1 exists", version.get_ref()),
             ));
         }
         for entry in &config.file.gpus {
@@ -222,6 +223,15 @@ impl Config {
     /// An error about a span of the file.
     pub fn error_at(&self, span: std::ops::Range<usize>, message: impl std::fmt::Display) -> Error {
         self.source.error_at(Some(span), message)
+    }
+
+    /// An error found in a value of the file, placed at the value (its hint kept).
+    pub fn place(&self, span: std::ops::Range<usize>, e: Error) -> Error {
+        let placed = self.error_at(span, &e.message);
+        match e.hint {
+            Some(h) => placed.with_hint(h),
+            None => placed,
+        }
     }
 
     fn check_entry(&self, entry: &Spanned<GpuEntry>) -> Result<()> {

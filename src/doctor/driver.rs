@@ -135,14 +135,30 @@ pub fn persistence(i: &Inputs) -> Check {
     let off: Vec<String> = node
         .gpus
         .iter()
-        .filter(|g| !g.persistence_mode)
+        .filter(|g| g.persistence_mode == Some(false))
         .map(|g| g.index.to_string())
         .collect();
-    if off.is_empty() {
+    let unknown: Vec<String> = node
+        .gpus
+        .iter()
+        .filter(|g| g.persistence_mode.is_none())
+        .map(|g| g.index.to_string())
+        .collect();
+    if off.is_empty() && unknown.is_empty() {
         return Check::pass(ID, "persistence mode is on for every GPU");
     }
     if i.host_checked && !i.host.processes_named("nvidia-persistenced").is_empty() {
         return Check::pass(ID, "nvidia-persistenced is running");
+    }
+    if off.is_empty() {
+        return Check::warn(
+            ID,
+            format!(
+                "the driver does not say whether persistence mode is on for GPU {}",
+                unknown.join(", ")
+            ),
+            "check with `nvidia-smi -q -d PERFORMANCE`; enable it with `systemctl enable --now nvidia-persistenced`",
+        );
     }
     Check::warn(
         ID,

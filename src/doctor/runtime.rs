@@ -145,6 +145,7 @@ pub fn cdi_spec(i: &Inputs) -> Check {
                 g.mig
                     .instances
                     .iter()
+                    .flatten()
                     .flat_map(|gi| gi.compute_instances.iter().map(|ci| ci.uuid.clone())),
             )
         })

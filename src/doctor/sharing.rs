@@ -12,8 +12,16 @@ pub fn reset_blockers(i: &Inputs) -> Check {
     }
     let mut blockers: Vec<String> = node.holders.iter().map(|h| h.describe()).collect();
     for g in node.gpus.iter().filter(|g| g.mig.capable) {
-        for p in &g.processes {
-            blockers.push(format!("{} (pid {}) on GPU {}", p.name, p.pid, g.index));
+        match &g.processes {
+            Some(list) => {
+                for p in list {
+                    blockers.push(format!("{} (pid {}) on GPU {}", p.name, p.pid, g.index));
+                }
+            }
+            None => blockers.push(format!(
+                "unknown processes on GPU {} (the driver would not list them)",
+                g.index
+            )),
         }
     }
     if blockers.is_empty() {

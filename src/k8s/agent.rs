@@ -1,39 +1,44 @@
-//! `--target agent`: apply one gpushare.toml to a fleet. A ConfigMap carries the file; a
-//! DaemonSet on the nodes labelled `gpushare.io/config=<name>` runs `gpushare apply` with it, and
-//! again whenever the mounted file changes (the kubelet refreshes ConfigMap volumes).
+//! `--target agent`: `gpushare agent` on every node that has a layout label. The ConfigMap
+//! `gpushare-layouts` holds the named layouts (the `-c` file under `--name`; more keys can be
+//! added); a node labelled `gpushare.io/config=<name>` (or `nvidia.com/mig.config=<label>`) gets
+//! that layout, and the agent reports progress in `gpushare.io/config.state` and events.
+//!
+//! The agent talks to the API server, so its pod mounts a service-account token, bound to the
+//! least it needs: its nodes (get, watch, patch — labels only, but RBAC cannot say so), pods
+//! (list, to see what runs on its node), the layouts ConfigMap by name (get, watch) and events
+//! (create). No rule has a wildcard.
 
-use super::layout::Sharing;
 use super::objects::{
-    config_map_volume, env, host_path, is_builtin_namespace, labels, meta, mount, namespace,
-    pod_meta, read_only_mount, selector, toleration,
+    env, env_field, host_path, is_builtin_namespace, labels, meta, mount, namespace, pod_meta,
+    selector, toleration,
 };
+use super::rbac::{cluster_binding, role_binding, rule, rule_on, service_account};
 use super::{Bundle, Document, Request};
 use crate::error::{Error, Result};
 use k8s_openapi::api::apps::v1::{DaemonSet, DaemonSetSpec};
-use k8s_openapi::api::core::v1::{ConfigMap, Container, PodSpec, PodTemplateSpec, SecurityContext};
+use k8s_openapi::api::core::v1::{
+    Affinity, ConfigMap, Container, ContainerPort, EmptyDirVolumeSource, HTTPGetAction,
+    NodeAffinity, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm, PodSpec,
+    PodTemplateSpec, Probe, ResourceRequirements, SecurityContext, Volume,
+};
+use k8s_openapi::api::rbac::v1::{ClusterRole, Role};
+use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
+use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use std::collections::BTreeMap;
 
 pub const CONFIG_LABEL: &str = "gpushare.io/config";
-const CONFIG_DIR: &str = "/etc/gpushare";
+pub const NAME: &str = "gpushare-agent";
+pub const LAYOUTS: &str = "gpushare-layouts";
+/// Events about nodes live here (the API server refuses them elsewhere).
+const EVENTS_NAMESPACE: &str = "default";
+const HEALTH_PORT: i32 = 8081;
 
-/// The loop the agent runs: apply when the file's checksum changes; retry failures; a reboot
-/// request (exit 5) waits for the next change, as the node cannot finish without one.
-const LOOP: &str = r#"conf=/etc/gpushare/gpushare.toml
-last=""
-while true; do
-  now=$(cksum < "$conf")
-  if [ "$now" != "$last" ]; then
-    rc=0
-    gpushare apply -c "$conf" || rc=$?
-    case "$rc" in
-      0) last="$now" ;;
-      5) echo "gpushare: the node needs a reboot to finish applying $conf"; last="$now" ;;
-      *) echo "gpushare: apply failed (exit $rc); retrying in 30 s" ;;
-    esac
-  fi
-  sleep 30
-done
-"#;
+/// Why the container is privileged, on the pod for whoever reviews it.
+pub const PRIVILEGED_WHY: &str = "Changing MIG modes, creating and destroying GPU instances and \
+resetting GPUs need CAP_SYS_ADMIN and every /dev/nvidia* device node (including the MIG \
+capability nodes), which only a privileged container gets. hostPID lets gpushare see the host \
+processes that hold a GPU before it resets one, and lets the MPS daemons it starts serve other \
+pods. The root filesystem is read-only; gpushare writes only its state directories.";
 
 pub fn generate(req: &Request) -> Result<Bundle> {
     let Some(config) = req.config else {
@@ -46,64 +51,169 @@ pub fn generate(req: &Request) -> Result<Bundle> {
     };
     let image = req.images.gpushare()?;
     let ns = req.namespace_or("kube-system");
-    let name = format!("gpushare-agent-{}", req.name);
     let mut b = Bundle::default();
     if !is_builtin_namespace(&ns) {
         b.push(Document::object(&namespace(&ns))?);
     }
-    let cm = format!("gpushare-config-{}", req.name);
     b.push(Document::object(&ConfigMap {
-        metadata: meta(&cm, Some(&ns)),
+        metadata: meta(LAYOUTS, Some(&ns)),
         data: Some(BTreeMap::from([(
-            "gpushare.toml".to_string(),
+            req.name.clone(),
             config.source.text.clone(),
         )])),
         ..Default::default()
     })?);
-    let uses_mps = req
-        .layout
-        .gpus
-        .iter()
-        .any(|g| matches!(g.sharing, Sharing::Mps(_)) || g.mig_mps.is_some());
-    b.push(Document::object(&DaemonSet {
-        metadata: meta(&name, Some(&ns)),
+    b.push(Document::object(&service_account(NAME, &ns))?);
+    b.push(Document::object(&ClusterRole {
+        metadata: meta(NAME, None),
+        rules: Some(vec![
+            // Its own Node: read, watch for label changes, patch its labels and annotations.
+            rule(&[""], &["nodes"], &["get", "watch", "patch"]),
+            // Which pods run on its node (GPU clients that must leave, users that block).
+            rule(&[""], &["pods"], &["list"]),
+        ]),
+        ..Default::default()
+    })?);
+    b.push(Document::object(&cluster_binding(NAME, NAME, NAME, &ns))?);
+    b.push(Document::object(&Role {
+        metadata: meta(NAME, Some(&ns)),
+        rules: Some(vec![rule_on(
+            &[""],
+            &["configmaps"],
+            &[LAYOUTS],
+            &["get", "watch"],
+        )]),
+    })?);
+    b.push(Document::object(&role_binding(NAME, &ns, NAME, NAME, &ns))?);
+    let events = format!("{NAME}-events");
+    b.push(Document::object(&Role {
+        metadata: meta(&events, Some(EVENTS_NAMESPACE)),
+        rules: Some(vec![rule(&[""], &["events"], &["create"])]),
+    })?);
+    b.push(Document::object(&role_binding(
+        &events,
+        EVENTS_NAMESPACE,
+        &events,
+        NAME,
+        &ns,
+    ))?);
+    b.push(Document::object(&daemonset(&ns, image))?);
+    b.note(format!(
+        "gpushare agent: on every node labelled {CONFIG_LABEL}=<name> (or nvidia.com/mig.config=<label>), it applies that layout of the ConfigMap {ns}/{LAYOUTS} and reports progress in gpushare.io/config.state and events.\n  {}\n  kubectl get nodes -L gpushare.io/config.state    # pending, applying, success, failed, reboot-required\n  Add layouts (a gpushare.toml per key; config.yaml may hold a mig-parted config):\n  kubectl -n {ns} create configmap {LAYOUTS} --from-file={}=FILE --from-file=OTHER=FILE2 --dry-run=client -o yaml | kubectl apply -f -",
+        req.label_command(CONFIG_LABEL, &req.name),
+        req.name,
+    ));
+    Ok(b)
+}
+
+fn daemonset(ns: &str, image: String) -> DaemonSet {
+    let exists = |key: &str| NodeSelectorTerm {
+        match_expressions: Some(vec![NodeSelectorRequirement {
+            key: key.into(),
+            operator: "Exists".into(),
+            values: None,
+        }]),
+        ..Default::default()
+    };
+    let quantities = |cpu: &str, memory: &str| {
+        Some(BTreeMap::from([
+            ("cpu".to_string(), Quantity(cpu.into())),
+            ("memory".to_string(), Quantity(memory.into())),
+        ]))
+    };
+    let mut template_meta = pod_meta(NAME);
+    template_meta.annotations = Some(labels(&[("gpushare.io/privileged", PRIVILEGED_WHY)]));
+    DaemonSet {
+        metadata: meta(NAME, Some(ns)),
         spec: Some(DaemonSetSpec {
-            selector: selector(&name),
+            selector: selector(NAME),
             template: PodTemplateSpec {
-                metadata: Some(pod_meta(&name)),
+                metadata: Some(template_meta),
                 spec: Some(PodSpec {
-                    node_selector: Some(labels(&[(CONFIG_LABEL, &req.name)])),
+                    // Nodes that name a layout, with either label.
+                    affinity: Some(Affinity {
+                        node_affinity: Some(NodeAffinity {
+                            required_during_scheduling_ignored_during_execution: Some(
+                                NodeSelector {
+                                    node_selector_terms: vec![
+                                        exists(CONFIG_LABEL),
+                                        exists("nvidia.com/mig.config"),
+                                    ],
+                                },
+                            ),
+                            ..Default::default()
+                        }),
+                        ..Default::default()
+                    }),
                     tolerations: Some(vec![toleration("nvidia.com/gpu", "NoSchedule")]),
                     priority_class_name: Some("system-node-critical".into()),
-                    // MPS servers run as host processes and need their own host PID.
-                    host_pid: uses_mps.then_some(true),
+                    service_account_name: Some(NAME.into()),
+                    // The agent reads and labels its node: it needs the API (see the RBAC).
+                    automount_service_account_token: Some(true),
+                    host_pid: Some(true),
                     containers: vec![Container {
                         name: "gpushare".into(),
                         image: Some(image),
-                        command: Some(vec!["/bin/sh".into(), "-c".into(), LOOP.into()]),
+                        command: Some(vec![
+                            "gpushare".into(),
+                            "agent".into(),
+                            "--configmap".into(),
+                            format!("{ns}/{LAYOUTS}"),
+                            "--health-addr".into(),
+                            format!("0.0.0.0:{HEALTH_PORT}"),
+                        ]),
                         env: Some(vec![
+                            env_field("NODE_NAME", "spec.nodeName"),
                             env("NVIDIA_VISIBLE_DEVICES", "all"),
                             env("NVIDIA_DRIVER_CAPABILITIES", "compute,utility"),
                         ]),
-                        // Changing MIG mode, creating instances and resetting GPUs need
-                        // CAP_SYS_ADMIN and every /dev/nvidia* node: the one privileged part.
+                        ports: Some(vec![ContainerPort {
+                            name: Some("health".into()),
+                            container_port: HEALTH_PORT,
+                            ..Default::default()
+                        }]),
+                        // A run may take minutes (MIG changes, GPU clients leaving); the
+                        // endpoint stays healthy meanwhile and fails only when the loop stops.
+                        liveness_probe: Some(Probe {
+                            http_get: Some(HTTPGetAction {
+                                path: Some("/healthz".into()),
+                                port: IntOrString::String("health".into()),
+                                ..Default::default()
+                            }),
+                            initial_delay_seconds: Some(10),
+                            period_seconds: Some(30),
+                            timeout_seconds: Some(5),
+                            failure_threshold: Some(4),
+                            ..Default::default()
+                        }),
+                        resources: Some(ResourceRequirements {
+                            requests: quantities("20m", "64Mi"),
+                            limits: quantities("500m", "256Mi"),
+                            ..Default::default()
+                        }),
+                        // See the pod's gpushare.io/privileged annotation.
                         security_context: Some(SecurityContext {
                             privileged: Some(true),
+                            read_only_root_filesystem: Some(true),
                             ..Default::default()
                         }),
                         volume_mounts: Some(vec![
-                            read_only_mount("config", CONFIG_DIR),
                             mount("run", "/run/gpushare"),
                             mount("state", "/var/lib/gpushare"),
                             mount("cdi", "/etc/cdi"),
+                            mount("tmp", "/tmp"),
                         ]),
                         ..Default::default()
                     }],
                     volumes: Some(vec![
-                        config_map_volume("config", &cm, Some(("gpushare.toml", "gpushare.toml"))),
                         host_path("run", "/run/gpushare", Some("DirectoryOrCreate")),
                         host_path("state", "/var/lib/gpushare", Some("DirectoryOrCreate")),
                         host_path("cdi", "/etc/cdi", Some("DirectoryOrCreate")),
+                        Volume {
+                            name: "tmp".into(),
+                            empty_dir: Some(EmptyDirVolumeSource::default()),
+                            ..Default::default()
+                        },
                     ]),
                     ..Default::default()
                 }),
@@ -111,13 +221,62 @@ pub fn generate(req: &Request) -> Result<Bundle> {
             ..Default::default()
         }),
         ..Default::default()
-    })?);
-    b.note(format!(
-        "gpushare agent `{}`: applies {} on every node labelled {CONFIG_LABEL}={}; edit the ConfigMap {cm} to change the fleet.\n  {}",
-        req.name,
-        config.source.path.display(),
-        req.name,
-        req.label_command(CONFIG_LABEL, &req.name)
-    ));
-    Ok(b)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::Backend;
+    use crate::backend::sim::SimBackend;
+    use crate::config::Config;
+    use crate::k8s::{Images, K8sVersion, NodeLayout, cdi};
+    use crate::source_file::SourceFile;
+
+    #[test]
+    fn the_rbac_names_its_verbs_and_no_wildcard() {
+        let node = SimBackend::from_preset("dgx-a100")
+            .unwrap()
+            .snapshot()
+            .unwrap();
+        let config = Config::parse(SourceFile::inline(
+            "seven.toml",
+            "[[gpus]]\nselect = \"all\"\nmode = \"mig\"\nmig.devices = { \"1g.5gb\" = 7 }\n",
+        ))
+        .unwrap();
+        let req = Request {
+            node: &node,
+            layout: NodeLayout::desired(&node, &config).unwrap(),
+            config: Some(&config),
+            version: K8sVersion::parse("1.34").unwrap(),
+            namespace: None,
+            images: Images::parse(&["gpushare=example.com/gpushare:1".into()]).unwrap(),
+            helm_values: false,
+            examples: false,
+            name: "seven".into(),
+            node_name: None,
+            devices: cdi::DeviceSource {
+                root: None,
+                derive: false,
+            },
+        };
+        let bundle = generate(&req).unwrap();
+        let mut rules = 0;
+        for d in &bundle.documents {
+            for r in d.json["rules"].as_array().into_iter().flatten() {
+                let rule: k8s_openapi::api::rbac::v1::PolicyRule =
+                    serde_json::from_value(r.clone()).unwrap();
+                assert!(!crate::k8s::rbac::has_wildcard(&rule), "{rule:?}");
+                rules += 1;
+            }
+        }
+        assert_eq!(rules, 4);
+        let yaml = bundle.to_yaml();
+        assert!(
+            yaml.contains("automountServiceAccountToken: true"),
+            "{yaml}"
+        );
+        assert!(yaml.contains("readOnlyRootFilesystem: true"), "{yaml}");
+        assert!(yaml.contains("gpushare.io/privileged:"), "{yaml}");
+    }
 }

@@ -10,7 +10,7 @@
 use super::layout::{GpuLayout, MpsShare, NodeLayout, Sharing};
 use super::objects::{
     config_map_volume, env, env_field, host_path, labels, meta, mount, namespace, pod_meta,
-    selector, toleration,
+    selector, toleration, unless_paused,
 };
 use super::{Bundle, DocKind, Document, Request};
 use crate::error::{Error, Result};
@@ -433,6 +433,8 @@ fn plugin_daemonset(
                 metadata: Some(pod_meta(&name)),
                 spec: Some(PodSpec {
                     node_selector: Some(node_selector(req)),
+                    // Leaves the node while MIG changes (see `gpushare agent`).
+                    affinity: Some(unless_paused("device-plugin")),
                     tolerations: Some(vec![toleration("nvidia.com/gpu", "NoSchedule")]),
                     priority_class_name: Some("system-node-critical".into()),
                     containers: vec![Container {
@@ -473,6 +475,8 @@ fn mps_daemonset(req: &Request, ns: &str, config_map: &str) -> DaemonSet {
                 metadata: Some(pod_meta(&name)),
                 spec: Some(PodSpec {
                     node_selector: Some(node_selector(req)),
+                    // Leaves the node while MIG changes (see `gpushare agent`).
+                    affinity: Some(unless_paused("device-plugin")),
                     tolerations: Some(vec![toleration("nvidia.com/gpu", "NoSchedule")]),
                     priority_class_name: Some("system-node-critical".into()),
                     // The MPS server needs its own host PID (it reads /proc/self).

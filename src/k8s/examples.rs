@@ -122,7 +122,11 @@ pub fn generate(target: Target, req: &Request) -> Result<Bundle> {
             b.note("Example: docker run --rm --device nvidia.com/gpu=all ubuntu nvidia-smi -L (or =0, =0:1, =GPU-…, =MIG-…)");
         }
         Target::Agent => {
-            b.note("Example: kubectl -n <namespace> logs daemonset/gpushare-agent-<name> shows each apply.");
+            b.note(format!(
+                "Example: kubectl describe node <node> shows the agent's events; kubectl -n {} logs daemonset/{} each run.",
+                req.namespace_or("kube-system"),
+                super::agent::NAME
+            ));
         }
     }
     Ok(b)

@@ -8,8 +8,9 @@
 use super::layout::Sharing;
 use super::objects::{
     env, env_field, host_path, is_builtin_namespace, labels, meta, mount, namespace, pod_meta,
-    selector, toleration,
+    selector, toleration, unless_paused,
 };
+use super::rbac::{RBAC_GROUP, cluster_binding, rule, service_account, subject};
 use super::{Bundle, Document, Request};
 use crate::error::{Error, Result};
 use k8s_openapi::api::apps::v1::{
@@ -17,12 +18,9 @@ use k8s_openapi::api::apps::v1::{
 };
 use k8s_openapi::api::core::v1::{
     Capabilities, ConfigMap, Container, ContainerPort, HTTPGetAction, PodSpec, PodTemplateSpec,
-    Probe, ResourceRequirements, SecurityContext, Service, ServiceAccount, ServicePort,
-    ServiceSpec, Toleration,
+    Probe, ResourceRequirements, SecurityContext, Service, ServicePort, ServiceSpec, Toleration,
 };
-use k8s_openapi::api::rbac::v1::{
-    ClusterRole, ClusterRoleBinding, PolicyRule, RoleBinding, RoleRef, Subject,
-};
+use k8s_openapi::api::rbac::v1::{ClusterRole, RoleBinding, RoleRef};
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use serde::Serialize;
@@ -34,44 +32,6 @@ const EXTENDER: &str = "gpushare-schd-extender";
 const PLUGIN: &str = "gpushare-device-plugin";
 const PORT: i32 = 12345;
 const NODE_PORT: i32 = 32766;
-
-fn rule(groups: &[&str], resources: &[&str], verbs: &[&str]) -> PolicyRule {
-    let v = |s: &[&str]| s.iter().map(|x| x.to_string()).collect::<Vec<_>>();
-    PolicyRule {
-        api_groups: Some(v(groups)),
-        resources: Some(v(resources)),
-        verbs: v(verbs),
-        ..Default::default()
-    }
-}
-
-fn service_account(name: &str, ns: &str) -> ServiceAccount {
-    ServiceAccount {
-        metadata: meta(name, Some(ns)),
-        ..Default::default()
-    }
-}
-
-fn subject(name: &str, ns: &str) -> Subject {
-    Subject {
-        kind: "ServiceAccount".into(),
-        name: name.into(),
-        namespace: Some(ns.into()),
-        ..Default::default()
-    }
-}
-
-fn cluster_binding(name: &str, role: &str, sa: &str, ns: &str) -> ClusterRoleBinding {
-    ClusterRoleBinding {
-        metadata: meta(name, None),
-        role_ref: RoleRef {
-            api_group: "rbac.authorization.k8s.io".into(),
-            kind: "ClusterRole".into(),
-            name: role.into(),
-        },
-        subjects: Some(vec![subject(sa, ns)]),
-    }
-}
 
 /// The extender block of the scheduler configuration (`kubescheduler.config.k8s.io/v1` `Extender`).
 #[derive(Serialize)]
@@ -329,6 +289,8 @@ fn plugin_objects(req: &Request, ns: &str, b: &mut Bundle) -> Result<()> {
                 spec: Some(PodSpec {
                     service_account_name: Some(PLUGIN.into()),
                     node_selector: Some(labels(&[("gpushare", "true")])),
+                    // Leaves the node while MIG changes (see `gpushare agent`).
+                    affinity: Some(unless_paused("device-plugin")),
                     tolerations: Some(vec![toleration("nvidia.com/gpu", "NoSchedule")]),
                     priority_class_name: Some("system-node-critical".into()),
                     containers: vec![Container {
@@ -393,7 +355,7 @@ fn scheduler_objects(req: &Request, ns: &str, b: &mut Bundle) -> Result<()> {
             Some("kube-system"),
         ),
         role_ref: RoleRef {
-            api_group: "rbac.authorization.k8s.io".into(),
+            api_group: RBAC_GROUP.into(),
             kind: "Role".into(),
             name: "extension-apiserver-authentication-reader".into(),
         },

@@ -195,6 +195,7 @@ fn observed_gpu(gpu: &Gpu) -> GpuLayout {
         gpu.mig
             .instances
             .iter()
+            .flatten()
             .flat_map(|gi| {
                 gi.compute_instances.iter().map(move |ci| MigSlice {
                     profile: ci.profile.clone(),
@@ -265,7 +266,7 @@ fn desired_gpu(config: &Config, gpu: &Gpu, entry: &Spanned<GpuEntry>) -> Result<
             layout.mig = Some(slices);
         }
     }
-    if gpu.compute_mode == ComputeMode::Prohibited && layout.mig.is_none() {
+    if gpu.compute_mode == Some(ComputeMode::Prohibited) && layout.mig.is_none() {
         return Err(config
             .error_at(
                 e.mode.span(),
@@ -283,17 +284,28 @@ fn desired_gpu(config: &Config, gpu: &Gpu, entry: &Spanned<GpuEntry>) -> Result<
 fn mig_slice(config: &Config, gpu: &Gpu, profile: &Spanned<String>) -> Result<MigSlice> {
     let name = profile.get_ref();
     let cat = catalog();
-    let table = cat
-        .model(&gpu.name)
-        .or_else(|| cat.model_by_pci(gpu.pci_device_id))
-        .and_then(|m| cat.mig_table(m));
-    let Some(table) = table.filter(|_| gpu.mig.capable) else {
+    if !gpu.mig.capable {
         return Err(config
             .error_at(
                 profile.span(),
                 format!("GPU {} ({}) is not MIG-capable", gpu.index, gpu.name),
             )
             .with_hint("narrow the entry's select to MIG-capable GPUs"));
+    }
+    let Some(table) = cat.model_of(gpu).and_then(|m| cat.mig_table(m)) else {
+        return Err(config
+            .error_at(
+                profile.span(),
+                format!(
+                    "GPU {} ({}): the catalog has no MIG table that agrees with the driver, so \
+                     the manifests cannot describe `{name}` before the MIG devices exist",
+                    gpu.index, gpu.name
+                ),
+            )
+            .with_hint(
+                "apply the layout first, then run `gpushare manifests` without -c: it describes \
+                 the MIG devices the node has",
+            ));
     };
     let gi_name = name.split_once("c.").map_or(name.as_str(), |(_, gi)| gi);
     let known = table

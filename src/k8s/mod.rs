@@ -15,6 +15,7 @@ pub mod hami;
 pub mod images;
 pub mod layout;
 pub mod objects;
+pub mod rbac;
 pub mod version;
 
 use crate::config::Config;
@@ -127,6 +128,17 @@ pub fn generate(target: Target, req: &Request) -> Result<Bundle> {
 }
 
 /// Check `--name`: it becomes a label value and part of object names.
+/// A namespace must be a DNS label (`--namespace`, `[kubernetes] namespace`).
+pub fn check_namespace(ns: &str) -> Result<()> {
+    if objects::is_dns_label(ns) {
+        return Ok(());
+    }
+    Err(Error::usage(format!(
+        "namespace {ns:?} is not a valid namespace name (lowercase letters, digits, '-')"
+    ))
+    .with_hint("e.g. namespace = \"gpu-operator\""))
+}
+
 pub fn check_name(name: &str) -> Result<()> {
     if objects::is_dns_label(name) && name.len() <= 30 {
         return Ok(());

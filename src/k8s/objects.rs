@@ -1,7 +1,8 @@
 //! Small builders for the Kubernetes objects every target needs (metadata, volumes, env).
 
 use k8s_openapi::api::core::v1::{
-    ConfigMapVolumeSource, EnvVar, EnvVarSource, HostPathVolumeSource, KeyToPath, Namespace,
+    Affinity, ConfigMapVolumeSource, EnvVar, EnvVarSource, HostPathVolumeSource, KeyToPath,
+    Namespace, NodeAffinity, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm,
     ObjectFieldSelector, Toleration, Volume, VolumeMount,
 };
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
@@ -131,6 +132,37 @@ pub fn toleration(key: &str, effect: &str) -> Toleration {
         key: Some(key.into()),
         operator: Some("Exists".into()),
         effect: Some(effect.into()),
+        ..Default::default()
+    }
+}
+
+/// The value of `nvidia.com/gpu.deploy.<component>` while MIG changes on a node (set by the GPU
+/// Operator's MIG manager and by `gpushare agent`).
+pub const PAUSED_FOR_MIG_CHANGE: &str = "paused-for-mig-change";
+
+/// The GPU Operator's switch for a component on a node.
+pub fn deploy_label(component: &str) -> String {
+    format!("nvidia.com/gpu.deploy.{component}")
+}
+
+/// Run on a node unless the component is switched off there (`false`) or paused while MIG
+/// changes: the DaemonSet controller then takes the pod away, and brings it back after. A node
+/// without the label runs it.
+pub fn unless_paused(component: &str) -> Affinity {
+    Affinity {
+        node_affinity: Some(NodeAffinity {
+            required_during_scheduling_ignored_during_execution: Some(NodeSelector {
+                node_selector_terms: vec![NodeSelectorTerm {
+                    match_expressions: Some(vec![NodeSelectorRequirement {
+                        key: deploy_label(component),
+                        operator: "NotIn".into(),
+                        values: Some(vec!["false".into(), PAUSED_FOR_MIG_CHANGE.into()]),
+                    }]),
+                    ..Default::default()
+                }],
+            }),
+            ..Default::default()
+        }),
         ..Default::default()
     }
 }

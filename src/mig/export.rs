@@ -45,7 +45,7 @@ pub enum ExportDevices {
 pub fn unrepresentable(node: &Node) -> Vec<String> {
     let mut out = Vec::new();
     for gpu in &node.gpus {
-        for gi in &gpu.mig.instances {
+        for gi in gpu.mig.instances.iter().flatten() {
             if gi.compute_instances.len() != 1 {
                 out.push(format!(
                     "GPU {}: GPU instance {} ({} at {}) has {} compute instances; a mig-parted config creates one per GPU instance",
@@ -61,8 +61,12 @@ pub fn unrepresentable(node: &Node) -> Vec<String> {
     out
 }
 
-/// The node as a v1 config with one label.
-pub fn export(node: &Node, label: &str) -> ExportSpec {
+/// The node as a v1 config with one label; an error when a GPU's MIG layout is unknown (the
+/// driver would not list it): an export never says "no instances" for it.
+pub fn export(node: &Node, label: &str) -> crate::error::Result<ExportSpec> {
+    for gpu in &node.gpus {
+        gpu.mig_instances()?;
+    }
     struct One {
         filter: String,
         index: u32,
@@ -76,7 +80,13 @@ pub fn export(node: &Node, label: &str) -> ExportSpec {
             let enabled = g.mig.capable && g.mig.current.is_enabled();
             let mut devices = BTreeMap::new();
             if enabled {
-                for ci in g.mig.instances.iter().flat_map(|gi| &gi.compute_instances) {
+                for ci in g
+                    .mig
+                    .instances
+                    .iter()
+                    .flatten()
+                    .flat_map(|gi| &gi.compute_instances)
+                {
                     *devices.entry(ci.profile.clone()).or_insert(0) += 1;
                 }
             }
@@ -143,10 +153,10 @@ pub fn export(node: &Node, label: &str) -> ExportSpec {
             }
         })
         .collect();
-    ExportSpec {
+    Ok(ExportSpec {
         version: "v1",
         mig_configs: BTreeMap::from([(label.to_string(), entries)]),
-    }
+    })
 }
 
 #[cfg(test)]
@@ -161,7 +171,7 @@ mod tests {
             .unwrap()
             .snapshot()
             .unwrap();
-        let spec = export(&node, "current");
+        let spec = export(&node, "current").unwrap();
         let v = serde_json::to_value(&spec).unwrap();
         assert_eq!(
             v,
@@ -180,7 +190,7 @@ mod tests {
             .unwrap();
         sim.create_compute_instance(1, gi, 1).unwrap();
         let node = sim.snapshot().unwrap();
-        let v = serde_json::to_value(export(&node, "current")).unwrap();
+        let v = serde_json::to_value(export(&node, "current").unwrap()).unwrap();
         assert_eq!(
             v["mig-configs"]["current"],
             serde_json::json!([

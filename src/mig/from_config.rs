@@ -12,7 +12,7 @@
 //! A GPU matched by no entry is left untouched.
 
 use super::layout::{
-    GpuDesire, MigLayout, Problem, ProfileBook, WantedInstance, check_feasible, resolve,
+    GpuDesire, MigLayout, Problem, ProfileBook, Profiles, WantedInstance, check_feasible, resolve,
 };
 use crate::config::{Assignment, Config, GpuEntry, Mode, Select};
 use crate::error::{Error, Result};
@@ -36,6 +36,11 @@ pub fn desires(
         let entry = a.entry.get_ref();
         let mode = *entry.mode.get_ref();
         let origin = origin(config, a.entry.span());
+        if mode != Mode::Vgpu && gpu.mig.capable {
+            // Everything is planned from the instances as they are: with MIG on they must be
+            // known (an unknown layout is an error, never "no instances").
+            gpu.mig_instances()?;
+        }
         let (layout, reason) = match mode {
             Mode::Vgpu => continue,
             Mode::None => (MigLayout::Disabled, None),
@@ -56,17 +61,17 @@ pub fn desires(
                     ));
                     continue;
                 }
-                (MigLayout::Enabled(wanted(config, gpu, book, entry)?), None)
+                (wanted(config, gpu, book, entry)?, None)
             }
         };
         if !gpu.mig.capable {
             // MIG off on a GPU without MIG: nothing to do.
             continue;
         }
-        let profiles = book
-            .of(gpu)
-            .map_err(|p| problem(config, a.entry.span(), p))?
-            .to_vec();
+        let profiles = match &layout {
+            MigLayout::Enabled(_) => book.known(gpu)?.unwrap_or_default().to_vec(),
+            MigLayout::Disabled | MigLayout::EnabledLater { .. } => Vec::new(),
+        };
         desires.push(GpuDesire {
             gpu: gpu.index,
             layout,
@@ -123,21 +128,34 @@ fn check_entries_reach_mig(
     Ok(())
 }
 
-/// The instances an entry asks for on one GPU: `mig.devices` counts, then `mig.instances`.
-fn wanted(
-    config: &Config,
-    gpu: &Gpu,
-    book: &ProfileBook,
-    entry: &GpuEntry,
-) -> Result<Vec<WantedInstance>> {
+/// The layout an entry asks for on one GPU: `mig.devices` counts, then `mig.instances`.
+fn wanted(config: &Config, gpu: &Gpu, book: &ProfileBook, entry: &GpuEntry) -> Result<MigLayout> {
     let Some(mig) = &entry.mig else {
-        return Ok(Vec::new());
+        return Ok(MigLayout::Enabled(Vec::new()));
     };
     let section_span = mig.span();
     let mig = mig.get_ref();
-    let profiles = book
-        .of(gpu)
-        .map_err(|p| problem(config, section_span.clone(), p))?;
+    let profiles = match book.of(gpu)? {
+        Profiles::Known(list) => list,
+        Profiles::UntilEnabled(why) => {
+            let mut names = Vec::new();
+            for (name, count) in &mig.devices {
+                names.extend((0..*count.get_ref()).map(|_| name.get_ref().clone()));
+            }
+            names.extend(
+                mig.instances
+                    .iter()
+                    .map(|i| i.get_ref().profile.get_ref().clone()),
+            );
+            if names.is_empty() {
+                return Ok(MigLayout::Enabled(Vec::new()));
+            }
+            return Ok(MigLayout::EnabledLater {
+                wanted: names,
+                why: why.to_string(),
+            });
+        }
+    };
     let mut out = Vec::new();
     for (name, count) in &mig.devices {
         let (profile, compute) =
@@ -189,7 +207,7 @@ fn wanted(
         });
     }
     check_feasible(gpu, profiles, &out).map_err(|p| problem(config, section_span, p))?;
-    Ok(out)
+    Ok(MigLayout::Enabled(out))
 }
 
 fn check_count(config: &Config, count: &Spanned<u32>, name: &str, max: u32) -> Result<()> {
@@ -218,6 +236,7 @@ mod tests {
     use super::*;
     use crate::backend::Backend;
     use crate::backend::sim::SimBackend;
+    use crate::node::Node;
     use crate::source_file::SourceFile;
 
     fn desires_for(preset: &str, text: &str) -> Result<Vec<GpuDesire>> {
@@ -260,6 +279,129 @@ mod tests {
                 .unwrap()
                 .contains("mode = \"mps\" shares the whole GPU")
         );
+    }
+
+    /// The desires of `text` on dgx-a100 where the driver answered `answer` for GPU 0's profiles
+    /// and `node` was changed by `edit`.
+    fn desires_with(
+        answer: crate::backend::DriverResult<crate::backend::MigProfiles>,
+        edit: impl FnOnce(&mut Node),
+        text: &str,
+    ) -> Result<Vec<GpuDesire>> {
+        let sim = SimBackend::from_preset("dgx-a100").unwrap();
+        let mut node = sim.snapshot().unwrap();
+        let mut book = ProfileBook::load(&sim, &node);
+        book.set(0, answer);
+        edit(&mut node);
+        let config = Config::parse(SourceFile::inline("gpushare.toml", text))?;
+        desires(
+            &config,
+            &node,
+            &book,
+            &Output::new(Default::default(), true, Default::default()),
+        )
+    }
+
+    fn refused() -> crate::backend::DriverResult<crate::backend::MigProfiles> {
+        Err(crate::backend::DriverError::new(
+            crate::backend::DriverErrorKind::NoPermission,
+            "GPU 0: nvmlDeviceGetGpuInstanceProfileInfo (profile 0)",
+        ))
+    }
+
+    #[test]
+    fn whole_gpu_modes_need_no_mig_profiles() {
+        // The driver refuses the profiles (or lists them only once MIG is on): time-slicing, MPS,
+        // none and MIG with no devices still plan.
+        for text in [
+            "[[gpus]]\nselect = \"all\"\nmode = \"time-slicing\"\ntime_slicing.replicas = 2\n",
+            "[[gpus]]\nselect = \"all\"\nmode = \"none\"\n",
+            "[[gpus]]\nselect = \"all\"\nmode = \"mps\"\nmps.clients = 2\n",
+        ] {
+            let d = desires_with(refused(), |_| {}, text).unwrap();
+            assert_eq!(d.len(), 8, "{text}");
+            assert!(
+                d.iter()
+                    .all(|d| d.layout == MigLayout::Disabled && d.profiles.is_empty())
+            );
+        }
+        let until = crate::backend::MigProfiles::UntilEnabled {
+            why: "the catalog does not know it".into(),
+        };
+        let d = desires_with(
+            Ok(until.clone()),
+            |_| {},
+            "[[gpus]]\nselect = [0]\nmode = \"mig\"\nmig.devices = {}\n",
+        )
+        .unwrap();
+        assert_eq!(d[0].layout, MigLayout::Enabled(Vec::new()));
+        // Devices on a GPU whose profiles are known only once MIG is on wait for it.
+        let d = desires_with(
+            Ok(until),
+            |_| {},
+            "[[gpus]]\nselect = [0]\nmode = \"mig\"\nmig.devices = { \"1g.5gb\" = 2 }\nmig.instances = [{ profile = \"3g.20gb\" }]\n",
+        )
+        .unwrap();
+        let MigLayout::EnabledLater { wanted, why } = &d[0].layout else {
+            panic!("{:?}", d[0].layout)
+        };
+        assert_eq!(wanted, &["1g.5gb", "1g.5gb", "3g.20gb"]);
+        assert!(why.contains("catalog does not know"), "{why}");
+        // Refused profiles where devices need them: exit 1, naming the call and the GPU.
+        let e = desires_with(
+            refused(),
+            |_| {},
+            "[[gpus]]\nselect = [0]\nmode = \"mig\"\nmig.devices = { \"1g.5gb\" = 2 }\n",
+        )
+        .unwrap_err();
+        assert_eq!(e.exit, crate::error::Exit::Failed);
+        assert!(
+            e.message.contains("GPU 0")
+                && e.message.contains("nvmlDeviceGetGpuInstanceProfileInfo"),
+            "{}",
+            e.message
+        );
+        assert_eq!(e.hint.as_deref(), Some("run the command as root"));
+    }
+
+    #[test]
+    fn an_unknown_mig_layout_is_an_error_for_every_mode_that_touches_the_gpu() {
+        let unknown = |node: &mut Node| {
+            let gpu = &mut node.gpus[1];
+            gpu.mig.current = crate::node::MigMode::Enabled;
+            gpu.mig.instances = None;
+            gpu.notes.push(crate::node::GpuNote {
+                field: "mig.instances".into(),
+                message: "nvmlDeviceGetGpuInstances (Insufficient Permissions)".into(),
+                needs_root: true,
+            });
+        };
+        for mode in [
+            "mode = \"time-slicing\"\ntime_slicing.replicas = 2",
+            "mode = \"none\"",
+            "mode = \"mig\"\nmig.devices = {}",
+        ] {
+            let text = format!("[[gpus]]\nselect = \"all\"\n{mode}\n");
+            let e = desires_with(Ok(listed_a100()), unknown, &text).unwrap_err();
+            assert_eq!(e.exit, crate::error::Exit::Failed, "{mode}");
+            assert_eq!(
+                e.message,
+                "GPU 1 (NVIDIA A100-SXM4-40GB): its MIG layout is unknown: nvmlDeviceGetGpuInstances (Insufficient Permissions)"
+            );
+        }
+        // A file that leaves that GPU alone plans the others.
+        let d = desires_with(
+            Ok(listed_a100()),
+            unknown,
+            "[[gpus]]\nselect = [0, 2]\nmode = \"none\"\n",
+        )
+        .unwrap();
+        assert_eq!(d.len(), 2);
+    }
+
+    fn listed_a100() -> crate::backend::MigProfiles {
+        let sim = SimBackend::from_preset("dgx-a100").unwrap();
+        sim.gpu_instance_profiles(0).unwrap()
     }
 
     #[test]

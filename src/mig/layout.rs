@@ -3,7 +3,8 @@
 
 use super::profile_name::ProfileName;
 use super::solver::{self, Request};
-use crate::backend::{Backend, DriverError};
+use crate::backend::{Backend, DriverError, DriverErrorKind, MigProfiles};
+use crate::error::Error;
 use crate::node::catalog::{ComputeInstanceProfile, GpuInstanceProfile};
 use crate::node::{Gpu, Node};
 use std::collections::BTreeMap;
@@ -25,6 +26,13 @@ pub enum MigLayout {
     Disabled,
     /// MIG enabled with exactly these instances (none: enabled and empty).
     Enabled(Vec<WantedInstance>),
+    /// MIG enabled with instances that can be planned only once MIG is on: the driver lists this
+    /// GPU's profiles only then, and the catalog does not know it. The profile names as the file
+    /// asks for them (one per instance), and why they wait.
+    EnabledLater {
+        wanted: Vec<String>,
+        why: String,
+    },
 }
 
 /// The desired MIG state of one GPU.
@@ -44,7 +52,7 @@ impl GpuDesire {
     /// The solver's view of the wanted instances.
     pub fn requests(&self) -> Vec<Request> {
         match &self.layout {
-            MigLayout::Disabled => Vec::new(),
+            MigLayout::Disabled | MigLayout::EnabledLater { .. } => Vec::new(),
             MigLayout::Enabled(list) => list
                 .iter()
                 .map(|w| Request {
@@ -76,7 +84,21 @@ impl Problem {
 /// The GPU-instance profiles of every MIG-capable GPU of a node, asked of the backend once.
 #[derive(Debug, Clone, Default)]
 pub struct ProfileBook {
-    by_gpu: BTreeMap<u32, Result<Vec<GpuInstanceProfile>, DriverError>>,
+    by_gpu: BTreeMap<u32, Result<Entry, DriverError>>,
+}
+
+#[derive(Debug, Clone)]
+enum Entry {
+    Listed(Vec<GpuInstanceProfile>),
+    UntilEnabled(String),
+}
+
+/// A GPU's MIG profiles, for planning.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Profiles<'b> {
+    Known(&'b [GpuInstanceProfile]),
+    /// MIG is off and nothing lists the profiles until it is on: why.
+    UntilEnabled(&'b str),
 }
 
 impl ProfileBook {
@@ -86,25 +108,63 @@ impl ProfileBook {
             .iter()
             .filter(|g| g.mig.capable)
             .map(|g| {
-                let profiles = backend
-                    .gpu_instance_profiles(g.index)
-                    .map(|list| list.into_iter().map(|c| c.profile).collect());
-                (g.index, profiles)
+                let entry = backend.gpu_instance_profiles(g.index).map(|p| match p {
+                    MigProfiles::Listed { profiles, .. } => {
+                        Entry::Listed(profiles.into_iter().map(|c| c.profile).collect())
+                    }
+                    MigProfiles::UntilEnabled { why } => Entry::UntilEnabled(why),
+                });
+                (g.index, entry)
             })
             .collect();
         ProfileBook { by_gpu }
     }
 
-    /// The profiles of a MIG-capable GPU; a problem when the driver could not list them.
-    pub fn of(&self, gpu: &Gpu) -> Result<&[GpuInstanceProfile], Problem> {
+    /// The profiles of a MIG-capable GPU; an error naming the refused call when the driver would
+    /// not list them (exit 1: not bad input).
+    pub fn of(&self, gpu: &Gpu) -> Result<Profiles<'_>, Error> {
         match self.by_gpu.get(&gpu.index) {
-            Some(Ok(list)) => Ok(list),
-            Some(Err(e)) => Err(Problem::new(
-                format!("cannot list the MIG profiles of GPU {}: {e}", gpu.index),
-                None,
-            )),
-            None => Err(not_capable(gpu)),
+            Some(Ok(Entry::Listed(list))) => Ok(Profiles::Known(list)),
+            Some(Ok(Entry::UntilEnabled(why))) => Ok(Profiles::UntilEnabled(why)),
+            Some(Err(e)) => {
+                let err = Error::failed(format!(
+                    "cannot list the MIG profiles of GPU {} ({}): {e}",
+                    gpu.index, gpu.name
+                ));
+                Err(if e.kind == DriverErrorKind::NoPermission {
+                    err.with_hint("run the command as root")
+                } else {
+                    err.with_hint(
+                        "nothing is planned from profiles the driver would not list; check the \
+                         driver (`nvidia-smi mig -lgip`)",
+                    )
+                })
+            }
+            None => Err(Error::failed(format!(
+                "GPU {} ({}) is not MIG-capable",
+                gpu.index, gpu.name
+            ))),
         }
+    }
+
+    /// What the driver answered for one GPU, as a test wants it (a refusal, no list yet).
+    #[cfg(test)]
+    pub fn set(&mut self, gpu: u32, answer: Result<MigProfiles, DriverError>) {
+        let entry = answer.map(|p| match p {
+            MigProfiles::Listed { profiles, .. } => {
+                Entry::Listed(profiles.into_iter().map(|c| c.profile).collect())
+            }
+            MigProfiles::UntilEnabled { why } => Entry::UntilEnabled(why),
+        });
+        self.by_gpu.insert(gpu, entry);
+    }
+
+    /// The profiles of a MIG-capable GPU when they are known now.
+    pub fn known(&self, gpu: &Gpu) -> Result<Option<&[GpuInstanceProfile]>, Error> {
+        Ok(match self.of(gpu)? {
+            Profiles::Known(list) => Some(list),
+            Profiles::UntilEnabled(_) => None,
+        })
     }
 }
 
@@ -208,7 +268,7 @@ mod tests {
         let sim = SimBackend::from_preset("dgx-a100").unwrap();
         let node = sim.snapshot().unwrap();
         let book = ProfileBook::load(&sim, &node);
-        let profiles = book.of(&node.gpus[0]).unwrap().to_vec();
+        let profiles = book.known(&node.gpus[0]).unwrap().unwrap().to_vec();
         (node.gpus[0].clone(), profiles)
     }
 

@@ -18,13 +18,14 @@
 //! prefixes pick a smaller compute instance). The messages for invalid files are mig-parted's.
 
 use super::layout::{
-    GpuDesire, MigLayout, Problem, ProfileBook, WantedInstance, check_feasible, resolve,
+    GpuDesire, MigLayout, Problem, ProfileBook, Profiles, WantedInstance, check_feasible, resolve,
 };
 use crate::error::{Error, Result};
+use crate::node::catalog::GpuInstanceProfile;
 use crate::node::{Gpu, Node, PciId};
 use crate::output::Output;
 use crate::source_file::SourceFile;
-use raw::{RawSpec, check_entry, yaml_message};
+use raw::{RawSpec, check_entry};
 use serde_saphyr::Spanned;
 use std::fmt;
 
@@ -35,6 +36,8 @@ mod raw;
 pub struct MigPartedConfig {
     pub source: SourceFile,
     pub configs: Vec<LabelConfig>,
+    /// Where the labels are (`mig-configs`), for errors about a label that is not there.
+    pub configs_at: Position,
 }
 
 /// One label of `mig-configs`.
@@ -108,16 +111,13 @@ impl Position {
 impl MigPartedConfig {
     /// Parse and check a config file; errors name the file, line and column.
     pub fn parse(source: SourceFile) -> Result<Self> {
-        let raw: RawSpec = serde_saphyr::from_str(&source.text).map_err(|e| {
-            let at = e
-                .location()
-                .map(|l| (l.line() as usize, l.column() as usize));
-            Error::in_file(&source.path, at, yaml_message(&e)).with_hint(
-                "the file should be a mig-parted v1 config (version: v1, mig-configs: …)",
-            )
+        let raw: RawSpec = source.parse_yaml().map_err(|e| {
+            e.with_hint("the file should be a mig-parted v1 config (version: v1, mig-configs: …)")
         })?;
+        // A field that is missing has no place of its own: such errors point at the start.
         let err = |at: Option<Position>, msg: String| {
-            Error::in_file(&source.path, at.map(|p| (p.line, p.column)), msg)
+            let at = at.unwrap_or(Position { line: 1, column: 1 });
+            Error::in_file(&source.path, Some((at.line, at.column)), msg)
         };
         let Some(version) = &raw.version else {
             return Err(
@@ -165,6 +165,7 @@ impl MigPartedConfig {
         Ok(MigPartedConfig {
             source,
             configs: out,
+            configs_at: Position::of(configs),
         })
     }
 
@@ -183,7 +184,13 @@ impl MigPartedConfig {
         };
         match label {
             Some(l) => self.configs.iter().find(|c| c.label == l).ok_or_else(|| {
-                Error::usage(format!("selected mig-config not present: {l}")).with_hint(hint())
+                let at = self.configs_at;
+                Error::in_file(
+                    &self.source.path,
+                    Some((at.line, at.column)),
+                    format!("selected mig-config not present: {l}"),
+                )
+                .with_hint(hint())
             }),
             None if self.configs.len() == 1 => Ok(&self.configs[0]),
             None => Err(Error::usage(
@@ -255,35 +262,59 @@ impl MigPartedConfig {
                 }
                 continue;
             }
-            let profiles = book.of(gpu).map_err(|p| self.error(entry.at, p))?;
-            let layout = if entry.mig_enabled {
-                let mut wanted = Vec::new();
-                for (name, count, at) in &entry.mig_devices {
-                    let (profile, compute) =
-                        resolve(gpu, profiles, name).map_err(|p| self.error(*at, p))?;
-                    let max = profiles[profile].max_instances;
-                    if *count > max {
-                        return Err(self.error(
-                            *at,
-                            Problem {
-                                message: format!(
-                                    "\"{name}\": {count}: GPU {} ({}) holds at most {max}",
-                                    gpu.index, gpu.name
-                                ),
-                                hint: Some(format!("use a count from 0 to {max}")),
-                            },
-                        ));
-                    }
-                    wanted.extend((0..*count).map(|_| WantedInstance {
-                        profile,
-                        compute: compute.clone(),
-                        start: None,
-                    }));
-                }
-                check_feasible(gpu, profiles, &wanted).map_err(|p| self.error(entry.at, p))?;
-                MigLayout::Enabled(wanted)
-            } else {
+            // Everything is planned from the instances as they are: with MIG on they must be
+            // known (an unknown layout is an error, never "no instances").
+            gpu.mig_instances()?;
+            let mut profiles: &[GpuInstanceProfile] = &[];
+            let layout = if !entry.mig_enabled {
                 MigLayout::Disabled
+            } else {
+                match book.of(gpu)? {
+                    Profiles::UntilEnabled(why) => {
+                        let wanted: Vec<String> = entry
+                            .mig_devices
+                            .iter()
+                            .flat_map(|(name, count, _)| (0..*count).map(move |_| name.clone()))
+                            .collect();
+                        if wanted.is_empty() {
+                            MigLayout::Enabled(Vec::new())
+                        } else {
+                            MigLayout::EnabledLater {
+                                wanted,
+                                why: why.to_string(),
+                            }
+                        }
+                    }
+                    Profiles::Known(list) => {
+                        profiles = list;
+                        let mut wanted = Vec::new();
+                        for (name, count, at) in &entry.mig_devices {
+                            let (profile, compute) =
+                                resolve(gpu, profiles, name).map_err(|p| self.error(*at, p))?;
+                            let max = profiles[profile].max_instances;
+                            if *count > max {
+                                return Err(self.error(
+                                    *at,
+                                    Problem {
+                                        message: format!(
+                                            "\"{name}\": {count}: GPU {} ({}) holds at most {max}",
+                                            gpu.index, gpu.name
+                                        ),
+                                        hint: Some(format!("use a count from 0 to {max}")),
+                                    },
+                                ));
+                            }
+                            wanted.extend((0..*count).map(|_| WantedInstance {
+                                profile,
+                                compute: compute.clone(),
+                                start: None,
+                            }));
+                        }
+                        check_feasible(gpu, profiles, &wanted)
+                            .map_err(|p| self.error(entry.at, p))?;
+                        MigLayout::Enabled(wanted)
+                    }
+                }
             };
             desires.push(GpuDesire {
                 gpu: gpu.index,

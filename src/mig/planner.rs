@@ -46,6 +46,22 @@ pub fn plan(node: &Node, desires: &[GpuDesire], options: PlanOptions) -> Plan {
         if !gpu.mig.capable {
             continue;
         }
+        // Nothing is planned from an unknown layout (the desires refuse it before; this keeps
+        // the planner safe on its own).
+        if let Err(e) = gpu.mig_instances() {
+            plan.blockers.push(Blocker {
+                gpu: gpu.index,
+                message: e.message,
+                hint: e.hint,
+            });
+            continue;
+        }
+        let before = (
+            phases.modes.len(),
+            phases.resets.len(),
+            phases.layouts.len(),
+            plan.blockers.len(),
+        );
         GpuPlanner {
             node,
             gpu,
@@ -55,6 +71,26 @@ pub fn plan(node: &Node, desires: &[GpuDesire], options: PlanOptions) -> Plan {
             phases: &mut phases,
         }
         .run();
+        let changed = (
+            phases.modes.len(),
+            phases.resets.len(),
+            phases.layouts.len(),
+            plan.blockers.len(),
+        ) != before;
+        // Whether processes block a change is not known when the driver would not list them.
+        if changed && let Err(e) = gpu.known_processes() {
+            phases.modes.truncate(before.0);
+            phases.resets.truncate(before.1);
+            phases.layouts.truncate(before.2);
+            plan.blockers.truncate(before.3);
+            plan.reboot_gpus.retain(|g| *g != gpu.index);
+            plan.reboot_required = !plan.reboot_gpus.is_empty();
+            plan.blockers.push(Blocker {
+                gpu: gpu.index,
+                message: e.message,
+                hint: e.hint,
+            });
+        }
     }
     plan.changes = phases
         .modes
@@ -74,7 +110,7 @@ struct GpuPlanner<'a> {
     phases: &'a mut Phases,
 }
 
-impl GpuPlanner<'_> {
+impl<'a> GpuPlanner<'a> {
     fn run(&mut self) {
         let mig = &self.gpu.mig;
         match &self.desire.layout {
@@ -89,7 +125,16 @@ impl GpuPlanner<'_> {
                     );
                 }
             }
-            MigLayout::Enabled(_) if !mig.current.is_enabled() => self.enable(),
+            MigLayout::Enabled(_) | MigLayout::EnabledLater { .. } if !mig.current.is_enabled() => {
+                self.enable()
+            }
+            MigLayout::EnabledLater { why, .. } => {
+                let message = format!(
+                    "GPU {}: MIG is on but its profiles are not known ({why})",
+                    self.gpu_index()
+                );
+                self.block(message, Some("run the command again".into()));
+            }
             MigLayout::Enabled(_) => {
                 if !mig.pending.is_enabled() {
                     self.mode_change(MigMode::Enabled, "enable MIG (cancels the pending disable)");
@@ -101,6 +146,12 @@ impl GpuPlanner<'_> {
 
     fn gpu_index(&self) -> u32 {
         self.gpu.index
+    }
+
+    /// The GPU instances (known: `plan` checked).
+    fn instances(&self) -> &'a [GpuInstance] {
+        let gpu: &'a Gpu = self.gpu;
+        gpu.mig.instances.as_deref().unwrap_or_default()
     }
 
     fn block(&mut self, message: String, hint: Option<String>) {
@@ -140,9 +191,7 @@ impl GpuPlanner<'_> {
     /// MIG off, from on: destroy everything (nothing may be in use), set the mode, reset.
     fn disable(&mut self) {
         let in_use: Vec<&GpuInstance> = self
-            .gpu
-            .mig
-            .instances
+            .instances()
             .iter()
             .filter(|gi| self.gi_users(gi).is_some())
             .collect();
@@ -167,9 +216,7 @@ impl GpuPlanner<'_> {
             return;
         }
         let destroys: Vec<Change> = self
-            .gpu
-            .mig
-            .instances
+            .instances()
             .iter()
             .flat_map(|gi| self.destroy_all(gi))
             .collect();
@@ -231,8 +278,7 @@ impl GpuPlanner<'_> {
     /// What keeps this GPU from being reset: its processes and the node's holders.
     fn reset_blockers(&self) -> Vec<String> {
         self.gpu
-            .processes
-            .iter()
+            .processes_in(None)
             .map(|p| format!("pid {} ({})", p.pid, p.name))
             .chain(self.node.holders.iter().map(|h| h.describe()))
             .collect()
@@ -287,13 +333,29 @@ impl GpuPlanner<'_> {
 
     /// With MIG on (or about to be): keep what fits, destroy the rest, create what is missing.
     fn layout(&mut self) {
+        if let MigLayout::EnabledLater { wanted, why } = &self.desire.layout {
+            let mut counts: std::collections::BTreeMap<&str, u32> = Default::default();
+            for name in wanted {
+                *counts.entry(name.as_str()).or_default() += 1;
+            }
+            let list: Vec<String> = counts.iter().map(|(n, c)| format!("{n} ×{c}")).collect();
+            self.phases.layouts.push(Change::new(
+                self.gpu_index(),
+                Operation::Later("create_gpu_instance"),
+                format!(
+                    "once MIG is on: {} at the placements the driver then lists ({why})",
+                    list.join(", ")
+                ),
+            ));
+            return;
+        }
         let MigLayout::Enabled(wanted) = &self.desire.layout else {
             return;
         };
         let profiles = &self.desire.profiles;
         // Instances that exist only matter when MIG is on now (a reset clears them otherwise).
         let instances: &[GpuInstance] = if self.gpu.mig.current.is_enabled() {
-            &self.gpu.mig.instances
+            self.instances()
         } else {
             &[]
         };
@@ -445,7 +507,7 @@ fn users<'p>(procs: impl Iterator<Item = &'p crate::node::Process>) -> Option<St
 /// How to stop what blocks a reset: processes by pid, services with systemctl, modules with rmmod.
 pub fn stop_hint(node: &Node, gpu: &Gpu) -> String {
     let mut steps: Vec<String> = Vec::new();
-    let pids: Vec<String> = gpu.processes.iter().map(|p| p.pid.to_string()).collect();
+    let pids: Vec<String> = gpu.processes_in(None).map(|p| p.pid.to_string()).collect();
     if !pids.is_empty() {
         steps.push(format!("stop pid {}", pids.join(", ")));
     }

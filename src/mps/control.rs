@@ -150,7 +150,10 @@ impl MpsControl {
         if status.success() {
             return Ok(());
         }
-        let text = std::fs::read_to_string(output).unwrap_or_default();
+        let text = crate::fsutil::read_own_text(output, 64 * 1024)
+            .ok()
+            .flatten()
+            .unwrap_or_default();
         let text = text.trim();
         Err(match status.code() {
             Some(code) if text.is_empty() => format!("`{PROGRAM} -d` exited with status {code}"),
@@ -195,8 +198,9 @@ impl MpsControl {
 
 /// The pid in a pipe directory's pid file, when there is one.
 pub fn daemon_pid(pipe_dir: &Path) -> Option<u32> {
-    std::fs::read_to_string(pipe_dir.join(PID_FILE))
+    crate::fsutil::read_own_text(&pipe_dir.join(PID_FILE), 64)
         .ok()
+        .flatten()
         .and_then(|s| s.trim().parse().ok())
 }
 

@@ -207,8 +207,7 @@ fn warn_about_processes(ctx: &Context, node: &Node, specs: &[DaemonSpec]) {
             continue;
         };
         let on_device: Vec<String> = gpu
-            .processes
-            .iter()
+            .processes_in(None)
             .filter(|p| match device.mig {
                 None => true,
                 Some(m) => {
@@ -284,9 +283,18 @@ fn try_start(
     undo: &mut Undo,
 ) -> Result<()> {
     let home = daemon_dir(&ctx.paths, &spec.name);
-    for dir in [home.clone(), spec.pipe_dir.clone(), spec.log_dir.clone()] {
-        let created = dirs::make_dirs(&dir, 0o755).map_err(|e| unusable_dir(&dir, &e))?;
+    crate::fsutil::own_dir(&ctx.paths.run_dir(), crate::lock::RUN_DIR_MODE)?;
+    crate::fsutil::own_dir(&super::settings::mps_dir(&ctx.paths), dirs::MPS_DIR_MODE)?;
+    let modes = dirs::Modes::of(spec.multiuser);
+    for (dir, mode) in [
+        (home.clone(), modes.home),
+        (spec.pipe_dir.clone(), modes.pipe),
+        (spec.log_dir.clone(), modes.log),
+    ] {
+        let created = dirs::make_dirs(&dir, mode).map_err(|e| unusable_dir(&dir, &e))?;
         undo.created_dirs.extend(created);
+        // The root daemon makes its sockets and logs there: no one else may plant anything.
+        crate::fsutil::check_own_dir(&dir)?;
         dirs::check_writable(&dir).map_err(|e| unusable_dir(&dir, &e))?;
     }
     for device in &mut spec.devices {

@@ -165,7 +165,7 @@ fn check_section(
 /// profile), before it exists.
 pub fn planned_mig_target(node: &Node, gpu: &Gpu, profile: &str) -> Option<MpsTarget> {
     let c = catalog();
-    let table = c.mig_table(c.model(&gpu.name)?)?;
+    let table = c.mig_table(c.model_of(gpu)?)?;
     let (ci_slices, gi_name) = match profile.split_once("c.") {
         Some((n, gi)) if n.chars().all(|ch| ch.is_ascii_digit()) => (n.parse().ok()?, gi),
         _ => (0, profile),
@@ -256,7 +256,7 @@ pub fn desired(
                 };
                 let request = MpsRequest::from_section(mps.get_ref());
                 for gpu in gpus.iter().filter(|g| g.mig.current.is_enabled()) {
-                    for gi in &gpu.mig.instances {
+                    for gi in gpu.mig_instances()? {
                         for ci in &gi.compute_instances {
                             let target = limits::mig_target(node, gpu, gi, ci);
                             check_section(config, "mig.mps", mps, &target)?;
@@ -270,7 +270,7 @@ pub fn desired(
             Mode::TimeSlicing | Mode::None => {
                 for gpu in &gpus {
                     if gpu.mig.current.is_enabled() {
-                        for gi in &gpu.mig.instances {
+                        for gi in gpu.mig_instances()? {
                             for ci in &gi.compute_instances {
                                 out.default_mode.push(DeviceRef::Mig {
                                     gpu: gpu.index,

@@ -1,9 +1,52 @@
-//! A daemon's directories: made with explicit modes, checked writable, and removed on stop only
-//! when gpushare made them.
+//! A daemon's directories: made with explicit modes, checked (gpushare's own user owns them and
+//! no one else may write there) and writable, and removed on stop only when gpushare made them.
+//!
+//! | path | mode | `--multiuser` |
+//! |---|---|---|
+//! | `<run_dir>/mps` | 0755 | 0755 |
+//! | `<run_dir>/mps/<name>` (`settings.json`, `start.out`) | 0700 | 0755 |
+//! | pipe directory | 0700 | 0755: clients of every user connect there |
+//! | log directory | 0700 | 0700 |
+//! | `settings.json` | 0600 | 0644: clients may read their limits |
+//!
+//! Without `--multiuser` the daemon serves root's clients: its server runs with the UID of its
+//! first client, and a non-root server could not reach a root-only pipe directory anyway.
 
 use std::io;
 use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
 use std::path::{Path, PathBuf};
+
+/// `<run_dir>/mps`: traversed by the clients of `--multiuser` daemons.
+pub const MPS_DIR_MODE: u32 = 0o755;
+
+/// The modes of one daemon's directories and record (see the table above).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Modes {
+    pub home: u32,
+    pub pipe: u32,
+    pub log: u32,
+    pub settings: u32,
+}
+
+impl Modes {
+    pub fn of(multiuser: bool) -> Modes {
+        if multiuser {
+            Modes {
+                home: 0o755,
+                pipe: 0o755,
+                log: 0o700,
+                settings: 0o644,
+            }
+        } else {
+            Modes {
+                home: 0o700,
+                pipe: 0o700,
+                log: 0o700,
+                settings: 0o600,
+            }
+        }
+    }
+}
 
 /// Create `dir` and its missing parents with `mode` (umask aside); return the ones created,
 /// outermost first.
@@ -41,8 +84,14 @@ pub fn make_dirs(dir: &Path, mode: u32) -> io::Result<Vec<PathBuf>> {
 
 /// Fail unless files can be created in `dir` (the daemon makes its sockets and logs there).
 pub fn check_writable(dir: &Path) -> io::Result<()> {
+    use std::os::unix::fs::OpenOptionsExt;
     let probe = dir.join(format!(".gpushare-write-test.{}", std::process::id()));
-    std::fs::write(&probe, b"")?;
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .mode(0o600)
+        .open(&probe)?;
     std::fs::remove_file(&probe)
 }
 

@@ -180,7 +180,7 @@ pub fn mig_client_cap(full_cap: u32, ci_slices: u32, gpu_slices: u32) -> u32 {
 /// Compute slices of a MIG GPU (7 on A100/H100), from the catalog.
 fn gpu_compute_slices(gpu: &Gpu) -> Option<u32> {
     let c = catalog();
-    let model = c.model(&gpu.name)?;
+    let model = c.model_of(gpu)?;
     c.mig_table(model).map(|t| t.compute_slices)
 }
 
@@ -199,10 +199,11 @@ pub fn gpu_target(node: &Node, gpu: &Gpu) -> MpsTarget {
 /// A MIG device (a compute instance) as it exists on the node.
 pub fn mig_target(node: &Node, gpu: &Gpu, gi: &GpuInstance, ci: &ComputeInstance) -> MpsTarget {
     let mut target = profile_target(node, gpu, &ci.profile, gi.memory_mib, ci.placement.size);
-    if gpu_compute_slices(gpu).is_none() && gpu.multiprocessors > 0 {
+    if gpu_compute_slices(gpu).is_none()
+        && let Some(sms) = gpu.multiprocessors.filter(|n| *n > 0)
+    {
         // A GPU the catalog does not know: scale by multiprocessors instead of slices.
-        target.client_cap =
-            mig_client_cap(full_cap(node, gpu), ci.multiprocessors, gpu.multiprocessors);
+        target.client_cap = mig_client_cap(full_cap(node, gpu), ci.multiprocessors, sms);
     }
     target.label = format!(
         "MIG device {}:{}:{} ({} on {})",

@@ -13,7 +13,7 @@
 pub mod control;
 pub mod daemon;
 pub mod desired;
-mod dirs;
+pub mod dirs;
 pub mod limits;
 pub mod process;
 pub mod query;

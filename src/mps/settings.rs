@@ -1,7 +1,7 @@
 //! What an MPS daemon is (its devices, limits and directories) and `settings.json`, the record
 //! gpushare keeps of each daemon it starts.
 //!
-//! `<run_dir>/mps/<name>/settings.json` (mode 0644) is read by `mps status`, `mps stop` and the
+//! `<run_dir>/mps/<name>/settings.json` (mode 0600; 0644 with `--multiuser`) is read by `mps status`, `mps stop` and the
 //! probe, so its fields are a contract (README "MPS and time-slicing"):
 //!
 //! ```json
@@ -82,7 +82,7 @@ impl DaemonDevice {
 pub fn compute_mode_of(node: &Node, device: DeviceRef) -> Option<ComputeMode> {
     let gpu = node.gpu(device.gpu())?;
     match device {
-        DeviceRef::Gpu(_) => Some(gpu.compute_mode),
+        DeviceRef::Gpu(_) => gpu.compute_mode,
         DeviceRef::Mig {
             gpu_instance_id,
             compute_instance_id,
@@ -92,7 +92,7 @@ pub fn compute_mode_of(node: &Node, device: DeviceRef) -> Option<ComputeMode> {
             .compute_instances
             .iter()
             .find(|c| c.compute_instance_id == compute_instance_id)
-            .map(|c| c.compute_mode),
+            .and_then(|c| c.compute_mode),
     }
 }
 
@@ -312,13 +312,15 @@ impl DaemonSpec {
         daemon_dir(paths, &self.name).join(SETTINGS_FILE)
     }
 
-    /// Write `settings.json` atomically (0644: clients and the probe read it).
+    /// Write `settings.json` atomically: 0600, or 0644 for a `--multiuser` daemon whose clients
+    /// may read their limits (gpushare itself reads it as root).
     pub fn write(&self, paths: &Paths) -> Result<()> {
         let path = self.settings_path(paths);
         let mut json = serde_json::to_string_pretty(self)
             .map_err(|e| Error::failed(format!("cannot write {}: {e}", path.display())))?;
         json.push('\n');
-        crate::fsutil::write_atomic(&path, json.as_bytes(), 0o644)
+        let mode = super::dirs::Modes::of(self.multiuser).settings;
+        crate::fsutil::write_atomic(&path, json.as_bytes(), mode)
             .map_err(|e| Error::failed(format!("cannot write {}: {e}", path.display())))
     }
 }
@@ -352,7 +354,8 @@ fn load(path: &Path) -> Result<DaemonSpec> {
             path.parent().unwrap_or(path).display()
         ))
     };
-    let text = std::fs::read_to_string(path)
+    let text = crate::fsutil::read_own_text(path, crate::source_file::MAX_INPUT_BYTES)
+        .and_then(|t| t.ok_or_else(|| std::io::Error::from(std::io::ErrorKind::NotFound)))
         .map_err(|e| Error::failed(format!("cannot read {}: {e}", path.display())))?;
     let spec: DaemonSpec = serde_json::from_str(&text).map_err(|e| {
         broken(

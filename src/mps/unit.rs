@@ -23,6 +23,8 @@ pub struct UnitSpec {
     pub pid_file: Option<PathBuf>,
     /// Directories under `/run` the unit owns (`RuntimeDirectory=`, relative to `/run`).
     pub runtime_dirs: Vec<String>,
+    /// Their mode: the daemon directory's (`mps::dirs::Modes`), root-only unless `--multiuser`.
+    pub runtime_dir_mode: u32,
 }
 
 /// Open files an MPS server needs: its SHM segments fail below this (MPS docs).
@@ -56,7 +58,10 @@ impl UnitSpec {
         if !self.runtime_dirs.is_empty() {
             let dirs: Vec<String> = self.runtime_dirs.iter().map(|d| quote(d)).collect();
             s.push_str(&format!("RuntimeDirectory={}\n", dirs.join(" ")));
-            s.push_str("RuntimeDirectoryMode=0755\n");
+            s.push_str(&format!(
+                "RuntimeDirectoryMode={:04o}\n",
+                self.runtime_dir_mode
+            ));
             s.push_str("RuntimeDirectoryPreserve=restart\n");
         }
         s.push_str(&format!("ExecStart={}\n", self.command(&self.start_args)));
@@ -131,6 +136,7 @@ mod tests {
             stop_args: vec!["mps".into(), "stop".into(), "--force".into()],
             pid_file: pid_file.map(PathBuf::from),
             runtime_dirs: vec!["gpushare/mps/gpu0-3".into()],
+            runtime_dir_mode: 0o700,
         }
     }
 

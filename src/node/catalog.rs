@@ -1,7 +1,12 @@
 //! The GPU catalog (`data/gpus.toml`, embedded): models, their MIG geometry and profiles.
 //!
-//! The simulator builds nodes from it; the NVML backend uses it only for facts the driver does not
-//! report (SM count of a whole GPU, architecture).
+//! The simulator builds nodes from it. On a real node **the driver decides**: what NVML reports
+//! (name, memory, compute capability, architecture, SM count, MIG capability, and the MIG profiles
+//! and placements) wins, and the catalog only fills what the driver cannot say yet — chiefly the
+//! MIG profiles of a GPU whose MIG mode is off, and the SM count when the driver does not report
+//! CUDA cores. The catalog is found by PCI id, else by the driver's name, and checked against the
+//! driver ([`Catalog::match_gpu`]): on a name or memory mismatch it is not used for that GPU, and
+//! a GPU the catalog does not know still works.
 
 use crate::node::PciId;
 use serde::Deserialize;
@@ -107,6 +112,47 @@ impl Catalog {
         self.models.iter().find(|m| m.pci_device_ids.contains(&id))
     }
 
+    /// The catalog's entry for a GPU of a snapshot, when it agrees with the driver about it.
+    pub fn model_of(&self, gpu: &crate::node::Gpu) -> Option<&GpuModel> {
+        self.match_gpu(&gpu.name, gpu.pci_device_id, gpu.memory_total_mib)
+            .model()
+    }
+
+    /// The catalog's entry for a GPU as the driver describes it: found by PCI id (the entry
+    /// whose name matches, when several share the id), else by name, and checked against the
+    /// driver's name and memory.
+    pub fn match_gpu(&self, name: &str, pci_device_id: PciId, memory_mib: u64) -> CatalogMatch<'_> {
+        let by_pci: Vec<&GpuModel> = self
+            .models
+            .iter()
+            .filter(|m| m.pci_device_ids.contains(&pci_device_id))
+            .collect();
+        let model = match by_pci.iter().find(|m| same_name(&m.name, name)) {
+            Some(m) => *m,
+            None => match by_pci.first() {
+                Some(other) => {
+                    return CatalogMatch::Mismatch(format!(
+                        "the catalog lists PCI id {pci_device_id} as {}, but the driver calls it {name}: \
+                         the catalog is not used for it",
+                        other.name
+                    ));
+                }
+                None => match self.models.iter().find(|m| same_name(&m.name, name)) {
+                    Some(m) => m,
+                    None => return CatalogMatch::Unknown,
+                },
+            },
+        };
+        if !similar_memory(model.memory_mib, memory_mib) {
+            return CatalogMatch::Mismatch(format!(
+                "the catalog's {} has {} MiB, but the driver reports {memory_mib} MiB: the \
+                 catalog is not used for it",
+                model.name, model.memory_mib
+            ));
+        }
+        CatalogMatch::Found(model)
+    }
+
     pub fn mig_table(&self, model: &GpuModel) -> Option<&MigTable> {
         model.mig.as_deref().and_then(|key| self.mig.get(key))
     }
@@ -114,6 +160,45 @@ impl Catalog {
     pub fn model_names(&self) -> Vec<&str> {
         self.models.iter().map(|m| m.name.as_str()).collect()
     }
+}
+
+/// What the catalog knows of a GPU the driver describes.
+#[derive(Debug, Clone)]
+pub enum CatalogMatch<'c> {
+    /// An entry that agrees with the driver on name and memory.
+    Found(&'c GpuModel),
+    /// The catalog has no entry for it (a GPU newer than the catalog, a board variant).
+    Unknown,
+    /// The entry the PCI id or name leads to disagrees with the driver: why (a warning).
+    Mismatch(String),
+}
+
+impl<'c> CatalogMatch<'c> {
+    pub fn model(&self) -> Option<&'c GpuModel> {
+        match self {
+            CatalogMatch::Found(m) => Some(m),
+            _ => None,
+        }
+    }
+}
+
+/// Names compare without case and without the brand word drivers changed over the years
+/// (`Tesla T4` and `NVIDIA T4` are one GPU).
+fn same_name(a: &str, b: &str) -> bool {
+    fn core(name: &str) -> String {
+        let lower = name.trim().to_ascii_lowercase();
+        ["nvidia ", "tesla "].iter().fold(lower, |n, brand| {
+            n.strip_prefix(brand).map_or(n.clone(), str::to_string)
+        })
+    }
+    core(a) == core(b)
+}
+
+/// Within 10 %: what NVML reports as total memory varies a little with the driver and the ECC
+/// setting (and NVIDIA's mock reports the marketing size), while the variants the catalog must
+/// tell apart differ by far more (A100 40 GB / 80 GB, H100 80 GB / 94 GB, GH200 96 GB / 144 GB).
+fn similar_memory(catalog_mib: u64, driver_mib: u64) -> bool {
+    catalog_mib.abs_diff(driver_mib) * 10 <= catalog_mib
 }
 
 impl MigTable {
@@ -350,6 +435,56 @@ mod tests {
             .map(|c| c.slices)
             .collect();
         assert_eq!(four, [1, 2, 4]);
+    }
+
+    #[test]
+    fn the_catalog_is_found_by_pci_id_else_by_name_and_checked_against_the_driver() {
+        let c = catalog();
+        let id = |s: &str| s.parse::<PciId>().unwrap();
+        let found = |m: CatalogMatch| m.model().map(|m| m.name.clone());
+        // PCI id and name agree; the brand word does not matter; memory within 10 %.
+        assert_eq!(
+            found(c.match_gpu("NVIDIA A100-SXM4-40GB", id("0x20B010DE"), 40960)).as_deref(),
+            Some("NVIDIA A100-SXM4-40GB")
+        );
+        assert_eq!(
+            found(c.match_gpu("NVIDIA T4", id("0x1EB810DE"), 16384)).as_deref(),
+            Some("Tesla T4")
+        );
+        // A board variant with another PCI id is found by name (NVIDIA's mock B200, 0x2340).
+        assert_eq!(
+            found(c.match_gpu("NVIDIA B200", id("0x234010DE"), 196608)).as_deref(),
+            Some("NVIDIA B200")
+        );
+        // Two models share a PCI id: the one the driver names.
+        assert_eq!(
+            found(c.match_gpu("NVIDIA GH200 120GB", id("0x234210DE"), 97871)).as_deref(),
+            Some("NVIDIA GH200 120GB")
+        );
+        // A GB200 whose PCI id the catalog maps to the H100: not used, and why.
+        let CatalogMatch::Mismatch(why) = c.match_gpu("NVIDIA GB200", id("0x233010DE"), 196608)
+        else {
+            panic!("a name mismatch must not match");
+        };
+        assert!(
+            why.contains("0x233010DE as NVIDIA H100 80GB HBM3") && why.contains("NVIDIA GB200"),
+            "{why}"
+        );
+        // Same name, other memory (an 80 GB board reported as the 40 GB one).
+        let CatalogMatch::Mismatch(why) =
+            c.match_gpu("NVIDIA A100-SXM4-40GB", id("0x20B010DE"), 81920)
+        else {
+            panic!("a memory mismatch must not match");
+        };
+        assert!(
+            why.contains("40960 MiB") && why.contains("81920 MiB"),
+            "{why}"
+        );
+        // A GPU newer than the catalog.
+        assert!(matches!(
+            c.match_gpu("NVIDIA Future GPU", id("0x2FFF10DE"), 100_000),
+            CatalogMatch::Unknown
+        ));
     }
 
     #[test]

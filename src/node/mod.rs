@@ -1,6 +1,8 @@
 //! The node model: what every backend produces and every command reads.
 //!
-//! The serde field names of these types are the `detect --format json` contract.
+//! The serde field names of these types are the `detect --format json` contract. A value the
+//! driver would not give is `None` (JSON `null`, `?` in tables), never 0 or an empty list, and the
+//! GPU's `notes` say which call refused it.
 
 pub mod catalog;
 pub mod pci;
@@ -69,17 +71,49 @@ pub struct Gpu {
     pub memory_used_mib: u64,
     /// `major.minor`, e.g. `8.0`.
     pub compute_capability: String,
-    pub multiprocessors: u32,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// SMs of the whole GPU; `None` when neither the driver nor the catalog can say.
+    pub multiprocessors: Option<u32>,
+    /// `ampere`, `hopper`, `blackwell`…; `None` when the driver does not say and the compute
+    /// capability is one gpushare does not know.
     pub architecture: Option<String>,
-    pub compute_mode: ComputeMode,
-    pub persistence_mode: bool,
+    /// `None` when the driver does not answer (e.g. the parent GPU while MIG is on, where each
+    /// MIG device has its own).
+    pub compute_mode: Option<ComputeMode>,
+    pub persistence_mode: Option<bool>,
     pub mig: MigState,
-    pub processes: Vec<Process>,
+    /// The compute processes; `None` when the driver refuses the list (it needs privileges on
+    /// some drivers).
+    pub processes: Option<Vec<Process>>,
     /// Set when the GPU runs in vGPU host mode (the NVIDIA vGPU Manager drives it): whether its
     /// vGPUs sit on SR-IOV virtual functions. Absent on GPUs that are not vGPU hosts.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub vgpu_host_mode: Option<VgpuHostMode>,
+    /// What the driver refused (the fields left `None`), and where the catalog disagreed with the
+    /// driver; absent when there is nothing to say.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<GpuNote>,
+}
+
+/// A note about one GPU's data: which field, and why it is unknown or not from the catalog.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GpuNote {
+    /// The field it is about (`multiprocessors`, `mig.instances`, …), or `catalog`.
+    pub field: String,
+    /// What happened, naming the NVML call: `nvmlDeviceGetNumGpuCores: Not Supported`.
+    pub message: String,
+    /// The driver said "no permission": running as root may tell more.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub needs_root: bool,
+}
+
+impl GpuNote {
+    pub fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
+        GpuNote {
+            field: field.into(),
+            message: message.into(),
+            needs_root: false,
+        }
+    }
 }
 
 /// How a GPU in vGPU host mode exposes its vGPUs (NVML `nvmlHostVgpuMode_t`).
@@ -150,13 +184,28 @@ impl MigMode {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MigState {
+    /// The driver answers the MIG-mode query and can hold MIG devices (its maximum MIG device
+    /// count is above 0).
     pub capable: bool,
     pub current: MigMode,
     /// The mode after the next GPU reset; differs from `current` while a change is pending.
     pub pending: MigMode,
-    pub instances: Vec<GpuInstance>,
+    /// The GPU instances; `None` when MIG is on and the driver would not list them (unknown is
+    /// never "no instances": nothing is planned from it).
+    pub instances: Option<Vec<GpuInstance>>,
+}
+
+impl Default for MigState {
+    fn default() -> Self {
+        MigState {
+            capable: false,
+            current: MigMode::Disabled,
+            pending: MigMode::Disabled,
+            instances: Some(Vec::new()),
+        }
+    }
 }
 
 /// A slice range of a GPU, in memory-slice units (NVML `nvmlGpuInstancePlacement_t`).
@@ -207,16 +256,18 @@ pub struct ComputeInstance {
     pub multiprocessors: u32,
     /// The MIG device UUID (`MIG-…`) that `CUDA_VISIBLE_DEVICES` accepts.
     pub uuid: String,
-    /// Compute mode of this MIG device (with MIG on, it is set per MIG device).
+    /// Compute mode of this MIG device (with MIG on, it is set per MIG device); `None` when the
+    /// driver does not say.
     #[serde(default)]
-    pub compute_mode: ComputeMode,
+    pub compute_mode: Option<ComputeMode>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Process {
     pub pid: u32,
     pub name: String,
-    pub used_memory_mib: u64,
+    /// `None` when the driver does not say (another user's process, some MIG setups).
+    pub used_memory_mib: Option<u64>,
     pub gpu_instance_id: Option<u32>,
     pub compute_instance_id: Option<u32>,
 }
@@ -238,19 +289,116 @@ impl Node {
     pub fn gpu(&self, index: u32) -> Option<&Gpu> {
         self.gpus.iter().find(|g| g.index == index)
     }
+
+    /// The GPUs' notes that `keep` picks, one line each, GPUs with the same note together:
+    /// `GPU 0-7: multiprocessors unknown: …`.
+    pub fn note_lines(&self, keep: impl Fn(&GpuNote) -> bool) -> Vec<String> {
+        let mut grouped: Vec<(&GpuNote, Vec<u32>)> = Vec::new();
+        for gpu in &self.gpus {
+            for n in gpu.notes.iter().filter(|n| keep(n)) {
+                match grouped
+                    .iter_mut()
+                    .find(|(g, _)| g.field == n.field && g.message == n.message)
+                {
+                    Some((_, gpus)) => gpus.push(gpu.index),
+                    None => grouped.push((n, vec![gpu.index])),
+                }
+            }
+        }
+        grouped
+            .into_iter()
+            .map(|(n, gpus)| {
+                let what = if n.field == "catalog" {
+                    String::new()
+                } else {
+                    format!("{} unknown: ", n.field)
+                };
+                format!("GPU {}: {what}{}", index_ranges(&gpus), n.message)
+            })
+            .collect()
+    }
+}
+
+/// `0-3, 5`.
+pub fn index_ranges(list: &[u32]) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < list.len() {
+        let mut j = i;
+        while j + 1 < list.len() && list[j + 1] == list[j] + 1 {
+            j += 1;
+        }
+        parts.push(if j > i {
+            format!("{}-{}", list[i], list[j])
+        } else {
+            list[i].to_string()
+        });
+        i = j + 1;
+    }
+    parts.join(", ")
 }
 
 impl Gpu {
     pub fn instance(&self, gpu_instance_id: u32) -> Option<&GpuInstance> {
         self.mig
             .instances
+            .as_deref()
+            .unwrap_or_default()
             .iter()
             .find(|gi| gi.gpu_instance_id == gpu_instance_id)
     }
 
-    /// Processes that run inside a GPU instance (all of them when it is `None`: the whole GPU).
+    /// The GPU instances as the driver listed them; an error naming the refused call when MIG is
+    /// on and the driver would not list them. Anything that plans or exports a layout reads them
+    /// through this.
+    pub fn mig_instances(&self) -> crate::error::Result<&[GpuInstance]> {
+        match &self.mig.instances {
+            Some(list) => Ok(list),
+            None => Err(self.unknown_error("mig.instances", "its MIG layout is unknown")),
+        }
+    }
+
+    /// The compute processes; an error naming the refused call when the driver would not list
+    /// them.
+    pub fn known_processes(&self) -> crate::error::Result<&[Process]> {
+        match &self.processes {
+            Some(list) => Ok(list),
+            None => Err(self.unknown_error("processes", "its processes are unknown")),
+        }
+    }
+
+    /// The note about `field`, if the backend left one.
+    pub fn note(&self, field: &str) -> Option<&GpuNote> {
+        self.notes.iter().find(|n| n.field == field)
+    }
+
+    /// `GPU 0 (NVIDIA A100-SXM4-40GB): <what>: <the refused call>`, exit 1, with a hint to run as
+    /// root when the driver said "no permission".
+    pub fn unknown_error(&self, field: &str, what: &str) -> crate::error::Error {
+        let note = self.note(field);
+        let why = note.map_or_else(
+            || "the driver did not say".to_string(),
+            |n| n.message.clone(),
+        );
+        let e = crate::error::Error::failed(format!(
+            "GPU {} ({}): {what}: {why}",
+            self.index, self.name
+        ));
+        if note.is_some_and(|n| n.needs_root) {
+            e.with_hint("run the command as root: the driver lists this only to root")
+        } else {
+            e.with_hint(
+                "nothing is planned from an unknown state; check the driver (`nvidia-smi -q`)",
+            )
+        }
+    }
+
+    /// Processes that run inside a GPU instance (all of them when it is `None`: the whole GPU);
+    /// none when the list is unknown (check [`Gpu::known_processes`] first where it matters).
     pub fn processes_in(&self, gpu_instance_id: Option<u32>) -> impl Iterator<Item = &Process> {
         self.processes
+            .as_deref()
+            .unwrap_or_default()
             .iter()
             .filter(move |p| gpu_instance_id.is_none() || p.gpu_instance_id == gpu_instance_id)
     }
@@ -274,6 +422,12 @@ mod tests {
         assert!(a.overlaps(Placement { start: 3, size: 1 }));
         assert!(!a.overlaps(Placement { start: 4, size: 4 }));
         assert!(Placement { start: 4, size: 4 }.overlaps(Placement { start: 6, size: 2 }));
+    }
+
+    #[test]
+    fn notes_group_the_gpus_that_share_them() {
+        assert_eq!(index_ranges(&[0, 1, 2, 3, 5, 7, 8]), "0-3, 5, 7-8");
+        assert_eq!(index_ranges(&[4]), "4");
     }
 
     #[test]

@@ -68,14 +68,30 @@ fn parse_item(part: &str) -> std::result::Result<SelectorItem, String> {
 }
 
 impl GpuSelector {
-    /// Indexes of the selected GPUs, in node order. Fails when an item matches no GPU.
+    /// Indexes of the selected GPUs, in node order. Fails when an item matches no GPU, or a range
+    /// reaches past the node: `0-99` on 8 GPUs is a mistake, never "the 8 there are".
     pub fn resolve(&self, node: &Node) -> Result<Vec<u32>> {
         let items = match self {
             GpuSelector::All => return Ok(node.gpus.iter().map(|g| g.index).collect()),
             GpuSelector::Items(items) => items,
         };
         let mut selected = Vec::new();
+        let known = || {
+            node.gpus
+                .iter()
+                .map(|g| format!("{} ({})", g.index, g.pci_bus_id))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
         for item in items {
+            if let SelectorItem::Range(a, b) = item
+                && let Some(missing) = (*a..=*b).find(|i| node.gpu(*i).is_none())
+            {
+                return Err(Error::usage(format!(
+                    "GPU range `{a}-{b}` goes beyond this node: there is no GPU {missing}"
+                ))
+                .with_hint(format!("this node has GPUs {}", known())));
+            }
             let matched: Vec<u32> = node
                 .gpus
                 .iter()
@@ -83,15 +99,9 @@ impl GpuSelector {
                 .map(|g| g.index)
                 .collect();
             if matched.is_empty() {
-                let known = node
-                    .gpus
-                    .iter()
-                    .map(|g| format!("{} ({})", g.index, g.pci_bus_id))
-                    .collect::<Vec<_>>()
-                    .join(", ");
                 return Err(
                     Error::usage(format!("no GPU matches `{}`", item.describe()))
-                        .with_hint(format!("this node has GPUs {known}")),
+                        .with_hint(format!("this node has GPUs {}", known())),
                 );
             }
             if let SelectorItem::Uuid(u) = item
@@ -117,7 +127,7 @@ impl SelectorItem {
             SelectorItem::Range(a, b) => (*a..=*b).contains(&gpu.index),
             SelectorItem::Uuid(u) => {
                 gpu.uuid.starts_with(u.as_str())
-                    || gpu.mig.instances.iter().any(|gi| {
+                    || gpu.mig.instances.iter().flatten().any(|gi| {
                         gi.compute_instances
                             .iter()
                             .any(|ci| ci.uuid.starts_with(u.as_str()))
@@ -191,6 +201,18 @@ mod tests {
         let err = sel.resolve(&node()).unwrap_err();
         assert_eq!(err.exit, crate::error::Exit::Usage);
         assert!(err.message.contains("no GPU matches `9`"));
+    }
+
+    #[test]
+    fn a_range_past_the_node_is_a_usage_error_not_clipped() {
+        for text in ["0-99", "5-8", "7-4294967295"] {
+            let sel: GpuSelector = text.parse().unwrap();
+            let err = sel.resolve(&node()).unwrap_err();
+            assert_eq!(err.exit, crate::error::Exit::Usage, "{text}");
+            assert!(err.message.contains("there is no GPU 8"), "{}", err.message);
+        }
+        let sel: GpuSelector = "0-7".parse().unwrap();
+        assert_eq!(sel.resolve(&node()).unwrap().len(), 8);
     }
 
     #[test]

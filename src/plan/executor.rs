@@ -387,22 +387,15 @@ impl Run {
 /// A bar on a terminal; one line per change otherwise (logs, CI); nothing with --quiet.
 struct Progress<'o> {
     out: &'o Output,
-    bar: Option<indicatif::ProgressBar>,
+    bar: Option<crate::output::Progress>,
     total: usize,
     seen: usize,
 }
 
 impl<'o> Progress<'o> {
     fn new(out: &'o Output, total: usize) -> Self {
-        let bar = (!out.quiet && total > 0 && std::io::stderr().is_terminal()).then(|| {
-            let bar = indicatif::ProgressBar::new(total as u64);
-            if let Ok(style) =
-                indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} {wide_msg}")
-            {
-                bar.set_style(style);
-            }
-            bar
-        });
+        let bar = (!out.quiet && total > 0 && std::io::stderr().is_terminal())
+            .then(|| out.progress_with(total as u64, "{bar:30} {pos}/{len} {wide_msg}"));
         Progress {
             out,
             bar,

@@ -43,9 +43,11 @@ impl CudaError {
         describe(self.code).and_then(|d| d.2)
     }
 
-    /// The codes that mean "no usable driver" rather than "this device failed".
+    /// The codes that mean "no usable driver" rather than "this device failed". Not
+    /// `CUDA_ERROR_NO_DEVICE`: a driver that works can still show a worker no device (a MIG
+    /// device whose `/dev/nvidia-caps` file it may not open, a wrong `CUDA_VISIBLE_DEVICES`).
     pub fn is_no_driver(&self) -> bool {
-        matches!(self.code, 3 | 4 | 34 | 100 | 803)
+        matches!(self.code, 3 | 4 | 34 | 36 | 803)
     }
 }
 
@@ -84,6 +86,11 @@ fn describe(code: u32) -> Option<(&'static str, &'static str, Option<&'static st
                 "put the driver's libcuda.so.1 before the toolkit's stubs directory in LD_LIBRARY_PATH",
             ),
         ),
+        36 => (
+            "CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER",
+            "the call needs a newer driver",
+            Some("upgrade the NVIDIA driver"),
+        ),
         46 => (
             "CUDA_ERROR_DEVICE_UNAVAILABLE",
             "the device is busy or unavailable",
@@ -94,7 +101,9 @@ fn describe(code: u32) -> Option<(&'static str, &'static str, Option<&'static st
         100 => (
             "CUDA_ERROR_NO_DEVICE",
             "no CUDA device is visible",
-            Some("check CUDA_VISIBLE_DEVICES and that the nvidia kernel module is loaded"),
+            Some(
+                "the driver works but shows this process no device: check CUDA_VISIBLE_DEVICES, and the permissions of /dev/nvidia* (and /dev/nvidia-caps/* for MIG devices)",
+            ),
         ),
         101 => ("CUDA_ERROR_INVALID_DEVICE", "invalid device", None),
         102 => (
@@ -144,6 +153,26 @@ fn describe(code: u32) -> Option<(&'static str, &'static str, Option<&'static st
             "CUDA_ERROR_JIT_COMPILATION_DISABLED",
             "PTX JIT compilation is disabled",
             Some("unset CUDA_DISABLE_PTX_JIT"),
+        ),
+        224 => (
+            "CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY",
+            "the execution affinity is not supported",
+            None,
+        ),
+        225 => (
+            "CUDA_ERROR_UNSUPPORTED_DEVSIDE_SYNC",
+            "device-side synchronisation is not supported",
+            None,
+        ),
+        226 => (
+            "CUDA_ERROR_CONTAINED",
+            "an error was contained to this context (the device stays usable)",
+            Some("check dmesg for Xid errors"),
+        ),
+        227 => (
+            "CUDA_ERROR_INSUFFICIENT_LOADER_VERSION",
+            "the driver's loader is too old",
+            Some("upgrade the NVIDIA driver"),
         ),
         400 => ("CUDA_ERROR_INVALID_HANDLE", "invalid handle", None),
         500 => ("CUDA_ERROR_NOT_FOUND", "not found (a kernel name?)", None),
@@ -214,6 +243,48 @@ fn describe(code: u32) -> Option<(&'static str, &'static str, Option<&'static st
             "the MPS client was terminated by the server",
             None,
         ),
+        811 => (
+            "CUDA_ERROR_CDP_NOT_SUPPORTED",
+            "dynamic parallelism is not supported",
+            None,
+        ),
+        812 => (
+            "CUDA_ERROR_CDP_VERSION_MISMATCH",
+            "dynamic parallelism version mismatch",
+            None,
+        ),
+        909 => ("CUDA_ERROR_TIMEOUT", "the operation timed out", None),
+        912 => (
+            "CUDA_ERROR_INVALID_CLUSTER_SIZE",
+            "invalid cluster size",
+            None,
+        ),
+        913 => (
+            "CUDA_ERROR_FUNCTION_NOT_LOADED",
+            "the function is not loaded",
+            None,
+        ),
+        914 => (
+            "CUDA_ERROR_INVALID_RESOURCE_TYPE",
+            "invalid resource type",
+            None,
+        ),
+        915 => (
+            "CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION",
+            "invalid resource configuration",
+            None,
+        ),
+        916 => (
+            "CUDA_ERROR_KEY_ROTATION",
+            "a confidential-computing key rotation failed",
+            None,
+        ),
+        917 => ("CUDA_ERROR_STREAM_DETACHED", "the stream is detached", None),
+        919 => (
+            "CUDA_ERROR_FABRIC_NOT_READY",
+            "the NVLink fabric is not ready",
+            Some("on NVSwitch systems, check nvidia-fabricmanager"),
+        ),
         999 => (
             "CUDA_ERROR_UNKNOWN",
             "unknown driver error",
@@ -235,7 +306,9 @@ mod tests {
             e.to_string(),
             "cuInit failed: CUDA_ERROR_NO_DEVICE (no CUDA device is visible)"
         );
-        assert!(e.is_no_driver());
+        assert!(!e.is_no_driver(), "no device is not no driver");
+        assert!(e.hint().unwrap().contains("/dev/nvidia-caps"));
+        assert!(CudaError::new("cuInit", 803).is_no_driver());
         let e = CudaError::new("cuDevicePrimaryCtxRetain", 805);
         assert!(e.hint().unwrap().contains("--mps-pipe-dir"));
         assert!(!e.is_no_driver());
@@ -245,6 +318,16 @@ mod tests {
                 .unwrap()
                 .contains("compute")
         );
+    }
+
+    #[test]
+    fn codes_newer_than_the_bindings_have_names() {
+        // cudarc's CUDA 12.2 bindings stop at 911 and 223.
+        assert_eq!(
+            CudaError::new("cuMemAlloc_v2", 914).name(),
+            "CUDA_ERROR_INVALID_RESOURCE_TYPE"
+        );
+        assert_eq!(CudaError::new("cuInit", 226).name(), "CUDA_ERROR_CONTAINED");
     }
 
     #[test]

@@ -1,35 +1,56 @@
 //! What a worker measures on its device, in order: context, memory, the memory limit, H2D, D2D
 //! and D2H bandwidth (with a data check), launch latency, and the SMs its kernels really reach.
 //!
-//! Bandwidth follows nvbandwidth: pinned host memory, warm-up copies, then the median of several
-//! samples, each timed with CUDA events around a batch of copies. D2D bandwidth counts the bytes
-//! read plus the bytes written by the copy kernel, comparable with the memory's peak figure.
+//! Bandwidth follows nvbandwidth (see [`super::timing`]). D2D bandwidth is an SM copy kernel and
+//! counts the bytes read plus the bytes written, comparable with the memory's peak figure (about
+//! twice nvbandwidth's copy-engine `device_local_copy`, which counts each byte once).
 
 use super::cuda::{
-    self, Context, CudaResult, Device, DeviceBuffer, Event, Function, Module, PinnedBuffer, Stream,
+    self, Context, Device, DeviceBuffer, Event, HostFlag, Module, PinnedBuffer, Stream,
 };
 use super::cuda_error::{CudaError, OUT_OF_MEMORY};
-use super::protocol::{DeviceChoice, Failure, LimitTest, Measurement, Plan, Request, Step};
-use super::{ptx, stats};
-use std::collections::BTreeSet;
-use std::ffi::c_void;
-use std::time::Instant;
+use super::protocol::{
+    BufferSizes, DeviceChoice, Failure, LimitTest, Measurement, Plan, Request, Step, Windows,
+};
+use super::timing::{Barrier, Timer, arg, at};
+use super::{affinity, ptx, sm_count};
 
 const MIB: usize = 1024 * 1024;
 
 /// What the worker tells the parent while it measures.
 pub trait Events {
     fn step(&mut self, step: Step);
-    /// Setup is done: say so and wait for the parent's `go`.
+    /// Setup (or a step's warm-up) is done: say so and wait for the parent's `go`.
     fn ready_and_wait(&mut self) -> Result<(), String>;
 }
 
-fn at(step: Step) -> impl Fn(CudaError) -> Failure {
-    move |e| Failure::cuda(step, e)
+/// The group's barrier, through the parent: only for clients that run at once.
+struct GroupBarrier<'e> {
+    events: &'e mut dyn Events,
+    enabled: bool,
+}
+
+impl Barrier for GroupBarrier<'_> {
+    fn wait(&mut self, step: Step) -> Result<(), Failure> {
+        if self.enabled {
+            self.events
+                .ready_and_wait()
+                .map_err(|e| Failure::other(step, e))?;
+        }
+        Ok(())
+    }
 }
 
 pub fn run(request: &Request, events: &mut dyn Events) -> Result<Measurement, Failure> {
     events.step(Step::Context);
+    // Before the driver starts its threads and before any host memory is pinned. A binding the
+    // kernel refuses (the cpuset changed since the parent looked) costs locality, not the target:
+    // `host_cpus` stays null.
+    let host_cpus = request
+        .cpus
+        .as_deref()
+        .filter(|cpus| affinity::bind(cpus).is_ok())
+        .map(affinity::format_cpulist);
     let ctx_err = at(Step::Context);
     cuda::init().map_err(&ctx_err)?;
     let driver_cuda_version = cuda::driver_version().map_err(&ctx_err)?;
@@ -40,11 +61,10 @@ pub fn run(request: &Request, events: &mut dyn Events) -> Result<Measurement, Fa
     let multiprocessors = device.multiprocessors().map_err(&ctx_err)?;
     let stream = Stream::new().map_err(&ctx_err)?;
     let module = Module::load_ptx(&ptx::image()).map_err(&ctx_err)?;
-    let kernels = Kernels {
-        noop: module.function(ptx::NOOP).map_err(&ctx_err)?,
-        copy16: module.function(ptx::COPY16).map_err(&ctx_err)?,
-        smid: module.function(ptx::SMID).map_err(&ctx_err)?,
-    };
+    let noop = module.function(ptx::NOOP).map_err(&ctx_err)?;
+    let copy16 = module.function(ptx::COPY16).map_err(&ctx_err)?;
+    let smid = module.function(ptx::SMID).map_err(&ctx_err)?;
+    let wait = module.function(ptx::WAIT).map_err(&ctx_err)?;
 
     events.step(Step::Memory);
     let (free, total) = cuda::memory_info().map_err(at(Step::Memory))?;
@@ -55,40 +75,46 @@ pub fn run(request: &Request, events: &mut dyn Events) -> Result<Measurement, Fa
         None => None,
     };
 
-    let mut buffers = Buffers::new(&request.plan)?;
+    let mut buffers = Buffers::new(&request.plan, request.memory_mib, limit.as_ref())?;
     let timer = Timer {
         stream: &stream,
         start: Event::new().map_err(&ctx_err)?,
         end: Event::new().map_err(&ctx_err)?,
         plan: request.plan,
+        flag: HostFlag::new().map_err(&ctx_err)?,
+        wait: &wait,
     };
-    if request.wait_for_go {
-        events
-            .ready_and_wait()
-            .map_err(|e| Failure::other(Step::H2d, e))?;
-    }
+    let mut barrier = GroupBarrier {
+        events,
+        enabled: request.wait_for_go,
+    };
+    // Setup is done: the first meeting of the group.
+    barrier.wait(Step::H2d)?;
 
-    events.step(Step::H2d);
+    barrier.events.step(Step::H2d);
     let b = &mut buffers;
-    let h2d_gbps = timer.bandwidth(Step::H2d, b.copy as u64, &mut || {
-        stream.copy_htod(&b.a, &b.host, b.copy)
-    })?;
+    let (h2d_gbps, h2d_window) =
+        timer.bandwidth(Step::H2d, b.copy as u64, &mut barrier, &mut || {
+            stream.copy_htod(&b.a, &b.host, b.copy)
+        })?;
 
-    events.step(Step::D2d);
+    barrier.events.step(Step::D2d);
     let n16 = (b.d2d / 16) as u64;
     let grid = multiprocessors
         .max(1)
         .saturating_mul(ptx::COPY_BLOCKS_PER_SM);
-    let d2d_gbps = timer.bandwidth(Step::D2d, 2 * n16 * 16, &mut || {
-        let (mut dst, mut src, mut n) = (b.b.ptr(), b.a.ptr(), n16);
-        let mut args = [arg(&mut dst), arg(&mut src), arg(&mut n)];
-        stream.launch(&kernels.copy16, grid, ptx::COPY_BLOCK, &mut args)
-    })?;
+    let (d2d_gbps, d2d_window) =
+        timer.bandwidth(Step::D2d, 2 * n16 * 16, &mut barrier, &mut || {
+            let (mut dst, mut src, mut n) = (b.b.ptr(), b.a.ptr(), n16);
+            let mut args = [arg(&mut dst), arg(&mut src), arg(&mut n)];
+            stream.launch(&copy16, grid, ptx::COPY_BLOCK, &mut args)
+        })?;
 
-    events.step(Step::D2h);
-    let d2h_gbps = timer.bandwidth(Step::D2h, b.copy as u64, &mut || {
-        stream.copy_dtoh(&mut b.host_back, &b.b, b.copy)
-    })?;
+    barrier.events.step(Step::D2h);
+    let (d2h_gbps, d2h_window) =
+        timer.bandwidth(Step::D2h, b.copy as u64, &mut barrier, &mut || {
+            stream.copy_dtoh(&mut b.host_back, &b.b, b.copy)
+        })?;
     // The bytes went host → A → (copy kernel) → B → host: they must come back unchanged.
     if b.host.as_slice()[..b.copy] != b.host_back.as_slice()[..b.copy] {
         return Err(Failure::other(
@@ -97,14 +123,17 @@ pub fn run(request: &Request, events: &mut dyn Events) -> Result<Measurement, Fa
         ));
     }
 
-    events.step(Step::Latency);
-    let (launch_us, roundtrip_us) = timer.latency(&kernels.noop)?;
+    barrier.events.step(Step::Latency);
+    let (launch_us, roundtrip_us) = timer.latency(&noop, &mut barrier)?;
 
-    events.step(Step::Sms);
-    let sms_observed = count_sms(
+    barrier.events.step(Step::Sms);
+    barrier.wait(Step::Sms)?;
+    let sms = sm_count::count(
         &stream,
-        &kernels.smid,
-        &mut buffers,
+        &smid,
+        &buffers.a,
+        &mut buffers.host,
+        &mut buffers.host_back,
         multiprocessors.max(request.physical_multiprocessors),
         request.plan.spin_clocks,
     )?;
@@ -120,22 +149,22 @@ pub fn run(request: &Request, events: &mut dyn Events) -> Result<Measurement, Fa
         h2d_gbps,
         d2h_gbps,
         d2d_gbps,
+        windows: Windows {
+            h2d: h2d_window,
+            d2d: d2d_window,
+            d2h: d2h_window,
+        },
+        buffers: BufferSizes {
+            copy_mib: (buffers.copy / MIB) as u64,
+            d2d_mib: (buffers.d2d / MIB) as u64,
+        },
+        host_cpus,
         launch_us,
         roundtrip_us,
         multiprocessors,
-        sms_observed,
+        sms_observed: sms.at_once,
+        sms_distinct: sms.distinct,
     })
-}
-
-struct Kernels {
-    noop: Function,
-    copy16: Function,
-    smid: Function,
-}
-
-/// A kernel argument: a pointer to its value, as cuLaunchKernel takes them.
-fn arg<T>(value: &mut T) -> *mut c_void {
-    (value as *mut T).cast()
 }
 
 /// `GPU-1d3e…` or `MIG-1d3e…` → `1d3e…`; `None` for names that are not a plain UUID (the old
@@ -249,7 +278,7 @@ fn limit_test(limit_mib: u64) -> Result<LimitTest, Failure> {
     })
 }
 
-/// Host and device buffers of the copies, sized to fit the free memory.
+/// Host and device buffers of the copies.
 struct Buffers {
     /// Bytes of each host↔device copy.
     copy: usize,
@@ -262,20 +291,35 @@ struct Buffers {
 }
 
 impl Buffers {
-    fn new(plan: &Plan) -> Result<Buffers, Failure> {
+    /// Two device buffers of at most a quarter each of what this client can use: what is free,
+    /// within the memory promised (an MPS client's limit need not show in `cuMemGetInfo`), and
+    /// within what the limit test could allocate. The other half is the margin for the driver's
+    /// own allocations. Should the driver still refuse, the buffers halve until it does not.
+    fn new(plan: &Plan, memory_mib: u64, limit: Option<&LimitTest>) -> Result<Buffers, Failure> {
         let fail = at(Step::Memory);
         let (free, _) = cuda::memory_info().map_err(&fail)?;
-        // Two device buffers, together at most half of what is free, in whole MiB.
-        let d2d = (plan.d2d_mib as usize).saturating_mul(MIB).min(free / 4) / MIB * MIB;
-        if d2d < MIB {
-            return Err(Failure::other(
-                Step::Memory,
-                format!(
-                    "only {} MiB of device memory is free: too little for the copy buffers",
-                    free / MIB
-                ),
-            ));
+        let mut usable = free.min((memory_mib as usize).saturating_mul(MIB));
+        if let Some(t) = limit.filter(|t| !t.exceeded) {
+            usable = usable.min((t.allocated_mib as usize).saturating_mul(MIB));
         }
+        let mut d2d = (plan.d2d_mib as usize).saturating_mul(MIB).min(usable / 4) / MIB * MIB;
+        let (a, b) = loop {
+            if d2d < MIB {
+                return Err(Failure::other(
+                    Step::Memory,
+                    format!(
+                        "only {} MiB of device memory can be used (free {} MiB, promised {memory_mib} MiB): too little for the copy buffers",
+                        usable / MIB,
+                        free / MIB
+                    ),
+                ));
+            }
+            match (DeviceBuffer::alloc(d2d), DeviceBuffer::alloc(d2d)) {
+                (Ok(a), Ok(b)) => break (a, b),
+                (Err(e), _) | (_, Err(e)) if e.code == OUT_OF_MEMORY => d2d = d2d / 2 / MIB * MIB,
+                (Err(e), _) | (_, Err(e)) => return Err(fail(e)),
+            }
+        };
         let copy = (plan.copy_mib as usize).saturating_mul(MIB).clamp(MIB, d2d);
         let mut host = PinnedBuffer::alloc(copy).map_err(&fail)?;
         // A pattern that a lost or shifted block would change (and that touches every page).
@@ -287,115 +331,10 @@ impl Buffers {
             d2d,
             host,
             host_back: PinnedBuffer::alloc(copy).map_err(&fail)?,
-            a: DeviceBuffer::alloc(d2d).map_err(&fail)?,
-            b: DeviceBuffer::alloc(d2d).map_err(&fail)?,
+            a,
+            b,
         })
     }
-}
-
-struct Timer<'s> {
-    stream: &'s Stream,
-    start: Event,
-    end: Event,
-    plan: Plan,
-}
-
-impl Timer<'_> {
-    /// Median GB/s of `plan.samples` event-timed batches of `op`, after warm-ups.
-    fn bandwidth(
-        &self,
-        step: Step,
-        bytes_per_op: u64,
-        op: &mut dyn FnMut() -> CudaResult<()>,
-    ) -> Result<f64, Failure> {
-        let fail = at(step);
-        for _ in 0..self.plan.warmups {
-            op().map_err(&fail)?;
-        }
-        self.stream.synchronize().map_err(&fail)?;
-        let copies = self.plan.copies_per_sample.max(1);
-        let mut samples = Vec::new();
-        for _ in 0..self.plan.samples.max(1) {
-            self.start.record(self.stream).map_err(&fail)?;
-            for _ in 0..copies {
-                op().map_err(&fail)?;
-            }
-            self.end.record(self.stream).map_err(&fail)?;
-            self.end.synchronize().map_err(&fail)?;
-            let ms = self.start.elapsed_ms(&self.end).map_err(&fail)?;
-            samples.extend(stats::gbps(
-                bytes_per_op.saturating_mul(u64::from(copies)),
-                ms,
-            ));
-        }
-        stats::median(&samples).ok_or_else(|| {
-            Failure::other(step, "the CUDA event timer measured no time for the copies")
-        })
-    }
-
-    /// Empty-kernel launches: event-timed on the device, and host-timed launch + synchronize
-    /// round trips (which also show waiting for a time slice).
-    fn latency(&self, noop: &Function) -> Result<(Vec<f64>, Vec<f64>), Failure> {
-        let fail = at(Step::Latency);
-        let launch = || self.stream.launch(noop, 1, 1, &mut []);
-        for _ in 0..self.plan.latency_warmups {
-            launch().map_err(&fail)?;
-        }
-        self.stream.synchronize().map_err(&fail)?;
-        let n = self.plan.launches.max(1) as usize;
-        let mut on_device = Vec::with_capacity(n);
-        for _ in 0..n {
-            self.start.record(self.stream).map_err(&fail)?;
-            launch().map_err(&fail)?;
-            self.end.record(self.stream).map_err(&fail)?;
-            self.end.synchronize().map_err(&fail)?;
-            on_device.push(self.start.elapsed_ms(&self.end).map_err(&fail)? * 1000.0);
-        }
-        let mut round_trips = Vec::with_capacity(n);
-        for _ in 0..n {
-            let t = Instant::now();
-            launch().map_err(&fail)?;
-            self.stream.synchronize().map_err(&fail)?;
-            round_trips.push(t.elapsed().as_secs_f64() * 1e6);
-        }
-        Ok((on_device, round_trips))
-    }
-}
-
-/// Launch the SM-id kernel with a few blocks per SM of the whole device and count the distinct
-/// SM ids they ran on.
-fn count_sms(
-    stream: &Stream,
-    smid: &Function,
-    b: &mut Buffers,
-    sms: u32,
-    spin_clocks: u64,
-) -> Result<u32, Failure> {
-    let fail = at(Step::Sms);
-    let grid = (sms.max(1).saturating_mul(ptx::SMID_BLOCKS_PER_SM)).min((b.copy / 4) as u32);
-    let bytes = grid as usize * 4;
-    b.host.as_mut_slice()[..bytes].fill(0xff);
-    stream.copy_htod(&b.a, &b.host, bytes).map_err(&fail)?;
-    let (mut out, mut spin) = (b.a.ptr(), spin_clocks);
-    let mut args = [arg(&mut out), arg(&mut spin)];
-    stream
-        .launch(smid, grid, ptx::SMID_BLOCK, &mut args)
-        .map_err(&fail)?;
-    stream
-        .copy_dtoh(&mut b.host_back, &b.a, bytes)
-        .map_err(&fail)?;
-    stream.synchronize().map_err(&fail)?;
-    let ids: Vec<u32> = b.host_back.as_slice()[..bytes]
-        .chunks_exact(4)
-        .map(|c| u32::from_ne_bytes([c[0], c[1], c[2], c[3]]))
-        .collect();
-    if ids.contains(&u32::MAX) {
-        return Err(Failure::other(
-            Step::Sms,
-            "the SM-id kernel did not run every block",
-        ));
-    }
-    Ok(ids.into_iter().collect::<BTreeSet<u32>>().len() as u32)
 }
 
 #[cfg(test)]

@@ -1,10 +1,12 @@
 //! How `gpushare probe` talks to its workers (`gpushare __probe-worker`, one process per client).
 //!
-//! The parent writes one JSON [`Request`] line on the worker's stdin, and, when the request asks
-//! for it, a `go` line once every client of the group is ready. The worker writes one JSON
-//! [`Message`] per line on stdout: a `step` as each measurement starts, `ready` after setup,
-//! then `result` or `failed`. A worker that ends without either crashed; one that stops writing
-//! hangs, and the parent kills it at the timeout. Either way only that target is lost.
+//! The parent writes one JSON [`Request`] line on the worker's stdin. The worker writes one JSON
+//! [`Message`] per line on stdout: a `step` as each measurement starts, then `result` or
+//! `failed`. When the request asks for it (clients that run at once), the worker also says
+//! `ready` after setup and again after each step's warm-ups, and waits for a `go` line: the parent
+//! sends it once every client still running is ready, so the clients time each step together. A
+//! worker that ends without a result crashed; one that stops writing hangs, and the parent kills
+//! it at the timeout. Either way only that target is lost.
 
 use super::cuda_error::CudaError;
 use serde::{Deserialize, Serialize};
@@ -18,11 +20,18 @@ pub struct Request {
     pub device: DeviceChoice,
     /// Allocate up to this much, and one chunk beyond it, to see the limit hold. `None`: skip.
     pub limit_mib: Option<u64>,
+    /// The memory the target promises a client: the copy buffers stay well inside it even when
+    /// `cuMemGetInfo` shows more (an MPS client's limit need not show there).
+    pub memory_mib: u64,
+    /// Host CPUs to run on (the GPU's local CPUs), set before any host memory is allocated.
+    /// `None`: leave the affinity as inherited.
+    pub cpus: Option<Vec<u32>>,
     /// SMs of the whole device: the SM-id kernel launches enough blocks to reach all of them even
     /// when MPS reports fewer, so an unenforced share shows.
     pub physical_multiprocessors: u32,
     pub plan: Plan,
-    /// Stop after setup, say `ready`, and wait for `go` on stdin.
+    /// Stop after setup, and again before the timed part of each measurement, say `ready` and
+    /// wait for `go` on stdin: the clients of a group measure each step at the same time.
     pub wait_for_go: bool,
 }
 
@@ -145,7 +154,7 @@ impl Step {
 pub enum Message {
     Step { step: Step },
     Ready,
-    Result { measurement: Measurement },
+    Result { measurement: Box<Measurement> },
     Failed { failure: Failure },
 }
 
@@ -216,14 +225,52 @@ pub struct Measurement {
     pub h2d_gbps: f64,
     pub d2h_gbps: f64,
     pub d2d_gbps: f64,
+    /// When each bandwidth step's timed samples ran and what they moved: with several clients,
+    /// their bytes over the union of their windows is what the device gave them together.
+    pub windows: Windows,
+    /// The copy sizes used (smaller than asked when the memory promised is small).
+    pub buffers: BufferSizes,
+    /// The host CPUs the worker was bound to (`0-15,32-47`); `None` when not bound.
+    pub host_cpus: Option<String>,
     /// Event-timed empty-kernel launches, one sample per launch.
     pub launch_us: Vec<f64>,
     /// Host-timed launch + stream synchronize round trips.
     pub roundtrip_us: Vec<f64>,
     /// `CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT`: what the context is given.
     pub multiprocessors: u32,
-    /// Distinct `%smid` values the SM-id kernel saw: what the context really uses.
+    /// The most SMs running the SM-id kernel's blocks at the same moment (`%smid` with
+    /// `%globaltimer`): what the context really gets at once.
     pub sms_observed: u32,
+    /// Distinct `%smid` values over the whole kernel (later waves may run on other SMs).
+    pub sms_distinct: u32,
+}
+
+/// The timed samples of one bandwidth step: bytes moved between two host clock readings
+/// (`CLOCK_MONOTONIC` nanoseconds, the same clock in every process of the machine).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Window {
+    pub bytes: u64,
+    pub start_ns: u64,
+    pub end_ns: u64,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Windows {
+    pub h2d: Window,
+    pub d2d: Window,
+    pub d2h: Window,
+}
+
+/// Sizes of the copies a worker made.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BufferSizes {
+    /// Each host↔device copy.
+    pub copy_mib: u64,
+    /// Each of the two device buffers of the device-to-device copy.
+    pub d2d_mib: u64,
 }
 
 /// The memory-limit test: allocate chunks until the driver refuses or the total passes the limit.
@@ -267,10 +314,17 @@ mod tests {
             h2d_gbps: 24.5,
             d2h_gbps: 25.1,
             d2d_gbps: 180.0,
+            windows: Windows::default(),
+            buffers: BufferSizes {
+                copy_mib: 32,
+                d2d_mib: 128,
+            },
+            host_cpus: Some("0-7".into()),
             launch_us: vec![2.5, 2.7],
             roundtrip_us: vec![8.0, 9.5],
             multiprocessors: 14,
             sms_observed: 14,
+            sms_distinct: 28,
         }
     }
 
@@ -280,7 +334,7 @@ mod tests {
             Message::Step { step: Step::H2d },
             Message::Ready,
             Message::Result {
-                measurement: measurement(),
+                measurement: Box::new(measurement()),
             },
             Message::Failed {
                 failure: Failure::cuda(Step::Limit, CudaError::new("cuMemAlloc_v2", 999)),
@@ -318,6 +372,8 @@ mod tests {
                 uuid: "GPU-abc".into(),
             },
             limit_mib: Some(10240),
+            memory_mib: 10240,
+            cpus: Some(vec![0, 1, 2]),
             physical_multiprocessors: 108,
             plan: Plan::quick(Some(8)),
             wait_for_go: true,

@@ -10,8 +10,10 @@ pub const SOURCE: &str = include_str!("kernels.ptx");
 pub const NOOP: &CStr = c"gpushare_noop";
 /// `(u64 dst, u64 src, u64 n16)`: grid-stride copy of `n16` 16-byte elements.
 pub const COPY16: &CStr = c"gpushare_copy16";
-/// `(u64 out, u64 spin_clocks)`: `out[blockIdx.x] = %smid` after a spin.
+/// `(u64 out, u64 spin_clocks)`: per block, `{%smid, start ns, end ns}` around a spin.
 pub const SMID: &CStr = c"gpushare_smid";
+/// `(u64 flag, u64 timeout_ns)`: spin until the host raises `*flag`: the stream blocker.
+pub const WAIT: &CStr = c"gpushare_wait";
 
 /// Threads per block of the copy kernel.
 pub const COPY_BLOCK: u32 = 256;
@@ -21,6 +23,11 @@ pub const COPY_BLOCKS_PER_SM: u32 = 8;
 pub const SMID_BLOCK: u32 = 32;
 /// Blocks per SM of the SM-id kernel: several waves, so every SM the context may use gets some.
 pub const SMID_BLOCKS_PER_SM: u32 = 4;
+/// Bytes the SM-id kernel writes per block: three u64 (SM id, start and end in ns).
+pub const SMID_RECORD: usize = 24;
+/// How long the stream blocker waits for the host at most: far longer than queueing a sample
+/// takes, short enough that a lost flag costs a second, not a hang.
+pub const WAIT_TIMEOUT_NS: u64 = 1_000_000_000;
 
 /// The PTX as the NUL-terminated image `cuModuleLoadData` takes.
 pub fn image() -> CString {
@@ -50,7 +57,7 @@ mod tests {
 
     #[test]
     fn every_kernel_the_probe_launches_is_an_entry() {
-        for name in [NOOP, COPY16, SMID] {
+        for name in [NOOP, COPY16, SMID, WAIT] {
             let entry = format!(".visible .entry {}(", name.to_str().unwrap());
             assert!(SOURCE.contains(&entry), "missing {entry}");
         }

@@ -5,10 +5,12 @@
 //!               "memory": {"total_mib", "free_mib", "limit_mib", "limit_enforced", "allocated_mib"},
 //!               "bandwidth_gbps": {"h2d", "d2h", "d2d"}, "launch_latency_us": {"p50", "p99"},
 //!               "multiprocessors", "clients", "error", …}],
+//!  "d2d_counts": "read_and_write",
 //!  "verdict": "pass"|"fail", "failures": [{"target", "uuid", "check", "message"}]}
 //! ```
 //! The field names are a contract: fields may be added, never renamed.
 
+use super::protocol::BufferSizes;
 use super::targets::{Promise, TargetKind};
 use crate::output::{Output, Style, table};
 use serde::Serialize;
@@ -18,10 +20,20 @@ pub struct Report {
     /// `nvml` or `sim:<name>`: where the targets came from.
     pub source: String,
     pub quick: bool,
+    /// How `d2d` bandwidth counts bytes: [`D2D_COUNTS`].
+    pub d2d_counts: &'static str,
     pub targets: Vec<TargetReport>,
     pub verdict: Verdict,
     pub failures: Vec<CheckFailure>,
 }
+
+/// D2D bandwidth is an SM copy kernel's bytes read plus bytes written (comparable with the
+/// memory's peak figure; about twice nvbandwidth's copy-engine `device_local_copy`, which counts
+/// each byte once).
+pub const D2D_COUNTS: &str = "read_and_write";
+
+/// The line under the table that says so.
+pub const D2D_NOTE: &str = "D2D: an SM copy kernel, bytes read + bytes written (about 2x nvbandwidth's device_local_copy, which counts each byte once)";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -55,7 +67,8 @@ pub struct TargetReport {
     /// How tables name the target.
     pub label: String,
     pub memory: MemoryReport,
-    /// With several clients: their sum.
+    /// With several clients: what they got together (all their bytes over the span of their
+    /// timed samples; the clients meet before each step, so the samples overlap).
     pub bandwidth_gbps: Bandwidth,
     /// Event-timed empty-kernel launches; with several clients, over all of their launches.
     pub launch_latency_us: Latency,
@@ -63,8 +76,14 @@ pub struct TargetReport {
     pub roundtrip_us: Latency,
     /// SMs the context is given (`CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT`).
     pub multiprocessors: Option<u32>,
-    /// Distinct SMs the probe's kernels ran on (the most any client saw).
+    /// The most SMs running the probe's kernel at one moment (the most any client saw).
     pub sms_observed: Option<u32>,
+    /// Distinct SMs the kernel ran on over its whole run (later waves may use other SMs).
+    pub sms_distinct: Option<u32>,
+    /// The host CPUs the workers ran on (the GPU's local CPUs); `null` when not bound.
+    pub host_cpus: Option<String>,
+    /// The copy sizes used (smaller than `--buffer` when the memory promised is small).
+    pub buffers_mib: Option<BufferSizes>,
     /// Clients that ran at once for these figures.
     pub clients: u32,
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -80,6 +99,9 @@ pub struct TargetReport {
     pub error: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hint: Option<String>,
+    /// The check `error` fails: `probe`, or `mps` when no MPS daemon serves the pipe dir.
+    #[serde(skip)]
+    pub error_check: &'static str,
     /// Every client failed because there is no usable driver.
     #[serde(skip)]
     pub no_driver: bool,
@@ -228,6 +250,14 @@ pub fn render(out: &Output, report: &Report) -> String {
         ],
         rows,
     );
+    if report
+        .targets
+        .iter()
+        .any(|t| t.bandwidth_gbps.d2d.is_some())
+    {
+        s.push_str(D2D_NOTE);
+        s.push('\n');
+    }
     let compared: Vec<&TargetReport> = report.targets.iter().filter(|t| t.solo.is_some()).collect();
     if !compared.is_empty() {
         s.push('\n');
@@ -359,6 +389,9 @@ pub(crate) fn sample_target(uuid: &str) -> TargetReport {
         },
         multiprocessors: Some(14),
         sms_observed: Some(14),
+        sms_distinct: Some(14),
+        host_cpus: None,
+        buffers_mib: None,
         clients: 1,
         per_client: Vec::new(),
         solo: None,
@@ -374,6 +407,7 @@ pub(crate) fn sample_target(uuid: &str) -> TargetReport {
         },
         error: None,
         hint: None,
+        error_check: "probe",
         no_driver: false,
     }
 }
@@ -392,12 +426,14 @@ mod tests {
         let report = Report {
             source: "sim:x".into(),
             quick: true,
+            d2d_counts: D2D_COUNTS,
             targets: vec![sample_target("MIG-1d3e5a0c-4a5b-5c6d-8e9f-0a1b2c3d4e5f")],
             verdict: Verdict::Pass,
             failures: vec![],
         };
         let v = serde_json::to_value(&report).unwrap();
         assert_eq!(v["verdict"], "pass");
+        assert_eq!(v["d2d_counts"], "read_and_write");
         let t = &v["targets"][0];
         for key in [
             "kind",
@@ -428,6 +464,7 @@ mod tests {
         let report = Report {
             source: "sim:x".into(),
             quick: false,
+            d2d_counts: D2D_COUNTS,
             targets: vec![
                 sample_target("MIG-1111aaaa-4a5b-5c6d-8e9f-0a1b2c3d4e5f"),
                 bad,
@@ -461,6 +498,10 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("verdict: FAIL (1 failure)"), "{text}");
+        assert!(
+            text.contains("D2D: an SM copy kernel, bytes read + bytes written"),
+            "{text}"
+        );
         assert!(
             text.contains(
                 "  GPU 0 MIG 1g.5gb (MIG-2222aaaa): not enforced\n    hint: set MPS limits by device ordinal\n"
@@ -496,6 +537,7 @@ mod tests {
         let report = Report {
             source: "nvml".into(),
             quick: false,
+            d2d_counts: D2D_COUNTS,
             targets: vec![t],
             verdict: Verdict::Pass,
             failures: vec![],

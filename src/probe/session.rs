@@ -1,10 +1,12 @@
 //! How one target is probed: which runs (alone, N at once), which clients test the memory limit,
-//! and the environment that points each worker at its device.
+//! and what each worker is told.
 
-use super::protocol::{DeviceChoice, Plan, Request, Step};
+use super::mps_reach::{self, Reach};
+use super::protocol::{Failure, Plan, Request, Step};
 use super::report::TargetReport;
 use super::summary::target_report;
 use super::targets::{Target, TargetKind};
+use super::worker_env::WorkerEnv;
 use super::workers::{Launcher, WorkerSpec};
 
 /// What the user asked for.
@@ -24,16 +26,28 @@ impl Options {
     }
 }
 
-/// Probe one target. `on_step(run, step)` reports the first client's progress in each run.
+/// Probe one target. `on_step(run, step)` reports the first client's progress in each run;
+/// `note` gets what the run should tell the user.
 pub fn probe(
     launcher: &Launcher,
+    env: &WorkerEnv,
     target: &Target,
     options: &Options,
     on_step: &mut dyn FnMut(usize, Step),
+    note: &mut dyn FnMut(String),
 ) -> TargetReport {
+    if target.kind == TargetKind::Mps
+        && let Some(pipe) = &target.mps_pipe_dir
+    {
+        match mps_reach::check(pipe, launcher.mps_timeout) {
+            Reach::Answers => {}
+            Reach::Unchecked(why) => note(format!("{}: {why}", target.label())),
+            Reach::NoDaemon(why) => return no_daemon(target, why),
+        }
+    }
     let mut run = 0;
     let solo = if options.clients == 1 || options.compare {
-        let spec = worker_spec(target, &options.plan, true, false);
+        let spec = worker_spec(env, target, &options.plan, true, false);
         let mut out = launcher.run_group(&[spec], &mut |_, step| on_step(run, step));
         run += 1;
         out.pop()
@@ -49,7 +63,7 @@ pub fn probe(
     let specs: Vec<WorkerSpec> = (0..options.clients)
         .map(|i| {
             let limit = target.kind == TargetKind::Mps || (solo.is_none() && i == 0);
-            worker_spec(target, &options.plan, limit, true)
+            worker_spec(env, target, &options.plan, limit, true)
         })
         .collect();
     let main = launcher.run_group(&specs, &mut |client, step| {
@@ -60,44 +74,43 @@ pub fn probe(
     target_report(target, &main, solo.as_ref())
 }
 
+/// The report of an MPS target whose pipe directory has no daemon: nothing ran.
+fn no_daemon(target: &Target, why: String) -> TargetReport {
+    let failure = Failure {
+        step: Step::Context,
+        message: format!("{why}; CUDA would run its clients without MPS, on the whole GPU"),
+        hint: Some(
+            "start the MPS daemon (gpushare mps start), or point the probe at its pipe directory with --mps-pipe-dir"
+                .into(),
+        ),
+        cuda: None,
+    };
+    let mut report = target_report(target, &[Err(failure)], None);
+    report.error_check = "mps";
+    report
+}
+
 /// The request and environment of one client of `target`.
 pub fn worker_spec(
+    env: &WorkerEnv,
     target: &Target,
     plan: &Plan,
     limit_test: bool,
     wait_for_go: bool,
 ) -> WorkerSpec {
-    let uuid = target.uuid.clone();
-    let (device, env, env_remove) = match (&target.mps_pipe_dir, target.kind) {
-        // An MPS client sees the devices the daemon exposes; it finds its own by UUID.
-        (Some(pipe), TargetKind::Mps) => (
-            DeviceChoice::ByUuid { uuid },
-            vec![(
-                "CUDA_MPS_PIPE_DIRECTORY".to_string(),
-                pipe.clone().into_os_string(),
-            )],
-            vec!["CUDA_VISIBLE_DEVICES".to_string()],
-        ),
-        // A whole GPU or MIG device: the only one visible, and never through an MPS daemon the
-        // caller's environment may name.
-        _ => (
-            DeviceChoice::Visible { uuid: uuid.clone() },
-            vec![("CUDA_VISIBLE_DEVICES".to_string(), uuid.into())],
-            vec!["CUDA_MPS_PIPE_DIRECTORY".to_string()],
-        ),
-    };
-    let mut env = env;
-    env.push(("CUDA_DEVICE_ORDER".to_string(), "PCI_BUS_ID".into()));
+    let e = env.for_target(target);
     WorkerSpec {
         request: Request {
-            device,
+            device: e.device,
             limit_mib: limit_test.then_some(target.promise.memory_mib),
+            memory_mib: target.promise.memory_mib,
+            cpus: target.local_cpus.clone(),
             physical_multiprocessors: target.device_multiprocessors,
             plan: *plan,
             wait_for_go,
         },
-        env,
-        env_remove,
+        env: e.set,
+        env_remove: e.remove,
     }
 }
 
@@ -105,17 +118,20 @@ pub fn worker_spec(
 mod tests {
     use super::*;
     use crate::probe::targets::Promise;
+    use std::path::Path;
 
     fn target(kind: TargetKind) -> Target {
         Target {
             kind,
             gpu: 2,
             gpu_uuid: "GPU-g".into(),
+            pci_bus_id: "00000000:07:00.0".into(),
             uuid: "MIG-m".into(),
             name: "1g.5gb".into(),
             device_memory_mib: 4864,
             device_multiprocessors: 14,
             mps_pipe_dir: (kind == TargetKind::Mps).then(|| "/run/gpushare/mps/m/pipe".into()),
+            local_cpus: Some(vec![0, 1]),
             promise: Promise {
                 memory_mib: 2432,
                 memory_from: "x".into(),
@@ -129,38 +145,28 @@ mod tests {
     }
 
     #[test]
-    fn mig_workers_see_only_their_device() {
-        let s = worker_spec(&target(TargetKind::Mig), &Plan::quick(None), true, false);
-        assert_eq!(
-            s.request.device,
-            DeviceChoice::Visible {
-                uuid: "MIG-m".into()
-            }
+    fn requests_carry_the_promise_the_limit_test_and_the_cpus() {
+        let env = WorkerEnv::new(Path::new("/tmp/empty"), Vec::new());
+        let s = worker_spec(
+            &env,
+            &target(TargetKind::Mig),
+            &Plan::quick(None),
+            true,
+            false,
         );
-        assert!(
-            s.env
-                .contains(&("CUDA_VISIBLE_DEVICES".into(), "MIG-m".into()))
-        );
-        assert_eq!(s.env_remove, ["CUDA_MPS_PIPE_DIRECTORY"]);
         assert_eq!(s.request.limit_mib, Some(2432));
+        assert_eq!(s.request.memory_mib, 2432);
+        assert_eq!(s.request.cpus, Some(vec![0, 1]));
         assert_eq!(s.request.physical_multiprocessors, 14);
-    }
-
-    #[test]
-    fn mps_clients_go_through_the_pipe_dir_and_find_their_device() {
-        let s = worker_spec(&target(TargetKind::Mps), &Plan::quick(None), false, true);
-        assert_eq!(
-            s.request.device,
-            DeviceChoice::ByUuid {
-                uuid: "MIG-m".into()
-            }
+        let s = worker_spec(
+            &env,
+            &target(TargetKind::Mps),
+            &Plan::quick(None),
+            false,
+            true,
         );
-        assert!(s.env.contains(&(
-            "CUDA_MPS_PIPE_DIRECTORY".into(),
-            "/run/gpushare/mps/m/pipe".into()
-        )));
-        assert_eq!(s.env_remove, ["CUDA_VISIBLE_DEVICES"]);
         assert_eq!(s.request.limit_mib, None);
+        assert_eq!(s.request.memory_mib, 2432, "buffers stay within the limit");
         assert!(s.request.wait_for_go);
     }
 

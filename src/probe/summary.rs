@@ -1,8 +1,8 @@
-//! From what the workers measured to a target's line of the report: sums over concurrent clients,
-//! latency percentiles over all their launches, the memory-limit results, the slowdown against
-//! the target alone.
+//! From what the workers measured to a target's line of the report: what concurrent clients got
+//! together (their bytes over the union of their timed windows), latency percentiles over all
+//! their launches, the memory-limit results, the slowdown against the target alone.
 
-use super::protocol::{Failure, Measurement};
+use super::protocol::{Failure, Measurement, Window};
 use super::report::{
     Bandwidth, ClientReport, Figures, Latency, MemoryReport, Slowdown, TargetReport,
 };
@@ -20,7 +20,10 @@ pub fn target_report(target: &Target, main: &[Outcome], solo: Option<&Outcome>) 
         .copied()
         .chain(solo.and_then(|s| s.as_ref().ok()))
         .collect();
-    let figures = figures_of(&ok);
+    let mut figures = figures_of(&ok);
+    if ok.len() > 1 {
+        figures.bandwidth_gbps = together(&ok);
+    }
     let per_client = if main.len() > 1 {
         main.iter()
             .enumerate()
@@ -56,6 +59,9 @@ pub fn target_report(target: &Target, main: &[Outcome], solo: Option<&Outcome>) 
         roundtrip_us: figures.roundtrip_us,
         multiprocessors: ok.first().map(|m| m.multiprocessors),
         sms_observed: ok.iter().map(|m| m.sms_observed).max(),
+        sms_distinct: ok.iter().map(|m| m.sms_distinct).max(),
+        host_cpus: ok.first().and_then(|m| m.host_cpus.clone()),
+        buffers_mib: ok.first().map(|m| m.buffers),
         clients: main.len() as u32,
         per_client,
         solo: solo_figures,
@@ -63,6 +69,7 @@ pub fn target_report(target: &Target, main: &[Outcome], solo: Option<&Outcome>) 
         promised: target.promise.clone(),
         error,
         hint,
+        error_check: "probe",
         no_driver,
     }
 }
@@ -81,7 +88,26 @@ fn memory(measured: &[&Measurement]) -> MemoryReport {
     }
 }
 
-/// Bandwidth summed over clients that ran at once; latency percentiles over all their launches.
+/// What clients that ran at once got together: for each step, all their timed bytes over the
+/// span from the first start to the last end. Summing each client's own median would count the
+/// device twice over whenever the clients' steps did not overlap.
+fn together(measured: &[&Measurement]) -> Bandwidth {
+    let step = |w: fn(&Measurement) -> Window| {
+        let windows: Vec<Window> = measured.iter().map(|m| w(m)).collect();
+        let start = windows.iter().map(|w| w.start_ns).min()?;
+        let end = windows.iter().map(|w| w.end_ns).max()?;
+        let bytes: u64 = windows.iter().map(|w| w.bytes).sum();
+        // bytes per nanosecond is GB/s.
+        (end > start && bytes > 0).then(|| round2(bytes as f64 / (end - start) as f64))
+    };
+    Bandwidth {
+        h2d: step(|m| m.windows.h2d),
+        d2h: step(|m| m.windows.d2h),
+        d2d: step(|m| m.windows.d2d),
+    }
+}
+
+/// Figures of each client alone, or summed over clients; latency percentiles over all launches.
 fn figures_of(measured: &[&Measurement]) -> Figures {
     let sum = |f: fn(&Measurement) -> f64| {
         (!measured.is_empty()).then(|| round2(measured.iter().map(|m| f(m)).sum()))
@@ -155,7 +181,7 @@ fn slowdown(solo: &Figures, together: &Figures, clients: usize) -> Slowdown {
 mod tests {
     use super::*;
     use crate::probe::cuda_error::CudaError;
-    use crate::probe::protocol::{LimitTest, Step};
+    use crate::probe::protocol::{BufferSizes, LimitTest, Step, Windows};
     use crate::probe::targets::{Promise, TargetKind};
 
     fn target() -> Target {
@@ -163,11 +189,13 @@ mod tests {
             kind: TargetKind::Mps,
             gpu: 0,
             gpu_uuid: "GPU-a".into(),
+            pci_bus_id: "00000000:07:00.0".into(),
             uuid: "GPU-a".into(),
             name: "Tesla T4".into(),
             device_memory_mib: 15360,
             device_multiprocessors: 40,
             mps_pipe_dir: Some("/run/mps".into()),
+            local_cpus: None,
             promise: Promise {
                 memory_mib: 3840,
                 memory_from: "MPS".into(),
@@ -197,11 +225,46 @@ mod tests {
             h2d_gbps: h2d,
             d2h_gbps: h2d,
             d2d_gbps: 100.0,
+            // One second each, all at the same time.
+            windows: Windows {
+                h2d: window(h2d, 0),
+                d2h: window(h2d, 0),
+                d2d: window(100.0, 0),
+            },
+            buffers: BufferSizes {
+                copy_mib: 32,
+                d2d_mib: 128,
+            },
+            host_cpus: None,
             launch_us: launch.to_vec(),
             roundtrip_us: launch.iter().map(|x| x * 3.0).collect(),
             multiprocessors: 10,
             sms_observed: 10,
+            sms_distinct: 10,
         }
+    }
+
+    /// A one-second window starting at `start_s` seconds in which `gbps` GB moved.
+    fn window(gbps: f64, start_s: u64) -> Window {
+        Window {
+            bytes: (gbps * 1e9) as u64,
+            start_ns: start_s * 1_000_000_000,
+            end_ns: (start_s + 1) * 1_000_000_000,
+        }
+    }
+
+    #[test]
+    fn clients_one_after_another_do_not_add_up() {
+        // Each client got 10 GB/s, but the second ran after the first: together they got 10 GB/s
+        // over two seconds, not 20.
+        let first = m(10.0, &[2.0], 3600, false);
+        let mut second = m(10.0, &[2.0], 3600, false);
+        second.windows.h2d = window(10.0, 1);
+        let r = target_report(&target(), &[Ok(first), Ok(second)], None);
+        assert_eq!(r.bandwidth_gbps.h2d, Some(10.0));
+        // D2D ran at the same time in both: 200 GB/s together.
+        assert_eq!(r.bandwidth_gbps.d2d, Some(200.0));
+        assert_eq!(r.per_client[1].bandwidth_gbps.h2d, Some(10.0));
     }
 
     #[test]
@@ -274,10 +337,18 @@ mod tests {
         ))];
         let r = target_report(&target(), &main, None);
         assert!(r.error.as_ref().unwrap().contains("CUDA_ERROR_NO_DEVICE"));
-        assert!(r.hint.is_some());
-        assert!(r.no_driver);
+        assert!(r.hint.as_ref().unwrap().contains("/dev/nvidia-caps"));
+        assert!(
+            !r.no_driver,
+            "a driver that shows no device is still a driver"
+        );
         assert_eq!(r.bandwidth_gbps, Bandwidth::default());
         assert_eq!(r.memory, MemoryReport::default());
+        let main = [Err(Failure::cuda(
+            Step::Context,
+            CudaError::new("cuInit", 803),
+        ))];
+        assert!(target_report(&target(), &main, None).no_driver);
         let r = target_report(
             &target(),
             &[Err(Failure::other(Step::D2h, "data check failed"))],

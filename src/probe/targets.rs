@@ -58,6 +58,8 @@ pub struct Target {
     pub kind: TargetKind,
     pub gpu: u32,
     pub gpu_uuid: String,
+    /// The GPU's PCI bus id (NVML's form), for its local CPUs.
+    pub pci_bus_id: String,
     /// The device's UUID: `GPU-…` or, for MIG devices and MPS clients on them, `MIG-…`.
     pub uuid: String,
     /// The GPU's name, or the MIG profile.
@@ -66,6 +68,8 @@ pub struct Target {
     pub device_memory_mib: u64,
     pub device_multiprocessors: u32,
     pub mps_pipe_dir: Option<PathBuf>,
+    /// The host CPUs its workers run on (the GPU's local CPUs); `None`: as inherited.
+    pub local_cpus: Option<Vec<u32>>,
     pub promise: Promise,
 }
 
@@ -96,7 +100,8 @@ struct Device {
     uuid: String,
     name: String,
     memory_mib: u64,
-    multiprocessors: u32,
+    /// `None` when the driver does not say.
+    multiprocessors: Option<u32>,
     memory_from: String,
 }
 
@@ -124,7 +129,7 @@ pub fn discover(src: &Sources, notes: &mut Vec<String>) -> Result<Vec<Target>> {
         let replicas = entry
             .and_then(|e| e.time_slicing.as_ref())
             .map(|t| *t.get_ref().replicas.get_ref());
-        for device in devices(gpu, notes) {
+        for device in devices(gpu, notes)? {
             targets.push(target(src, gpu, device, mps_section, replicas));
         }
     }
@@ -145,25 +150,27 @@ fn mps_section_of(entry: &GpuEntry) -> Option<&MpsSection> {
     }
 }
 
-fn devices(gpu: &Gpu, notes: &mut Vec<String>) -> Vec<Device> {
+fn devices(gpu: &Gpu, notes: &mut Vec<String>) -> Result<Vec<Device>> {
     if !gpu.mig.current.is_enabled() {
-        return vec![Device {
+        return Ok(vec![Device {
             kind: TargetKind::Gpu,
             uuid: gpu.uuid.clone(),
             name: gpu.name.clone(),
             memory_mib: gpu.memory_total_mib,
             multiprocessors: gpu.multiprocessors,
             memory_from: "GPU memory".into(),
-        }];
+        }]);
     }
-    if gpu.mig.instances.is_empty() {
+    // A MIG layout the driver would not list is an error, not "no MIG devices".
+    let instances = gpu.mig_instances()?;
+    if instances.is_empty() {
         notes.push(format!(
             "GPU {}: MIG is enabled but it has no MIG devices; nothing to probe there",
             gpu.index
         ));
     }
     let mut out = Vec::new();
-    for gi in &gpu.mig.instances {
+    for gi in instances {
         if gi.compute_instances.is_empty() {
             notes.push(format!(
                 "GPU {}: GPU instance {} ({}) has no compute instance, so no MIG device to probe",
@@ -176,12 +183,12 @@ fn devices(gpu: &Gpu, notes: &mut Vec<String>) -> Vec<Device> {
                 uuid: ci.uuid.clone(),
                 name: ci.profile.clone(),
                 memory_mib: gi.memory_mib,
-                multiprocessors: ci.multiprocessors,
+                multiprocessors: Some(ci.multiprocessors),
                 memory_from: format!("MIG {} memory", gi.profile),
             });
         }
     }
-    out
+    Ok(out)
 }
 
 fn target(
@@ -204,7 +211,7 @@ fn target(
     let mut promise = Promise {
         memory_mib: device.memory_mib,
         memory_from: device.memory_from.clone(),
-        multiprocessors: Some(device.multiprocessors),
+        multiprocessors: device.multiprocessors,
         max_multiprocessors: None,
         thread_percentage: None,
         clients: replicas,
@@ -242,11 +249,14 @@ fn target(
         kind,
         gpu: gpu.index,
         gpu_uuid: gpu.uuid.clone(),
+        pci_bus_id: gpu.pci_bus_id.clone(),
         uuid: device.uuid,
         name: device.name,
         device_memory_mib: device.memory_mib,
-        device_multiprocessors: device.multiprocessors,
+        // 0 when the driver does not say: the worker then goes by CUDA's count alone.
+        device_multiprocessors: device.multiprocessors.unwrap_or(0),
         mps_pipe_dir: pipe_dir,
+        local_cpus: None,
         promise,
     }
 }
@@ -284,15 +294,15 @@ impl MpsLimits {
         }
     }
 
-    fn apply(&self, promise: &mut Promise, device_multiprocessors: u32) {
+    fn apply(&self, promise: &mut Promise, device_multiprocessors: Option<u32>) {
         if let Some(m) = self.memory_mib {
             promise.memory_mib = m;
             promise.memory_from = format!("MPS memory limit ({})", self.from);
         }
         if let Some(p) = self.thread_percentage {
             promise.thread_percentage = Some(p);
-            promise.max_multiprocessors =
-                Some((u64::from(device_multiprocessors) * u64::from(p)).div_ceil(100) as u32);
+            promise.max_multiprocessors = device_multiprocessors
+                .map(|sms| (u64::from(sms) * u64::from(p)).div_ceil(100) as u32);
         }
     }
 }
@@ -375,6 +385,8 @@ mod tests {
         for (profile_id, start) in profiles {
             let size = sim
                 .gpu_instance_profiles(gpu)
+                .unwrap()
+                .listed()
                 .unwrap()
                 .into_iter()
                 .find(|p| p.profile.id == *profile_id)

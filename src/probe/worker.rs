@@ -44,7 +44,9 @@ pub fn run() -> Exit {
     }));
     match outcome {
         Ok(Ok(measurement)) => {
-            send(&Message::Result { measurement });
+            send(&Message::Result {
+                measurement: Box::new(measurement),
+            });
             Exit::Ok
         }
         Ok(Err(failure)) => {

@@ -1,6 +1,7 @@
 //! The parent's side of the worker protocol: start `gpushare __probe-worker` processes, release a
-//! group of them at once, and turn whatever happens to them (a result, a driver error, a crash,
-//! a hang) into an outcome per client. Nothing a worker does can stop the probe.
+//! group of them at once (after setup, and again at each step's barrier), and turn whatever
+//! happens to them (a result, a driver error, a crash, a hang) into an outcome per client.
+//! Nothing a worker does can stop the probe.
 
 use super::protocol::{Failure, GO, Measurement, Message, Request, Step};
 use std::collections::VecDeque;
@@ -30,6 +31,8 @@ pub struct Launcher {
     pub exe: PathBuf,
     /// How long a worker may take for its setup, and again for its measurements.
     pub timeout: Duration,
+    /// How long an MPS daemon may take to answer whether it is there.
+    pub mps_timeout: Duration,
 }
 
 enum Event {
@@ -43,7 +46,8 @@ struct Worker {
     stdin: Option<ChildStdin>,
     stderr: Option<JoinHandle<String>>,
     step: Step,
-    ready: bool,
+    /// It said `ready` and waits for `go` (its clock stopped) since then.
+    ready_since: Option<Instant>,
     closed: bool,
     outcome: Option<Outcome>,
     deadline: Instant,
@@ -55,9 +59,9 @@ impl Worker {
         self.closed || self.child.is_none()
     }
 
-    /// Ready and waiting for `go`: its clock is stopped until the group starts.
+    /// Ready and waiting for `go`: its clock is stopped until the group goes on.
     fn waiting(&self) -> bool {
-        self.ready && self.stdin.is_some()
+        self.ready_since.is_some() && self.stdin.is_some() && !self.finished()
     }
 
     fn running(&self) -> bool {
@@ -67,9 +71,10 @@ impl Worker {
 
 impl Launcher {
     /// Run a group of clients: start them one after another (each finishes its setup, memory test
-    /// included, before the next starts, so they do not race for memory), release the ready ones
-    /// together with `go` when there are several, and collect an outcome per client.
-    /// `on_step(client, step)` reports progress.
+    /// included, before the next starts, so they do not race for memory), then release the ready
+    /// ones together with `go` when there are several, and again each time every client still
+    /// running waits at a step's barrier: the clients time each step at the same moment. Collect
+    /// an outcome per client. `on_step(client, step)` reports progress.
     pub fn run_group(
         &self,
         specs: &[WorkerSpec],
@@ -80,20 +85,32 @@ impl Launcher {
         for (i, spec) in specs.iter().enumerate() {
             workers.push(self.start(i, spec, tx.clone()));
             self.pump(&rx, &mut workers, on_step, |w| {
-                w[i].ready || w[i].finished()
+                w[i].ready_since.is_some() || w[i].finished()
             });
         }
         drop(tx);
-        let now = Instant::now();
-        for w in workers.iter_mut().filter(|w| w.ready && !w.finished()) {
-            w.deadline = now + self.timeout;
-            if let Some(mut stdin) = w.stdin.take() {
-                let _ = writeln!(stdin, "{GO}").and_then(|_| stdin.flush());
+        let mut setup = true;
+        loop {
+            let now = Instant::now();
+            for w in workers.iter_mut().filter(|w| w.waiting()) {
+                // The measurements get their own time; a wait at a barrier does not count.
+                w.deadline = match w.ready_since {
+                    Some(since) if !setup => w.deadline + now.saturating_duration_since(since),
+                    _ => now + self.timeout,
+                };
+                w.ready_since = None;
+                if let Some(stdin) = w.stdin.as_mut() {
+                    let _ = writeln!(stdin, "{GO}").and_then(|_| stdin.flush());
+                }
+            }
+            setup = false;
+            self.pump(&rx, &mut workers, on_step, |w| {
+                w.iter().all(|w| w.finished() || w.waiting())
+            });
+            if workers.iter().all(Worker::finished) {
+                break;
             }
         }
-        self.pump(&rx, &mut workers, on_step, |w| {
-            w.iter().all(Worker::finished)
-        });
         workers.into_iter().map(|w| self.outcome(w)).collect()
     }
 
@@ -115,7 +132,7 @@ impl Launcher {
             stdin: None,
             stderr: None,
             step: Step::Context,
-            ready: false,
+            ready_since: None,
             closed: true,
             outcome: None,
             deadline,
@@ -252,9 +269,9 @@ fn handle(w: &mut Worker, index: usize, event: Event, on_step: &mut dyn FnMut(us
             w.step = step;
             on_step(index, step);
         }
-        Event::Message(Message::Ready) => w.ready = true,
+        Event::Message(Message::Ready) => w.ready_since = Some(Instant::now()),
         Event::Message(Message::Result { measurement }) => {
-            w.outcome.get_or_insert(Ok(measurement));
+            w.outcome.get_or_insert(Ok(*measurement));
         }
         Event::Message(Message::Failed { failure }) => {
             w.outcome.get_or_insert(Err(failure));
@@ -367,7 +384,7 @@ mod tests {
             stdin: None,
             stderr: None,
             step: Step::Context,
-            ready: false,
+            ready_since: None,
             closed: false,
             outcome: None,
             deadline: Instant::now(),
@@ -392,7 +409,7 @@ mod tests {
         );
         handle(&mut w, 3, Event::Closed, &mut on_step);
         assert_eq!(seen, [(3, Step::Limit)]);
-        assert!(w.ready && w.closed);
+        assert!(w.ready_since.is_some() && w.closed);
         // The first word wins: garbage on stdout is what went wrong.
         assert_eq!(w.outcome.unwrap().unwrap_err().message, "junk");
     }

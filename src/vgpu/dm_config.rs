@@ -9,11 +9,12 @@
 //!       vgpu-devices: {"A100-4C": 10} # type → count; {} means no vGPUs
 //! ```
 //!
-//! As in nvidia-vgpu-dm, indexes this node does not have are ignored (one file serves a fleet) and
-//! GPUs no entry matches are left alone.
+//! GPUs no entry matches are left alone. An index this node does not have is an error (exit 2), as
+//! in gpushare.toml and mig-parted files: naming a GPU that is not there is a mistake, not a
+//! filter (`device-filter` is the way to write one file for several kinds of nodes).
 
 use super::desired::{Desired, DesiredGpu, DesiredType, Origin, check_types, error_at};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::node::{Node, PciId};
 use crate::source_file::SourceFile;
 use serde::Deserialize;
@@ -123,6 +124,8 @@ pub struct DmConfig {
     pub path: std::path::PathBuf,
     /// Labels in file order.
     pub configs: Vec<(String, Vec<DmEntry>)>,
+    /// Where the labels are (`vgpu-configs`), for errors about a label that is not there.
+    pub configs_at: Origin,
 }
 
 #[derive(Debug, Clone)]
@@ -131,6 +134,7 @@ pub struct DmEntry {
     pub device_filter: Vec<(PciId, Option<PciId>)>,
     /// `None` = all GPUs.
     pub devices: Option<Vec<u32>>,
+    pub devices_at: Origin,
     pub types: Vec<DesiredType>,
     pub at: Origin,
 }
@@ -139,31 +143,10 @@ fn origin(path: &Path, loc: &Location) -> Origin {
     Origin::new(path, loc.line() as usize, loc.column() as usize)
 }
 
-/// A YAML error as `file:line:col: message`.
-fn yaml_error(path: &Path, e: &serde_saphyr::Error) -> Error {
-    let options = serde_saphyr::render_options! { snippets: serde_saphyr::SnippetMode::Off };
-    let rendered = e.render_with_options(options);
-    // The plain rendering ends with " at line N, column M"; the position goes in front instead.
-    let message = match rendered.rfind(" at line ") {
-        Some(i) if e.location().is_some() => &rendered[..i],
-        _ => rendered.as_str(),
-    };
-    // Drop the parser's advice about its own options.
-    let message = message
-        .split(", set DuplicateKeyPolicy")
-        .next()
-        .unwrap_or(message);
-    let position = e
-        .location()
-        .map(|l| (l.line() as usize, l.column() as usize));
-    Error::in_file(path, position, message.trim().replace('\n', "; "))
-}
-
 impl DmConfig {
     pub fn parse(source: &SourceFile) -> Result<DmConfig> {
         let path = source.path.as_path();
-        let raw: RawFile =
-            serde_saphyr::from_str(&source.text).map_err(|e| yaml_error(path, &e))?;
+        let raw: RawFile = source.parse_yaml()?;
         match &raw.version {
             Some(v) if v.value == "v1" => {}
             Some(v) => {
@@ -173,18 +156,13 @@ impl DmConfig {
                 ));
             }
             None => {
-                return Err(error_at(
-                    None,
-                    format!("{}: `version: v1` is missing", path.display()),
-                )
-                .with_hint("a vgpu-device-manager file starts with `version: v1`"));
+                return Err(source
+                    .error_at_start("`version: v1` is missing")
+                    .with_hint("a vgpu-device-manager file starts with `version: v1`"));
             }
         }
         let Some(configs) = raw.vgpu_configs else {
-            return Err(Error::usage(format!(
-                "{}: `vgpu-configs` is missing",
-                path.display()
-            )));
+            return Err(source.error_at_start("`vgpu-configs` is missing"));
         };
         if configs.value.is_empty() {
             return Err(error_at(
@@ -192,6 +170,7 @@ impl DmConfig {
                 "vgpu-configs: at least one config is required",
             ));
         }
+        let configs_at = origin(path, &configs.referenced);
         let mut labels: Vec<_> = configs.value.into_iter().collect();
         labels.sort_by_key(|(k, _)| (k.referenced.line(), k.referenced.column()));
         let mut out = Vec::new();
@@ -212,6 +191,7 @@ impl DmConfig {
         Ok(DmConfig {
             path: path.to_path_buf(),
             configs: out,
+            configs_at,
         })
     }
 
@@ -219,31 +199,31 @@ impl DmConfig {
         self.configs.iter().map(|(l, _)| l.as_str()).collect()
     }
 
-    /// The desired layout of config `label` on `node`, and warnings about indexes the node lacks.
-    pub fn select(&self, label: &str, node: &Node) -> Result<(Desired, Vec<String>)> {
+    /// The desired layout of config `label` on `node`.
+    pub fn select(&self, label: &str, node: &Node) -> Result<Desired> {
         let Some((_, entries)) = self.configs.iter().find(|(l, _)| l == label) else {
             return Err(
-                Error::usage(format!("{}: no config `{label}`", self.path.display()))
+                error_at(Some(&self.configs_at), format!("no config `{label}`"))
                     .with_hint(format!("configs in the file: {}", self.labels().join(", "))),
             );
         };
         let mut gpus: Vec<DesiredGpu> = Vec::new();
-        let mut warnings = Vec::new();
         for e in entries {
             let indexes: Vec<u32> = match &e.devices {
                 None => node.gpus.iter().map(|g| g.index).collect(),
                 Some(list) => {
-                    for i in list.iter().filter(|i| node.gpu(**i).is_none()) {
-                        warnings.push(format!(
-                            "{}:{}: GPU {i} does not exist on this node; ignored",
-                            self.path.display(),
-                            e.at.line
-                        ));
+                    if let Some(missing) = list.iter().find(|i| node.gpu(**i).is_none()) {
+                        return Err(error_at(
+                            Some(&e.devices_at),
+                            format!("GPU {missing} does not exist"),
+                        )
+                        .with_hint(format!(
+                            "this node has {} GPU(s), 0 to {}; use device-filter for a file that serves several kinds of nodes",
+                            node.gpus.len(),
+                            node.gpus.len().saturating_sub(1)
+                        )));
                     }
-                    list.iter()
-                        .copied()
-                        .filter(|i| node.gpu(*i).is_some())
-                        .collect()
+                    list.clone()
                 }
             };
             for index in indexes {
@@ -272,7 +252,7 @@ impl DmConfig {
             }
         }
         gpus.sort_by_key(|g| g.index);
-        Ok((Desired { gpus }, warnings))
+        Ok(Desired { gpus })
     }
 }
 
@@ -299,6 +279,7 @@ fn entry(path: &Path, raw: Spanned<RawEntry>) -> Result<DmEntry> {
             device_filter.push((parse(id)?, sub.map(parse).transpose()?));
         }
     }
+    let devices_at = origin(path, &raw.devices.referenced);
     let devices = match raw.devices.value {
         Devices::Word(w) if w == "all" => None,
         Devices::Word(w) => {
@@ -315,9 +296,14 @@ fn entry(path: &Path, raw: Spanned<RawEntry>) -> Result<DmEntry> {
     for (name, count) in pairs {
         let count_at = origin(path, &count.referenced);
         let count = u32::try_from(count.value).map_err(|_| {
+            let why = if count.value < 0 {
+                "a count is at least 1"
+            } else {
+                "more than any GPU holds"
+            };
             error_at(
                 Some(&count_at),
-                format!("\"{}\": {}: a count is at least 1", name.value, count.value),
+                format!("\"{}\": {}: {why}", name.value, count.value),
             )
         })?;
         types.push(DesiredType {
@@ -331,6 +317,7 @@ fn entry(path: &Path, raw: Spanned<RawEntry>) -> Result<DmEntry> {
     Ok(DmEntry {
         device_filter,
         devices,
+        devices_at,
         types,
         at,
     })

@@ -26,15 +26,15 @@ impl TypeRegistry {
     /// Load the registry; a missing file is an empty registry. A damaged one is ignored with the
     /// reason returned, since it is a cache the next apply rebuilds.
     pub fn load(path: &Path) -> (TypeRegistry, Option<String>) {
-        match std::fs::read_to_string(path) {
-            Ok(text) => match serde_json::from_str(&text) {
+        match crate::fsutil::read_own_text(path, crate::source_file::MAX_INPUT_BYTES) {
+            Ok(None) => (TypeRegistry::default(), None),
+            Ok(Some(text)) => match serde_json::from_str(&text) {
                 Ok(r) => (r, None),
                 Err(e) => (
                     TypeRegistry::default(),
                     Some(format!("ignoring {}: {e}", path.display())),
                 ),
             },
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => (TypeRegistry::default(), None),
             Err(e) => (
                 TypeRegistry::default(),
                 Some(format!("cannot read {}: {e}", path.display())),
@@ -61,11 +61,8 @@ impl TypeRegistry {
         if !self.changed {
             return Ok(());
         }
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).map_err(|e| {
-                Error::failed(format!("cannot create {}: {e}", dir.display()))
-                    .with_hint("run as root, or pass --state-root DIR")
-            })?;
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            crate::fsutil::own_dir(dir, crate::journal::LIB_DIR_MODE)?;
         }
         let mut json = serde_json::to_string_pretty(self)
             .map_err(|e| Error::failed(format!("cannot write JSON: {e}")))?;

@@ -161,6 +161,12 @@ fn an_existing_file_that_says_otherwise_needs_force() {
     );
     assert!(e.contains("--force"), "{e}");
     assert_eq!(std::fs::read_to_string(&path).unwrap(), before);
+    // The journal records why the run ended, not "stopped before its end".
+    let last = node.journal().lines().last().unwrap().to_string();
+    assert!(
+        last.contains("\"event\":\"failed\"") && last.contains("exists and says something else"),
+        "{last}"
+    );
     // A dry run shows the plan and writes nothing.
     let plan = node.json(&[
         "init",
@@ -291,4 +297,30 @@ fn with_cuda_the_probe_checks_every_slice() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+#[test]
+fn init_places_a_bad_namespace_in_the_file() {
+    let node = Node::preset("t4x4");
+    let config = write(
+        node.dir.path(),
+        "gpushare.toml",
+        "[[gpus]]\nselect = \"all\"\nmode = \"time-slicing\"\ntime_slicing.replicas = 2\n\n[kubernetes]\ntargets = [\"nvidia-device-plugin\"]\nnamespace = \"Not_A_Label\"\n",
+    );
+    let err = fails_with(
+        node.cmd()
+            .args(["init", "--yes", "-c"])
+            .arg(&config)
+            .arg("--config-out")
+            .arg(node.dir.path().join("out.toml")),
+        2,
+    );
+    assert!(
+        err.contains(&format!(
+            "{}:8:13: namespace \"Not_A_Label\" is not a valid namespace name",
+            config.display()
+        )),
+        "{err}"
+    );
+    assert!(!node.dir.path().join("out.toml").exists());
 }

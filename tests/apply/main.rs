@@ -634,3 +634,38 @@ fn on_a_terminal_apply_asks_first() {
     assert!(!text.contains("[y/N]"), "{text}");
     assert_eq!(node.devices()[&0], ["7g.40gb"]);
 }
+
+#[test]
+fn an_mps_layout_plans_without_the_mps_control_program_and_apply_refuses_before_changing() {
+    let node = Node::preset("t4x4");
+    let cfg = node.write(
+        "mps.toml",
+        "[[gpus]]\nselect = [0]\nmode = \"mps\"\nmps.clients = 2\n",
+    );
+    let no_mps = |args: &[&str]| {
+        let mut cmd = node.cmd();
+        cmd.env("PATH", "/usr/bin:/bin").args(args);
+        cmd
+    };
+    let out = no_mps(&["plan", "-c", &cfg, "--format", "json"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("nvidia-cuda-mps-control is not on PATH"),
+        "{stderr}"
+    );
+    let plan: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(plan["changes"][0]["action"], "start_mps_daemon");
+    no_mps(&["apply", "-c", &cfg, "--dry-run"])
+        .assert()
+        .success();
+    let e = fails_with(&mut no_mps(&["apply", "-c", &cfg, "--yes"]), 1);
+    assert!(e.contains("nvidia-cuda-mps-control is not on PATH"), "{e}");
+    assert!(node.daemons().is_empty());
+    assert!(
+        !node.journal().contains("\"event\":\"step\""),
+        "no step ran"
+    );
+}

@@ -1,6 +1,7 @@
 //! Helpers shared by the integration tests: run the real binary in a clean environment.
 #![allow(dead_code)]
 
+pub mod cuda_standin;
 pub mod nvml_standin;
 pub mod vgpu_host;
 

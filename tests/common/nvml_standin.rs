@@ -212,6 +212,16 @@ pub fn run(cmd: &mut Command, code: i32, what: &str) -> (String, String) {
     (stdout, stderr)
 }
 
+/// Stderr of a simulator run without the line that says the node is simulated (the NVML
+/// backend, on the stand-in, has no such line).
+pub fn without_sim_notice(stderr: &str) -> String {
+    stderr
+        .lines()
+        .filter(|l| !l.starts_with("simulated node ("))
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
 /// The changing calls (MIG mode, instances, compute modes, resets) of a log.
 pub fn changes(calls: &[Value]) -> Vec<&Value> {
     calls.iter().filter(|c| c["changing"] == true).collect()

@@ -6,16 +6,18 @@
 mod faults;
 pub mod node_file;
 pub mod state;
+mod state_check;
 
 use crate::backend::{
-    Backend, DeviceRef, DriverError, DriverErrorKind, DriverResult, ModeChange, ProfileCapacity,
+    Backend, DeviceRef, DriverError, DriverErrorKind, DriverResult, MigProfiles, ModeChange,
+    ProfileSource,
 };
 use crate::error::{Error, Result};
 use crate::node::catalog::ComputeInstanceProfile;
 use crate::node::{ComputeMode, MigMode, Node, Placement};
 use crate::source_file::SourceFile;
 use faults::Faults;
-use state::{STATE_VERSION, SimState};
+use state::SimState;
 use std::path::{Path, PathBuf};
 
 pub use faults::{
@@ -32,6 +34,15 @@ impl SimBackend {
     /// Open a simulated node from `--sim` and/or `--sim-state`.
     pub fn open(sim: Option<&str>, state_path: Option<&Path>) -> Result<Self> {
         let faults = Faults::from_env()?;
+        // The state file is rewritten after every change: a link there is refused, never followed.
+        if let Some(path) = state_path {
+            crate::fsutil::own::refuse_link(path).map_err(|e| {
+                Error::failed(format!(
+                    "cannot use the simulator state {}: {e}",
+                    path.display()
+                ))
+            })?;
+        }
         let built = sim.map(build).transpose()?;
         let state = match state_path {
             Some(path) if path.exists() => {
@@ -151,15 +162,12 @@ fn load_state(path: &Path) -> Result<SimState> {
         )
         .with_hint("it is written by --sim-state; delete it to start over")
     })?;
-    if state.version != STATE_VERSION {
-        return Err(Error::in_file(
-            path,
-            None,
-            format!("state version {} is not {STATE_VERSION}", state.version),
-        )
-        .with_hint("delete it to start over"));
-    }
-    // A hand-edited file could name a model we do not know: check it now, not on first use.
+    // A hand-edited file can say anything: check what the simulator relies on now, not on
+    // first use.
+    state_check::check(&state).map_err(|p| {
+        Error::in_file(path, state_check::locate(&source.text, p.at), p.message)
+            .with_hint("it is written by --sim-state; delete it to start over")
+    })?;
     state
         .snapshot()
         .map_err(|e| Error::in_file(path, None, e.detail).with_hint("delete it to start over"))?;
@@ -191,8 +199,12 @@ impl Backend for SimBackend {
         self.state.snapshot()
     }
 
-    fn gpu_instance_profiles(&self, gpu: u32) -> DriverResult<Vec<ProfileCapacity>> {
-        self.state.gpu_instance_profiles(gpu)
+    fn gpu_instance_profiles(&self, gpu: u32) -> DriverResult<MigProfiles> {
+        // The simulated driver lists its profiles with MIG off too, as the v1 call does.
+        Ok(MigProfiles::Listed {
+            profiles: self.state.gpu_instance_profiles(gpu)?,
+            source: ProfileSource::Driver,
+        })
     }
 
     fn compute_instance_profiles(

@@ -334,7 +334,7 @@ fn add_gpu(source: &SourceFile, state: &mut SimState, entry: &GpuEntry) -> Resul
         state.gpus[index as usize].processes.push(Process {
             pid: p.pid,
             name: p.name.clone(),
-            used_memory_mib: p.used_memory_mib,
+            used_memory_mib: Some(p.used_memory_mib),
             gpu_instance_id,
             compute_instance_id,
         });
@@ -342,7 +342,7 @@ fn add_gpu(source: &SourceFile, state: &mut SimState, entry: &GpuEntry) -> Resul
     let used: u64 = state.gpus[index as usize]
         .processes
         .iter()
-        .map(|p| p.used_memory_mib)
+        .filter_map(|p| p.used_memory_mib)
         .sum();
     if used > model.memory_mib {
         return Err(source.error_at(
@@ -442,11 +442,12 @@ processes = [{ pid = 7, name = "triton", used_memory_mib = 2000 }]
         let node = state.snapshot().unwrap();
         assert_eq!(node.driver_version, "570.1");
         let gpu = &node.gpus[1];
-        assert_eq!(gpu.mig.instances.len(), 2);
+        assert_eq!(gpu.mig.instances.as_ref().unwrap().len(), 2);
         let three = gpu
             .mig
             .instances
             .iter()
+            .flatten()
             .find(|g| g.profile == "3g.20gb")
             .unwrap();
         assert_eq!(three.placement, Placement { start: 4, size: 4 });
@@ -455,17 +456,21 @@ processes = [{ pid = 7, name = "triton", used_memory_mib = 2000 }]
             .mig
             .instances
             .iter()
+            .flatten()
             .find(|g| g.profile == "1g.5gb")
             .unwrap();
         assert_eq!(one.placement.start, 0, "first free placement");
-        let p = &gpu.processes[0];
+        let p = &gpu.processes.as_ref().unwrap()[0];
         assert_eq!(p.gpu_instance_id, Some(three.gpu_instance_id));
         assert_eq!(
             p.compute_instance_id,
             Some(three.compute_instances[1].compute_instance_id)
         );
         assert_eq!(gpu.memory_used_mib, 1024);
-        assert_eq!(node.gpus[2].processes[0].gpu_instance_id, None);
+        assert_eq!(
+            node.gpus[2].processes.as_ref().unwrap()[0].gpu_instance_id,
+            None
+        );
     }
 
     fn error_of(text: &str) -> String {

@@ -646,7 +646,7 @@ impl SimState {
                         },
                         multiprocessors: cp.map_or(0, |p| p.sm),
                         uuid: ci.uuid.clone(),
-                        compute_mode: ci.compute_mode,
+                        compute_mode: Some(ci.compute_mode),
                     }
                 })
                 .collect();
@@ -671,20 +671,21 @@ impl SimState {
             pci_device_id: model.pci_device_ids[0],
             pci_subsystem_id: None,
             memory_total_mib: model.memory_mib,
-            memory_used_mib: sim.processes.iter().map(|p| p.used_memory_mib).sum(),
+            memory_used_mib: sim.processes.iter().filter_map(|p| p.used_memory_mib).sum(),
             compute_capability: model.compute_capability.clone(),
-            multiprocessors: model.multiprocessors,
+            multiprocessors: Some(model.multiprocessors),
             architecture: Some(model.architecture.clone()),
-            compute_mode: sim.compute_mode,
-            persistence_mode: sim.persistence_mode,
+            compute_mode: Some(sim.compute_mode),
+            persistence_mode: Some(sim.persistence_mode),
             mig: MigState {
                 capable: table.is_some(),
                 current: sim.mig_current,
                 pending: sim.mig_pending,
-                instances,
+                instances: Some(instances),
             },
-            processes: sim.processes.clone(),
+            processes: Some(sim.processes.clone()),
             vgpu_host_mode: sim.vgpu_host_mode,
+            notes: Vec::new(),
         })
     }
 }

@@ -52,7 +52,7 @@ fn mig_mode_waits_for_a_reset_on_a_busy_gpu_and_reset_refuses_while_busy() {
     sim.state.gpus[0].processes.push(Process {
         pid: 7,
         name: "python".into(),
-        used_memory_mib: 100,
+        used_memory_mib: Some(100),
         gpu_instance_id: None,
         compute_instance_id: None,
     });
@@ -142,7 +142,10 @@ fn max_instances_and_compute_slices_hold() {
         sim.create_gpu_instance(0, P1G5, place(start, 1)).unwrap();
     }
     // Slice 7 is memory-only: no 8th 1g instance.
-    assert_eq!(sim.gpu_instance_profiles(0).unwrap()[0].free_instances, 0);
+    assert_eq!(
+        sim.gpu_instance_profiles(0).unwrap().listed().unwrap()[0].free_instances,
+        0
+    );
     let mut sim = enabled_a100();
     sim.create_gpu_instance(0, P3G20, place(0, 4)).unwrap();
     sim.create_gpu_instance(0, P3G20, place(4, 4)).unwrap();
@@ -152,6 +155,8 @@ fn max_instances_and_compute_slices_hold() {
     sim.create_gpu_instance(0, P7G40, place(0, 8)).unwrap();
     assert!(
         sim.gpu_instance_profiles(0)
+            .unwrap()
+            .listed()
             .unwrap()
             .iter()
             .all(|p| p.free_instances == 0)
@@ -163,6 +168,8 @@ fn free_counts_follow_occupancy() {
     let mut sim = enabled_a100();
     let free = |sim: &SimBackend, name: &str| {
         sim.gpu_instance_profiles(0)
+            .unwrap()
+            .listed()
             .unwrap()
             .into_iter()
             .find(|p| p.profile.name == name)
@@ -190,12 +197,22 @@ fn compute_instances_fill_their_gpu_instance_and_get_new_uuids() {
         sim.create_compute_instance(0, gi, one).unwrap_err().kind,
         K::InsufficientResources
     );
-    let before = sim.snapshot().unwrap().gpus[0].mig.instances[0].compute_instances[1]
+    let before = sim.snapshot().unwrap().gpus[0]
+        .mig
+        .instances
+        .as_ref()
+        .unwrap()[0]
+        .compute_instances[1]
         .uuid
         .clone();
     sim.destroy_compute_instance(0, gi, 1).unwrap();
     assert_eq!(sim.create_compute_instance(0, gi, one).unwrap(), 1);
-    let after = sim.snapshot().unwrap().gpus[0].mig.instances[0].compute_instances[1]
+    let after = sim.snapshot().unwrap().gpus[0]
+        .mig
+        .instances
+        .as_ref()
+        .unwrap()[0]
+        .compute_instances[1]
         .uuid
         .clone();
     assert!(
@@ -224,7 +241,7 @@ fn nothing_in_use_is_destroyed() {
     sim.state.gpus[0].processes.push(Process {
         pid: 99,
         name: "trainer".into(),
-        used_memory_mib: 10,
+        used_memory_mib: Some(10),
         gpu_instance_id: Some(gi),
         compute_instance_id: Some(ci),
     });
@@ -259,14 +276,14 @@ fn compute_mode_is_per_mig_device_when_mig_is_on() {
         .unwrap();
     let node = sim.snapshot().unwrap();
     assert_eq!(
-        node.gpus[0].mig.instances[0].compute_instances[0].compute_mode,
-        ComputeMode::ExclusiveProcess
+        node.gpus[0].mig.instances.as_ref().unwrap()[0].compute_instances[0].compute_mode,
+        Some(ComputeMode::ExclusiveProcess)
     );
     sim.set_compute_mode(DeviceRef::Gpu(1), ComputeMode::ExclusiveProcess)
         .unwrap();
     assert_eq!(
         sim.snapshot().unwrap().gpus[1].compute_mode,
-        ComputeMode::ExclusiveProcess
+        Some(ComputeMode::ExclusiveProcess)
     );
 }
 
@@ -275,7 +292,14 @@ fn a_reset_clears_instances_and_applies_the_pending_mode() {
     let mut sim = enabled_a100();
     sim.create_gpu_instance(0, P1G5, place(0, 1)).unwrap();
     sim.reset_gpus(&[0]).unwrap();
-    assert!(sim.snapshot().unwrap().gpus[0].mig.instances.is_empty());
+    assert!(
+        sim.snapshot().unwrap().gpus[0]
+            .mig
+            .instances
+            .as_ref()
+            .unwrap()
+            .is_empty()
+    );
 }
 
 #[test]
@@ -293,7 +317,15 @@ fn changes_persist_in_the_state_file_and_faults_change_nothing() {
     let e = sim.create_gpu_instance(2, P1G5, place(0, 1)).unwrap_err();
     assert!(e.detail.contains("injected"));
     let reopened = SimBackend::open(None, Some(&path)).unwrap();
-    assert_eq!(reopened.snapshot().unwrap().gpus[2].mig.instances.len(), 1);
+    assert_eq!(
+        reopened.snapshot().unwrap().gpus[2]
+            .mig
+            .instances
+            .as_ref()
+            .unwrap()
+            .len(),
+        1
+    );
 }
 
 #[test]
@@ -342,7 +374,7 @@ fn a_reboot_applies_pending_modes_and_clears_instances_and_processes() {
     sim.state.gpus[1].processes.push(Process {
         pid: 9,
         name: "x".into(),
-        used_memory_mib: 1,
+        used_memory_mib: Some(1),
         gpu_instance_id: None,
         compute_instance_id: None,
     });
@@ -356,8 +388,14 @@ fn a_reboot_applies_pending_modes_and_clears_instances_and_processes() {
         node.gpus[0].mig.current.is_enabled(),
         "MIG mode survives a reboot"
     );
-    assert!(node.gpus[0].mig.instances.is_empty(), "instances do not");
-    assert!(node.gpus[1].mig.current.is_enabled() && node.gpus[1].processes.is_empty());
+    assert!(
+        node.gpus[0].mig.instances.as_ref().unwrap().is_empty(),
+        "instances do not"
+    );
+    assert!(
+        node.gpus[1].mig.current.is_enabled()
+            && node.gpus[1].processes.as_ref().unwrap().is_empty()
+    );
 }
 
 #[test]

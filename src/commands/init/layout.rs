@@ -104,7 +104,7 @@ pub fn choose(flags: &Flags, node: &Node, book: &ProfileBook) -> Result<Chosen> 
         ));
     }
     let mut file = ConfigFile {
-        version: 1,
+        version: spanned(1),
         gpus: entries(node, shares),
         kubernetes: None,
     };
@@ -162,7 +162,16 @@ fn check_flags(mode: InitMode, f: &Flags) -> Result<()> {
 
 /// `--profile P` on one MIG-capable GPU: as many as it holds.
 fn mig_share(gpu: &Gpu, book: &ProfileBook, profile: &str) -> Result<Share> {
-    let profiles = book.of(gpu).map_err(problem)?;
+    let Some(profiles) = book.known(gpu)? else {
+        return Err(Error::failed(format!(
+            "GPU {} ({}): --profile {profile} needs its MIG profiles, which are known only once MIG is on",
+            gpu.index, gpu.name
+        ))
+        .with_hint(
+            "enable MIG first (`gpushare mig apply` with `mig-enabled: true` and no devices), \
+             then run init again; or write the layout yourself and pass it with -c FILE",
+        ));
+    };
     let (index, _) = resolve(gpu, profiles, profile)
         .map_err(|p| problem(p).context(format!("--profile {profile}")))?;
     Ok(Share::Mig {
@@ -214,7 +223,7 @@ fn auto_share(node: &Node, gpu: &Gpu, book: &ProfileBook, flags: &Flags) -> Resu
     let n = flags.slices.unwrap_or(1);
     let min_mib = flags.min_memory_mib.unwrap_or(0);
     if gpu.mig.capable
-        && let Ok(profiles) = book.of(gpu)
+        && let Ok(Some(profiles)) = book.known(gpu)
     {
         let best = profiles
             .iter()

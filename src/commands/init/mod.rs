@@ -9,12 +9,16 @@
 mod layout;
 mod summary;
 
-use super::apply::{Converge, Converged, converge, report, take_guard};
+use super::apply::report;
 use crate::Context;
 use crate::apply::Options;
+use crate::apply::converge::{Converge, Converged, converge, take_guard};
+use crate::apply::desired::Source;
+use crate::apply::guard::Guard;
 use crate::cli::{InitArgs, ManifestsArgs, ProbeArgs};
 use crate::config::Config;
 use crate::error::{Error, Exit, Result};
+use crate::k8s::cdi::DeviceSource;
 use crate::mig::layout::ProfileBook;
 use crate::node::selector::GpuSelector;
 use crate::probe::report::Verdict;
@@ -22,8 +26,25 @@ use crate::source_file::SourceFile;
 use std::path::Path;
 use summary::{ConfigReport, InitReport, ManifestsReport, ProbeReport};
 
+/// `/etc/gpushare`: gpushare.toml and the manifests, readable by all.
+const ETC_DIR_MODE: u32 = 0o755;
+
 pub fn run(ctx: &mut Context, args: &InitArgs) -> Result<Exit> {
     let mut guard = take_guard(ctx, "init", args.dry_run)?;
+    let result = run_locked(ctx, args, guard.as_mut());
+    if let Some(guard) = guard.as_mut() {
+        // The journal says how the run ended, also when it failed before its first change.
+        let outcome = match &result {
+            Ok(Exit::Ok) => Ok(()),
+            Ok(_) => Err("finished with changes left"),
+            Err(e) => Err(e.message.as_str()),
+        };
+        guard.finish_once(outcome)?;
+    }
+    result
+}
+
+fn run_locked(ctx: &mut Context, args: &InitArgs, mut guard: Option<&mut Guard>) -> Result<Exit> {
     let node = ctx.snapshot()?;
     ctx.out.note(format!(
         "detected {} ({}, driver {})",
@@ -76,12 +97,18 @@ pub fn run(ctx: &mut Context, args: &InitArgs) -> Result<Exit> {
     let targets = targets_of(&config);
     let mut write_config = |ctx: &Context| -> Result<()> {
         if write {
-            write_file(&config_out, &text)?;
+            write_file(&config_out, &text, args.config_out.is_none())?;
             ctx.out.note(format!("wrote {}", config_out.display()));
         }
         Ok(())
     };
-    let applied = match converge(ctx, config, &how, guard.as_mut(), &mut write_config)? {
+    let applied = match converge(
+        ctx,
+        Source::Gpushare(config),
+        &how,
+        guard.take(),
+        &mut write_config,
+    )? {
         Converged::DryRun(plan) => {
             ctx.out.data(&plan, |out| plan.render(out))?;
             if write {
@@ -112,16 +139,21 @@ pub fn run(ctx: &mut Context, args: &InitArgs) -> Result<Exit> {
             .note("no [kubernetes] targets in the file: no manifests written");
         None
     } else {
-        let dir = args
-            .manifests_out
-            .clone()
-            .unwrap_or_else(|| ctx.paths.etc_dir().join("manifests"));
+        let dir = match &args.manifests_out {
+            Some(dir) => dir.clone(),
+            None => {
+                let dir = ctx.paths.etc_dir().join("manifests");
+                crate::fsutil::own_dir(&ctx.paths.etc_dir(), ETC_DIR_MODE)?;
+                crate::fsutil::own_dir(&dir, ETC_DIR_MODE)?;
+                dir
+            }
+        };
         Some(write_manifests(ctx, &config_out, &dir)?)
     };
     let probe = if args.no_probe {
         ProbeReport::skipped("--no-probe")
     } else {
-        probe(ctx, &config_out)?
+        probe(ctx, &config_out, &args.sysfs.sysfs_root)?
     };
     let report = InitReport {
         config: ConfigReport {
@@ -200,9 +232,10 @@ fn command_line(args: &InitArgs) -> String {
 /// Whether `path` must be written: not when it already says exactly this; an error when it says
 /// something else and --force was not given.
 fn needs_writing(path: &Path, text: &str, force: bool) -> Result<bool> {
-    match std::fs::read_to_string(path) {
-        Ok(existing) if existing == text => Ok(false),
-        Ok(_) if !force => Err(Error::failed(format!(
+    match crate::fsutil::read_own_text(path, crate::source_file::MAX_INPUT_BYTES) {
+        Ok(None) => Ok(true),
+        Ok(Some(existing)) if existing == text => Ok(false),
+        Ok(Some(_)) if !force => Err(Error::failed(format!(
             "{} exists and says something else; nothing was changed",
             path.display()
         ))
@@ -210,8 +243,7 @@ fn needs_writing(path: &Path, text: &str, force: bool) -> Result<bool> {
             "pass --force to overwrite it, --config-out FILE to write elsewhere, or \
              `gpushare init -c FILE` to use it",
         )),
-        Ok(_) => Ok(true),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(true),
+        Ok(Some(_)) => Ok(true),
         Err(e) => Err(Error::failed(format!(
             "cannot read {}: {e}",
             path.display()
@@ -219,8 +251,12 @@ fn needs_writing(path: &Path, text: &str, force: bool) -> Result<bool> {
     }
 }
 
-fn write_file(path: &Path, text: &str) -> Result<()> {
+/// Write gpushare.toml; `etc`: the path is the default one, in gpushare's own `/etc/gpushare`.
+fn write_file(path: &Path, text: &str, etc: bool) -> Result<()> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        if etc {
+            crate::fsutil::own_dir(dir, ETC_DIR_MODE)?;
+        }
         std::fs::create_dir_all(dir).map_err(|e| {
             Error::failed(format!("cannot create {}: {e}", dir.display()))
                 .with_hint("run as root, or move state paths with --state-root DIR")
@@ -249,10 +285,15 @@ fn generated(
 }
 
 /// Generate the manifests of the file's targets in memory: an error when they cannot describe
-/// the layout.
+/// the layout. The device nodes are derived as the driver numbers them, not read: whether the
+/// node has them yet is for the manifests written after apply to find out.
 fn check_targets(ctx: &mut Context, config: &Config, path: &Path) -> Result<()> {
     if targets_of(config) > 0 {
-        super::manifests::generate(ctx, &manifests_args(path, None), Some(config))?;
+        let derived = DeviceSource {
+            root: None,
+            derive: true,
+        };
+        super::manifests::generate_with(ctx, &manifests_args(path, None), Some(config), derived)?;
     }
     Ok(())
 }
@@ -315,7 +356,7 @@ const WRITTEN_LIST: &str = ".gpushare-manifests";
 
 fn forget_stale(ctx: &Context, dir: &Path, files: &[String]) -> Result<()> {
     let list = dir.join(WRITTEN_LIST);
-    if let Ok(previous) = std::fs::read_to_string(&list) {
+    if let Ok(Some(previous)) = crate::fsutil::read_own_text(&list, 1024 * 1024) {
         for name in previous.lines().map(str::trim) {
             // Only plain names this list holds: never a path out of the directory.
             let plain = !name.is_empty() && !name.contains('/') && name != "..";
@@ -339,7 +380,7 @@ fn forget_stale(ctx: &Context, dir: &Path, files: &[String]) -> Result<()> {
 }
 
 /// A quick probe of every slice against the file; skipped with a note when there is no CUDA.
-fn probe(ctx: &mut Context, config: &Path) -> Result<ProbeReport> {
+fn probe(ctx: &mut Context, config: &Path, sysfs_root: &Path) -> Result<ProbeReport> {
     let args = ProbeArgs {
         target: GpuSelector::All,
         config: Some(config.to_path_buf()),
@@ -349,6 +390,9 @@ fn probe(ctx: &mut Context, config: &Path) -> Result<ProbeReport> {
         quick: true,
         buffer: None,
         timeout: 120,
+        sysfs: crate::cli::SysfsArgs {
+            sysfs_root: sysfs_root.to_path_buf(),
+        },
     };
     match super::probe::measure(ctx, &args) {
         Ok(report) => {

@@ -123,8 +123,11 @@ fn offer(
     let daemons: Vec<&DaemonSpec> = records.iter().filter(|r| r.serves_gpu(gpu.index)).collect();
     match mode {
         Mode::Mig => {
+            let Some(instances) = &gpu.mig.instances else {
+                return vec!["MIG layout unknown (the driver would not list it)".into()];
+            };
             let mut counts: BTreeMap<&str, u32> = BTreeMap::new();
-            for gi in &gpu.mig.instances {
+            for gi in instances {
                 for ci in &gi.compute_instances {
                     *counts.entry(ci.profile.as_str()).or_default() += 1;
                 }
@@ -169,7 +172,7 @@ fn offer(
                 .map_or(0, |t| *t.get_ref().replicas.get_ref());
             vec![format!(
                 "time-slicing: {replicas} replicas through the device plugin ({} compute mode)",
-                gpu.compute_mode.as_str()
+                gpu.compute_mode.map_or("unknown", |m| m.as_str())
             )]
         }
         Mode::Vgpu => {

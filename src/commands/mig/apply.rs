@@ -14,7 +14,19 @@ pub fn apply(ctx: &mut Context, args: &MigApplyArgs) -> Result<Exit> {
     let desires = file.desires(label, &node, &book, &ctx.out)?;
     let options = PlanOptions { force: args.force };
     let what = file.describe(label);
-    plan_and_run(ctx, &node, &desires, options, args.dry_run, &what)
+    let mut again =
+        |ctx: &mut Context, node: &crate::node::Node, book: &crate::mig::layout::ProfileBook| {
+            file.desires(label, node, book, &ctx.out)
+        };
+    plan_and_run(
+        ctx,
+        &node,
+        &desires,
+        options,
+        args.dry_run,
+        &what,
+        &mut again,
+    )
 }
 
 /// Exit 0 when nothing would change, 3 otherwise (with the differences).

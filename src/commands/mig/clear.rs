@@ -15,10 +15,9 @@ pub fn run(ctx: &mut Context, args: &MigClearArgs) -> Result<Exit> {
         if !gpu.mig.capable || !gpu.mig.current.is_enabled() {
             continue;
         }
-        let profiles = match book.of(gpu) {
-            Ok(p) => p.to_vec(),
-            Err(p) => return Err(crate::error::Error::failed(p.message)),
-        };
+        // An unknown layout is an error, never "already clear".
+        gpu.mig_instances()?;
+        let profiles = book.known(gpu)?.unwrap_or_default().to_vec();
         desires.push(GpuDesire {
             gpu: gpu.index,
             layout: MigLayout::Enabled(Vec::new()),
@@ -31,6 +30,10 @@ pub fn run(ctx: &mut Context, args: &MigClearArgs) -> Result<Exit> {
         ctx.out
             .note("no selected GPU has MIG enabled: there are no instances to clear");
     }
+    // Clearing plans no instance, so nothing waits for a second pass.
+    let mut again = |_: &mut Context,
+                     _: &crate::node::Node,
+                     _: &crate::mig::layout::ProfileBook| { Ok(Vec::new()) };
     plan_and_run(
         ctx,
         &node,
@@ -38,5 +41,6 @@ pub fn run(ctx: &mut Context, args: &MigClearArgs) -> Result<Exit> {
         PlanOptions::default(),
         args.dry_run,
         "no MIG instances",
+        &mut again,
     )
 }

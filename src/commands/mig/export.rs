@@ -11,7 +11,7 @@ pub fn run(ctx: &mut Context, args: &MigExportArgs) -> Result<Exit> {
     for w in unrepresentable(&node) {
         ctx.out.warn(w);
     }
-    let spec = export(&node, &args.label);
+    let spec = export(&node, &args.label)?;
     // A config is data in any format; "table" prints it as the YAML mig-parted reads.
     if ctx.out.format == Format::Table {
         let yaml = serde_saphyr::to_string(&spec)

@@ -35,7 +35,13 @@ fn observe(ctx: &mut Context) -> Result<(Node, ProfileBook)> {
     Ok((node, book))
 }
 
-/// Plan, then print the plan (`--dry-run`) or run it and check the node afterwards.
+/// How a MIG command finds its desires again, from the node as it is (after MIG was turned on
+/// on GPUs whose instances wait for the driver's profiles).
+pub type Desires<'a> = dyn FnMut(&mut Context, &Node, &ProfileBook) -> Result<Vec<GpuDesire>> + 'a;
+
+/// Plan, then print the plan (`--dry-run`) or run it and check the node afterwards. Instances
+/// that wait for MIG to be on (`later` changes) are planned again once the changes before them
+/// are made, from `desires_again`.
 fn plan_and_run(
     ctx: &mut Context,
     node: &Node,
@@ -43,8 +49,38 @@ fn plan_and_run(
     options: PlanOptions,
     dry_run: bool,
     what: &str,
+    desires_again: &mut Desires,
 ) -> Result<Exit> {
-    let mut plan = planner::plan(node, desires, options);
+    let plan = planner::plan(node, desires, options);
+    let now = crate::apply::planner::runnable(&plan);
+    if dry_run || now.changes.len() == plan.changes.len() {
+        return run_once(ctx, plan, desires, options, dry_run, what);
+    }
+    let exit = run_once(ctx, now, desires, options, dry_run, what)?;
+    if exit != Exit::Ok {
+        return Ok(exit);
+    }
+    let (node, book) = observe(ctx)?;
+    let desires = desires_again(ctx, &node, &book)?;
+    let plan = planner::plan(&node, &desires, options);
+    if plan.changes.iter().any(|c| c.later) {
+        return Err(Error::failed(format!(
+            "the MIG instances of {what} still cannot be planned after MIG was turned on"
+        ))
+        .with_hint("check `gpushare mig profiles`: the driver should list the profiles now"));
+    }
+    run_once(ctx, plan, &desires, options, false, what)
+}
+
+fn run_once(
+    ctx: &mut Context,
+    mut plan: Plan,
+    desires: &[GpuDesire],
+    options: PlanOptions,
+    dry_run: bool,
+    what: &str,
+) -> Result<Exit> {
+    let later = plan.changes.iter().any(|c| c.later);
     if dry_run {
         ctx.out.data(&plan, |out| plan.render(out))?;
         let blocked = if plan.blockers.is_empty() {
@@ -84,6 +120,10 @@ fn plan_and_run(
             gpus.join(", ")
         ));
         return Ok(exit);
+    }
+    if later {
+        // The changes before the `later` ones are made; the caller plans the rest.
+        return Ok(Exit::Ok);
     }
     verify(ctx, desires, options, what)?;
     ctx.out.note(format!(

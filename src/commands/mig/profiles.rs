@@ -1,6 +1,7 @@
 //! `gpushare mig profiles`: what each MIG-capable GPU can be partitioned into.
 
 use crate::Context;
+use crate::backend::{MigProfiles, ProfileSource};
 use crate::cli::MigProfilesArgs;
 use crate::error::{Exit, Result};
 use crate::mig::solver::format_placements;
@@ -13,7 +14,13 @@ struct GpuProfiles {
     gpu: u32,
     name: String,
     mig_enabled: bool,
-    profiles: Vec<ProfileRow>,
+    /// `driver`, or `catalog` while MIG is off and the driver does not list them; `null` when
+    /// nothing lists them until MIG is on (`profiles` is then `null` too).
+    source: Option<&'static str>,
+    /// `null`: known only once MIG is on (see `unknown_until_enabled`).
+    profiles: Option<Vec<ProfileRow>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    unknown_until_enabled: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -38,23 +45,38 @@ pub fn run(ctx: &mut Context, args: &MigProfilesArgs) -> Result<Exit> {
                 .note(format!("GPU {} ({}) has no MIG", gpu.index, gpu.name));
             continue;
         }
-        let profiles = ctx.backend()?.gpu_instance_profiles(gpu.index)?;
+        // A query the driver refuses is an error, never a list with nothing free.
+        let listed = ctx.backend()?.gpu_instance_profiles(gpu.index)?;
+        let (source, profiles, unknown_until_enabled) = match listed {
+            MigProfiles::Listed { profiles, source } => (
+                Some(match source {
+                    ProfileSource::Driver => "driver",
+                    ProfileSource::Catalog => "catalog",
+                }),
+                Some(profiles),
+                None,
+            ),
+            MigProfiles::UntilEnabled { why } => (None, None, Some(why)),
+        };
         rows.push(GpuProfiles {
             gpu: gpu.index,
             name: gpu.name.clone(),
             mig_enabled: gpu.mig.current.is_enabled(),
-            profiles: profiles
-                .into_iter()
-                .map(|c| ProfileRow {
-                    placements: c.profile.placements().collect(),
-                    name: c.profile.name,
-                    profile_id: c.profile.id,
-                    slices: c.profile.slices,
-                    memory_mib: c.profile.memory_mib,
-                    max_instances: c.profile.max_instances,
-                    free_instances: c.free_instances,
-                })
-                .collect(),
+            source,
+            profiles: profiles.map(|list| {
+                list.into_iter()
+                    .map(|c| ProfileRow {
+                        placements: c.profile.placements().collect(),
+                        name: c.profile.name,
+                        profile_id: c.profile.id,
+                        slices: c.profile.slices,
+                        memory_mib: c.profile.memory_mib,
+                        max_instances: c.profile.max_instances,
+                        free_instances: c.free_instances,
+                    })
+                    .collect()
+            }),
+            unknown_until_enabled,
         });
     }
     ctx.out.data(&rows, |out| render(out, &rows))?;
@@ -72,13 +94,23 @@ fn render(out: &Output, gpus: &[GpuProfiles]) -> String {
         } else {
             "MIG disabled: nothing is free until it is enabled"
         };
+        let from = match g.source {
+            Some("catalog") => "; profiles from the catalog: the driver lists them once MIG is on",
+            _ => "",
+        };
         s.push_str(&format!(
-            "GPU {}  {}  ({state})\n",
+            "GPU {}  {}  ({state}{from})\n",
             g.gpu,
             out.paint(Style::Bold, &g.name)
         ));
-        let rows = g
-            .profiles
+        let Some(profiles) = &g.profiles else {
+            s.push_str(&format!(
+                "profiles unknown until MIG is enabled: {}\n",
+                g.unknown_until_enabled.as_deref().unwrap_or_default()
+            ));
+            continue;
+        };
+        let rows = profiles
             .iter()
             .map(|p| {
                 let starts: Vec<u32> = p.placements.iter().map(|pl| pl.start).collect();

@@ -111,8 +111,7 @@ fn from_flags(
             continue;
         }
         let devices: Vec<_> = gpu
-            .mig
-            .instances
+            .mig_instances()?
             .iter()
             .flat_map(|gi| gi.compute_instances.iter().map(move |ci| (gi, ci)))
             .collect();

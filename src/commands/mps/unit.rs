@@ -67,6 +67,7 @@ pub fn run(ctx: &mut Context, args: &MpsUnitArgs) -> Result<Exit> {
             .iter()
             .filter_map(|d| runtime_dir(&daemon_dir(&ctx.paths, &d.name)))
             .collect(),
+        runtime_dir_mode: crate::mps::dirs::Modes::of(s.multiuser).home,
         name,
     };
     if ctx.backend_options.sim.is_some() || ctx.backend_options.sim_state.is_some() {

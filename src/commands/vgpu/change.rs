@@ -32,7 +32,7 @@ pub fn apply(ctx: &mut Context, args: &VgpuApplyArgs) -> Result<Exit> {
     let host = session.discover()?;
     warn_in_use_unknown(ctx, &host);
     let node = ctx.snapshot()?;
-    let mut desired = input::desired(&args.input, &node, &paths, &out)?;
+    let mut desired = input::desired(&args.input, &node, &paths)?;
     restrict(&mut desired, &args.gpu, &node)?;
     if desired.gpus.is_empty() {
         out.note("nothing to do: the file gives no vGPU layout for the selected GPUs of this node");
@@ -84,7 +84,7 @@ pub fn assert(ctx: &mut Context, args: &VgpuAssertArgs) -> Result<Exit> {
     let mut host = session.discover()?;
     let node = ctx.snapshot()?;
     attach_node(&mut host, &node);
-    let mut desired = input::desired(&args.input, &node, &paths, &out)?;
+    let mut desired = input::desired(&args.input, &node, &paths)?;
     restrict(&mut desired, &args.gpu, &node)?;
     // Only the difference matters here, not whether apply may remove what VMs use.
     let options = PlanOptions {

@@ -4,7 +4,6 @@ use crate::cli::VgpuFileArgs;
 use crate::config::{self, Config};
 use crate::error::{Error, Result};
 use crate::node::Node;
-use crate::output::Output;
 use crate::paths::Paths;
 use crate::source_file::SourceFile;
 use crate::vgpu::desired::{self, Desired};
@@ -12,7 +11,7 @@ use crate::vgpu::dm_config::DmConfig;
 use std::path::Path;
 
 /// Read the file and turn it into the desired layout on `node`.
-pub fn desired(args: &VgpuFileArgs, node: &Node, paths: &Paths, out: &Output) -> Result<Desired> {
+pub fn desired(args: &VgpuFileArgs, node: &Node, paths: &Paths) -> Result<Desired> {
     let path = args
         .file
         .clone()
@@ -31,11 +30,7 @@ pub fn desired(args: &VgpuFileArgs, node: &Node, paths: &Paths, out: &Output) ->
                 .with_hint(format!("configs: {}", file.labels().join(", "))));
             }
         };
-        let (desired, warnings) = file.select(&label, node)?;
-        for w in warnings {
-            out.warn(w);
-        }
-        return Ok(desired);
+        return file.select(&label, node);
     }
     if args.config.is_some() {
         return Err(Error::usage(format!(

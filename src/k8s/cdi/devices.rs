@@ -12,6 +12,9 @@ pub struct DeviceSource {
     /// The root holding `dev/` and `proc/driver/`; `None` is `/` on a real node and the derived
     /// layout on a simulated one.
     pub root: Option<PathBuf>,
+    /// Derive the device nodes as the driver numbers them instead of reading them (to check
+    /// what a layout's manifests say before the node has its devices).
+    pub derive: bool,
 }
 
 /// MIG capability minors: `gpu<G>/gi<I>/access` and `gpu<G>/gi<I>/ci<C>/access` → minor.
@@ -94,11 +97,14 @@ fn read_gpu_minor(root: &Path, gpu: &Gpu) -> Option<u32> {
 impl DeviceSource {
     /// The device tree of `gpus`: derived on a simulated node without `--dev-root`, read otherwise.
     pub fn tree(&self, simulated: bool, gpus: &[Gpu]) -> Result<DeviceTree> {
-        let Some(root) = self
-            .root
-            .clone()
-            .or_else(|| (!simulated).then(|| PathBuf::from("/")))
-        else {
+        let read = if self.derive {
+            None
+        } else {
+            self.root
+                .clone()
+                .or_else(|| (!simulated).then(|| PathBuf::from("/")))
+        };
+        let Some(root) = read else {
             // The driver numbers GPUs in PCI order, as NVML indexes them.
             let gpu_minors: BTreeMap<u32, u32> = gpus.iter().map(|g| (g.index, g.index)).collect();
             return Ok(DeviceTree {
@@ -126,11 +132,13 @@ impl DeviceSource {
                     g.pci_bus_id,
                     root.join(node.trim_start_matches('/')).display()
                 ))
-                .with_hint("create the device nodes with `nvidia-modprobe` or `nvidia-ctk system create-device-nodes`, or point --dev-root at the driver root"));
+                .with_hint("create the device nodes with `nvidia-modprobe` or `nvidia-ctk system create-device-nodes` (`gpushare manifests --dev-root DIR` reads them under another root)"));
             }
             gpu_minors.insert(g.index, minor);
         }
-        let uses_mig = gpus.iter().any(|g| !g.mig.instances.is_empty());
+        let uses_mig = gpus
+            .iter()
+            .any(|g| g.mig.instances.as_ref().is_none_or(|list| !list.is_empty()));
         let minors_file = root.join("proc/driver/nvidia-caps/mig-minors");
         let mig_minors = match std::fs::read_to_string(&minors_file) {
             Ok(text) => parse_mig_minors(&text),

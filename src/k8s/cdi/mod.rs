@@ -32,6 +32,7 @@ fn mig_devices(gpu: &Gpu) -> Vec<(usize, u32, u32, String)> {
         .mig
         .instances
         .iter()
+        .flatten()
         .flat_map(|gi| {
             gi.compute_instances
                 .iter()
@@ -129,6 +130,10 @@ pub fn build_spec(
 
 /// The spec of the node as it is, from a device source.
 pub fn spec_for(node: &Node, source: &DeviceSource) -> Result<(Spec, DeviceTree)> {
+    // A spec lists every MIG device: it is never written from a layout the driver would not list.
+    for gpu in &node.gpus {
+        gpu.mig_instances()?;
+    }
     let tree = source.tree(is_simulated(node), &node.gpus)?;
     let driver_root = tree
         .read

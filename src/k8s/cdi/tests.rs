@@ -44,6 +44,7 @@ fn mig_devices_get_their_capability_nodes() {
         .mig
         .instances
         .iter()
+        .flatten()
         .min_by_key(|g| g.gpu_instance_id)
         .unwrap();
     let gi = first.gpu_instance_id;
@@ -103,7 +104,7 @@ fn a_device_root_is_read_and_becomes_host_paths() {
     let mut minors = String::from("config 1\nmonitor 2\n");
     for g in &n.gpus {
         let minor = n.gpus.len() as u32 - 1 - g.index;
-        for gi in &g.mig.instances {
+        for gi in g.mig.instances.as_ref().unwrap() {
             let id = gi.gpu_instance_id;
             minors.push_str(&format!(
                 "gpu{minor}/gi{id}/access {}\n",
@@ -117,6 +118,7 @@ fn a_device_root_is_read_and_becomes_host_paths() {
     }
     fake_root(dir.path(), &n, &minors);
     let source = DeviceSource {
+        derive: false,
         root: Some(dir.path().to_path_buf()),
     };
     let (spec, tree) = spec_for(&n, &source).unwrap();
@@ -133,6 +135,7 @@ fn a_device_root_is_read_and_becomes_host_paths() {
         .mig
         .instances
         .iter()
+        .flatten()
         .map(|g| g.gpu_instance_id)
         .min()
         .unwrap();
@@ -150,6 +153,7 @@ fn missing_nodes_and_minors_are_errors() {
     let dir = tempfile::tempdir().unwrap();
     fake_root(dir.path(), &n, "config 1\n");
     let source = DeviceSource {
+        derive: false,
         root: Some(dir.path().to_path_buf()),
     };
     let e = spec_for(&n, &source).unwrap_err();

@@ -26,9 +26,45 @@ pub(super) struct RawEntry {
     device_filter: Option<Spanned<OneOrMany>>,
     devices: Option<Spanned<RawDevices>>,
     #[serde(rename = "mig-enabled")]
-    mig_enabled: Option<Spanned<bool>>,
+    mig_enabled: Option<Spanned<YamlBool>>,
     #[serde(rename = "mig-devices")]
     mig_devices: Option<Spanned<Ordered<Spanned<i64>>>>,
+}
+
+/// A scalar where a YAML boolean belongs: only `true` and `false` are booleans. A quoted
+/// `"true"` is a string, as mig-parted reads it, and with strict booleans `yes` and `on` are too;
+/// anything else is kept as written so the error can point at the value.
+enum YamlBool {
+    Bool(bool),
+    Other(String),
+}
+
+impl<'de> Deserialize<'de> for YamlBool {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct Visit;
+        impl serde::de::Visitor<'_> for Visit {
+            type Value = YamlBool;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("`true` or `false`")
+            }
+            fn visit_bool<E: serde::de::Error>(self, v: bool) -> std::result::Result<YamlBool, E> {
+                Ok(YamlBool::Bool(v))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> std::result::Result<YamlBool, E> {
+                Ok(YamlBool::Other(format!("{v:?}")))
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> std::result::Result<YamlBool, E> {
+                Ok(YamlBool::Other(v.to_string()))
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> std::result::Result<YamlBool, E> {
+                Ok(YamlBool::Other(v.to_string()))
+            }
+            fn visit_f64<E: serde::de::Error>(self, v: f64) -> std::result::Result<YamlBool, E> {
+                Ok(YamlBool::Other(v.to_string()))
+            }
+        }
+        d.deserialize_any(Visit)
+    }
 }
 
 #[derive(Deserialize)]
@@ -84,6 +120,16 @@ pub(super) fn check_entry(
     let Some(mig_enabled) = &e.mig_enabled else {
         return Err(err(Some(at), "missing required field: mig-enabled".into()));
     };
+    let enabled = match &mig_enabled.value {
+        YamlBool::Bool(b) => *b,
+        YamlBool::Other(text) => {
+            return Err(err(
+                Some(Position::of(mig_enabled)),
+                format!("invalid boolean for 'mig-enabled': {text}"),
+            )
+            .with_hint("mig-enabled: true or mig-enabled: false"));
+        }
+    };
     let devices_at = Position::of(devices);
     let parsed_devices = match &devices.value {
         RawDevices::Word(w) if w == "all" => Devices::All,
@@ -124,7 +170,7 @@ pub(super) fn check_entry(
         }
     };
     let mut mig_devices = Vec::new();
-    match (&e.mig_devices, mig_enabled.value) {
+    match (&e.mig_devices, enabled) {
         (None, true) => {
             return Err(err(
                 Some(at),
@@ -171,7 +217,7 @@ pub(super) fn check_entry(
         device_filter,
         devices: parsed_devices,
         devices_at,
-        mig_enabled: mig_enabled.value,
+        mig_enabled: enabled,
         mig_devices,
     })
 }
@@ -189,18 +235,4 @@ fn parse_filter(text: &str) -> std::result::Result<DeviceFilter, String> {
             .transpose()
             .map_err(bad)?,
     })
-}
-
-/// The YAML error without the location prefix and source snippet (Error::in_file adds ours).
-pub(super) fn yaml_message(e: &serde_saphyr::Error) -> String {
-    let text = e.without_snippet().to_string();
-    let mut line = text.lines().next().unwrap_or_default().trim();
-    line = line.strip_prefix("error: ").unwrap_or(line);
-    if let Some(rest) = line.strip_prefix("line ")
-        && let Some((_, after)) = rest.split_once(": ")
-        && rest.split(' ').nth(1) == Some("column")
-    {
-        return after.to_string();
-    }
-    line.to_string()
 }

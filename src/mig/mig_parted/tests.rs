@@ -102,7 +102,10 @@ fn label_selection() {
     let c = parse(BALANCED).unwrap();
     let e = c.select(Some("nope")).unwrap_err();
     assert_eq!(e.exit, Exit::Usage);
-    assert_eq!(e.message, "selected mig-config not present: nope");
+    assert_eq!(
+        e.message,
+        "config.yaml:3:3: selected mig-config not present: nope"
+    );
     assert!(e.hint.unwrap().contains("all-disabled, custom"));
     assert!(
         c.select(None)
@@ -120,7 +123,7 @@ fn label_selection() {
 fn mig_parted_errors_with_line_and_column() {
     assert_eq!(
         error_of("mig-configs:\n  a:\n    - devices: all\n      mig-enabled: false\n"),
-        "config.yaml: unable to parse with missing 'version' field"
+        "config.yaml:1:1: unable to parse with missing 'version' field"
     );
     assert_eq!(
         error_of("version: v2\nmig-configs: {}\n"),
@@ -169,7 +172,7 @@ fn mig_parted_errors_with_line_and_column() {
     );
     assert!(
         error_of("version: v1\nmig-configs:\n  a:\n    - devices: all\n      mig-enabled: 3\n")
-            .starts_with("config.yaml:5:20: invalid boolean")
+            .starts_with("config.yaml:5:20: invalid boolean for 'mig-enabled': 3")
     );
     assert!(
         error_of("version: v1\nmig-configs:\n  a:\n    - device-filter: \"0xZZ\"\n      devices: all\n      mig-enabled: false\n")
@@ -226,4 +229,45 @@ fn node_dependent_errors() {
     assert!(d.is_empty());
     let e = desires_on("dgx-a100", "version: v1\nmig-configs:\n  x:\n    - devices: all\n      mig-enabled: true\n      mig-devices: {\"3g.20gb\": 2, \"2g.10gb\": 1}\n", "x").unwrap_err();
     assert!(e.message.contains("config.yaml:4:7: GPU 0 (NVIDIA A100-SXM4-40GB): no MIG layout fits: 3g.20gb ×2 + 2g.10gb ×1 need 8 compute slices; the GPU has 7"), "{}", e.message);
+}
+
+#[test]
+fn only_true_and_false_enable_mig_and_unknown_tags_are_refused() {
+    let with = |value: &str| {
+        format!(
+            "version: v1\nmig-configs:\n  c:\n    - devices: all\n      mig-enabled: {value}\n      mig-devices: {{}}\n"
+        )
+    };
+    assert!(parse(&with("true")).is_ok());
+    assert!(parse(&with("false")).is_ok());
+    for value in ["\"yes\"", "yes", "on", "\"true\"", "1", "!foo true"] {
+        let e = parse(&with(value)).expect_err(value);
+        assert_eq!(e.exit, Exit::Usage);
+        assert!(
+            e.message.starts_with("config.yaml:5:"),
+            "{value}: {}",
+            e.message
+        );
+    }
+    for text in [
+        "version: !foo v1\nmig-configs: {}\n",
+        "version: v1\nmig-configs:\n  c:\n    - devices: !!python/object:os.system all\n      mig-enabled: false\n",
+    ] {
+        let e = parse(text).expect_err(text);
+        assert!(e.message.contains("tag"), "{}", e.message);
+    }
+}
+
+#[test]
+fn a_missing_field_or_label_is_placed() {
+    assert!(error_of("mig-configs: {}\n").starts_with("config.yaml:1:1: "));
+    assert!(error_of("version: v1\n").starts_with("config.yaml:1:1: "));
+    let c = parse(BALANCED).unwrap();
+    let e = c.select(Some("nope")).unwrap_err();
+    assert!(
+        e.message
+            .starts_with("config.yaml:3:3: selected mig-config not present: nope"),
+        "{}",
+        e.message
+    );
 }

@@ -67,6 +67,7 @@ fn layout_of(sim: &SimBackend) -> BTreeMap<u32, Vec<Seen>> {
                 .mig
                 .instances
                 .iter()
+                .flatten()
                 .map(|gi| {
                     (
                         gi.profile.clone(),
@@ -155,7 +156,12 @@ fn a_new_compute_instance_in_a_kept_gpu_instance() {
     let mut s = sim(
         "[[gpus]]\nmodel = \"NVIDIA A100-SXM4-40GB\"\ninstances = [{ profile = \"3g.20gb\", start = 4 }]\n",
     );
-    let gi_before = s.snapshot().unwrap().gpus[0].mig.instances[0].gpu_instance_id;
+    let gi_before = s.snapshot().unwrap().gpus[0]
+        .mig
+        .instances
+        .as_ref()
+        .unwrap()[0]
+        .gpu_instance_id;
     let d = desires(
         &s,
         "[[gpus]]\nselect = [0]\nmode = \"mig\"\nmig.devices = { \"2c.3g.20gb\" = 1 }\n",
@@ -169,7 +175,8 @@ fn a_new_compute_instance_in_a_kept_gpu_instance() {
             (0, "create_compute_instance")
         ]
     );
-    let gi = &s.snapshot().unwrap().gpus[0].mig.instances[0];
+    let node = s.snapshot().unwrap();
+    let gi = &node.gpus[0].mig_instances().unwrap()[0];
     assert_eq!(gi.gpu_instance_id, gi_before);
     assert_eq!(gi.compute_instances[0].profile, "2c.3g.20gb");
 }
@@ -338,7 +345,7 @@ fn whole_gpu_modes_and_none_turn_mig_off() {
     r.unwrap();
     let node = s.snapshot().unwrap();
     assert!(!node.gpus[0].mig.current.is_enabled() && !node.gpus[1].mig.current.is_enabled());
-    assert!(node.gpus[1].mig.instances.is_empty());
+    assert!(node.gpus[1].mig.instances.as_ref().unwrap().is_empty());
     let mode = p
         .changes
         .iter()
@@ -398,6 +405,7 @@ count = 2
         .mig
         .instances
         .iter()
+        .flatten()
         .find(|g| g.profile == "3g.20gb")
         .unwrap()
         .compute_instances[0]
@@ -427,6 +435,7 @@ count = 2
                 .mig
                 .instances
                 .iter()
+                .flatten()
                 .find(|g| g.profile == "3g.20gb")
                 .unwrap();
             assert_eq!(
@@ -437,4 +446,83 @@ count = 2
         }
     }
     assert_eq!(scenarios, counts.values().sum::<u32>());
+}
+
+#[test]
+fn instances_of_a_gpu_the_catalog_does_not_know_are_planned_once_mig_is_on() {
+    let sim = preset("dgx-a100");
+    let later = GpuDesire {
+        gpu: 0,
+        layout: MigLayout::EnabledLater {
+            wanted: vec!["1g.5gb".into(), "1g.5gb".into()],
+            why: "the catalog does not know NVIDIA Future GPU".into(),
+        },
+        profiles: Vec::new(),
+        origin: "gpushare.toml:1".into(),
+        reason: None,
+    };
+    let p = plan_for(&sim, std::slice::from_ref(&later), false);
+    assert_eq!(
+        actions(&p),
+        [
+            (0, "set_mig_mode"),
+            (0, "reset"),
+            (0, "create_gpu_instance")
+        ]
+    );
+    let last = p.changes.last().unwrap();
+    assert!(last.later && last.operation == Operation::Later("create_gpu_instance"));
+    assert!(
+        last.detail.contains("1g.5gb ×2") && last.detail.contains("once MIG is on"),
+        "{}",
+        last.detail
+    );
+    // Only the changes before it run now.
+    assert_eq!(crate::apply::planner::runnable(&p).changes.len(), 2);
+}
+
+#[test]
+fn nothing_is_planned_from_unknown_processes_or_an_unknown_layout() {
+    let sim = preset("dgx-a100");
+    let d = desires(
+        &sim,
+        "[[gpus]]\nselect = [0, 1]\nmode = \"mig\"\nmig.devices = { \"3g.20gb\" = 2 }\n",
+    );
+    let mut node = sim.snapshot().unwrap();
+    node.gpus[0].processes = None;
+    node.gpus[0].notes.push(crate::node::GpuNote {
+        field: "processes".into(),
+        message: "nvmlDeviceGetComputeRunningProcesses_v3 (Insufficient Permissions)".into(),
+        needs_root: true,
+    });
+    let p = plan(&node, &d, PlanOptions::default());
+    // GPU 0 would change MIG mode: whether processes block the reset is unknown.
+    assert!(p.changes.iter().all(|c| c.gpu == 1), "{:?}", actions(&p));
+    assert_eq!(p.blockers.len(), 1);
+    assert!(
+        p.blockers[0]
+            .message
+            .contains("its processes are unknown: nvmlDeviceGetComputeRunningProcesses_v3"),
+        "{}",
+        p.blockers[0].message
+    );
+    assert_eq!(
+        p.blockers[0].hint.as_deref(),
+        Some("run the command as root: the driver lists this only to root")
+    );
+    // A GPU with nothing to change needs no process list.
+    let none = desires(&sim, "[[gpus]]\nselect = [0]\nmode = \"none\"\n");
+    assert!(plan(&node, &none, PlanOptions::default()).is_converged());
+    // An unknown layout blocks whatever is asked of the GPU.
+    node.gpus[1].mig.current = MigMode::Enabled;
+    node.gpus[1].mig.instances = None;
+    let p = plan(&node, &d, PlanOptions::default());
+    assert!(p.changes.is_empty(), "{:?}", actions(&p));
+    assert!(
+        p.blockers
+            .iter()
+            .any(|b| b.gpu == 1 && b.message.contains("its MIG layout is unknown")),
+        "{:?}",
+        p.blockers
+    );
 }

@@ -338,7 +338,7 @@ fn reconcile_reaches_the_file_and_differences_then_vanish() {
         .unwrap()
         .gpus
         .iter()
-        .map(|g| g.compute_mode)
+        .map(|g| g.compute_mode.unwrap())
         .collect();
     use ComputeMode::{Default as D, ExclusiveProcess as X};
     assert_eq!(modes, [X, X, D, D]);
@@ -358,7 +358,7 @@ fn reconcile_reaches_the_file_and_differences_then_vanish() {
             .unwrap()
             .gpus
             .iter()
-            .all(|g| g.compute_mode == D)
+            .all(|g| g.compute_mode == Some(D))
     );
     assert!(differences(&mut ctx, &control, &d).unwrap().is_empty());
 }

@@ -51,8 +51,16 @@ fn runs_changes_in_order_and_resolves_created_instances() {
     assert_eq!(execute(&mut plan, &mut sim, &quiet()).unwrap(), Exit::Ok);
     assert!(plan.changes.iter().all(|c| c.status == Some(Status::Done)));
     let node = sim.snapshot().unwrap();
-    assert_eq!(node.gpus[0].mig.instances[0].compute_instances.len(), 1);
-    assert_eq!(node.gpus[1].compute_mode, ComputeMode::ExclusiveProcess);
+    assert_eq!(
+        node.gpus[0].mig.instances.as_ref().unwrap()[0]
+            .compute_instances
+            .len(),
+        1
+    );
+    assert_eq!(
+        node.gpus[1].compute_mode,
+        Some(ComputeMode::ExclusiveProcess)
+    );
 }
 
 #[test]

@@ -112,6 +112,8 @@ impl From<DriverError> for Fail {
             K::ResetRequired => RESET_REQUIRED,
             K::GpuLost => GPU_IS_LOST,
             K::FunctionNotFound => FUNCTION_NOT_FOUND,
+            K::InsufficientSize => INSUFFICIENT_SIZE,
+            K::ArgumentVersionMismatch => ARGUMENT_VERSION_MISMATCH,
             K::Unknown => UNKNOWN,
         };
         Fail::new(code, e.detail)

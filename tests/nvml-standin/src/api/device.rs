@@ -67,7 +67,7 @@ fn memory(raw: usize) -> Result<(u64, u64), Fail> {
         let h = device_handle(raw)?;
         let g = gpu(s, h.gpu())?;
         let used = |procs: &mut dyn Iterator<Item = &Process>| -> u64 {
-            procs.map(|p| p.used_memory_mib * MIB).sum()
+            procs.map(|p| p.used_memory_mib.unwrap_or(0) * MIB).sum()
         };
         match h {
             Handle::MigDevice { gi, ci, .. } => {
@@ -413,7 +413,8 @@ pub unsafe extern "C" fn nvmlDeviceGetComputeRunningProcesses_v3(
                     .into_iter()
                     .map(|p| nvmlProcessInfo_t {
                         pid: p.pid,
-                        usedGpuMemory: p.used_memory_mib * MIB,
+                        // nvml.h: NVML_VALUE_NOT_AVAILABLE where the driver may not tell.
+                        usedGpuMemory: p.used_memory_mib.map_or(u64::MAX, |m| m * MIB),
                         gpuInstanceId: p.gpu_instance_id.unwrap_or(NO_VALUE),
                         computeInstanceId: p.compute_instance_id.unwrap_or(NO_VALUE),
                     })

@@ -1,0 +1,180 @@
+//! The node labels the agent reads (which layout) and writes (how far it got).
+//!
+//! `gpushare.io/config=<name>` chooses the layout; GPU Operator users keep their
+//! `nvidia.com/mig.config=<label>`, which is honoured when the gpushare label is absent, with the
+//! state mirrored into `nvidia.com/mig.config.state` in the GPU Operator's own words.
+
+use serde_json::{Map, Value, json};
+use std::collections::BTreeMap;
+
+pub use crate::k8s::agent::CONFIG_LABEL;
+pub const STATE_LABEL: &str = "gpushare.io/config.state";
+pub const MIG_CONFIG_LABEL: &str = "nvidia.com/mig.config";
+pub const MIG_STATE_LABEL: &str = "nvidia.com/mig.config.state";
+
+/// Where a node stands with its layout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum State {
+    /// A change is decided; GPU clients are being paused.
+    Pending,
+    /// The changes are running.
+    Applying,
+    Success,
+    Failed,
+    /// The node has what it can have before a reboot; the rest waits for it.
+    RebootRequired,
+}
+
+impl State {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            State::Pending => "pending",
+            State::Applying => "applying",
+            State::Success => "success",
+            State::Failed => "failed",
+            State::RebootRequired => "reboot-required",
+        }
+    }
+
+    /// The GPU Operator's word for it (`pending`, `rebooting`, `success`, `failed`).
+    pub fn mig_manager_word(self) -> &'static str {
+        match self {
+            State::Pending | State::Applying => "pending",
+            State::Success => "success",
+            State::Failed => "failed",
+            State::RebootRequired => "rebooting",
+        }
+    }
+}
+
+/// The layout a node's labels choose, and which label chose it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Choice {
+    pub label: &'static str,
+    pub name: String,
+}
+
+impl Choice {
+    /// `gpushare.io/config=balanced`.
+    pub fn describe(&self) -> String {
+        format!("{}={}", self.label, self.name)
+    }
+}
+
+/// The gpushare label wins; `nvidia.com/mig.config` otherwise; nothing without either (or with
+/// an empty value).
+pub fn choose(labels: &BTreeMap<String, String>) -> Option<Choice> {
+    [CONFIG_LABEL, MIG_CONFIG_LABEL]
+        .into_iter()
+        .find_map(|label| {
+            labels.get(label).filter(|v| !v.is_empty()).map(|v| Choice {
+                label,
+                name: v.clone(),
+            })
+        })
+}
+
+/// The state labels as `choice` and `state` make them: the mirror only when the GPU Operator's
+/// label chose the layout.
+pub fn state_labels(choice: &Choice, state: State) -> BTreeMap<&'static str, &'static str> {
+    let mut out = BTreeMap::from([(STATE_LABEL, state.as_str())]);
+    if choice.label == MIG_CONFIG_LABEL {
+        out.insert(MIG_STATE_LABEL, state.mig_manager_word());
+    }
+    out
+}
+
+/// Whether the node's labels already say so.
+pub fn has_state(labels: &BTreeMap<String, String>, choice: &Choice, state: State) -> bool {
+    state_labels(choice, state)
+        .iter()
+        .all(|(k, v)| labels.get(*k).is_some_and(|have| have == v))
+}
+
+/// A JSON merge patch of the node's labels (`None` removes one) and annotations.
+pub fn merge_patch(
+    labels: &BTreeMap<String, Option<String>>,
+    annotations: &BTreeMap<String, Option<String>>,
+) -> Value {
+    let as_map = |m: &BTreeMap<String, Option<String>>| -> Map<String, Value> {
+        m.iter()
+            .map(|(k, v)| (k.clone(), v.clone().map_or(Value::Null, Value::String)))
+            .collect()
+    };
+    let mut metadata = Map::new();
+    if !labels.is_empty() {
+        metadata.insert("labels".into(), Value::Object(as_map(labels)));
+    }
+    if !annotations.is_empty() {
+        metadata.insert("annotations".into(), Value::Object(as_map(annotations)));
+    }
+    json!({ "metadata": metadata })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn labels(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn the_gpushare_label_wins_and_the_operators_is_honoured() {
+        assert_eq!(choose(&labels(&[])), None);
+        assert_eq!(choose(&labels(&[(CONFIG_LABEL, "")])), None);
+        let c = choose(&labels(&[(MIG_CONFIG_LABEL, "all-1g.5gb")])).unwrap();
+        assert_eq!((c.label, c.name.as_str()), (MIG_CONFIG_LABEL, "all-1g.5gb"));
+        let c = choose(&labels(&[
+            (MIG_CONFIG_LABEL, "all-1g.5gb"),
+            (CONFIG_LABEL, "balanced"),
+        ]))
+        .unwrap();
+        assert_eq!(c.describe(), "gpushare.io/config=balanced");
+    }
+
+    #[test]
+    fn the_state_is_mirrored_for_the_operators_label_only() {
+        let ours = Choice {
+            label: CONFIG_LABEL,
+            name: "a".into(),
+        };
+        assert_eq!(
+            state_labels(&ours, State::RebootRequired),
+            BTreeMap::from([(STATE_LABEL, "reboot-required")])
+        );
+        let theirs = Choice {
+            label: MIG_CONFIG_LABEL,
+            name: "a".into(),
+        };
+        assert_eq!(
+            state_labels(&theirs, State::Applying),
+            BTreeMap::from([(STATE_LABEL, "applying"), (MIG_STATE_LABEL, "pending")])
+        );
+        let node = labels(&[(STATE_LABEL, "success"), (MIG_STATE_LABEL, "success")]);
+        assert!(has_state(&node, &theirs, State::Success));
+        assert!(!has_state(
+            &labels(&[(STATE_LABEL, "success")]),
+            &theirs,
+            State::Success
+        ));
+    }
+
+    #[test]
+    fn a_merge_patch_sets_and_removes() {
+        let patch = merge_patch(
+            &BTreeMap::from([
+                ("a".to_string(), Some("1".to_string())),
+                ("b".to_string(), None),
+            ]),
+            &BTreeMap::new(),
+        );
+        assert_eq!(
+            patch,
+            json!({"metadata": {"labels": {"a": "1", "b": null}}})
+        );
+    }
+}

@@ -1,0 +1,132 @@
+//! `gpushare agent`: the node agent of a Kubernetes DaemonSet. It watches its Node and the
+//! layouts ConfigMap, and whenever the node's label (`gpushare.io/config=<name>`, or the GPU
+//! Operator's `nvidia.com/mig.config=<label>`) or the chosen layout changes, it brings the node to
+//! that layout through the pipeline of `gpushare apply` — the same checks, planner, executor,
+//! node lock and journal — and reports how it went in node labels and events.
+//!
+//! - [`labels`]: which layout the node's labels choose, and the state labels;
+//! - [`layouts`]: the ConfigMap of named layouts (gpushare.toml, or mig-parted labels);
+//! - [`reconcile`]: one pass, from the labels to the state (the only place the node changes);
+//! - [`gpu_clients`]: pausing the device plugin, GFD, DCGM and dcgm-exporter around a change,
+//!   and the user pods that block one;
+//! - [`cluster`]: the API calls; [`watch`]: the watches that wake the loop; [`health`]: the
+//!   liveness endpoint.
+//!
+//! The rest of gpushare is synchronous; the agent runs a small runtime for the API client and
+//! the watches, and its own loop on the main thread, where the node is changed.
+
+pub mod cluster;
+pub mod gpu_clients;
+pub mod health;
+pub mod labels;
+pub mod layouts;
+pub mod reconcile;
+pub mod watch;
+
+use crate::Context;
+use crate::apply::signals::Trap;
+use crate::cli::AgentArgs;
+use crate::error::{Error, Exit, Result};
+use cluster::Cluster;
+use health::Health;
+use k8s_openapi::api::core::v1::{ConfigMap, Node};
+use kube::Api;
+use layouts::ConfigMapRef;
+use reconcile::{Agent, Settings};
+use std::sync::Arc;
+use std::sync::mpsc::RecvTimeoutError;
+use std::time::Duration;
+use watch::Watched;
+
+/// How often the loop goes round when nothing happens (signals and retries are checked then).
+const TICK: Duration = Duration::from_millis(500);
+
+pub fn run(ctx: &mut Context, args: &AgentArgs) -> Result<Exit> {
+    let layouts = ConfigMapRef::parse(&args.configmap)?;
+    let node = args.node.clone();
+    if !is_node_name(&node) {
+        return Err(
+            Error::usage(format!("--node {node:?} is not a Kubernetes node name"))
+                .with_hint("the DaemonSet sets NODE_NAME from spec.nodeName"),
+        );
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .thread_name("gpushare-agent-api")
+        .enable_all()
+        .build()
+        .map_err(|e| Error::failed(format!("cannot start the agent's runtime: {e}")))?;
+    let client = runtime.block_on(cluster::client(args.kubeconfig.as_deref()))?;
+    let cluster = Cluster::new(
+        runtime.handle().clone(),
+        client.clone(),
+        node.clone(),
+        layouts.clone(),
+    );
+    let health = Arc::new(Health::new(&node));
+    let addr = health::serve(args.health_addr, health.clone())?;
+    ctx.out.note(format!(
+        "gpushare agent on node {node}: layouts from the ConfigMap {layouts}; health at http://{addr}/healthz"
+    ));
+
+    let (wake, woken) = std::sync::mpsc::channel();
+    watch::spawn(
+        runtime.handle(),
+        Watched {
+            api: Api::<Node>::all(client.clone()),
+            name: node.clone(),
+            what: format!("node {node}"),
+        },
+        wake.clone(),
+        health.clone(),
+        ctx.out.clone(),
+    );
+    watch::spawn(
+        runtime.handle(),
+        Watched {
+            api: Api::<ConfigMap>::namespaced(client, &layouts.namespace),
+            name: layouts.name.clone(),
+            what: format!("configmap {layouts}"),
+        },
+        wake,
+        health.clone(),
+        ctx.out.clone(),
+    );
+
+    let trap = Trap::install();
+    let out = ctx.out.clone();
+    let settings = Settings {
+        sysfs_root: args.sysfs.sysfs_root.clone(),
+        pause_timeout: Duration::from_secs(args.pause_timeout),
+        retry: Duration::from_secs(args.retry),
+    };
+    let mut agent = Agent::new(ctx, &cluster, settings, health.clone(), &trap);
+    health.update(|s| s.state = "watching".into());
+    let stopped = loop {
+        health.turn();
+        if let Some(signal) = trap.received() {
+            break signal;
+        }
+        match woken.recv_timeout(TICK) {
+            Ok(()) => {
+                // Several changes at once are one pass: it reads everything afresh.
+                while woken.try_recv().is_ok() {}
+                agent.pass();
+            }
+            Err(RecvTimeoutError::Timeout) if agent.retry_due() => agent.pass(),
+            Err(RecvTimeoutError::Timeout) => {}
+            Err(RecvTimeoutError::Disconnected) => {
+                return Err(Error::failed("the watches stopped"));
+            }
+        }
+    };
+    out.note(format!("gpushare agent: stopping on {stopped}"));
+    drop(agent);
+    runtime.shutdown_timeout(Duration::from_secs(1));
+    Ok(Exit::Ok)
+}
+
+/// A DNS subdomain (RFC 1123), as node names are.
+fn is_node_name(name: &str) -> bool {
+    name.len() <= 253 && name.split('.').all(crate::k8s::objects::is_dns_label)
+}

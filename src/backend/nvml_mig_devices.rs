@@ -1,0 +1,90 @@
+//! MIG devices: the handles through which CUDA and the compute mode see compute instances.
+
+use super::nvml_device::from_nvml_mode;
+use super::nvml_error::{SUCCESS, driver_error, symbol};
+use super::{DriverError, DriverErrorKind, DriverResult};
+use crate::node::ComputeMode;
+use nvml_wrapper::error::NvmlError;
+use nvml_wrapper::{Device, Nvml};
+
+/// A MIG device: which compute instance it is, its UUID and compute mode.
+pub struct MigDevice {
+    pub index: u32,
+    pub gpu_instance_id: u32,
+    pub compute_instance_id: u32,
+    pub uuid: Option<String>,
+    pub compute_mode: Option<ComputeMode>,
+}
+
+/// The MIG devices of a GPU. NOT_FOUND for an index means no MIG device there (the driver
+/// numbers them sparsely); other refusals are errors.
+pub fn mig_devices(nvml: &Nvml, device: &Device) -> DriverResult<Vec<MigDevice>> {
+    let lib = nvml.lib();
+    let gi_id = symbol(
+        lib.nvmlDeviceGetGpuInstanceId.as_ref(),
+        "nvmlDeviceGetGpuInstanceId",
+    )?;
+    let ci_id = symbol(
+        lib.nvmlDeviceGetComputeInstanceId.as_ref(),
+        "nvmlDeviceGetComputeInstanceId",
+    )?;
+    let max = device
+        .mig_device_count()
+        .map_err(|e| driver_error(e, "nvmlDeviceGetMaxMigDeviceCount"))?;
+    let mut out = Vec::new();
+    for index in 0..max {
+        let mig = match device.mig_device_by_index(index) {
+            Ok(mig) => mig,
+            Err(NvmlError::NotFound) => continue,
+            Err(e) => {
+                return Err(driver_error(
+                    e,
+                    &format!("nvmlDeviceGetMigDeviceHandleByIndex ({index})"),
+                ));
+            }
+        };
+        let (mut gi, mut ci) = (0u32, 0u32);
+        // SAFETY: a live MIG device handle and out pointers.
+        let codes = unsafe { (gi_id(mig.handle(), &mut gi), ci_id(mig.handle(), &mut ci)) };
+        if codes != (SUCCESS, SUCCESS) {
+            let code = if codes.0 != SUCCESS { codes.0 } else { codes.1 };
+            return Err(super::nvml_error::error(
+                code,
+                format!("nvmlDeviceGetGpuInstanceId/ComputeInstanceId of MIG device {index}"),
+            ));
+        }
+        out.push(MigDevice {
+            index,
+            gpu_instance_id: gi,
+            compute_instance_id: ci,
+            uuid: mig.uuid().ok(),
+            compute_mode: mig.compute_mode().ok().map(from_nvml_mode),
+        });
+    }
+    Ok(out)
+}
+
+/// The MIG device handle of a compute instance (for its compute mode).
+pub fn mig_device<'n>(
+    nvml: &'n Nvml,
+    device: &Device<'n>,
+    gpu_instance_id: u32,
+    compute_instance_id: u32,
+) -> DriverResult<Device<'n>> {
+    let found = mig_devices(nvml, device)?
+        .into_iter()
+        .find(|m| {
+            m.gpu_instance_id == gpu_instance_id && m.compute_instance_id == compute_instance_id
+        })
+        .ok_or_else(|| {
+            DriverError::new(
+                DriverErrorKind::NotFound,
+                format!(
+                    "no MIG device for compute instance {gpu_instance_id}:{compute_instance_id}"
+                ),
+            )
+        })?;
+    device
+        .mig_device_by_index(found.index)
+        .map_err(|e| driver_error(e, "nvmlDeviceGetMigDeviceHandleByIndex"))
+}

@@ -1,0 +1,79 @@
+//! Service accounts and RBAC objects: rules name their verbs and resources, never `*`.
+
+use super::objects::meta;
+use k8s_openapi::api::core::v1::ServiceAccount;
+use k8s_openapi::api::rbac::v1::{ClusterRoleBinding, PolicyRule, RoleBinding, RoleRef, Subject};
+
+pub const RBAC_GROUP: &str = "rbac.authorization.k8s.io";
+
+pub fn rule(groups: &[&str], resources: &[&str], verbs: &[&str]) -> PolicyRule {
+    let v = |s: &[&str]| s.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+    PolicyRule {
+        api_groups: Some(v(groups)),
+        resources: Some(v(resources)),
+        verbs: v(verbs),
+        ..Default::default()
+    }
+}
+
+/// A rule on the named objects only.
+pub fn rule_on(groups: &[&str], resources: &[&str], names: &[&str], verbs: &[&str]) -> PolicyRule {
+    PolicyRule {
+        resource_names: Some(names.iter().map(|x| x.to_string()).collect()),
+        ..rule(groups, resources, verbs)
+    }
+}
+
+pub fn service_account(name: &str, ns: &str) -> ServiceAccount {
+    ServiceAccount {
+        metadata: meta(name, Some(ns)),
+        ..Default::default()
+    }
+}
+
+pub fn subject(name: &str, ns: &str) -> Subject {
+    Subject {
+        kind: "ServiceAccount".into(),
+        name: name.into(),
+        namespace: Some(ns.into()),
+        ..Default::default()
+    }
+}
+
+/// Bind the ClusterRole `role` to the service account `sa` of `ns`.
+pub fn cluster_binding(name: &str, role: &str, sa: &str, ns: &str) -> ClusterRoleBinding {
+    ClusterRoleBinding {
+        metadata: meta(name, None),
+        role_ref: RoleRef {
+            api_group: RBAC_GROUP.into(),
+            kind: "ClusterRole".into(),
+            name: role.into(),
+        },
+        subjects: Some(vec![subject(sa, ns)]),
+    }
+}
+
+/// Bind the Role `role` of `namespace` to the service account `sa` of `sa_ns`.
+pub fn role_binding(name: &str, namespace: &str, role: &str, sa: &str, sa_ns: &str) -> RoleBinding {
+    RoleBinding {
+        metadata: meta(name, Some(namespace)),
+        role_ref: RoleRef {
+            api_group: RBAC_GROUP.into(),
+            kind: "Role".into(),
+            name: role.into(),
+        },
+        subjects: Some(vec![subject(sa, sa_ns)]),
+    }
+}
+
+/// Whether a rule holds a wildcard (`*` as group, resource, name or verb).
+pub fn has_wildcard(rule: &PolicyRule) -> bool {
+    let lists = [
+        rule.api_groups.as_deref().unwrap_or_default(),
+        rule.resources.as_deref().unwrap_or_default(),
+        rule.resource_names.as_deref().unwrap_or_default(),
+        rule.verbs.as_slice(),
+        rule.non_resource_urls.as_deref().unwrap_or_default(),
+    ];
+    lists.iter().any(|l| l.iter().any(|x| x.contains('*')))
+}

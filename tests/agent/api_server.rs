@@ -1,0 +1,195 @@
+//! A real kube-apiserver with etcd on loopback, from `../shared/tools/kube-apiserver` beside the
+//! repository (its start.sh and stop.sh). Without the tool or etcd the tests are skipped, loudly;
+//! with `GPUSHARE_REQUIRE_KUBE=1` (as `.ci/run` sets it) a missing tool fails them instead.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// start.sh unpacks the binary into a shared cache on first use: one start at a time.
+static STARTING: Mutex<()> = Mutex::new(());
+
+pub struct ApiServer {
+    /// start.sh's state directory (certificates, logs, `env`, pid files).
+    pub dir: PathBuf,
+    pub kubeconfig: PathBuf,
+    tool: PathBuf,
+    /// A kube-apiserver started again by [`ApiServer::restart`].
+    restarted: Option<Child>,
+}
+
+fn tool_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/tools/kube-apiserver")
+}
+
+fn on_path(program: &str) -> bool {
+    std::env::var_os("PATH")
+        .map(|p| std::env::split_paths(&p).any(|d| d.join(program).is_file()))
+        .unwrap_or(false)
+}
+
+/// Why the tests cannot run here, if they cannot.
+fn missing() -> Option<String> {
+    let tool = tool_dir();
+    if !tool.join("start.sh").is_file() || !tool.join("kube-apiserver.xz").is_file() {
+        return Some(format!("no kube-apiserver tool at {}", tool.display()));
+    }
+    let etcd_beside =
+        std::env::var_os("KUBE_REAL_BIN").is_some_and(|d| Path::new(&d).join("etcd").is_file());
+    if !etcd_beside && !on_path("etcd") {
+        return Some("etcd is not installed (apt-get install etcd-server)".into());
+    }
+    for program in ["openssl", "xz", "curl", "python3"] {
+        if !on_path(program) {
+            return Some(format!("{program} is not installed (start.sh needs it)"));
+        }
+    }
+    None
+}
+
+impl ApiServer {
+    /// Start one for `test`; None (after saying so) when this machine cannot.
+    pub fn start(test: &str) -> Option<ApiServer> {
+        if let Some(why) = missing() {
+            if std::env::var_os("GPUSHARE_REQUIRE_KUBE").is_some_and(|v| v == "1") {
+                panic!("{test}: GPUSHARE_REQUIRE_KUBE=1 but {why}");
+            }
+            // Straight to stderr, past the test harness's capture: a skip must be seen.
+            let _ = writeln!(
+                std::io::stderr(),
+                "SKIPPED: {test}: {why}; these tests need a real API server"
+            );
+            return None;
+        }
+        let tool = tool_dir();
+        let out = {
+            let _one = STARTING.lock().unwrap_or_else(|p| p.into_inner());
+            Command::new("bash")
+                .arg(tool.join("start.sh"))
+                .stdin(Stdio::null())
+                .output()
+                .expect("start.sh runs")
+        };
+        assert!(
+            out.status.success(),
+            "start.sh failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let kubeconfig = PathBuf::from(
+            stdout
+                .lines()
+                .last()
+                .expect("start.sh prints the kubeconfig")
+                .trim(),
+        );
+        let dir = kubeconfig.parent().expect("a state dir").to_path_buf();
+        Some(ApiServer {
+            dir,
+            kubeconfig,
+            tool,
+            restarted: None,
+        })
+    }
+
+    fn env_value(&self, key: &str) -> String {
+        let env = std::fs::read_to_string(self.dir.join("env")).expect("start.sh writes env");
+        env.lines()
+            .find_map(|l| l.strip_prefix(&format!("{key}=")))
+            .unwrap_or_else(|| panic!("{key} in env"))
+            .to_string()
+    }
+
+    fn apiserver_pid(&self) -> i32 {
+        std::fs::read_to_string(self.dir.join("apiserver.pid"))
+            .ok()
+            .and_then(|s| s.trim().parse().ok())
+            .unwrap_or_else(|| self.env_value("APISERVER_PID").parse().expect("a pid"))
+    }
+
+    /// Stop the kube-apiserver (etcd keeps running, with the cluster's data), wait, and start it
+    /// again with the same arguments, port and certificates.
+    pub fn restart(&mut self, down_for: Duration) {
+        let pid = self.apiserver_pid();
+        let args: Vec<String> = std::fs::read(format!("/proc/{pid}/cmdline"))
+            .expect("the apiserver's command line")
+            .split(|b| *b == 0)
+            .filter(|a| !a.is_empty())
+            .map(|a| String::from_utf8_lossy(a).into_owned())
+            .collect();
+        // SAFETY: kill(2) on the pid start.sh recorded for the kube-apiserver this test started.
+        unsafe {
+            libc::kill(pid, libc::SIGTERM);
+        }
+        if let Some(mut child) = self.restarted.take() {
+            let _ = child.wait();
+        }
+        // It drains its requests for a while; a restart need not wait for that.
+        let polite = Instant::now() + Duration::from_secs(3);
+        let deadline = polite + Duration::from_secs(20);
+        while alive(pid) {
+            if Instant::now() > polite {
+                // SAFETY: as above.
+                unsafe {
+                    libc::kill(pid, libc::SIGKILL);
+                }
+            }
+            assert!(Instant::now() < deadline, "the kube-apiserver did not stop");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        std::thread::sleep(down_for);
+        let log = std::fs::OpenOptions::new()
+            .append(true)
+            .create(true)
+            .open(self.dir.join("apiserver.log"))
+            .expect("the apiserver log");
+        let child = Command::new(&args[0])
+            .args(&args[1..])
+            .stdin(Stdio::null())
+            .stdout(log.try_clone().expect("a log handle"))
+            .stderr(log)
+            .spawn()
+            .expect("the kube-apiserver starts again");
+        std::fs::write(self.dir.join("apiserver.pid"), child.id().to_string())
+            .expect("the pid file");
+        self.restarted = Some(child);
+    }
+}
+
+/// Alive and not a zombie.
+fn alive(pid: i32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => stat
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().next())
+            .is_some_and(|state| state != "Z"),
+        Err(_) => false,
+    }
+}
+
+impl Drop for ApiServer {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            let log = std::fs::read_to_string(self.dir.join("apiserver.log")).unwrap_or_default();
+            let tail: Vec<&str> = log.lines().rev().take(20).collect();
+            eprintln!(
+                "--- last lines of the apiserver log ({}):",
+                self.dir.display()
+            );
+            for l in tail.iter().rev() {
+                eprintln!("{l}");
+            }
+        }
+        let _ = Command::new("bash")
+            .arg(self.tool.join("stop.sh"))
+            .arg(&self.dir)
+            .stdin(Stdio::null())
+            .output();
+        if let Some(mut child) = self.restarted.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}

@@ -1,0 +1,227 @@
+//! What the tests do on the API server, as an administrator (and as the kubelet and the
+//! DaemonSet controller, which this API server does not have): apply the generated manifests,
+//! label the node, run and delete pods, read events.
+
+use k8s_openapi::api::authentication::v1::{TokenRequest, TokenRequestSpec};
+use k8s_openapi::api::core::v1::{ConfigMap, Event, Namespace, Node, Pod, ServiceAccount};
+use kube::api::{
+    Api, ApiResource, DeleteParams, DynamicObject, GroupVersionKind, ListParams, Patch,
+    PatchParams, PostParams,
+};
+use kube::config::{KubeConfigOptions, Kubeconfig};
+use kube::{Client, Config};
+use serde_json::{Value, json};
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+pub struct Cluster {
+    rt: tokio::runtime::Runtime,
+    client: Client,
+    kubeconfig: Kubeconfig,
+}
+
+impl Cluster {
+    pub fn connect(kubeconfig: &Path) -> Cluster {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .unwrap();
+        let file = Kubeconfig::read_from(kubeconfig).expect("the kubeconfig of start.sh");
+        let client = rt.block_on(async {
+            let config =
+                Config::from_custom_kubeconfig(file.clone(), &KubeConfigOptions::default())
+                    .await
+                    .expect("a client config");
+            Client::try_from(config).expect("a client")
+        });
+        Cluster {
+            rt,
+            client,
+            kubeconfig: file,
+        }
+    }
+
+    fn run<T>(&self, f: impl Future<Output = T>) -> T {
+        self.rt.block_on(f)
+    }
+
+    /// Whether the API server answers.
+    pub fn answers(&self) -> bool {
+        let api: Api<Namespace> = Api::all(self.client.clone());
+        self.run(async {
+            tokio::time::timeout(Duration::from_secs(3), api.get("default"))
+                .await
+                .is_ok_and(|r| r.is_ok())
+        })
+    }
+
+    /// Server-side apply of every document of `gpushare manifests --format json`, validated
+    /// strictly by the API server (an unknown or misplaced field is an error).
+    pub fn apply_documents(&self, docs: &[Value]) {
+        for doc in docs {
+            let api_version = doc["apiVersion"].as_str().expect("apiVersion");
+            let kind = doc["kind"].as_str().expect("kind");
+            let (group, version) = api_version.split_once('/').unwrap_or(("", api_version));
+            let resource = ApiResource::from_gvk(&GroupVersionKind::gvk(group, version, kind));
+            let name = doc["metadata"]["name"].as_str().expect("a name");
+            let api: Api<DynamicObject> = match doc["metadata"]["namespace"].as_str() {
+                Some(ns) => Api::namespaced_with(self.client.clone(), ns, &resource),
+                None => Api::all_with(self.client.clone(), &resource),
+            };
+            let params = PatchParams::apply("gpushare-e2e").validation_strict();
+            self.run(api.patch(name, &params, &Patch::Apply(doc)))
+                .unwrap_or_else(|e| panic!("the API server refused {kind} {name}: {e}\n{doc:#}"));
+        }
+    }
+
+    /// A token of the service account, and a kubeconfig file that uses it.
+    pub fn service_account_kubeconfig(&self, ns: &str, sa: &str, file: &Path) {
+        let api: Api<ServiceAccount> = Api::namespaced(self.client.clone(), ns);
+        let request = TokenRequest {
+            spec: TokenRequestSpec {
+                audiences: vec![],
+                expiration_seconds: Some(3600),
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        let answer: TokenRequest = self
+            .run(api.create_subresource("token", sa, &PostParams::default(), &request))
+            .expect("a token for the service account");
+        let token = answer.status.expect("a token").token;
+        let cluster = &self.kubeconfig.clusters[0];
+        let c = cluster.cluster.as_ref().expect("a cluster");
+        let text = format!(
+            "apiVersion: v1\nkind: Config\nclusters:\n- name: e2e\n  cluster:\n    server: {}\n    certificate-authority-data: {}\nusers:\n- name: {sa}\n  user:\n    token: {token}\ncontexts:\n- name: e2e\n  context: {{cluster: e2e, user: {sa}}}\ncurrent-context: e2e\n",
+            c.server.as_deref().expect("a server"),
+            c.certificate_authority_data.as_deref().expect("a CA"),
+        );
+        std::fs::write(file, text).unwrap();
+    }
+
+    pub fn create_node(&self, name: &str, labels: &[(&str, &str)]) {
+        let api: Api<Node> = Api::all(self.client.clone());
+        let node: Node = serde_json::from_value(json!({
+            "apiVersion": "v1", "kind": "Node",
+            "metadata": { "name": name, "labels": to_map(labels) },
+        }))
+        .unwrap();
+        self.run(api.create(&PostParams::default(), &node))
+            .expect("the node");
+    }
+
+    /// Set (Some) or remove (None) node labels.
+    pub fn label(&self, node: &str, labels: &[(&str, Option<&str>)]) {
+        let map: serde_json::Map<String, Value> = labels
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.map_or(Value::Null, |v| json!(v))))
+            .collect();
+        let api: Api<Node> = Api::all(self.client.clone());
+        self.run(api.patch(
+            node,
+            &PatchParams::default(),
+            &Patch::Merge(json!({ "metadata": { "labels": map } })),
+        ))
+        .expect("labels patched");
+    }
+
+    pub fn node(&self, name: &str) -> Node {
+        let api: Api<Node> = Api::all(self.client.clone());
+        self.run(api.get(name)).expect("the node")
+    }
+
+    pub fn labels(&self, node: &str) -> BTreeMap<String, String> {
+        self.node(node).metadata.labels.unwrap_or_default()
+    }
+
+    /// Add or replace keys of a ConfigMap's data.
+    pub fn put_layouts(&self, ns: &str, name: &str, data: &[(&str, &str)]) {
+        let api: Api<ConfigMap> = Api::namespaced(self.client.clone(), ns);
+        self.run(api.patch(
+            name,
+            &PatchParams::default(),
+            &Patch::Merge(json!({ "data": to_map(data) })),
+        ))
+        .expect("the ConfigMap patched");
+    }
+
+    pub fn create_pod(&self, pod: Value) {
+        let ns = pod["metadata"]["namespace"]
+            .as_str()
+            .unwrap_or("default")
+            .to_string();
+        let api: Api<Pod> = Api::namespaced(self.client.clone(), &ns);
+        let pod: Pod = serde_json::from_value(pod).unwrap();
+        self.run(api.create(&PostParams::default(), &pod))
+            .expect("the pod");
+    }
+
+    /// What the kubelet does once a pod's containers are gone: remove it at once.
+    pub fn remove_pod(&self, ns: &str, name: &str) {
+        let api: Api<Pod> = Api::namespaced(self.client.clone(), ns);
+        self.run(api.delete(name, &DeleteParams::default().grace_period(0)))
+            .expect("the pod deleted");
+    }
+
+    /// `(reason, message)` of the events about a node, oldest first.
+    pub fn events(&self, node: &str) -> Vec<(String, String)> {
+        let api: Api<Event> = Api::namespaced(self.client.clone(), "default");
+        let params = ListParams::default().fields(&format!(
+            "involvedObject.kind=Node,involvedObject.name={node}"
+        ));
+        let mut items = self.run(api.list(&params)).expect("events").items;
+        items.sort_by_key(|e| {
+            (
+                e.last_timestamp.as_ref().map(|t| t.0),
+                e.metadata
+                    .resource_version
+                    .as_deref()
+                    .and_then(|v| v.parse::<u64>().ok()),
+            )
+        });
+        items
+            .into_iter()
+            .map(|e| (e.reason.unwrap_or_default(), e.message.unwrap_or_default()))
+            .collect()
+    }
+
+    /// The rules of a ClusterRole and of a Role, as the API server holds them.
+    pub fn rules(&self, kind: &str, ns: Option<&str>, name: &str) -> Vec<Value> {
+        let resource = ApiResource::from_gvk(&GroupVersionKind::gvk(
+            "rbac.authorization.k8s.io",
+            "v1",
+            kind,
+        ));
+        let api: Api<DynamicObject> = match ns {
+            Some(ns) => Api::namespaced_with(self.client.clone(), ns, &resource),
+            None => Api::all_with(self.client.clone(), &resource),
+        };
+        let obj = self.run(api.get(name)).expect("the role");
+        obj.data["rules"].as_array().cloned().unwrap_or_default()
+    }
+}
+
+fn to_map(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+    pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+/// Poll `f` until it gives a value, or fail after `timeout` with `what` and the last `context`.
+pub fn wait_for<T>(what: &str, timeout: Duration, mut f: impl FnMut() -> Option<T>) -> T {
+    let deadline = Instant::now() + timeout;
+    loop {
+        if let Some(v) = f() {
+            return v;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "timed out after {} s waiting for {what}",
+            timeout.as_secs()
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
