@@ -15,8 +15,8 @@
 //!
 //! Resets go through `nvidia-smi -r`, as mig-parted does, because NVML has no reset call.
 
-use super::nvml_device::{snapshot_gpu, to_nvml_mode};
-use super::nvml_error::{self as code, RESET_REQUIRED, driver_error, symbol};
+use super::nvml_device::{memory_info, snapshot_gpu, to_nvml_mode};
+use super::nvml_error::{self as code, RESET_REQUIRED, driver_error, on_gpu, symbol};
 use super::{
     Backend, DeviceRef, DriverError, DriverErrorKind, DriverResult, MigProfiles, ModeChange,
     nvml_mig as mig, nvml_mig_devices, nvml_profiles,
@@ -89,7 +89,7 @@ impl NvmlBackend {
     fn device(&self, index: u32) -> DriverResult<nvml_wrapper::Device<'_>> {
         self.nvml
             .device_by_index(index)
-            .map_err(|e| driver_error(e, &format!("GPU {index}")))
+            .map_err(|e| driver_error(e, &format!("GPU {index}: nvmlDeviceGetHandleByIndex")))
     }
 }
 
@@ -200,12 +200,12 @@ impl Backend for NvmlBackend {
         gpu_instance_id: u32,
     ) -> DriverResult<Vec<ComputeInstanceProfile>> {
         let device = self.device(gpu)?;
-        let total = device
-            .memory_info()
-            .map_err(|e| driver_error(e, &format!("GPU {gpu}: nvmlDeviceGetMemoryInfo_v2")))?
+        let total = memory_info(&self.nvml, &device)
+            .map_err(|e| on_gpu(e, gpu))?
             .total
             / (1024 * 1024);
         mig::compute_instance_profiles(&self.nvml, &device, gpu_instance_id, total)
+            .map_err(|e| on_gpu(e, gpu))
     }
 
     fn set_mig_mode(&mut self, gpu: u32, mode: MigMode) -> DriverResult<ModeChange> {
@@ -285,6 +285,7 @@ impl Backend for NvmlBackend {
     ) -> DriverResult<u32> {
         let device = self.device(gpu)?;
         mig::create_gpu_instance(&self.nvml, &device, profile_id, placement)
+            .map_err(|e| on_gpu(e, gpu))
     }
 
     fn create_compute_instance(
@@ -295,6 +296,7 @@ impl Backend for NvmlBackend {
     ) -> DriverResult<u32> {
         let device = self.device(gpu)?;
         mig::create_compute_instance(&self.nvml, &device, gpu_instance_id, profile_id)
+            .map_err(|e| on_gpu(e, gpu))
     }
 
     fn destroy_compute_instance(
@@ -305,11 +307,12 @@ impl Backend for NvmlBackend {
     ) -> DriverResult<()> {
         let device = self.device(gpu)?;
         mig::destroy_compute_instance(&self.nvml, &device, gpu_instance_id, compute_instance_id)
+            .map_err(|e| on_gpu(e, gpu))
     }
 
     fn destroy_gpu_instance(&mut self, gpu: u32, gpu_instance_id: u32) -> DriverResult<()> {
         let device = self.device(gpu)?;
-        mig::destroy_gpu_instance(&self.nvml, &device, gpu_instance_id)
+        mig::destroy_gpu_instance(&self.nvml, &device, gpu_instance_id).map_err(|e| on_gpu(e, gpu))
     }
 
     fn set_compute_mode(&mut self, target: DeviceRef, mode: ComputeMode) -> DriverResult<()> {
@@ -325,7 +328,8 @@ impl Backend for NvmlBackend {
                 &self.device(gpu)?,
                 gpu_instance_id,
                 compute_instance_id,
-            )?,
+            )
+            .map_err(|e| on_gpu(e, gpu))?,
         };
         device
             .set_compute_mode(to_nvml_mode(mode))

@@ -10,9 +10,9 @@
 //! Older drivers get the older symbols, as go-nvml falls back: memory info v2 → v1, compute
 //! processes `_v3` → `_v2` → v1 (`nvml_processes.rs`).
 
-use super::nvml_error::{self as code, driver_error, symbol};
+use super::nvml_error::{self as code, driver_error, note, on_gpu, symbol};
 use super::nvml_processes::{compute_processes, process};
-use super::{DriverError, DriverErrorKind, DriverResult};
+use super::{DriverErrorKind, DriverResult};
 use super::{nvml_mig, nvml_profiles};
 use crate::node::catalog::{CatalogMatch, catalog};
 use crate::node::{ComputeMode, Gpu, GpuNote, MigMode, MigState, PciId, VgpuHostMode};
@@ -34,7 +34,7 @@ pub fn snapshot_gpu(nvml: &Nvml, index: u32) -> DriverResult<Gpu> {
     let pci = device
         .pci_info()
         .map_err(|e| driver_error(e, &at("nvmlDeviceGetPciInfo_v3")))?;
-    let memory = memory_info(nvml, &device).map_err(|e| prefix(e, index))?;
+    let memory = memory_info(nvml, &device).map_err(|e| on_gpu(e, index))?;
     let cc = device
         .cuda_compute_capability()
         .map_err(|e| driver_error(e, &at("nvmlDeviceGetCudaComputeCapability")))?;
@@ -88,7 +88,7 @@ pub fn snapshot_gpu(nvml: &Nvml, index: u32) -> DriverResult<Gpu> {
     let processes = match compute_processes(nvml, &device) {
         Ok(list) => Some(list.into_iter().map(|p| process(nvml, p)).collect()),
         Err(e) => {
-            notes.push(note_of("processes", &e));
+            notes.push(note("processes", &e));
             None
         }
     };
@@ -113,25 +113,12 @@ pub fn snapshot_gpu(nvml: &Nvml, index: u32) -> DriverResult<Gpu> {
     })
 }
 
-fn prefix(e: DriverError, index: u32) -> DriverError {
-    DriverError::new(e.kind, format!("GPU {index}: {}", e.detail))
-}
-
-/// A note for a field the driver refused.
-fn note_of(field: &str, e: &DriverError) -> GpuNote {
-    GpuNote {
-        field: field.into(),
-        message: e.to_string(),
-        needs_root: e.kind == DriverErrorKind::NoPermission,
-    }
-}
-
 fn refused(field: &str, e: NvmlError, call: &str) -> GpuNote {
-    note_of(field, &driver_error(e, call))
+    note(field, &driver_error(e, call))
 }
 
 /// Total and used memory: `nvmlDeviceGetMemoryInfo_v2`, else the v1 call of older drivers.
-fn memory_info(nvml: &Nvml, device: &Device) -> DriverResult<nvmlMemory_t> {
+pub(super) fn memory_info(nvml: &Nvml, device: &Device) -> DriverResult<nvmlMemory_t> {
     match device.memory_info() {
         Ok(m) => {
             return Ok(nvmlMemory_t {
@@ -305,7 +292,7 @@ fn mig_state(
         match nvml_mig::gpu_instances(nvml, device, total_mib, notes) {
             Ok(list) => Some(list),
             Err(e) => {
-                notes.push(note_of("mig.instances", &e));
+                notes.push(note("mig.instances", &e));
                 None
             }
         }

@@ -116,12 +116,18 @@ fn from_flags(
             .flat_map(|gi| gi.compute_instances.iter().map(move |ci| (gi, ci)))
             .collect();
         // A MIG UUID in --gpu picks single devices of its GPU; otherwise all of them.
-        let picked = devices
-            .iter()
-            .any(|(_, ci)| named_mig.iter().any(|u| ci.uuid.starts_with(u)));
+        let picked = devices.iter().any(|(_, ci)| {
+            named_mig
+                .iter()
+                .any(|u| ci.uuid.as_deref().is_some_and(|c| c.starts_with(u)))
+        });
         let mut any = false;
         for (gi, ci) in devices {
-            if picked && !named_mig.iter().any(|u| ci.uuid.starts_with(u)) {
+            if picked
+                && !named_mig
+                    .iter()
+                    .any(|u| ci.uuid.as_deref().is_some_and(|c| c.starts_with(u)))
+            {
                 continue;
             }
             let target = limits::mig_target(node, gpu, gi, ci);
@@ -134,7 +140,7 @@ fn from_flags(
                 &request,
                 dirs,
                 s.multiuser,
-            ));
+            )?);
             any = true;
         }
         if !any {
