@@ -673,7 +673,6 @@ fn compute_instance_profile_ids_that_differ_from_their_indices() {
 /// instance look empty: the layout change destroys it before its GPU instance, where the driver
 /// would answer IN_USE to a GPU instance destroyed with it inside.
 #[test]
-#[ignore = "issue 18 point 2: compute-instance profiles past index 0x7 are not enumerated yet"]
 fn a_compute_instance_of_the_nvl_profile_is_seen_and_destroyed_first() {
     let Some(node) = TwinNode::new("dgx-h100") else {
         return;

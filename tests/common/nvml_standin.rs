@@ -14,30 +14,39 @@ pub struct StandIn {
     pub bin: PathBuf,
 }
 
-/// Build the stand-in with cargo. It gets its own target directory under this build's, so the
-/// cargo that runs these tests (which holds its own directory's lock) cannot block it.
+/// The stand-in, built with cargo in this build's own target directory. A plain `cargo test`
+/// has built it already (its `programs` test target makes cargo build the programs and the
+/// library), so this finds it fresh in a moment; run alone (`cargo test --test nvml_standin`), it
+/// builds only the stand-in, reusing gpushare's compiled dependencies. It asks for the same
+/// packages in test mode as `cargo test` does, so cargo resolves the same dependency features and
+/// rebuilds nothing. (Cargo holds its directory lock only while building, not while the tests
+/// run, so this nested cargo is not blocked.)
 pub fn stand_in() -> &'static StandIn {
     static BUILT: OnceLock<StandIn> = OnceLock::new();
     BUILT.get_or_init(|| {
-        // target/debug/deps/<test binary> → target
+        // target/<profile>/deps/<test binary> → target
         let exe = std::env::current_exe().expect("the test binary's path");
         let target = exe
             .ancestors()
             .nth(3)
-            .expect("the test binary lies under target/<profile>/deps")
-            .join("nvml-standin");
+            .expect("the test binary lies under target/<profile>/deps");
         let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
         let out = std::process::Command::new(cargo)
             .current_dir(repo())
             .args([
-                "build",
+                "test",
+                "--no-run",
                 "--locked",
                 "--quiet",
                 "-p",
+                "gpushare",
+                "-p",
                 "nvml-standin",
+                "--test",
+                "programs",
                 "--target-dir",
             ])
-            .arg(&target)
+            .arg(target)
             .output()
             .expect("cargo runs");
         assert!(
@@ -47,7 +56,9 @@ pub fn stand_in() -> &'static StandIn {
         );
         let bin = target.join("debug");
         StandIn {
-            lib: bin.join("libnvml_standin.so"),
+            // A library built as a dependency stays in deps/ (cargo copies up only the programs
+            // a test needs); a cdylib's name there has no hash.
+            lib: bin.join("deps/libnvml_standin.so"),
             bin,
         }
     })
@@ -79,7 +90,7 @@ fn host_holds_nvidia_devices() -> Option<String> {
 }
 
 /// Environment variables of the stand-in, cleared before each run so the caller's never leak in.
-const STANDIN_ENV: [&str; 7] = [
+const STANDIN_ENV: [&str; 15] = [
     "NVML_STANDIN_STATE",
     "NVML_STANDIN_NODE",
     "NVML_STANDIN_LOG",
@@ -87,6 +98,14 @@ const STANDIN_ENV: [&str; 7] = [
     "NVML_STANDIN_CI_PROFILE_ID_OFFSET",
     "NVML_STANDIN_CI_NVL",
     "NVML_STANDIN_FAIL",
+    "NVML_STANDIN_CI_STARTS_UNALIGNED",
+    "NVML_STANDIN_MIG_PARENT_NO_COMPUTE_MODE",
+    "NVML_STANDIN_GPU_NAME",
+    "NVML_STANDIN_GPU_PCI_ID",
+    "NVML_STANDIN_PROFILES_NEED_MIG",
+    "NVML_STANDIN_MAX_MIG_DEVICES_ALWAYS",
+    "NVML_STANDIN_OLD_DRIVER",
+    "NVML_STANDIN_MIG_DEVICE_FAIL",
 ];
 
 /// One node, twice: a state file the stand-in serves to the NVML backend, and a copy the

@@ -197,6 +197,18 @@ pub fn is_changing(name: &str) -> bool {
     CHANGING.contains(&name)
 }
 
+/// The versioned calls an older driver does not have (`NVML_STANDIN_OLD_DRIVER`): each answers
+/// FUNCTION_NOT_FOUND, and the call it replaced answers instead.
+const NEWER_THAN_OLD_DRIVER: [&str; 7] = [
+    "nvmlDeviceGetComputeRunningProcesses_v3",
+    "nvmlDeviceGetComputeRunningProcesses_v2",
+    "nvmlDeviceGetMemoryInfo_v2",
+    "nvmlComputeInstanceGetInfo_v2",
+    "nvmlDeviceGetGpuInstancePossiblePlacements_v2",
+    "nvmlDeviceGetGpuInstanceProfileInfoV",
+    "nvmlGpuInstanceGetComputeInstanceProfileInfoV",
+];
+
 /// Run one call of an initialised library: UNINITIALIZED outside a session, then any injected
 /// failure, then the body; a panic becomes UNKNOWN. Every call is logged.
 pub fn call(name: &'static str, record: Record, body: impl FnOnce(&mut Record) -> Answer) -> Ret {
@@ -221,6 +233,20 @@ fn run(
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         if needs_session && handles::session().is_none() {
             return Err(Fail::new(UNINITIALIZED, "nvmlInit was not called"));
+        }
+        if switches::old_driver() && NEWER_THAN_OLD_DRIVER.contains(&name) {
+            return Err(Fail::new(
+                FUNCTION_NOT_FOUND,
+                format!("this driver predates {name} ({})", crate::OLD_DRIVER_ENV),
+            ));
+        }
+        if record.args.get("mig") == Some(&Value::Bool(true))
+            && let Some(code) = switches::mig_device_failure(name)
+        {
+            return Err(Fail::new(
+                code,
+                format!("refused for MIG devices ({})", crate::MIG_DEVICE_FAIL_ENV),
+            ));
         }
         if let Some(code) = switches::injected_failure(name) {
             return Err(Fail::new(

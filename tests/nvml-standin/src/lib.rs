@@ -18,6 +18,13 @@
 //! | `NVML_STANDIN_NON_ROOT=1` | calls `nvml.h` marks "requires root/privileged user" answer NO_PERMISSION |
 //! | `NVML_STANDIN_CI_PROFILE_ID_OFFSET=N` | compute-instance profile ids are their index + N (default 0, as on A100/H100) |
 //! | `NVML_STANDIN_CI_NVL=1` | full-GPU GPU instances also offer `NVML_COMPUTE_INSTANCE_PROFILE_7_SLICE_NVL` (0x8) |
+//! | `NVML_STANDIN_CI_STARTS_UNALIGNED=1` | compute-instance profiles may start at any compute slice: more placements than instances |
+//! | `NVML_STANDIN_MIG_PARENT_NO_COMPUTE_MODE=1` | with MIG on, a whole GPU's compute-mode query answers NOT_SUPPORTED |
+//! | `NVML_STANDIN_GPU_NAME=…`, `NVML_STANDIN_GPU_PCI_ID=0x…` | every GPU's name and PCI device id (a GPU the catalog does not know) |
+//! | `NVML_STANDIN_PROFILES_NEED_MIG=1` | with MIG off, the v1 profile-info and placement calls answer NOT_SUPPORTED too |
+//! | `NVML_STANDIN_MAX_MIG_DEVICES_ALWAYS=1` | the maximum MIG device count is reported with MIG off too (nvml.h: 0) |
+//! | `NVML_STANDIN_OLD_DRIVER=1` | the `_v2`/`_v3`/`V` calls answer FUNCTION_NOT_FOUND; the older ones answer |
+//! | `NVML_STANDIN_MIG_DEVICE_FAIL=FN:CODE,…` | every call of FN on a MIG device handle fails with CODE |
 //! | `NVML_STANDIN_FAIL=FN:N[:CODE],…` | the N-th call of FN in this process fails with CODE (default 999, UNKNOWN) and changes nothing |
 //!
 //! Every process that holds NVML initialised has a pid file in `<state>.holders/`; the stand-in
@@ -43,6 +50,14 @@ pub const NON_ROOT_ENV: &str = "NVML_STANDIN_NON_ROOT";
 pub const CI_ID_OFFSET_ENV: &str = "NVML_STANDIN_CI_PROFILE_ID_OFFSET";
 pub const NVL_ENV: &str = "NVML_STANDIN_CI_NVL";
 pub const FAIL_ENV: &str = "NVML_STANDIN_FAIL";
+pub const CI_UNALIGNED_ENV: &str = "NVML_STANDIN_CI_STARTS_UNALIGNED";
+pub const PARENT_COMPUTE_MODE_ENV: &str = "NVML_STANDIN_MIG_PARENT_NO_COMPUTE_MODE";
+pub const GPU_NAME_ENV: &str = "NVML_STANDIN_GPU_NAME";
+pub const GPU_PCI_ID_ENV: &str = "NVML_STANDIN_GPU_PCI_ID";
+pub const PROFILES_NEED_MIG_ENV: &str = "NVML_STANDIN_PROFILES_NEED_MIG";
+pub const MAX_MIG_ALWAYS_ENV: &str = "NVML_STANDIN_MAX_MIG_DEVICES_ALWAYS";
+pub const OLD_DRIVER_ENV: &str = "NVML_STANDIN_OLD_DRIVER";
+pub const MIG_DEVICE_FAIL_ENV: &str = "NVML_STANDIN_MIG_DEVICE_FAIL";
 
 /// The init and shutdown entry points, for the stand-in's own programs (nvml-client).
 pub use api::{nvmlInit_v2, nvmlShutdown};

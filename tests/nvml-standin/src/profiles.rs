@@ -91,7 +91,11 @@ pub fn ci_profiles(table: &MigTable, gi: &GpuInstanceProfile) -> Vec<CiProfile> 
             slices: c.slices,
             max_instances: c.max_instances,
             sm: c.sm,
-            starts: c.starts,
+            starts: if switches::ci_starts_unaligned() {
+                (0..=gi.slices - c.slices).collect()
+            } else {
+                c.starts
+            },
         })
         .collect();
     if switches::nvl() && gi.slices == table.compute_slices {

@@ -404,6 +404,37 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetComputeInstanceById(
     )
 }
 
+/// A compute instance's info; `with_placement`: the `_v2` call, which fills its placement.
+fn compute_instance_info(
+    raw_ci: usize,
+    with_placement: bool,
+) -> Result<nvmlComputeInstanceInfo_t, Fail> {
+    let (index, gi, ci) = compute_instance_handle(raw_ci)?;
+    node::read(|s| {
+        let g = gpu(s, index)?;
+        let instance = live_gi(g, gi)?;
+        let c = live_ci(instance, ci)?;
+        let table = profiles::table(g)?;
+        let gp = profiles::gi_profile_of(table, instance)?;
+        let cp = profiles::ci_profile_by_index(table, gp, c.profile_id)?;
+        let placement = if with_placement {
+            nvmlComputeInstancePlacement_t {
+                start: c.start,
+                size: cp.slices,
+            }
+        } else {
+            nvmlComputeInstancePlacement_t { start: 0, size: 0 }
+        };
+        Ok(nvmlComputeInstanceInfo_t {
+            device: Handle::Device { gpu: index }.as_ptr(),
+            gpuInstance: Handle::GpuInstance { gpu: index, gi }.as_ptr(),
+            id: ci,
+            profileId: cp.id(),
+            placement,
+        })
+    })
+}
+
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nvmlComputeInstanceGetInfo_v2(
     compute_instance: nvmlComputeInstance_t,
@@ -412,28 +443,20 @@ pub unsafe extern "C" fn nvmlComputeInstanceGetInfo_v2(
     call(
         "nvmlComputeInstanceGetInfo_v2",
         Record::default().handle(raw(compute_instance)),
-        |_| {
-            let (index, gi, ci) = compute_instance_handle(raw(compute_instance))?;
-            let out = node::read(|s| {
-                let g = gpu(s, index)?;
-                let instance = live_gi(g, gi)?;
-                let c = live_ci(instance, ci)?;
-                let table = profiles::table(g)?;
-                let gp = profiles::gi_profile_of(table, instance)?;
-                let cp = profiles::ci_profile_by_index(table, gp, c.profile_id)?;
-                Ok(nvmlComputeInstanceInfo_t {
-                    device: Handle::Device { gpu: index }.as_ptr(),
-                    gpuInstance: Handle::GpuInstance { gpu: index, gi }.as_ptr(),
-                    id: ci,
-                    profileId: cp.id(),
-                    placement: nvmlComputeInstancePlacement_t {
-                        start: c.start,
-                        size: cp.slices,
-                    },
-                })
-            })?;
-            put(info, out)
-        },
+        |_| put(info, compute_instance_info(raw(compute_instance), true)?),
+    )
+}
+
+/// The call `_v2` replaced: no placement (older drivers).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nvmlComputeInstanceGetInfo(
+    compute_instance: nvmlComputeInstance_t,
+    info: *mut nvmlComputeInstanceInfo_t,
+) -> Ret {
+    call(
+        "nvmlComputeInstanceGetInfo",
+        Record::default().handle(raw(compute_instance)),
+        |_| put(info, compute_instance_info(raw(compute_instance), false)?),
     )
 }
 

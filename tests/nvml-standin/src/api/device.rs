@@ -3,7 +3,7 @@
 use super::{device_handle, gpu, live_ci, live_gi, whole_gpu};
 use crate::call::*;
 use crate::handles::Handle;
-use crate::{node, profiles};
+use crate::{node, profiles, switches};
 use gpushare::backend::DeviceRef;
 use gpushare::backend::sim::state::{SimGpu, SimState};
 use gpushare::node::{ComputeMode, Process, VgpuHostMode};
@@ -32,7 +32,11 @@ pub unsafe extern "C" fn nvmlDeviceGetPciInfo_v3(
         |_| {
             let (bus_id, device_id) = node::read(|s| {
                 let g = gpu_of(s, raw(device))?;
-                Ok((g.pci_bus_id.clone(), g.model()?.pci_device_ids[0].0))
+                let id = match switches::gpu_pci_id() {
+                    Some(id) => id,
+                    None => g.model()?.pci_device_ids[0].0,
+                };
+                Ok((g.pci_bus_id.clone(), id))
             })?;
             // `00000000:07:00.0`: domain, bus, device.function.
             let mut parts = bus_id.split([':', '.']);
@@ -216,7 +220,7 @@ pub unsafe extern "C" fn nvmlDeviceGetName(
             let text = node::read(|s| {
                 let h = device_handle(raw(device))?;
                 let g = gpu(s, h.gpu())?;
-                let model = g.model()?.name.clone();
+                let model = switches::gpu_name().unwrap_or(g.model()?.name.clone());
                 match h {
                     Handle::MigDevice { gi, ci, .. } => {
                         let table = profiles::table(g)?;
@@ -279,6 +283,12 @@ pub unsafe extern "C" fn nvmlDeviceGetComputeMode(
                 match h {
                     Handle::MigDevice { gi, ci, .. } => {
                         Ok(live_ci(live_gi(g, gi)?, ci)?.compute_mode)
+                    }
+                    _ if g.mig_current.is_enabled() && switches::mig_parent_no_compute_mode() => {
+                        Err(Fail::new(
+                            NOT_SUPPORTED,
+                            "MIG is on: only MIG devices have a compute mode",
+                        ))
                     }
                     _ => Ok(g.compute_mode),
                 }
@@ -378,6 +388,61 @@ pub unsafe extern "C" fn nvmlDeviceGetHostVgpuMode(
 /// `nvmlProcessInfo_t`'s "not available" for a process outside MIG.
 const NO_VALUE: c_uint = 0xFFFF_FFFF;
 
+/// The compute processes a GPU or MIG device handle sees, as `_v3` lists them.
+fn compute_processes(device: usize) -> Result<Vec<nvmlProcessInfo_t>, Fail> {
+    node::read(|s| {
+        let h = device_handle(device)?;
+        let g = gpu(s, h.gpu())?;
+        let procs: Vec<&Process> = match h {
+            Handle::MigDevice { gi, ci, .. } => {
+                live_ci(live_gi(g, gi)?, ci)?;
+                g.processes
+                    .iter()
+                    .filter(|p| p.gpu_instance_id == Some(gi) && p.compute_instance_id == Some(ci))
+                    .collect()
+            }
+            _ => {
+                // nvml.h: with MIG on, the GPU's aggregate list needs privileges.
+                if g.mig_current.is_enabled() {
+                    require_root()?;
+                }
+                g.processes.iter().collect()
+            }
+        };
+        Ok(procs
+            .into_iter()
+            .map(|p| nvmlProcessInfo_t {
+                pid: p.pid,
+                // nvml.h: NVML_VALUE_NOT_AVAILABLE where the driver may not tell.
+                usedGpuMemory: p.used_memory_mib.map_or(u64::MAX, |m| m * MIB),
+                gpuInstanceId: p.gpu_instance_id.unwrap_or(NO_VALUE),
+                computeInstanceId: p.compute_instance_id.unwrap_or(NO_VALUE),
+            })
+            .collect())
+    })
+}
+
+/// The list calls' protocol: `*info_count` is the room in `infos`; the count is written back, and
+/// a list longer than the room is INSUFFICIENT_SIZE with nothing else written.
+fn put_processes<T: Copy>(
+    rec: &mut Record,
+    info_count: *mut c_uint,
+    infos: *mut T,
+    list: &[T],
+) -> Answer {
+    let room = get(info_count.cast_const())?;
+    let n = list.len() as c_uint;
+    rec.out("count", n);
+    put(info_count, n)?;
+    if room < n {
+        return Err(Fail::new(
+            INSUFFICIENT_SIZE,
+            format!("room for {room} of {n} processes"),
+        ));
+    }
+    put_all(infos, list)
+}
+
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nvmlDeviceGetComputeRunningProcesses_v3(
     device: nvmlDevice_t,
@@ -387,50 +452,54 @@ pub unsafe extern "C" fn nvmlDeviceGetComputeRunningProcesses_v3(
     call(
         "nvmlDeviceGetComputeRunningProcesses_v3",
         Record::default().handle(raw(device)),
+        |rec| put_processes(rec, info_count, infos, &compute_processes(raw(device))?),
+    )
+}
+
+/// The `_v2` list: the same fields in its own struct.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nvmlDeviceGetComputeRunningProcesses_v2(
+    device: nvmlDevice_t,
+    info_count: *mut c_uint,
+    infos: *mut nvmlProcessInfo_v2_t,
+) -> Ret {
+    call(
+        "nvmlDeviceGetComputeRunningProcesses_v2",
+        Record::default().handle(raw(device)),
         |rec| {
-            let list = node::read(|s| {
-                let h = device_handle(raw(device))?;
-                let g = gpu(s, h.gpu())?;
-                let procs: Vec<&Process> = match h {
-                    Handle::MigDevice { gi, ci, .. } => {
-                        live_ci(live_gi(g, gi)?, ci)?;
-                        g.processes
-                            .iter()
-                            .filter(|p| {
-                                p.gpu_instance_id == Some(gi) && p.compute_instance_id == Some(ci)
-                            })
-                            .collect()
-                    }
-                    _ => {
-                        // nvml.h: with MIG on, the GPU's aggregate list needs privileges.
-                        if g.mig_current.is_enabled() {
-                            require_root()?;
-                        }
-                        g.processes.iter().collect()
-                    }
-                };
-                Ok(procs
-                    .into_iter()
-                    .map(|p| nvmlProcessInfo_t {
-                        pid: p.pid,
-                        // nvml.h: NVML_VALUE_NOT_AVAILABLE where the driver may not tell.
-                        usedGpuMemory: p.used_memory_mib.map_or(u64::MAX, |m| m * MIB),
-                        gpuInstanceId: p.gpu_instance_id.unwrap_or(NO_VALUE),
-                        computeInstanceId: p.compute_instance_id.unwrap_or(NO_VALUE),
-                    })
-                    .collect::<Vec<_>>())
-            })?;
-            let room = get(info_count.cast_const())?;
-            let n = list.len() as c_uint;
-            rec.out("count", n);
-            put(info_count, n)?;
-            if room < n {
-                return Err(Fail::new(
-                    INSUFFICIENT_SIZE,
-                    format!("room for {room} of {n} processes"),
-                ));
-            }
-            put_all(infos, &list)
+            let list: Vec<nvmlProcessInfo_v2_t> = compute_processes(raw(device))?
+                .into_iter()
+                .map(|p| nvmlProcessInfo_v2_t {
+                    pid: p.pid,
+                    usedGpuMemory: p.usedGpuMemory,
+                    gpuInstanceId: p.gpuInstanceId,
+                    computeInstanceId: p.computeInstanceId,
+                })
+                .collect();
+            put_processes(rec, info_count, infos, &list)
+        },
+    )
+}
+
+/// The first list: pid and memory only (no MIG instance ids).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nvmlDeviceGetComputeRunningProcesses(
+    device: nvmlDevice_t,
+    info_count: *mut c_uint,
+    infos: *mut nvmlProcessInfo_v1_t,
+) -> Ret {
+    call(
+        "nvmlDeviceGetComputeRunningProcesses",
+        Record::default().handle(raw(device)),
+        |rec| {
+            let list: Vec<nvmlProcessInfo_v1_t> = compute_processes(raw(device))?
+                .into_iter()
+                .map(|p| nvmlProcessInfo_v1_t {
+                    pid: p.pid,
+                    usedGpuMemory: p.usedGpuMemory,
+                })
+                .collect();
+            put_processes(rec, info_count, infos, &list)
         },
     )
 }

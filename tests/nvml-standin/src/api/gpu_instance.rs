@@ -4,7 +4,7 @@
 use super::{gpu, gpu_instance_handle, live_gi, whole_gpu};
 use crate::call::*;
 use crate::handles::Handle;
-use crate::{node, profiles};
+use crate::{node, profiles, switches};
 use gpushare::node::Placement;
 use gpushare::node::catalog::GpuInstanceProfile;
 use nvml_wrapper_sys::bindings::*;
@@ -26,7 +26,7 @@ fn profile_at(device: usize, index: u32, v_call: bool) -> Result<GpuInstanceProf
         let g = gpu(s, whole_gpu(device)?)?;
         let table = profiles::table(g)?;
         let p = profiles::gi_profile_by_index(table, index)?;
-        if v_call && !g.mig_current.is_enabled() {
+        if (v_call || switches::profiles_need_mig()) && !g.mig_current.is_enabled() {
             return Err(Fail::new(NOT_SUPPORTED, "MIG mode is not enabled"));
         }
         Ok(p.clone())
@@ -131,7 +131,52 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuInstanceProfileInfoV(
     )
 }
 
-/// nvml.h: placements answer "regardless of whether MIG is enabled or not".
+/// The placements of a GPU-instance profile: nvml.h says they answer "regardless of whether
+/// MIG is enabled or not" (unless `NVML_STANDIN_PROFILES_NEED_MIG`).
+fn gi_placements(device: usize, profile_id: u32) -> Result<Vec<nvmlGpuInstancePlacement_t>, Fail> {
+    require_root()?;
+    node::read(|s| {
+        let g = gpu(s, whole_gpu(device)?)?;
+        let table = profiles::table(g)?;
+        if switches::profiles_need_mig() && !g.mig_current.is_enabled() {
+            return Err(Fail::new(NOT_SUPPORTED, "MIG mode is not enabled"));
+        }
+        let p = profiles::gi_profile_by_id(table, profile_id, NOT_SUPPORTED)?;
+        Ok(p.placements()
+            .map(|pl| nvmlGpuInstancePlacement_t {
+                start: pl.start,
+                size: pl.size,
+            })
+            .collect())
+    })
+}
+
+/// The call `_v2` replaced, which cannot be asked for the count: the buffer must hold every
+/// placement (the count passed in is its size here, stricter than nvml.h, which leaves an
+/// overrun undefined).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nvmlDeviceGetGpuInstancePossiblePlacements(
+    device: nvmlDevice_t,
+    profile_id: c_uint,
+    placements: *mut nvmlGpuInstancePlacement_t,
+    count: *mut c_uint,
+) -> Ret {
+    call(
+        "nvmlDeviceGetGpuInstancePossiblePlacements",
+        Record::default()
+            .handle(raw(device))
+            .arg("profileId", profile_id),
+        |rec| {
+            if placements.is_null() {
+                return Err(Fail::new(INVALID_ARGUMENT, "null buffer"));
+            }
+            let list = gi_placements(raw(device), profile_id)?;
+            rec.out("count", list.len());
+            put_counted(placements, count, &list)
+        },
+    )
+}
+
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nvmlDeviceGetGpuInstancePossiblePlacements_v2(
     device: nvmlDevice_t,
@@ -154,17 +199,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuInstancePossiblePlacements_v2(
             )
             .arg("buffer", !placements.is_null()),
         |rec| {
-            require_root()?;
-            let list: Vec<nvmlGpuInstancePlacement_t> = node::read(|s| {
-                let table = profiles::table(gpu(s, whole_gpu(raw(device))?)?)?;
-                let p = profiles::gi_profile_by_id(table, profile_id, NOT_SUPPORTED)?;
-                Ok(p.placements()
-                    .map(|pl| nvmlGpuInstancePlacement_t {
-                        start: pl.start,
-                        size: pl.size,
-                    })
-                    .collect())
-            })?;
+            let list = gi_placements(raw(device), profile_id)?;
             rec.out("count", list.len());
             put_counted(placements, count, &list)
         },

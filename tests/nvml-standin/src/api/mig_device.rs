@@ -3,7 +3,7 @@
 use super::{device_handle, gpu, live_ci, live_gi, mig_devices, whole_gpu};
 use crate::call::*;
 use crate::handles::Handle;
-use crate::{node, profiles};
+use crate::{node, profiles, switches};
 use gpushare::backend::ModeChange;
 use gpushare::node::MigMode;
 use nvml_wrapper_sys::bindings::nvmlDevice_t;
@@ -84,7 +84,9 @@ pub unsafe extern "C" fn nvmlDeviceGetMaxMigDeviceCount(
             let n = node::read(|s| {
                 let g = gpu(s, whole_gpu(raw(device))?)?;
                 Ok(match profiles::table(g) {
-                    Ok(t) if g.mig_current.is_enabled() => t.compute_slices,
+                    Ok(t) if g.mig_current.is_enabled() || switches::max_mig_devices_always() => {
+                        t.compute_slices
+                    }
                     _ => 0,
                 })
             })?;
