@@ -245,7 +245,9 @@ pub trait Backend {
         placement: Placement,
     ) -> DriverResult<u32>;
 
-    /// Create a compute instance of `profile_id` in a GPU instance; returns its id.
+    /// Create a compute instance in a GPU instance; returns its id. `profile_id` is the
+    /// `NVML_COMPUTE_INSTANCE_PROFILE_*` index, as the catalog numbers compute-instance profiles;
+    /// the driver's own profile id for it can differ and is the backend's business.
     fn create_compute_instance(
         &mut self,
         gpu: u32,

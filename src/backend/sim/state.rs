@@ -11,8 +11,8 @@ use crate::node::catalog::{
     ComputeInstanceProfile, GpuInstanceProfile, GpuModel, MigTable, catalog,
 };
 use crate::node::{
-    ComputeInstance, ComputeMode, Gpu, GpuInstance, Holder, MigMode, MigState, Node, Placement,
-    Process, VgpuHostMode,
+    ComputeInstance, ComputeMode, ComputePlacement, Gpu, GpuInstance, Holder, MigMode, MigState,
+    Node, Placement, Process, VgpuHostMode,
 };
 use serde::{Deserialize, Serialize};
 
@@ -640,12 +640,12 @@ impl SimState {
                         compute_instance_id: ci.id,
                         profile: cp.map_or_else(|| "unknown".into(), |p| p.name.clone()),
                         profile_id: ci.profile_id,
-                        placement: Placement {
-                            start: ci.start,
+                        placement: ComputePlacement {
+                            start: Some(ci.start),
                             size: cp.map_or(1, |p| p.slices),
                         },
                         multiprocessors: cp.map_or(0, |p| p.sm),
-                        uuid: ci.uuid.clone(),
+                        uuid: Some(ci.uuid.clone()),
                         compute_mode: Some(ci.compute_mode),
                     }
                 })

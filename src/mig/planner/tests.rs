@@ -78,7 +78,7 @@ fn layout_of(sim: &SimBackend) -> BTreeMap<u32, Vec<Seen>> {
                             .collect(),
                         gi.compute_instances
                             .iter()
-                            .map(|c| c.uuid.clone())
+                            .map(|c| c.uuid.clone().expect("the simulator knows every UUID"))
                             .collect(),
                     )
                 })
