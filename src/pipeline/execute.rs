@@ -192,9 +192,12 @@ fn failure(plan: &Plan, at: usize, e: StepError) -> Error {
             (e, hint)
         }
     };
+    // Driver errors name their GPU already; the change says which one first.
+    let own = format!("GPU {}: ", change.gpu);
+    let cause = err.message.strip_prefix(&own).unwrap_or(&err.message);
     err.message = format!(
-        "GPU {}: {} ({}) failed: {}",
-        change.gpu, change.action, change.detail, err.message
+        "GPU {}: {} ({}) failed: {cause}",
+        change.gpu, change.action, change.detail
     );
     let hint = match cause_hint {
         Some(h) => {
