@@ -36,12 +36,15 @@
 
 pub mod agent;
 pub mod backend;
+pub mod boot;
 pub mod cli;
+pub mod clients;
 mod commands;
 pub mod config;
 pub mod doctor;
 pub mod error;
 pub mod fsutil;
+pub mod hooks;
 pub mod journal;
 pub mod k8s;
 pub mod lock;

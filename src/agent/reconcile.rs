@@ -423,6 +423,7 @@ fn node_change(
         options: Options::default(),
         dry_run,
         yes: true,
+        around: Default::default(),
     };
     converge(ctx, source, &how, guard.as_mut(), &mut |_| Ok(()))
 }

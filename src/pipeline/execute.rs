@@ -193,8 +193,11 @@ fn failure(plan: &Plan, at: usize, e: StepError) -> Error {
         }
     };
     err.message = format!(
-        "GPU {}: {} ({}) failed: {}",
-        change.gpu, change.action, change.detail, err.message
+        "{}: {} ({}) failed: {}",
+        change.target(),
+        change.action,
+        change.detail,
+        err.message
     );
     let hint = match cause_hint {
         Some(h) => {
@@ -313,6 +316,9 @@ impl Run {
             | Operation::StopMpsDaemon(_)
             | Operation::StartMpsDaemon(_)
             | Operation::Vgpu(_)
+            | Operation::StopClient(_)
+            | Operation::StartClient(_)
+            | Operation::Hook(_)
             | Operation::Later(_) => Ok(()),
         }
     }
@@ -406,8 +412,12 @@ impl<'o> Progress<'o> {
         self.seen += 1;
         let status = change.status.map_or("", Status::as_str);
         let line = format!(
-            "[{}/{}] GPU {}: {} {}: {status}",
-            self.seen, self.total, change.gpu, change.action, change.detail
+            "[{}/{}] {}: {} {}: {status}",
+            self.seen,
+            self.total,
+            change.target(),
+            change.action,
+            change.detail
         );
         match &self.bar {
             Some(bar) => {

@@ -4,6 +4,7 @@ use super::super::changing::{self, Changing};
 use crate::Context;
 use crate::cli::{MigApplyArgs, MigFileArgs};
 use crate::error::{Error, Exit, Result};
+use crate::hooks::FlagValues;
 use crate::mig::source::DesiredFile;
 use crate::pipeline::Options;
 use crate::pipeline::converge::plan_only;
@@ -34,14 +35,31 @@ fn source(args: &MigFileArgs) -> Result<Source> {
 }
 
 pub fn apply(ctx: &mut Context, args: &MigApplyArgs) -> Result<Exit> {
+    let source = source(&args.file)?;
+    let flags = FlagValues {
+        config_file: args.file.file.display().to_string(),
+        selected_config: match &source {
+            Source::MigParted { label, .. } => label.clone(),
+            _ => String::new(),
+        },
+        hooks_file: String::new(),
+        skip_reset: args.skip_reset,
+        mode_only: args.mode_only,
+    };
+    let around = changing::around(&ctx.out, &args.around, flags)?;
     changing::run(
         ctx,
-        source(&args.file)?,
+        source,
         &Changing {
             command: "mig apply",
             sysfs_root: Path::new("/"),
-            options: Options { force: args.force },
+            options: Options {
+                force: args.force,
+                mode_only: args.mode_only,
+                skip_reset: args.skip_reset,
+            },
             dry_run: args.dry_run,
+            around,
         },
     )
 }
