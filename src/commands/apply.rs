@@ -37,7 +37,12 @@ pub fn plan(ctx: &mut Context, args: &PlanArgs) -> Result<Exit> {
     let changes = plan
         .changes
         .iter()
-        .filter(|c| c.operation != crate::plan::Operation::AwaitReboot)
+        .filter(|c| {
+            !matches!(
+                c.operation,
+                crate::plan::Operation::AwaitReboot | crate::plan::Operation::Hook(_)
+            )
+        })
         .count();
     if !args.check {
         ctx.out.note(summary(&plan, &what));
@@ -47,8 +52,8 @@ pub fn plan(ctx: &mut Context, args: &PlanArgs) -> Result<Exit> {
         return Err(Error::new(
             Exit::Differs,
             format!(
-                "the node differs from {what}: {changes} change(s) on GPU(s) {}{}",
-                gpu_list(&plan),
+                "the node differs from {what}: {changes} change(s) on {}{}",
+                plan.scope(),
                 if plan.blockers.is_empty() {
                     String::new()
                 } else {
@@ -105,8 +110,4 @@ pub fn apply(ctx: &mut Context, args: &ApplyArgs) -> Result<Exit> {
             report(&ctx.out, &applied)
         }
     }
-}
-
-fn gpu_list(plan: &crate::plan::Plan) -> String {
-    join(&plan.gpus())
 }

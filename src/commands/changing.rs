@@ -94,15 +94,15 @@ pub fn report(out: &Output, applied: &Applied) -> Result<Exit> {
         ));
     } else {
         out.note(format!(
-            "applied {}: {done} change(s) on {} GPU(s); the node has it",
+            "applied {}: {done} change(s) on {}; the node has it",
             applied.what,
-            made.gpus().len()
+            made.scope()
         ));
     }
     Ok(applied.exit())
 }
 
-/// `3 change(s) planned on 2 GPU(s)`, and blockers and reboots when there are.
+/// `3 change(s) planned on GPU(s) 0, 1`, and blockers and reboots when there are.
 pub fn summary(plan: &Plan, what: &str) -> String {
     if !planner::changes_anything(plan) && plan.blockers.is_empty() {
         return if plan.reboot_required {
@@ -115,9 +115,9 @@ pub fn summary(plan: &Plan, what: &str) -> String {
         };
     }
     let mut s = format!(
-        "{} change(s) planned on {} GPU(s)",
+        "{} change(s) planned on {}",
         plan.changes.len(),
-        plan.gpus().len()
+        plan.scope()
     );
     if !plan.blockers.is_empty() {
         s.push_str(&format!(

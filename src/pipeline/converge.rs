@@ -14,7 +14,7 @@ use crate::Context;
 use crate::error::{Error, Result};
 use crate::mig::layout::ProfileBook;
 use crate::output::Output;
-use crate::plan::{Operation, Plan, join};
+use crate::plan::{Operation, Plan};
 use std::io::{BufRead, IsTerminal};
 use std::path::Path;
 
@@ -165,10 +165,10 @@ fn confirm(out: &Output, plan: &Plan) -> Result<bool> {
         return Ok(true);
     }
     let question = format!(
-        "{}Make these {} change(s) on GPU(s) {}? [y/N] ",
+        "{}Make these {} change(s) on {}? [y/N] ",
         plan.render(out),
         plan.changes.len(),
-        join(&plan.gpus())
+        plan.scope()
     );
     out.prompt(&question)?;
     let mut answer = String::new();

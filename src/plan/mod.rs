@@ -345,6 +345,19 @@ impl Plan {
         gpus
     }
 
+    /// What the plan changes, for messages: `GPU(s) 0, 2`, `the node` (only node-wide steps), or
+    /// `GPU(s) 0 and the node`.
+    pub fn scope(&self) -> String {
+        let gpus = self.gpus();
+        let node = self.changes.iter().any(Change::is_node_wide);
+        match (gpus.is_empty(), node) {
+            (false, false) => format!("GPU(s) {}", join(&gpus)),
+            (false, true) => format!("GPU(s) {} and the node", join(&gpus)),
+            (true, true) => "the node".to_string(),
+            (true, false) => "no GPU".to_string(),
+        }
+    }
+
     /// The table form: one row per change, then blockers and the reboot note.
     pub fn render(&self, out: &Output) -> String {
         let mut s = String::new();
@@ -451,6 +464,7 @@ mod tests {
             ..Plan::default()
         };
         assert!(plan.gpus().is_empty());
+        assert_eq!(plan.scope(), "the node");
         assert_eq!(
             serde_json::to_value(&plan).unwrap()["changes"][0],
             serde_json::json!({"gpu": null, "action": "stop_service", "detail": "nvsm.service"})

@@ -9,7 +9,6 @@ use crate::mig::source::DesiredFile;
 use crate::pipeline::Options;
 use crate::pipeline::converge::plan_only;
 use crate::pipeline::desired::Source;
-use crate::plan::join;
 use std::path::Path;
 
 /// The MIG-only desired state of `-f FILE [-c LABEL]`.
@@ -75,10 +74,10 @@ pub fn assert(ctx: &mut Context, args: &MigFileArgs) -> Result<Exit> {
     Err(Error::new(
         Exit::Differs,
         format!(
-            "selected configuration not currently applied: {} needs {} change(s) on GPU(s) {}",
+            "selected configuration not currently applied: {} needs {} change(s) on {}",
             desired.what,
             plan.changes.len(),
-            join(&plan.gpus())
+            plan.scope()
         ),
     )
     .with_hint(format!(
