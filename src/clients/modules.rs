@@ -50,20 +50,5 @@ pub fn load(name: &str) -> Result<()> {
 }
 
 fn run(args: &[&str]) -> Result<()> {
-    let out = duct::cmd(program()?, args)
-        .stdin_null()
-        .stderr_to_stdout()
-        .stdout_capture()
-        .unchecked()
-        .run()
-        .map_err(|e| Error::failed(format!("cannot run {PROGRAM}: {e}")))?;
-    if out.status.success() {
-        return Ok(());
-    }
-    let text = String::from_utf8_lossy(&out.stdout);
-    Err(Error::failed(format!(
-        "`{PROGRAM} {}` failed: {}",
-        args.join(" "),
-        text.trim()
-    )))
+    crate::program::run(&program()?, args).map_err(Error::failed)
 }

@@ -45,30 +45,7 @@ impl Systemctl {
 
     /// Run `systemctl ARGS`; its output becomes the error when it fails.
     pub fn run(&self, args: &[&str]) -> Result<()> {
-        let out = duct::cmd(&self.program, args)
-            .stdin_null()
-            .stderr_to_stdout()
-            .stdout_capture()
-            .unchecked()
-            .run()
-            .map_err(|e| Error::failed(format!("cannot run {PROGRAM}: {e}")))?;
-        if out.status.success() {
-            return Ok(());
-        }
-        let text = String::from_utf8_lossy(&out.stdout);
-        let text = text.trim();
-        Err(Error::failed(format!(
-            "`{PROGRAM} {}` failed ({}){}",
-            args.join(" "),
-            out.status
-                .code()
-                .map_or_else(|| "killed".to_string(), |c| format!("status {c}")),
-            if text.is_empty() {
-                String::new()
-            } else {
-                format!(": {text}")
-            }
-        )))
+        crate::program::run(&self.program, args).map_err(Error::failed)
     }
 }
 

@@ -105,7 +105,7 @@ impl Applied {
 
 /// Run `first` (planned and shown already), then plan and run again until the node is as
 /// desired. Takes the lock's journal and the signal trap of the caller. Whatever stops the run,
-/// the GPU clients it stopped are started again and the `apply-exit` hook runs ([`finish`]).
+/// the GPU clients it stopped are started again and the `apply-exit` hook runs (`finish`).
 pub fn apply(
     ctx: &mut Context,
     desired: &Desired,

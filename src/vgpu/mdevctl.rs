@@ -18,29 +18,16 @@ fn program() -> Option<PathBuf> {
 /// Define a device that exists, started automatically; `None` without mdevctl, else what went
 /// wrong.
 pub fn define(uuid: &str) -> Option<Result<(), String>> {
-    Some(run(&program()?, &["define", "--uuid", uuid, "--auto"]))
+    Some(crate::program::run(
+        &program()?,
+        &["define", "--uuid", uuid, "--auto"],
+    ))
 }
 
 /// Remove the definition of a device.
 pub fn undefine(uuid: &str) -> Option<Result<(), String>> {
-    Some(run(&program()?, &["undefine", "--uuid", uuid]))
-}
-
-fn run(program: &std::path::Path, args: &[&str]) -> Result<(), String> {
-    let out = duct::cmd(program, args)
-        .stdin_null()
-        .stderr_to_stdout()
-        .stdout_capture()
-        .unchecked()
-        .run()
-        .map_err(|e| format!("cannot run {PROGRAM}: {e}"))?;
-    if out.status.success() {
-        return Ok(());
-    }
-    let text = String::from_utf8_lossy(&out.stdout);
-    Err(format!(
-        "`{PROGRAM} {}` failed: {}",
-        args.join(" "),
-        text.trim()
+    Some(crate::program::run(
+        &program()?,
+        &["undefine", "--uuid", uuid],
     ))
 }
