@@ -315,9 +315,9 @@ fn insufficient_size_and_argument_version_mismatch_are_named_with_the_gpu() {
         1,
         "apply",
     );
-    let cause = err.split_once(" failed: ").map(|(_, c)| c).unwrap_or("");
+    // The failed step names the GPU once, then the call and the code.
     assert!(
-        cause.starts_with("GPU 1: nvmlDeviceCreateGpuInstanceWithPlacement (profile id 19 at 0:1) (Argument Version Mismatch)"),
+        err.contains("GPU 1: create_gpu_instance (1g.5gb at 0:1) failed: nvmlDeviceCreateGpuInstanceWithPlacement (profile id 19 at 0:1) (Argument Version Mismatch)"),
         "{err}"
     );
     run(

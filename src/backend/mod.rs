@@ -277,6 +277,17 @@ pub trait Backend {
     /// Right after such a step took effect: the simulator's injected crash or signal
     /// (`GPUSHARE_SIM_CRASH`). The driver has none.
     fn fault_after(&mut self, _step: &'static str) {}
+
+    /// gpushare stopped (`running: false`) or started a GPU client on the host. The driver sees
+    /// a stopped service's processes close the GPUs by itself; the simulator's holders that run
+    /// in that unit (or are that module) follow this.
+    fn client_changed(
+        &mut self,
+        _client: &crate::clients::Client,
+        _running: bool,
+    ) -> DriverResult<()> {
+        Ok(())
+    }
 }
 
 /// How a command reaches the GPUs, from the global options.

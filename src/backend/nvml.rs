@@ -119,6 +119,7 @@ fn scan_holders(compute_pids: &[u32]) -> Vec<Holder> {
                     name: name.into(),
                     kind: HolderKind::Module,
                     pid: None,
+                    unit: None,
                 });
             }
         }
@@ -153,10 +154,14 @@ fn scan_holders(compute_pids: &[u32]) -> Vec<Holder> {
             let name = std::fs::read_to_string(entry.path().join("comm"))
                 .map(|s| s.trim().to_string())
                 .unwrap_or_else(|_| "?".into());
+            let unit = std::fs::read_to_string(entry.path().join("cgroup"))
+                .ok()
+                .and_then(|text| crate::clients::systemd::unit_of_cgroup(&text));
             holders.push(Holder {
                 name,
                 kind: HolderKind::Process,
                 pid: Some(pid),
+                unit,
             });
         }
     }

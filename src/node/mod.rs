@@ -36,6 +36,10 @@ pub struct Holder {
     pub kind: HolderKind,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pid: Option<u32>,
+    /// The systemd unit the process runs in (from its cgroup), e.g. `nvidia-dcgm.service`:
+    /// stopping that unit releases the GPUs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unit: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -47,12 +51,19 @@ pub enum HolderKind {
 }
 
 impl Holder {
-    /// `nvidia-persistenced (pid 1234)` or `kernel module nvidia_drm`.
+    /// `nvidia-persistenced (pid 1234)`, `nv-hostengine (pid 88, nvidia-dcgm.service)` or
+    /// `kernel module nvidia_drm`.
     pub fn describe(&self) -> String {
-        match (self.kind, self.pid) {
-            (HolderKind::Module, _) => format!("kernel module {}", self.name),
-            (HolderKind::Process, Some(pid)) => format!("{} (pid {pid})", self.name),
-            (HolderKind::Process, None) => self.name.clone(),
+        let about: Vec<String> = self
+            .pid
+            .map(|p| format!("pid {p}"))
+            .into_iter()
+            .chain(self.unit.clone())
+            .collect();
+        match self.kind {
+            HolderKind::Module => format!("kernel module {}", self.name),
+            HolderKind::Process if about.is_empty() => self.name.clone(),
+            HolderKind::Process => format!("{} ({})", self.name, about.join(", ")),
         }
     }
 }

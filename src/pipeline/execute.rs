@@ -196,8 +196,10 @@ fn failure(plan: &Plan, at: usize, e: StepError) -> Error {
     let own = format!("GPU {}: ", change.gpu);
     let cause = err.message.strip_prefix(&own).unwrap_or(&err.message);
     err.message = format!(
-        "GPU {}: {} ({}) failed: {cause}",
-        change.gpu, change.action, change.detail
+        "{}: {} ({}) failed: {cause}",
+        change.target(),
+        change.action,
+        change.detail
     );
     let hint = match cause_hint {
         Some(h) => {
@@ -316,6 +318,9 @@ impl Run {
             | Operation::StopMpsDaemon(_)
             | Operation::StartMpsDaemon(_)
             | Operation::Vgpu(_)
+            | Operation::StopClient(_)
+            | Operation::StartClient(_)
+            | Operation::Hook(_)
             | Operation::Later(_) => Ok(()),
         }
     }
@@ -409,8 +414,12 @@ impl<'o> Progress<'o> {
         self.seen += 1;
         let status = change.status.map_or("", Status::as_str);
         let line = format!(
-            "[{}/{}] GPU {}: {} {}: {status}",
-            self.seen, self.total, change.gpu, change.action, change.detail
+            "[{}/{}] {}: {} {}: {status}",
+            self.seen,
+            self.total,
+            change.target(),
+            change.action,
+            change.detail
         );
         match &self.bar {
             Some(bar) => {

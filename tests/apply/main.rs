@@ -1,11 +1,15 @@
 //! `gpushare plan`, `apply` and `init` end to end on simulated nodes: every mode through one
 //! plan, re-runs that change nothing, faults at every step, crashes, signals, the node lock.
 
+mod boot;
+mod clients;
 #[path = "../common/mod.rs"]
 mod common;
 mod every_command;
+mod hooks;
 mod init;
 mod interrupt;
+mod mig_flags;
 mod node;
 
 use common::vgpu_host::*;

@@ -414,6 +414,29 @@ fn toml_cases() -> Vec<Case> {
     for (name, text, place) in structural {
         v.push(t(name, text, place));
     }
+    // GPU clients: names given to systemctl and modprobe as root, never options or patterns.
+    for (key, value) in [
+        ("systemd", "\"--now\""),
+        ("systemd", "\"nvsm*.service\""),
+        ("systemd", "\"../../x.service\""),
+        ("systemd", "\"a b.service\""),
+        ("systemd", "\"\\u001b[2J.service\""),
+        ("systemd", "1"),
+        ("modules", "\"-r\""),
+        ("modules", "\"nvidia drm\""),
+        ("modules", "\"\""),
+    ] {
+        v.push(t(
+            &format!("[clients] {key} = [{value}]"),
+            format!("{TOML_MIG}\n[clients]\n{key} = [{value}]\n"),
+            Place::Line(7),
+        ));
+    }
+    v.push(t(
+        "an unknown key in [clients]",
+        format!("{TOML_MIG}\n[clients]\nservices = []\n"),
+        Place::Line(7),
+    ));
     v.push(case(
         Kind::Toml,
         "bytes that are not UTF-8",

@@ -273,6 +273,20 @@ impl Backend for SimBackend {
     fn fault_after(&mut self, step: &'static str) {
         self.faults.after(step);
     }
+
+    fn client_changed(
+        &mut self,
+        client: &crate::clients::Client,
+        running: bool,
+    ) -> DriverResult<()> {
+        let mut next = self.state.clone();
+        next.client_changed(client, running);
+        if let Some(path) = &self.state_path {
+            save_state(path, &next)?;
+        }
+        self.state = next;
+        Ok(())
+    }
 }
 
 #[cfg(test)]

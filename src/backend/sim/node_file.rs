@@ -158,6 +158,8 @@ fn build(source: &SourceFile, name: &str, file: NodeFile) -> Result<SimState> {
             .unwrap_or_else(|| DEFAULT_CUDA_VERSION.to_string()),
         gpus: Vec::new(),
         holders: Vec::new(),
+        stopped_units: Vec::new(),
+        unloaded_modules: Vec::new(),
         mig_serial: 0,
     };
     for entry in file.gpus {

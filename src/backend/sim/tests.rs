@@ -77,6 +77,7 @@ fn mig_mode_waits_for_a_reset_on_a_busy_gpu_and_reset_refuses_while_busy() {
 fn holders_block_resets_and_delay_mode_changes() {
     let mut sim = a100();
     sim.state.holders.push(crate::node::Holder {
+        unit: None,
         name: "nvidia_drm".into(),
         kind: HolderKind::Module,
         pid: None,
