@@ -58,7 +58,7 @@ fi
 here="$(cd "$(dirname "$0")" && pwd)"
 if [ -z "$binary" ]; then
   command -v cargo >/dev/null || { echo "error: cargo not found; install Rust (https://rustup.rs) or pass --binary PATH" >&2; exit 1; }
-  (cd "$here" && cargo build --release --locked)
+  (cd "$here" && cargo build --release --locked -p gpushare)
   binary="$here/target/release/gpushare"
 fi
 [ -x "$binary" ] || { echo "error: $binary is not an executable" >&2; exit 2; }

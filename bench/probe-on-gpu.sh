@@ -28,7 +28,7 @@ gpu="${GPU:-0}"
 if [ -n "${GPUSHARE_BIN:-}" ]; then
   bin="$GPUSHARE_BIN"
 else
-  cargo build --release --locked --quiet
+  cargo build --release --locked --quiet -p gpushare
   bin="$PWD/target/release/gpushare"
 fi
 work=$(mktemp -d)

@@ -3,7 +3,7 @@
 # Targets: under 5 ms and under 20 ms on a laptop-class core. Also checks the dynamic libraries.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --release --locked --quiet
+cargo build --release --locked --quiet -p gpushare
 bin=target/release/gpushare
 runs="${RUNS:-200}"
 

@@ -46,6 +46,7 @@ Register-ArgumentCompleter -Native -CommandName 'gpushare' -ScriptBlock {
             [CompletionResult]::new('manifests', 'manifests', [CompletionResultType]::ParameterValue, 'Generate cluster wiring for this node: device plugin, gpushare extender, HAMi, DRA, CDI, node agent')
             [CompletionResult]::new('agent', 'agent', [CompletionResultType]::ParameterValue, 'Run as the node agent of a Kubernetes DaemonSet: apply the layout the node''s label names')
             [CompletionResult]::new('probe', 'probe', [CompletionResultType]::ParameterValue, 'Measure memory, bandwidth and latency on every GPU, MIG device and MPS client, and check that each gives what it was promised')
+            [CompletionResult]::new('unit', 'unit', [CompletionResultType]::ParameterValue, 'Print, install or remove the boot unit that applies gpushare.toml at every boot')
             [CompletionResult]::new('sim', 'sim', [CompletionResultType]::ParameterValue, 'Simulated nodes: presets, the GPU models they can hold, a reboot')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the man page (roff)')
@@ -111,6 +112,9 @@ Register-ArgumentCompleter -Native -CommandName 'gpushare' -ScriptBlock {
             [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'The desired layout [default: /etc/gpushare/gpushare.toml, under --state-root]')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'The desired layout [default: /etc/gpushare/gpushare.toml, under --state-root]')
             [CompletionResult]::new('--sysfs-root', '--sysfs-root', [CompletionResultType]::ParameterName, 'Read and write sysfs and /proc under DIR instead of / (a fake tree, for tests and trials)')
+            [CompletionResult]::new('--gpu-clients-file', '--gpu-clients-file', [CompletionResultType]::ParameterName, 'mig-parted''s GPU clients file: host services that hold the GPUs, stopped before MIG mode changes and resets and started again after them (with those of `[clients]`)')
+            [CompletionResult]::new('-k', '-k', [CompletionResultType]::ParameterName, 'mig-parted''s hooks file: commands run at apply-start, pre-apply-mode, pre-apply-config and apply-exit')
+            [CompletionResult]::new('--hooks-file', '--hooks-file', [CompletionResultType]::ParameterName, 'mig-parted''s hooks file: commands run at apply-start, pre-apply-mode, pre-apply-config and apply-exit')
             [CompletionResult]::new('--sim', '--sim', [CompletionResultType]::ParameterName, 'Use a simulated node: a preset name or a node file (TOML)')
             [CompletionResult]::new('--sim-state', '--sim-state', [CompletionResultType]::ParameterName, 'Keep the simulated node''s changes in FILE (loaded when it exists, each change kept as it is made)')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format of the data on stdout')
@@ -215,6 +219,9 @@ Register-ArgumentCompleter -Native -CommandName 'gpushare' -ScriptBlock {
             [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'The label of the mig-parted config to use (not needed when the file has one label)')
             [CompletionResult]::new('--selected-config', '--selected-config', [CompletionResultType]::ParameterName, 'The label of the mig-parted config to use (not needed when the file has one label)')
             [CompletionResult]::new('--label', '--label', [CompletionResultType]::ParameterName, 'The label of the mig-parted config to use (not needed when the file has one label)')
+            [CompletionResult]::new('--gpu-clients-file', '--gpu-clients-file', [CompletionResultType]::ParameterName, 'mig-parted''s GPU clients file: host services that hold the GPUs, stopped before MIG mode changes and resets and started again after them (with those of `[clients]`)')
+            [CompletionResult]::new('-k', '-k', [CompletionResultType]::ParameterName, 'mig-parted''s hooks file: commands run at apply-start, pre-apply-mode, pre-apply-config and apply-exit')
+            [CompletionResult]::new('--hooks-file', '--hooks-file', [CompletionResultType]::ParameterName, 'mig-parted''s hooks file: commands run at apply-start, pre-apply-mode, pre-apply-config and apply-exit')
             [CompletionResult]::new('--sim', '--sim', [CompletionResultType]::ParameterName, 'Use a simulated node: a preset name or a node file (TOML)')
             [CompletionResult]::new('--sim-state', '--sim-state', [CompletionResultType]::ParameterName, 'Keep the simulated node''s changes in FILE (loaded when it exists, each change kept as it is made)')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format of the data on stdout')
@@ -225,6 +232,10 @@ Register-ArgumentCompleter -Native -CommandName 'gpushare' -ScriptBlock {
             [CompletionResult]::new('--jobs', '--jobs', [CompletionResultType]::ParameterName, 'How many GPUs a changing command changes at once (default: every GPU it changes; 1: one change after another, in plan order)')
             [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print the plan and change nothing')
             [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Change the MIG mode of GPUs that processes or services keep busy, leaving the change pending until the next reboot (exit 5). Instances in use are never destroyed')
+            [CompletionResult]::new('-m', '-m', [CompletionResultType]::ParameterName, 'Only the MIG mode of the layout: instances are neither created nor destroyed')
+            [CompletionResult]::new('--mode-only', '--mode-only', [CompletionResultType]::ParameterName, 'Only the MIG mode of the layout: instances are neither created nor destroyed')
+            [CompletionResult]::new('-s', '-s', [CompletionResultType]::ParameterName, 'Set the MIG mode without resetting GPUs: a change a GPU leaves pending takes effect at its next reset or reboot (exit 5)')
+            [CompletionResult]::new('--skip-reset', '--skip-reset', [CompletionResultType]::ParameterName, 'Set the MIG mode without resetting GPUs: a change a GPU leaves pending takes effect at its next reset or reboot (exit 5)')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only data and errors (no progress or notes on stderr)')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only data and errors (no progress or notes on stderr)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
@@ -698,6 +709,30 @@ Register-ArgumentCompleter -Native -CommandName 'gpushare' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'gpushare;unit' {
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'The layout the unit applies [default: /etc/gpushare/gpushare.toml, under --state-root]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'The layout the unit applies [default: /etc/gpushare/gpushare.toml, under --state-root]')
+            [CompletionResult]::new('--gpu-clients-file', '--gpu-clients-file', [CompletionResultType]::ParameterName, 'mig-parted''s GPU clients file: host services that hold the GPUs, stopped before MIG mode changes and resets and started again after them (with those of `[clients]`)')
+            [CompletionResult]::new('-k', '-k', [CompletionResultType]::ParameterName, 'mig-parted''s hooks file: commands run at apply-start, pre-apply-mode, pre-apply-config and apply-exit')
+            [CompletionResult]::new('--hooks-file', '--hooks-file', [CompletionResultType]::ParameterName, 'mig-parted''s hooks file: commands run at apply-start, pre-apply-mode, pre-apply-config and apply-exit')
+            [CompletionResult]::new('--sim', '--sim', [CompletionResultType]::ParameterName, 'Use a simulated node: a preset name or a node file (TOML)')
+            [CompletionResult]::new('--sim-state', '--sim-state', [CompletionResultType]::ParameterName, 'Keep the simulated node''s changes in FILE (loaded when it exists, each change kept as it is made)')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format of the data on stdout')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour (NO_COLOR is honoured with `auto`)')
+            [CompletionResult]::new('--nvml-lib', '--nvml-lib', [CompletionResultType]::ParameterName, 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual')
+            [CompletionResult]::new('--state-root', '--state-root', [CompletionResultType]::ParameterName, 'Keep every state path (lock, journal, run dirs, written files) under DIR')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once')
+            [CompletionResult]::new('--jobs', '--jobs', [CompletionResultType]::ParameterName, 'How many GPUs a changing command changes at once (default: every GPU it changes; 1: one change after another, in plan order)')
+            [CompletionResult]::new('--install', '--install', [CompletionResultType]::ParameterName, 'Write the unit under /etc/systemd/system (atomically) and enable it')
+            [CompletionResult]::new('--uninstall', '--uninstall', [CompletionResultType]::ParameterName, 'Disable the unit and remove it')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only data and errors (no progress or notes on stderr)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only data and errors (no progress or notes on stderr)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'gpushare;sim' {
             [CompletionResult]::new('--sim', '--sim', [CompletionResultType]::ParameterName, 'Use a simulated node: a preset name or a node file (TOML)')
             [CompletionResult]::new('--sim-state', '--sim-state', [CompletionResultType]::ParameterName, 'Keep the simulated node''s changes in FILE (loaded when it exists, each change kept as it is made)')
@@ -835,6 +870,7 @@ Register-ArgumentCompleter -Native -CommandName 'gpushare' -ScriptBlock {
             [CompletionResult]::new('manifests', 'manifests', [CompletionResultType]::ParameterValue, 'Generate cluster wiring for this node: device plugin, gpushare extender, HAMi, DRA, CDI, node agent')
             [CompletionResult]::new('agent', 'agent', [CompletionResultType]::ParameterValue, 'Run as the node agent of a Kubernetes DaemonSet: apply the layout the node''s label names')
             [CompletionResult]::new('probe', 'probe', [CompletionResultType]::ParameterValue, 'Measure memory, bandwidth and latency on every GPU, MIG device and MPS client, and check that each gives what it was promised')
+            [CompletionResult]::new('unit', 'unit', [CompletionResultType]::ParameterValue, 'Print, install or remove the boot unit that applies gpushare.toml at every boot')
             [CompletionResult]::new('sim', 'sim', [CompletionResultType]::ParameterValue, 'Simulated nodes: presets, the GPU models they can hold, a reboot')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the man page (roff)')
@@ -928,6 +964,9 @@ Register-ArgumentCompleter -Native -CommandName 'gpushare' -ScriptBlock {
             break
         }
         'gpushare;help;probe' {
+            break
+        }
+        'gpushare;help;unit' {
             break
         }
         'gpushare;help;sim' {

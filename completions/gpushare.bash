@@ -58,6 +58,9 @@ _gpushare() {
             gpushare,sim)
                 cmd="gpushare__subcmd__sim"
                 ;;
+            gpushare,unit)
+                cmd="gpushare__subcmd__unit"
+                ;;
             gpushare,vgpu)
                 cmd="gpushare__subcmd__vgpu"
                 ;;
@@ -102,6 +105,9 @@ _gpushare() {
                 ;;
             gpushare__subcmd__help,sim)
                 cmd="gpushare__subcmd__help__subcmd__sim"
+                ;;
+            gpushare__subcmd__help,unit)
+                cmd="gpushare__subcmd__help__subcmd__unit"
                 ;;
             gpushare__subcmd__help,vgpu)
                 cmd="gpushare__subcmd__help__subcmd__vgpu"
@@ -290,7 +296,7 @@ _gpushare() {
 
     case "${cmd}" in
         gpushare)
-            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version init plan apply detect doctor mig mps vgpu manifests agent probe sim completions man help"
+            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version init plan apply detect doctor mig mps vgpu manifests agent probe unit sim completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -410,7 +416,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__apply)
-            opts="-c -y -q -h -V --config --sysfs-root --dry-run --force --yes --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version"
+            opts="-c -y -k -q -h -V --config --sysfs-root --dry-run --force --yes --gpu-clients-file --hooks-file --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -425,6 +431,18 @@ _gpushare() {
                     return 0
                     ;;
                 --sysfs-root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --gpu-clients-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --hooks-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -k)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -614,7 +632,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__help)
-            opts="init plan apply detect doctor mig mps vgpu manifests agent probe sim completions man help"
+            opts="init plan apply detect doctor mig mps vgpu manifests agent probe unit sim completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -991,6 +1009,20 @@ _gpushare() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        gpushare__subcmd__help__subcmd__unit)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         gpushare__subcmd__help__subcmd__vgpu)
             opts="types status apply assert clear"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -1344,7 +1376,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__mig__subcmd__apply)
-            opts="-f -c -q -h -V --config-file --file --label --selected-config --dry-run --force --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version"
+            opts="-f -c -m -s -k -q -h -V --config-file --file --label --selected-config --dry-run --force --mode-only --skip-reset --gpu-clients-file --hooks-file --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1371,6 +1403,18 @@ _gpushare() {
                     return 0
                     ;;
                 -c)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --gpu-clients-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --hooks-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -k)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2484,6 +2528,72 @@ _gpushare() {
                 return 0
             fi
             case "${prev}" in
+                --sim)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sim-state)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "table json yaml" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --nvml-lib)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --state-root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --jobs)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gpushare__subcmd__unit)
+            opts="-c -k -q -h -V --config --gpu-clients-file --hooks-file --install --uninstall --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -c)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --gpu-clients-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --hooks-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -k)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --sim)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

@@ -43,6 +43,7 @@ set edit:completion:arg-completer[gpushare] = {|@words|
             cand manifests 'Generate cluster wiring for this node: device plugin, gpushare extender, HAMi, DRA, CDI, node agent'
             cand agent 'Run as the node agent of a Kubernetes DaemonSet: apply the layout the node''s label names'
             cand probe 'Measure memory, bandwidth and latency on every GPU, MIG device and MPS client, and check that each gives what it was promised'
+            cand unit 'Print, install or remove the boot unit that applies gpushare.toml at every boot'
             cand sim 'Simulated nodes: presets, the GPU models they can hold, a reboot'
             cand completions 'Print a shell completion script'
             cand man 'Print the man page (roff)'
@@ -105,6 +106,9 @@ set edit:completion:arg-completer[gpushare] = {|@words|
             cand -c 'The desired layout [default: /etc/gpushare/gpushare.toml, under --state-root]'
             cand --config 'The desired layout [default: /etc/gpushare/gpushare.toml, under --state-root]'
             cand --sysfs-root 'Read and write sysfs and /proc under DIR instead of / (a fake tree, for tests and trials)'
+            cand --gpu-clients-file 'mig-parted''s GPU clients file: host services that hold the GPUs, stopped before MIG mode changes and resets and started again after them (with those of `[clients]`)'
+            cand -k 'mig-parted''s hooks file: commands run at apply-start, pre-apply-mode, pre-apply-config and apply-exit'
+            cand --hooks-file 'mig-parted''s hooks file: commands run at apply-start, pre-apply-mode, pre-apply-config and apply-exit'
             cand --sim 'Use a simulated node: a preset name or a node file (TOML)'
             cand --sim-state 'Keep the simulated node''s changes in FILE (loaded when it exists, each change kept as it is made)'
             cand --format 'Output format of the data on stdout'
@@ -204,6 +208,9 @@ set edit:completion:arg-completer[gpushare] = {|@words|
             cand -c 'The label of the mig-parted config to use (not needed when the file has one label)'
             cand --selected-config 'The label of the mig-parted config to use (not needed when the file has one label)'
             cand --label 'The label of the mig-parted config to use (not needed when the file has one label)'
+            cand --gpu-clients-file 'mig-parted''s GPU clients file: host services that hold the GPUs, stopped before MIG mode changes and resets and started again after them (with those of `[clients]`)'
+            cand -k 'mig-parted''s hooks file: commands run at apply-start, pre-apply-mode, pre-apply-config and apply-exit'
+            cand --hooks-file 'mig-parted''s hooks file: commands run at apply-start, pre-apply-mode, pre-apply-config and apply-exit'
             cand --sim 'Use a simulated node: a preset name or a node file (TOML)'
             cand --sim-state 'Keep the simulated node''s changes in FILE (loaded when it exists, each change kept as it is made)'
             cand --format 'Output format of the data on stdout'
@@ -214,6 +221,10 @@ set edit:completion:arg-completer[gpushare] = {|@words|
             cand --jobs 'How many GPUs a changing command changes at once (default: every GPU it changes; 1: one change after another, in plan order)'
             cand --dry-run 'Print the plan and change nothing'
             cand --force 'Change the MIG mode of GPUs that processes or services keep busy, leaving the change pending until the next reboot (exit 5). Instances in use are never destroyed'
+            cand -m 'Only the MIG mode of the layout: instances are neither created nor destroyed'
+            cand --mode-only 'Only the MIG mode of the layout: instances are neither created nor destroyed'
+            cand -s 'Set the MIG mode without resetting GPUs: a change a GPU leaves pending takes effect at its next reset or reboot (exit 5)'
+            cand --skip-reset 'Set the MIG mode without resetting GPUs: a change a GPU leaves pending takes effect at its next reset or reboot (exit 5)'
             cand -q 'Print only data and errors (no progress or notes on stderr)'
             cand --quiet 'Print only data and errors (no progress or notes on stderr)'
             cand -h 'Print help (see more with ''--help'')'
@@ -649,6 +660,29 @@ set edit:completion:arg-completer[gpushare] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'gpushare;unit'= {
+            cand -c 'The layout the unit applies [default: /etc/gpushare/gpushare.toml, under --state-root]'
+            cand --config 'The layout the unit applies [default: /etc/gpushare/gpushare.toml, under --state-root]'
+            cand --gpu-clients-file 'mig-parted''s GPU clients file: host services that hold the GPUs, stopped before MIG mode changes and resets and started again after them (with those of `[clients]`)'
+            cand -k 'mig-parted''s hooks file: commands run at apply-start, pre-apply-mode, pre-apply-config and apply-exit'
+            cand --hooks-file 'mig-parted''s hooks file: commands run at apply-start, pre-apply-mode, pre-apply-config and apply-exit'
+            cand --sim 'Use a simulated node: a preset name or a node file (TOML)'
+            cand --sim-state 'Keep the simulated node''s changes in FILE (loaded when it exists, each change kept as it is made)'
+            cand --format 'Output format of the data on stdout'
+            cand --color 'When to use colour (NO_COLOR is honoured with `auto`)'
+            cand --nvml-lib 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual'
+            cand --state-root 'Keep every state path (lock, journal, run dirs, written files) under DIR'
+            cand --lock-timeout 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once'
+            cand --jobs 'How many GPUs a changing command changes at once (default: every GPU it changes; 1: one change after another, in plan order)'
+            cand --install 'Write the unit under /etc/systemd/system (atomically) and enable it'
+            cand --uninstall 'Disable the unit and remove it'
+            cand -q 'Print only data and errors (no progress or notes on stderr)'
+            cand --quiet 'Print only data and errors (no progress or notes on stderr)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'gpushare;sim'= {
             cand --sim 'Use a simulated node: a preset name or a node file (TOML)'
             cand --sim-state 'Keep the simulated node''s changes in FILE (loaded when it exists, each change kept as it is made)'
@@ -775,6 +809,7 @@ set edit:completion:arg-completer[gpushare] = {|@words|
             cand manifests 'Generate cluster wiring for this node: device plugin, gpushare extender, HAMi, DRA, CDI, node agent'
             cand agent 'Run as the node agent of a Kubernetes DaemonSet: apply the layout the node''s label names'
             cand probe 'Measure memory, bandwidth and latency on every GPU, MIG device and MPS client, and check that each gives what it was promised'
+            cand unit 'Print, install or remove the boot unit that applies gpushare.toml at every boot'
             cand sim 'Simulated nodes: presets, the GPU models they can hold, a reboot'
             cand completions 'Print a shell completion script'
             cand man 'Print the man page (roff)'
@@ -843,6 +878,8 @@ set edit:completion:arg-completer[gpushare] = {|@words|
         &'gpushare;help;agent'= {
         }
         &'gpushare;help;probe'= {
+        }
+        &'gpushare;help;unit'= {
         }
         &'gpushare;help;sim'= {
             cand presets 'List the built-in simulated nodes'

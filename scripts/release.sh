@@ -14,7 +14,7 @@ target="x86_64-unknown-linux-gnu"
 if ! command -v cargo-zigbuild >/dev/null; then
   python3 -m pip install --quiet cargo-zigbuild
 fi
-cargo zigbuild --release --locked --target "$target.$glibc"
+cargo zigbuild --release --locked -p gpushare --target "$target.$glibc"
 bin="target/$target/release/gpushare"
 
 echo "== $bin"

@@ -141,6 +141,15 @@ pub enum Command {
     /// kernels really reach. Exit 3 when a promise is not kept, 4 without a CUDA driver.
     Probe(ProbeArgs),
 
+    /// Print, install or remove the boot unit that applies gpushare.toml at every boot
+    ///
+    /// `gpushare-apply.service` is a oneshot ordered after the driver and nvidia-persistenced and
+    /// before the container runtimes and kubelet; it runs `gpushare apply --yes` with the layout
+    /// file. MIG instances do not survive a reboot; this brings them back before anything uses
+    /// the GPUs. Exit 5 (a MIG mode waits for a reboot) is not a failure of the unit, and the
+    /// unit never reboots the machine.
+    Unit(UnitArgs),
+
     /// Simulated nodes: presets, the GPU models they can hold, a reboot
     #[command(subcommand)]
     Sim(SimCommand),
@@ -199,6 +208,24 @@ pub struct ApplyArgs {
     /// Do not ask for confirmation (it is never asked without a terminal)
     #[arg(short, long)]
     pub yes: bool,
+
+    #[command(flatten)]
+    pub around: AroundArgs,
+}
+
+/// What runs around the changes: GPU clients and mig-parted's hooks (`apply`, `mig apply`,
+/// `unit`).
+#[derive(Debug, Args)]
+pub struct AroundArgs {
+    /// mig-parted's GPU clients file: host services that hold the GPUs, stopped before MIG mode
+    /// changes and resets and started again after them (with those of `[clients]`)
+    #[arg(long, value_name = "FILE", env = "GPU_CLIENTS_FILE")]
+    pub gpu_clients_file: Option<PathBuf>,
+
+    /// mig-parted's hooks file: commands run at apply-start, pre-apply-mode, pre-apply-config and
+    /// apply-exit
+    #[arg(short = 'k', long, value_name = "FILE", env = "MIG_PARTED_HOOKS_FILE")]
+    pub hooks_file: Option<PathBuf>,
 }
 
 /// How `init` shares the GPUs.
@@ -414,6 +441,24 @@ fn parse_size(text: &str) -> Result<u64, String> {
 }
 
 #[derive(Debug, Args)]
+pub struct UnitArgs {
+    /// The layout the unit applies [default: /etc/gpushare/gpushare.toml, under --state-root]
+    #[arg(short = 'c', long = "config", value_name = "FILE")]
+    pub config: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub around: AroundArgs,
+
+    /// Write the unit under /etc/systemd/system (atomically) and enable it
+    #[arg(long, conflicts_with = "uninstall")]
+    pub install: bool,
+
+    /// Disable the unit and remove it
+    #[arg(long)]
+    pub uninstall: bool,
+}
+
+#[derive(Debug, Args)]
 pub struct DetectArgs {
     /// Only these GPUs: `all`, indexes `0,2`, ranges `0-3`, UUIDs or PCI bus ids
     #[arg(long, value_name = "SEL", default_value = "all")]
@@ -505,6 +550,20 @@ pub struct MigApplyArgs {
     /// pending until the next reboot (exit 5). Instances in use are never destroyed.
     #[arg(long)]
     pub force: bool,
+
+    /// Only the MIG mode of the layout: instances are neither created nor destroyed
+    #[arg(short = 'm', long, env = "MIG_PARTED_MODE_CHANGE_ONLY",
+          value_parser = clap::builder::BoolishValueParser::new())]
+    pub mode_only: bool,
+
+    /// Set the MIG mode without resetting GPUs: a change a GPU leaves pending takes effect at its
+    /// next reset or reboot (exit 5)
+    #[arg(short = 's', long, env = "MIG_PARTED_SKIP_RESET",
+          value_parser = clap::builder::BoolishValueParser::new())]
+    pub skip_reset: bool,
+
+    #[command(flatten)]
+    pub around: AroundArgs,
 }
 
 #[derive(Debug, Args)]

@@ -27,22 +27,30 @@
 //!                             run       observe and plan again until nothing is left
 //!                             verify    nothing left: done; no progress: exit 3
 //!                           under guard (lock + journal), then the CDI refresh after MIG changes
+//!                           (a run that stops early starts the GPU clients it stopped, and runs
+//!                           the apply-exit hook)
 //! ```
 //!
 //! The domain modules hold what the pipeline plans from: [`config`] (gpushare.toml, `init`'s
 //! layout chooser), [`mig`] (profiles, layouts, the placement solver, the MIG planner), [`mps`]
-//! (daemons, limits, records), [`vgpu`] (sysfs discovery, plans, writes); [`plan`] is the pure
-//! plan type they all plan into. Around them: [`error`] (exit codes), [`output`] (everything
-//! printed), [`lock`] and [`journal`], [`fsutil`] and [`source_file`] (root-safe files), [`paths`].
+//! (daemons, limits, records), [`vgpu`] (sysfs discovery, plans, writes), [`clients`] (GPU
+//! clients on the host: systemd units and kernel modules stopped around MIG mode changes) and
+//! [`hooks`] (mig-parted's hooks file); [`plan`] is the pure plan type they all plan into, its
+//! node-wide steps (clients, hooks) in phases of their own. Around them: [`error`] (exit codes),
+//! [`output`] (everything printed), [`lock`] and [`journal`], [`fsutil`] and [`source_file`]
+//! (root-safe files), [`paths`], [`program`] (the host's programs), [`boot`] (the boot unit).
 
 pub mod agent;
 pub mod backend;
+pub mod boot;
 pub mod cli;
+pub mod clients;
 mod commands;
 pub mod config;
 pub mod doctor;
 pub mod error;
 pub mod fsutil;
+pub mod hooks;
 pub mod journal;
 pub mod k8s;
 pub mod lock;
@@ -54,6 +62,7 @@ pub mod paths;
 pub mod pipeline;
 pub mod plan;
 pub mod probe;
+pub mod program;
 pub mod source_file;
 pub mod vgpu;
 

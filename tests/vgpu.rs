@@ -205,6 +205,59 @@ fn a_t4_carries_its_mdev_devices_on_the_gpu_itself() {
     assert_eq!(layout(&host), vec![of(&[("T4-8Q", 2)])]);
 }
 
+/// The UUIDs of the mdev devices `vgpu status` shows, sorted.
+fn uuids(host: &FakeHost) -> Vec<String> {
+    let status = json(&mut host.vgpu(&["status"]));
+    let mut out: Vec<String> = status["gpus"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|g| g["devices"].as_array().unwrap().clone())
+        .map(|d| d["uuid"].as_str().unwrap().to_string())
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn created_mdev_devices_are_defined_with_mdevctl_and_undefined_when_removed() {
+    let host = t4_mdev_host();
+    let cfg = gpushare_toml(
+        &host,
+        "[[gpus]]\nselect = \"all\"\nmode = \"vgpu\"\nvgpu.devices = { \"T4-8Q\" = 2 }\n",
+    );
+    host.vgpu(&["apply", "-f", &cfg]).assert().success();
+    let created = uuids(&host);
+    assert_eq!(created.len(), 2);
+    assert_eq!(
+        host.defined(),
+        created,
+        "each device is kept across reboots"
+    );
+    let log = std::fs::read_to_string(host.dir.path().join("standin.log")).unwrap();
+    assert!(
+        log.contains(&format!("mdevctl define --uuid {} --auto", created[0])),
+        "{log}"
+    );
+    // Another layout: the removed devices lose their definitions, the new ones get theirs.
+    let cfg = gpushare_toml(
+        &host,
+        "[[gpus]]\nselect = \"all\"\nmode = \"vgpu\"\nvgpu.devices = { \"T4-4Q\" = 1 }\n",
+    );
+    host.vgpu(&["apply", "-f", &cfg]).assert().success();
+    assert_eq!(host.defined(), uuids(&host));
+    host.vgpu(&["clear"]).assert().success();
+    assert!(uuids(&host).is_empty());
+    assert!(host.defined().is_empty(), "clear undefines them");
+    // A definition that fails leaves the device made, with a warning.
+    host.vgpu(&["apply", "-f", &cfg])
+        .env("MDEVCTL_STANDIN_DIR", "")
+        .assert()
+        .success()
+        .stderr(predicates::str::contains("is not kept across reboots"));
+    assert_eq!(uuids(&host).len(), 1);
+}
+
 #[test]
 fn an_l40s_vendor_vfio_host_applies_and_still_names_its_types_when_full() {
     let host = l40s_vfio_host();

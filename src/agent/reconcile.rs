@@ -423,6 +423,7 @@ fn node_change(
         options: Options::default(),
         dry_run,
         yes: true,
+        around: Default::default(),
     };
     converge(ctx, source, &how, guard.as_mut(), &mut |_| Ok(()))
 }
@@ -487,11 +488,7 @@ fn summary(plan: &Plan) -> String {
     }
     let total: usize = counts.iter().map(|(_, n)| n).sum();
     let list: Vec<String> = counts.iter().map(|(a, n)| format!("{a} ×{n}")).collect();
-    let mut s = format!(
-        "{total} change(s) on GPU(s) {}: {}",
-        join(&plan.gpus()),
-        list.join(", ")
-    );
+    let mut s = format!("{total} change(s) on {}: {}", plan.scope(), list.join(", "));
     if !plan.blockers.is_empty() {
         s.push_str(&format!(
             "; in the way: {}",

@@ -249,7 +249,9 @@ pub trait Backend: Send + Sync {
         placement: Placement,
     ) -> DriverResult<u32>;
 
-    /// Create a compute instance of `profile_id` in a GPU instance; returns its id.
+    /// Create a compute instance in a GPU instance; returns its id. `profile_id` is the
+    /// `NVML_COMPUTE_INSTANCE_PROFILE_*` index, as the catalog numbers compute-instance profiles;
+    /// the driver's own profile id for it can differ and is the backend's business.
     fn create_compute_instance(
         &self,
         gpu: u32,
@@ -279,6 +281,13 @@ pub trait Backend: Send + Sync {
     /// Right after such a step took effect: the simulator's injected crash or signal
     /// (`GPUSHARE_SIM_CRASH`). The driver has none.
     fn fault_after(&self, _step: &'static str) {}
+
+    /// gpushare stopped (`running: false`) or started a GPU client on the host. The driver sees
+    /// a stopped service's processes close the GPUs by itself; the simulator's holders that run
+    /// in that unit (or are that module) follow this.
+    fn client_changed(&self, _client: &crate::clients::Client, _running: bool) -> DriverResult<()> {
+        Ok(())
+    }
 
     /// Keep what this command changed for the next one: the simulator writes its state file
     /// (once per command, under the node lock). The driver keeps its own state.

@@ -17,8 +17,8 @@
 //! Resets go through `nvidia-smi -r`, as mig-parted does, because NVML has no reset call.
 
 use super::nvml_compute_mode::to_nvml_mode;
-use super::nvml_device::snapshot_gpu;
-use super::nvml_error::{RESET_REQUIRED, driver_error};
+use super::nvml_device::{memory_info, snapshot_gpu};
+use super::nvml_error::{self as code, RESET_REQUIRED, driver_error, on_gpu, symbol};
 use super::{
     Backend, DeviceRef, DriverError, DriverErrorKind, DriverResult, MigProfiles, ModeChange,
     nvml_mig as mig, nvml_mig_devices, nvml_profiles,
@@ -52,10 +52,33 @@ impl NvmlBackend {
             .map_err(|e| init_error(&driver_error(e, "nvmlInit_v2"), &lib))
     }
 
+    /// Run `f` with NVML shut down, then initialise it again. The driver refuses to reset a GPU
+    /// that any NVML client holds, this process included, so a reset runs in here (mig-parted
+    /// does the same). The library stays loaded; handles are looked up per call, so none from
+    /// before is used after.
+    fn released<T>(&self, f: impl FnOnce() -> T) -> DriverResult<T> {
+        let lib = self.nvml.lib();
+        let shutdown = *symbol(lib.nvmlShutdown.as_ref(), "nvmlShutdown")?;
+        let init = *symbol(lib.nvmlInit_v2.as_ref(), "nvmlInit_v2")?;
+        // SAFETY: NVML's own shutdown, matched by the nvmlInit_v2 below. No device handle
+        // outlives it: this backend looks handles up per call and lends none out.
+        code::check(
+            unsafe { shutdown() },
+            "nvmlShutdown (release NVML before the GPU reset)",
+        )?;
+        let out = f();
+        // SAFETY: initialises the library nvml-wrapper loaded; its own shutdown at drop matches it.
+        code::check(
+            unsafe { init() },
+            "nvmlInit_v2 (open NVML again after the GPU reset)",
+        )?;
+        Ok(out)
+    }
+
     fn device(&self, index: u32) -> DriverResult<nvml_wrapper::Device<'_>> {
         self.nvml
             .device_by_index(index)
-            .map_err(|e| driver_error(e, &format!("GPU {index}")))
+            .map_err(|e| driver_error(e, &format!("GPU {index}: nvmlDeviceGetHandleByIndex")))
     }
 }
 
@@ -98,6 +121,7 @@ fn scan_holders(compute_pids: &[u32]) -> Vec<Holder> {
                     name: name.into(),
                     kind: HolderKind::Module,
                     pid: None,
+                    unit: None,
                 });
             }
         }
@@ -132,10 +156,14 @@ fn scan_holders(compute_pids: &[u32]) -> Vec<Holder> {
             let name = std::fs::read_to_string(entry.path().join("comm"))
                 .map(|s| s.trim().to_string())
                 .unwrap_or_else(|_| "?".into());
+            let unit = std::fs::read_to_string(entry.path().join("cgroup"))
+                .ok()
+                .and_then(|text| crate::clients::systemd::unit_of_cgroup(&text));
             holders.push(Holder {
                 name,
                 kind: HolderKind::Process,
                 pid: Some(pid),
+                unit,
             });
         }
     }
@@ -191,12 +219,12 @@ impl Backend for NvmlBackend {
         gpu_instance_id: u32,
     ) -> DriverResult<Vec<ComputeInstanceProfile>> {
         let device = self.device(gpu)?;
-        let total = device
-            .memory_info()
-            .map_err(|e| driver_error(e, &format!("GPU {gpu}: nvmlDeviceGetMemoryInfo_v2")))?
+        let total = memory_info(&self.nvml, &device)
+            .map_err(|e| on_gpu(e, gpu))?
             .total
             / (1024 * 1024);
         mig::compute_instance_profiles(&self.nvml, &device, gpu_instance_id, total)
+            .map_err(|e| on_gpu(e, gpu))
     }
 
     fn set_mig_mode(&self, gpu: u32, mode: MigMode) -> DriverResult<ModeChange> {
@@ -232,11 +260,14 @@ impl Backend for NvmlBackend {
                 "cannot reset GPUs: nvidia-smi is not on PATH",
             )
         })?;
-        let output = duct::cmd(smi, ["-r", "-i", &bus_ids.join(",")])
-            .stdout_capture()
-            .stderr_capture()
-            .unchecked()
-            .run()
+        let output = self
+            .released(|| {
+                duct::cmd(smi, ["-r", "-i", &bus_ids.join(",")])
+                    .stdout_capture()
+                    .stderr_capture()
+                    .unchecked()
+                    .run()
+            })?
             .map_err(|e| {
                 DriverError::new(DriverErrorKind::Unknown, format!("nvidia-smi -r: {e}"))
             })?;
@@ -273,6 +304,7 @@ impl Backend for NvmlBackend {
     ) -> DriverResult<u32> {
         let device = self.device(gpu)?;
         mig::create_gpu_instance(&self.nvml, &device, profile_id, placement)
+            .map_err(|e| on_gpu(e, gpu))
     }
 
     fn create_compute_instance(
@@ -283,6 +315,7 @@ impl Backend for NvmlBackend {
     ) -> DriverResult<u32> {
         let device = self.device(gpu)?;
         mig::create_compute_instance(&self.nvml, &device, gpu_instance_id, profile_id)
+            .map_err(|e| on_gpu(e, gpu))
     }
 
     fn destroy_compute_instance(
@@ -293,11 +326,12 @@ impl Backend for NvmlBackend {
     ) -> DriverResult<()> {
         let device = self.device(gpu)?;
         mig::destroy_compute_instance(&self.nvml, &device, gpu_instance_id, compute_instance_id)
+            .map_err(|e| on_gpu(e, gpu))
     }
 
     fn destroy_gpu_instance(&self, gpu: u32, gpu_instance_id: u32) -> DriverResult<()> {
         let device = self.device(gpu)?;
-        mig::destroy_gpu_instance(&self.nvml, &device, gpu_instance_id)
+        mig::destroy_gpu_instance(&self.nvml, &device, gpu_instance_id).map_err(|e| on_gpu(e, gpu))
     }
 
     fn set_compute_mode(&self, target: DeviceRef, mode: ComputeMode) -> DriverResult<()> {
@@ -313,7 +347,8 @@ impl Backend for NvmlBackend {
                 &self.device(gpu)?,
                 gpu_instance_id,
                 compute_instance_id,
-            )?,
+            )
+            .map_err(|e| on_gpu(e, gpu))?,
         };
         device
             .set_compute_mode(to_nvml_mode(mode))

@@ -15,6 +15,10 @@ const CI_ENGINE_SHARED: u32 = 0;
 
 /// One compute-instance profile as the driver describes it.
 pub struct RawComputeProfile {
+    /// The `NVML_COMPUTE_INSTANCE_PROFILE_*` index, the name gpushare (like the catalog and
+    /// mig-parted) gives the profile; `info.id` is the driver's id for it, which other calls take
+    /// and which need not equal the index.
+    pub index: u32,
     pub info: nvmlComputeInstanceProfileInfo_t,
     pub name: Option<String>,
 }
@@ -42,6 +46,7 @@ pub fn compute_profile_infos(
             match rc {
                 code::SUCCESS => {
                     return Ok(Answer::Profile(RawComputeProfile {
+                        index,
                         name: c_name(&info.name),
                         info: nvmlComputeInstanceProfileInfo_t {
                             id: info.id,
@@ -73,7 +78,11 @@ pub fn compute_profile_infos(
             match answer(rc, || {
                 format!("nvmlGpuInstanceGetComputeInstanceProfileInfo (profile {index})")
             })? {
-                Answer::Profile(()) => Answer::Profile(RawComputeProfile { info, name: None }),
+                Answer::Profile(()) => Answer::Profile(RawComputeProfile {
+                    index,
+                    info,
+                    name: None,
+                }),
                 Answer::Skip => Answer::Skip,
                 Answer::End => Answer::End,
             },
@@ -138,7 +147,7 @@ pub fn compute_instance_profiles(
     for cp in compute_profile_infos(nvml, gi)? {
         out.push(ComputeInstanceProfile {
             name: compute_profile_name(cp.name, cp.info.sliceCount, gi_slices, gi_name),
-            id: cp.info.id,
+            id: cp.index,
             slices: cp.info.sliceCount,
             max_instances: cp.info.instanceCount,
             sm: cp.info.multiprocessorCount,

@@ -11,10 +11,10 @@
 //! processes `_v3` → `_v2` → v1 (`nvml_processes.rs`).
 
 use super::nvml_compute_mode::from_nvml_mode;
-use super::nvml_error::{self as code, driver_error, symbol};
-use super::nvml_mig;
+use super::nvml_error::{self as code, driver_error, note, on_gpu, symbol};
 use super::nvml_processes::{compute_processes, process};
-use super::{DriverError, DriverErrorKind, DriverResult};
+use super::{DriverErrorKind, DriverResult};
+use super::{nvml_mig, nvml_profiles};
 use crate::node::catalog::{CatalogMatch, catalog};
 use crate::node::{Gpu, GpuNote, MigMode, MigState, PciId, VgpuHostMode};
 use nvml_wrapper::enums::device::DeviceArchitecture;
@@ -34,7 +34,7 @@ pub fn snapshot_gpu(nvml: &Nvml, index: u32) -> DriverResult<Gpu> {
     let pci = device
         .pci_info()
         .map_err(|e| driver_error(e, &at("nvmlDeviceGetPciInfo_v3")))?;
-    let memory = memory_info(nvml, &device).map_err(|e| prefix(e, index))?;
+    let memory = memory_info(nvml, &device).map_err(|e| on_gpu(e, index))?;
     let cc = device
         .cuda_compute_capability()
         .map_err(|e| driver_error(e, &at("nvmlDeviceGetCudaComputeCapability")))?;
@@ -61,7 +61,7 @@ pub fn snapshot_gpu(nvml: &Nvml, index: u32) -> DriverResult<Gpu> {
         notes.push(GpuNote::new("multiprocessors", why));
         None
     });
-    let mig = mig_state(nvml, &device, index, memory_total_mib, &mut notes)?;
+    let mig = mig_state(nvml, &device, index, memory_total_mib, &known, &mut notes)?;
     let compute_mode = match device.compute_mode() {
         Ok(m) => Some(from_nvml_mode(m)),
         Err(e) => {
@@ -88,7 +88,7 @@ pub fn snapshot_gpu(nvml: &Nvml, index: u32) -> DriverResult<Gpu> {
     let processes = match compute_processes(nvml, &device) {
         Ok(list) => Some(list.into_iter().map(|p| process(nvml, p)).collect()),
         Err(e) => {
-            notes.push(note_of("processes", &e));
+            notes.push(note("processes", &e));
             None
         }
     };
@@ -113,25 +113,12 @@ pub fn snapshot_gpu(nvml: &Nvml, index: u32) -> DriverResult<Gpu> {
     })
 }
 
-fn prefix(e: DriverError, index: u32) -> DriverError {
-    DriverError::new(e.kind, format!("GPU {index}: {}", e.detail))
-}
-
-/// A note for a field the driver refused.
-fn note_of(field: &str, e: &DriverError) -> GpuNote {
-    GpuNote {
-        field: field.into(),
-        message: e.to_string(),
-        needs_root: e.kind == DriverErrorKind::NoPermission,
-    }
-}
-
 fn refused(field: &str, e: NvmlError, call: &str) -> GpuNote {
-    note_of(field, &driver_error(e, call))
+    note(field, &driver_error(e, call))
 }
 
 /// Total and used memory: `nvmlDeviceGetMemoryInfo_v2`, else the v1 call of older drivers.
-fn memory_info(nvml: &Nvml, device: &Device) -> DriverResult<nvmlMemory_t> {
+pub(super) fn memory_info(nvml: &Nvml, device: &Device) -> DriverResult<nvmlMemory_t> {
     match device.memory_info() {
         Ok(m) => {
             return Ok(nvmlMemory_t {
@@ -260,13 +247,19 @@ fn multiprocessors(
     }
 }
 
-/// MIG mode and capability (the mode query answers and the maximum MIG device count is above
-/// 0), and with MIG on the instances — `None` with a note when the driver would not list them.
+/// MIG mode and capability, and with MIG on the instances — `None` with a note when the driver
+/// would not list them.
+///
+/// MIG-capable: the mode query answers and the maximum MIG device count is above 0. With MIG off
+/// that count is 0 on real drivers (`nvml.h`: "zero if MIG is not supported or enabled"), so
+/// there a 0 says nothing and the GPU is MIG-capable when the driver lists a GPU-instance profile
+/// (the v1 call answers regardless of the mode) or the catalog has a MIG table for it.
 fn mig_state(
     nvml: &Nvml,
     device: &Device,
     index: u32,
     total_mib: u64,
+    known: &CatalogMatch,
     notes: &mut Vec<GpuNote>,
 ) -> DriverResult<MigState> {
     let mode = match device.mig_mode() {
@@ -282,9 +275,11 @@ fn mig_state(
             ));
         }
     };
+    let current = MigMode::from_enabled(mode.current == 1);
     let capable = match device.mig_device_count() {
-        Ok(n) => n > 0,
-        Err(NvmlError::NotSupported) => false,
+        Ok(n) if n > 0 => true,
+        Ok(_) if !current.is_enabled() => capable_while_off(nvml, device, known),
+        Ok(_) | Err(NvmlError::NotSupported) => false,
         Err(e) => {
             notes.push(refused("mig.capable", e, "nvmlDeviceGetMaxMigDeviceCount"));
             false
@@ -293,12 +288,11 @@ fn mig_state(
     if !capable {
         return Ok(MigState::default());
     }
-    let current = MigMode::from_enabled(mode.current == 1);
     let instances = if current.is_enabled() {
         match nvml_mig::gpu_instances(nvml, device, total_mib, notes) {
             Ok(list) => Some(list),
             Err(e) => {
-                notes.push(note_of("mig.instances", &e));
+                notes.push(note("mig.instances", &e));
                 None
             }
         }
@@ -311,6 +305,16 @@ fn mig_state(
         pending: MigMode::from_enabled(mode.pending == 1),
         instances,
     })
+}
+
+/// Whether a GPU with MIG off (maximum MIG device count 0) can have MIG: the driver lists a
+/// GPU-instance profile for it, or the catalog, agreeing with the driver, has its MIG table.
+fn capable_while_off(nvml: &Nvml, device: &Device, known: &CatalogMatch) -> bool {
+    known
+        .model()
+        .is_some_and(|m| catalog().mig_table(m).is_some())
+        || nvml_profiles::gpu_instance_profile_infos(nvml, device)
+            .is_ok_and(|list| !list.is_empty())
 }
 
 /// The vGPU host mode of a GPU the vGPU Manager drives; `None` for any other GPU, and when the

@@ -3,6 +3,7 @@
 //! missing symbol into `FunctionNotFound` (never a panic).
 
 use super::{DriverError, DriverErrorKind, DriverResult};
+use crate::node::GpuNote;
 use nvml_wrapper::error::{NvmlError, nvml_sym};
 use nvml_wrapper_sys::bindings::nvmlReturn_t;
 use std::fmt::Display;
@@ -85,6 +86,20 @@ pub fn driver_error(e: NvmlError, what: &str) -> DriverError {
             DriverError::new(DriverErrorKind::Unknown, format!("{what}: {e}"))
         }
         other => error(nvmlReturn_t::from(other), what),
+    }
+}
+
+/// The error with the GPU it is about in front: `GPU 0: <call> (<reason>)`.
+pub fn on_gpu(e: DriverError, index: u32) -> DriverError {
+    DriverError::new(e.kind, format!("GPU {index}: {}", e.detail))
+}
+
+/// A note for a field the driver refused: the refusal, and whether root may see more.
+pub fn note(field: &str, e: &DriverError) -> GpuNote {
+    GpuNote {
+        field: field.into(),
+        message: e.to_string(),
+        needs_root: e.kind == DriverErrorKind::NoPermission,
     }
 }
 

@@ -6,12 +6,12 @@
 use super::nvml_compute_profiles::{
     compute_instance_profiles as ci_profiles, compute_profile_infos, compute_profile_name,
 };
-use super::nvml_error::{self as code, symbol};
+use super::nvml_error::{self as code, note, symbol};
 use super::nvml_mig_devices::mig_devices;
 use super::nvml_profiles::{NO_PROFILE_WITH_MIG_ON, gpu_instance_profile_infos};
 use super::{DriverError, DriverErrorKind, DriverResult};
 use crate::node::catalog::ComputeInstanceProfile;
-use crate::node::{ComputeInstance, GpuInstance, GpuNote, Placement};
+use crate::node::{ComputeInstance, ComputePlacement, GpuInstance, GpuNote, Placement};
 use nvml_wrapper::{Device, Nvml};
 use nvml_wrapper_sys::bindings::*;
 use std::mem;
@@ -104,9 +104,22 @@ fn list_handles<H: Copy>(
 }
 
 /// Every GPU instance of a MIG-enabled GPU, with its compute instances and MIG UUIDs. What the
-/// driver leaves out that is not the layout itself (a MIG device's UUID, a compute instance's
-/// start on old drivers) goes into `notes`.
+/// driver leaves out that is not the layout itself (a MIG device's UUID or compute mode, a
+/// compute instance's start on old drivers) is `None` or noted in `notes` (only when the layout
+/// itself could be read).
 pub fn gpu_instances(
+    nvml: &Nvml,
+    device: &Device,
+    total_mib: u64,
+    notes: &mut Vec<GpuNote>,
+) -> DriverResult<Vec<GpuInstance>> {
+    let mut found = Vec::new();
+    let out = list_gpu_instances(nvml, device, total_mib, &mut found)?;
+    notes.extend(found);
+    Ok(out)
+}
+
+fn list_gpu_instances(
     nvml: &Nvml,
     device: &Device,
     total_mib: u64,
@@ -162,17 +175,17 @@ pub fn gpu_instances(
                     let at = format!("{}:{}", info.id, cinfo.id);
                     if !has_start {
                         notes.push(GpuNote::new(
-                            "mig.instances",
+                            "mig.instances.placement",
                             format!("compute instance {at}: the driver has no nvmlComputeInstanceGetInfo_v2, so its start is unknown"),
                         ));
                     }
-                    let uuid = mig.and_then(|m| m.uuid.clone());
-                    if uuid.is_none() {
-                        notes.push(GpuNote::new(
-                            "mig.instances",
-                            format!("compute instance {at}: the driver lists no MIG device (UUID) for it"),
-                        ));
-                    }
+                    let uuid = known(mig.map(|m| &m.uuid), &at, "mig.instances.uuid", notes);
+                    let compute_mode = known(
+                        mig.map(|m| &m.compute_mode),
+                        &at,
+                        "mig.instances.compute_mode",
+                        notes,
+                    );
                     compute_instances.push(ComputeInstance {
                         compute_instance_id: cinfo.id,
                         profile: compute_profile_name(
@@ -181,9 +194,11 @@ pub fn gpu_instances(
                             p.info.sliceCount,
                             &gi_name,
                         ),
-                        profile_id: cinfo.profileId,
-                        placement: Placement {
-                            start: cinfo.placement.start,
+                        // gpushare names compute-instance profiles by index, as the catalog
+                        // and mig-parted do; the driver's id is only for its own calls.
+                        profile_id: cp.index,
+                        placement: ComputePlacement {
+                            start: has_start.then_some(cinfo.placement.start),
                             size: if has_start {
                                 cinfo.placement.size
                             } else {
@@ -191,8 +206,8 @@ pub fn gpu_instances(
                             },
                         },
                         multiprocessors: cp.info.multiprocessorCount,
-                        uuid: uuid.unwrap_or_default(),
-                        compute_mode: mig.and_then(|m| m.compute_mode),
+                        uuid,
+                        compute_mode,
                     });
                 }
             }
@@ -213,6 +228,32 @@ pub fn gpu_instances(
     }
     out.sort_by_key(|g| g.gpu_instance_id);
     Ok(out)
+}
+
+/// A MIG device's field as the driver answered it; `None` with a note saying why when the
+/// driver refused it or lists no MIG device for the compute instance `at`.
+fn known<T: Clone>(
+    answer: Option<&DriverResult<T>>,
+    at: &str,
+    field: &str,
+    notes: &mut Vec<GpuNote>,
+) -> Option<T> {
+    match answer {
+        Some(Ok(v)) => Some(v.clone()),
+        Some(Err(e)) => {
+            let mut n = note(field, e);
+            n.message = format!("compute instance {at}: {}", n.message);
+            notes.push(n);
+            None
+        }
+        None => {
+            notes.push(GpuNote::new(
+                field,
+                format!("compute instance {at}: the driver lists no MIG device for it"),
+            ));
+            None
+        }
+    }
 }
 
 /// The compute-instance profiles a GPU instance offers, with their starts.
@@ -257,7 +298,9 @@ pub fn create_gpu_instance(
     // SAFETY: valid device handle, placement and out pointer.
     code::check(
         unsafe { create(device.handle(), profile_id, &raw, &mut gi) },
-        format!("create GPU instance of profile {profile_id} at {placement}"),
+        format!(
+            "nvmlDeviceCreateGpuInstanceWithPlacement (profile id {profile_id} at {placement})"
+        ),
     )?;
     Ok(gpu_instance_info(nvml, gi)?.id)
 }
@@ -266,19 +309,33 @@ pub fn create_compute_instance(
     nvml: &Nvml,
     device: &Device,
     gpu_instance_id: u32,
-    profile_id: u32,
+    profile: u32,
 ) -> DriverResult<u32> {
     let gi = gpu_instance_by_id(nvml, device, gpu_instance_id)?;
     let create = symbol(
         nvml.lib().nvmlGpuInstanceCreateComputeInstance.as_ref(),
         "nvmlGpuInstanceCreateComputeInstance",
     )?;
+    // The planner names the profile by its NVML_COMPUTE_INSTANCE_PROFILE_* index; the call takes
+    // the driver's profile id, which this GPU instance's profile info gives (as mig-parted does).
+    let id = compute_profile_infos(nvml, gi)?
+        .into_iter()
+        .find(|p| p.index == profile)
+        .map(|p| p.info.id)
+        .ok_or_else(|| {
+            DriverError::new(
+                DriverErrorKind::NotSupported,
+                format!(
+                    "GPU instance {gpu_instance_id} offers no compute-instance profile with index {profile}"
+                ),
+            )
+        })?;
     let mut ci: nvmlComputeInstance_t = ptr::null_mut();
     // SAFETY: live GPU-instance handle and out pointer.
     code::check(
-        unsafe { create(gi, profile_id, &mut ci) },
+        unsafe { create(gi, id, &mut ci) },
         format!(
-            "create compute instance of profile {profile_id} in GPU instance {gpu_instance_id}"
+            "nvmlGpuInstanceCreateComputeInstance (profile {profile}, id {id}, in GPU instance {gpu_instance_id})"
         ),
     )?;
     Ok(compute_instance_info(nvml, ci)?.0.id)
@@ -299,7 +356,9 @@ pub fn destroy_compute_instance(
     // SAFETY: a live compute-instance handle.
     code::check(
         unsafe { destroy(ci) },
-        format!("destroy compute instance {gpu_instance_id}:{compute_instance_id}"),
+        format!(
+            "nvmlComputeInstanceDestroy (compute instance {gpu_instance_id}:{compute_instance_id})"
+        ),
     )
 }
 
@@ -316,6 +375,6 @@ pub fn destroy_gpu_instance(
     // SAFETY: a live GPU-instance handle.
     code::check(
         unsafe { destroy(gi) },
-        format!("destroy GPU instance {gpu_instance_id}"),
+        format!("nvmlGpuInstanceDestroy (GPU instance {gpu_instance_id})"),
     )
 }

@@ -12,8 +12,9 @@ pub struct MigDevice {
     pub index: u32,
     pub gpu_instance_id: u32,
     pub compute_instance_id: u32,
-    pub uuid: Option<String>,
-    pub compute_mode: Option<ComputeMode>,
+    /// `Err`: the driver refused it (the snapshot notes why it is unknown).
+    pub uuid: DriverResult<String>,
+    pub compute_mode: DriverResult<ComputeMode>,
 }
 
 /// The MIG devices of a GPU. NOT_FOUND for an index means no MIG device there (the driver
@@ -57,8 +58,12 @@ pub fn mig_devices(nvml: &Nvml, device: &Device) -> DriverResult<Vec<MigDevice>>
             index,
             gpu_instance_id: gi,
             compute_instance_id: ci,
-            uuid: mig.uuid().ok(),
-            compute_mode: mig.compute_mode().ok().map(from_nvml_mode),
+            uuid: mig
+                .uuid()
+                .map_err(|e| driver_error(e, &format!("nvmlDeviceGetUUID (MIG device {index})"))),
+            compute_mode: mig.compute_mode().map(from_nvml_mode).map_err(|e| {
+                driver_error(e, &format!("nvmlDeviceGetComputeMode (MIG device {index})"))
+            }),
         });
     }
     Ok(out)

@@ -11,7 +11,8 @@
 //! driver; otherwise the profiles are known only once MIG is on ([`MigProfiles::UntilEnabled`]).
 //! While MIG is on, a refused query is an error, never an empty list.
 
-use super::nvml_error::{self as code, driver_error, symbol};
+use super::nvml_device::memory_info;
+use super::nvml_error::{self as code, driver_error, on_gpu, symbol};
 use super::{
     DriverError, DriverErrorKind, DriverResult, MigProfiles, ProfileCapacity, ProfileSource,
 };
@@ -246,16 +247,15 @@ pub fn gpu_instance_profiles(
     index: u32,
 ) -> DriverResult<MigProfiles> {
     let at = |what: &str| format!("GPU {index}: {what}");
-    let total_mib = device
-        .memory_info()
+    let total_mib = memory_info(nvml, device)
         .map(|m| m.total / (1024 * 1024))
-        .map_err(|e| driver_error(e, &at("nvmlDeviceGetMemoryInfo_v2")))?;
+        .map_err(|e| on_gpu(e, index))?;
     let enabled = device
         .mig_mode()
         .map_err(|e| driver_error(e, &at("nvmlDeviceGetMigMode")))?
         .current
         == 1;
-    let raw = gpu_instance_profile_infos(nvml, device).map_err(|e| prefix(e, index))?;
+    let raw = gpu_instance_profile_infos(nvml, device).map_err(|e| on_gpu(e, index))?;
     if raw.is_empty() && enabled {
         return Err(DriverError::new(
             DriverErrorKind::NotSupported,
@@ -284,7 +284,7 @@ pub fn gpu_instance_profiles(
                     )),
                 ));
             }
-            Err(e) if enabled => return Err(prefix(e, index)),
+            Err(e) if enabled => return Err(on_gpu(e, index)),
             Ok(_) | Err(_) => {
                 missing_placements = true;
                 break;
@@ -368,10 +368,6 @@ fn catalog_profiles(device: &Device, total_mib: u64, index: u32) -> DriverResult
     Ok(MigProfiles::UntilEnabled {
         why: format!("the driver lists its MIG profiles only with MIG on, and {why}"),
     })
-}
-
-fn prefix(e: DriverError, index: u32) -> DriverError {
-    DriverError::new(e.kind, format!("GPU {index}: {}", e.detail))
 }
 
 #[cfg(test)]

@@ -1,11 +1,12 @@
 //! `gpushare plan` and `gpushare apply`: the whole gpushare.toml through the one pipeline (see
 //! `crate::pipeline`), by way of [`converge`] as `init` and the agent do.
 
-use super::changing::{dry_run, report, summary};
+use super::changing::{around, dry_run, report, summary};
 use crate::Context;
 use crate::cli::{ApplyArgs, LayoutFileArgs, PlanArgs};
 use crate::config::Config;
 use crate::error::{Error, Exit, Result};
+use crate::hooks::FlagValues;
 use crate::pipeline::Options;
 use crate::pipeline::converge::{self, Converge, Converged, converge, take_guard};
 use crate::pipeline::desired::Source;
@@ -21,7 +22,10 @@ pub fn config_path(ctx: &Context, file: &LayoutFileArgs) -> PathBuf {
 
 pub fn plan(ctx: &mut Context, args: &PlanArgs) -> Result<Exit> {
     let path = config_path(ctx, &args.file);
-    let options = Options { force: args.force };
+    let options = Options {
+        force: args.force,
+        ..Options::default()
+    };
     let (_, plan) = converge::plan_only(
         ctx,
         Source::Gpushare(Config::load(&path)?),
@@ -33,7 +37,12 @@ pub fn plan(ctx: &mut Context, args: &PlanArgs) -> Result<Exit> {
     let changes = plan
         .changes
         .iter()
-        .filter(|c| c.operation != crate::plan::Operation::AwaitReboot)
+        .filter(|c| {
+            !matches!(
+                c.operation,
+                crate::plan::Operation::AwaitReboot | crate::plan::Operation::Hook(_)
+            )
+        })
         .count();
     if !args.check {
         ctx.out.note(summary(&plan, &what));
@@ -43,8 +52,8 @@ pub fn plan(ctx: &mut Context, args: &PlanArgs) -> Result<Exit> {
         return Err(Error::new(
             Exit::Differs,
             format!(
-                "the node differs from {what}: {changes} change(s) on GPU(s) {}{}",
-                gpu_list(&plan),
+                "the node differs from {what}: {changes} change(s) on {}{}",
+                plan.scope(),
                 if plan.blockers.is_empty() {
                     String::new()
                 } else {
@@ -73,11 +82,19 @@ pub fn apply(ctx: &mut Context, args: &ApplyArgs) -> Result<Exit> {
     let path = config_path(ctx, &args.file);
     let what = path.display().to_string();
     let config = Config::load(&path)?;
+    let flags = FlagValues {
+        config_file: what.clone(),
+        ..FlagValues::default()
+    };
     let how = Converge {
         sysfs_root: &args.file.sysfs.sysfs_root,
-        options: Options { force: args.force },
+        options: Options {
+            force: args.force,
+            ..Options::default()
+        },
         dry_run: args.dry_run,
         yes: args.yes,
+        around: around(&ctx.out, &args.around, flags)?,
     };
     match converge(
         ctx,
@@ -93,8 +110,4 @@ pub fn apply(ctx: &mut Context, args: &ApplyArgs) -> Result<Exit> {
             report(&ctx.out, &applied)
         }
     }
-}
-
-fn gpu_list(plan: &crate::plan::Plan) -> String {
-    join(&plan.gpus())
 }

@@ -4,11 +4,14 @@
 //! `crate::plan`), and so are the exit codes.
 
 use crate::Context;
+use crate::cli::AroundArgs;
+use crate::clients::GpuClients;
 use crate::error::{Exit, Result};
+use crate::hooks::{FlagValues, Hooks};
 use crate::output::Output;
 use crate::pipeline::Options;
 use crate::pipeline::converge::{Converge, Converged, converge, take_guard};
-use crate::pipeline::desired::Source;
+use crate::pipeline::desired::{Around, Source};
 use crate::pipeline::planner;
 use crate::pipeline::run::Applied;
 use crate::plan::{Plan, join};
@@ -21,6 +24,22 @@ pub struct Changing<'a> {
     pub sysfs_root: &'a Path,
     pub options: Options,
     pub dry_run: bool,
+    /// GPU clients and hooks from its options.
+    pub around: Around,
+}
+
+/// The GPU clients and hooks of `--gpu-clients-file` and `--hooks-file`; `flags`: the values
+/// mig-parted's hooks see.
+pub fn around(out: &Output, args: &AroundArgs, flags: FlagValues) -> Result<Around> {
+    let clients = match &args.gpu_clients_file {
+        Some(path) => GpuClients::load_mig_parted(path)?,
+        None => GpuClients::default(),
+    };
+    let hooks = match &args.hooks_file {
+        Some(path) => Some(Hooks::load(path, flags, out)?),
+        None => None,
+    };
+    Ok(Around { clients, hooks })
 }
 
 /// Run `source` through the pipeline and report (see the module doc).
@@ -33,6 +52,7 @@ pub fn run(ctx: &mut Context, source: Source, change: &Changing) -> Result<Exit>
         dry_run: change.dry_run,
         // Only `apply` and `init` ask on a terminal: the other commands never did.
         yes: true,
+        around: change.around.clone(),
     };
     match converge(ctx, source, &how, guard.as_mut(), &mut |_| Ok(()))? {
         Converged::DryRun(plan) => dry_run(&ctx.out, &plan, &what),
@@ -74,15 +94,15 @@ pub fn report(out: &Output, applied: &Applied) -> Result<Exit> {
         ));
     } else {
         out.note(format!(
-            "applied {}: {done} change(s) on {} GPU(s); the node has it",
+            "applied {}: {done} change(s) on {}; the node has it",
             applied.what,
-            made.gpus().len()
+            made.scope()
         ));
     }
     Ok(applied.exit())
 }
 
-/// `3 change(s) planned on 2 GPU(s)`, and blockers and reboots when there are.
+/// `3 change(s) planned on GPU(s) 0, 1`, and blockers and reboots when there are.
 pub fn summary(plan: &Plan, what: &str) -> String {
     if !planner::changes_anything(plan) && plan.blockers.is_empty() {
         return if plan.reboot_required {
@@ -95,9 +115,9 @@ pub fn summary(plan: &Plan, what: &str) -> String {
         };
     }
     let mut s = format!(
-        "{} change(s) planned on {} GPU(s)",
+        "{} change(s) planned on {}",
         plan.changes.len(),
-        plan.gpus().len()
+        plan.scope()
     );
     if !plan.blockers.is_empty() {
         s.push_str(&format!(

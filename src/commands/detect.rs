@@ -46,17 +46,27 @@ pub fn run(ctx: &mut Context, args: &DetectArgs) -> Result<Exit> {
     for line in detected.node.note_lines(|_| true) {
         ctx.out.warn(line);
     }
-    // Everything that could be read is printed; a MIG layout the driver would not list is still
-    // an error (it is unknown, not empty).
-    match detected
-        .node
-        .gpus
-        .iter()
-        .find(|g| g.mig.instances.is_none())
-    {
-        Some(gpu) => Err(gpu.unknown_error("mig.instances", "its MIG layout is unknown")),
-        None => Ok(Exit::Ok),
+    // Everything that could be read is printed. A MIG layout the driver refuses to list is still
+    // an error (it is unknown, not empty) — unless the refusal is only that this user is not
+    // root: a non-root `detect` shows what it can, says what needs root, and succeeds.
+    if let Some(gpu) = detected.node.gpus.iter().find(|g| {
+        g.mig.instances.is_none() && !g.note("mig.instances").is_some_and(|n| n.needs_root)
+    }) {
+        return Err(gpu.unknown_error("mig.instances", "its MIG layout is unknown"));
     }
+    let mut needs_root: Vec<&str> = Vec::new();
+    for note in detected.node.gpus.iter().flat_map(|g| &g.notes) {
+        if note.needs_root && !needs_root.contains(&note.field.as_str()) {
+            needs_root.push(&note.field);
+        }
+    }
+    if !needs_root.is_empty() {
+        ctx.out.note(format!(
+            "hint: the driver shows {} only to root; run gpushare as root to see them",
+            needs_root.join(", ")
+        ));
+    }
+    Ok(Exit::Ok)
 }
 
 /// A value, or `?` when the driver did not say.
@@ -100,7 +110,7 @@ fn gpu_rows(out: &Output, gpu: &Gpu) -> Vec<Vec<String>> {
             gi.compute_instances
                 .iter()
                 .map(|ci| {
-                    let uuid = if ci.uuid.is_empty() { "?" } else { &ci.uuid };
+                    let uuid = ci.uuid.as_deref().unwrap_or("?");
                     format!("CI {} {} {uuid}", ci.compute_instance_id, ci.profile)
                 })
                 .collect::<Vec<_>>()
@@ -154,6 +164,8 @@ fn render(out: &Output, detected: &Detected) -> String {
                 let place = match (p.gpu_instance_id, p.compute_instance_id) {
                     (Some(gi), Some(ci)) => format!("GI {gi} CI {ci}"),
                     (Some(gi), None) => format!("GI {gi}"),
+                    // With MIG on every process runs in a MIG device: the driver did not say which.
+                    _ if g.mig.current.is_enabled() => "?".into(),
                     _ => "whole GPU".into(),
                 };
                 vec![

@@ -12,6 +12,7 @@ mod mig;
 mod mps;
 mod probe;
 mod sim;
+mod unit;
 mod vgpu;
 
 use crate::Context;
@@ -34,5 +35,6 @@ pub fn dispatch(ctx: &mut Context, command: Command) -> Result<Exit> {
         Command::Manifests(args) => manifests::run(ctx, &args),
         Command::Agent(args) => crate::agent::run(ctx, &args),
         Command::Probe(args) => probe::run(ctx, &args),
+        Command::Unit(args) => unit::run(ctx, &args),
     }
 }

@@ -119,6 +119,7 @@ pub fn choose(flags: &Flags, node: &Node, book: &ProfileBook) -> Result<Chosen> 
         version: spanned(1),
         gpus: entries(node, shares),
         kubernetes: None,
+        clients: None,
     };
     set_targets(&mut file, &DEFAULT_TARGETS);
     Ok(Chosen { file, notes })

@@ -14,6 +14,7 @@
 pub mod choose;
 mod select;
 
+use crate::clients::{GpuClients, module_name, unit_name};
 use crate::error::{Error, Result};
 use crate::node::{Gpu, Node};
 use crate::output::parse_size_mib;
@@ -44,6 +45,8 @@ pub struct ConfigFile {
     pub gpus: Vec<Spanned<GpuEntry>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kubernetes: Option<KubernetesSection>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clients: Option<ClientsSection>,
 }
 
 fn one() -> Spanned<u32> {
@@ -159,6 +162,19 @@ pub struct KubernetesSection {
     pub version: Option<Spanned<String>>,
 }
 
+/// `[clients]`: what holds the GPUs on this host, stopped around changes that need a GPU reset
+/// or a MIG mode change and started again after them (see `crate::clients`).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClientsSection {
+    /// systemd units, e.g. `["nvsm.service", "nvidia-dcgm.service"]`, stopped in this order.
+    #[serde(default)]
+    pub systemd: Vec<Spanned<String>>,
+    /// Kernel modules to unload, e.g. `["nvidia_drm"]` (only when nothing uses them).
+    #[serde(default)]
+    pub modules: Vec<Spanned<String>>,
+}
+
 /// A size in MiB, written as `"4G"`, `"512M"` or a number of MiB.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub struct MemorySize(pub u64);
@@ -219,7 +235,29 @@ impl Config {
         for entry in &config.file.gpus {
             config.check_entry(entry)?;
         }
+        config.gpu_clients()?;
         Ok(config)
+    }
+
+    /// The GPU clients of `[clients]`, checked (none without the section).
+    pub fn gpu_clients(&self) -> Result<GpuClients> {
+        let mut clients = GpuClients::default();
+        let Some(section) = &self.file.clients else {
+            return Ok(clients);
+        };
+        for s in &section.systemd {
+            let unit = unit_name(s.get_ref()).map_err(|why| self.error_at(s.span(), why))?;
+            if !clients.services.contains(&unit) {
+                clients.services.push(unit);
+            }
+        }
+        for m in &section.modules {
+            let module = module_name(m.get_ref()).map_err(|why| self.error_at(m.span(), why))?;
+            if !clients.modules.contains(&module) {
+                clients.modules.push(module);
+            }
+        }
+        Ok(clients)
     }
 
     /// An error about a span of the file.

@@ -1,6 +1,7 @@
 //! `gpushare doctor`: is this node ready to share its GPUs? Each check says PASS, WARN, FAIL or
 //! SKIP, with a hint for anything that is not a pass.
 
+mod boot;
 mod driver;
 mod host;
 mod runtime;
@@ -124,6 +125,7 @@ pub fn checks(inputs: &Inputs, driver: std::result::Result<&Node, &Error>) -> Ve
         runtime::cdi_spec(inputs),
         sharing::mps_control(inputs),
         sharing::iommu(inputs),
+        boot::boot_unit(inputs),
     ]
 }
 

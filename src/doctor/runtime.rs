@@ -137,20 +137,17 @@ pub fn cdi_spec(i: &Inputs) -> Check {
         );
     };
     let listed: BTreeSet<String> = specs.iter().flat_map(|(_, t)| uuids(t)).collect();
-    let present: BTreeSet<String> = node
-        .gpus
-        .iter()
-        .flat_map(|g| {
-            std::iter::once(g.uuid.clone()).chain(
-                g.mig
-                    .instances
-                    .iter()
-                    .flatten()
-                    .flat_map(|gi| gi.compute_instances.iter().map(|ci| ci.uuid.clone())),
-            )
-        })
-        .filter(|u| !u.is_empty())
-        .collect();
+    let present: BTreeSet<String> =
+        node.gpus
+            .iter()
+            .flat_map(|g| {
+                std::iter::once(g.uuid.clone()).chain(
+                    g.mig.instances.iter().flatten().flat_map(|gi| {
+                        gi.compute_instances.iter().filter_map(|ci| ci.uuid.clone())
+                    }),
+                )
+            })
+            .collect();
     let missing: Vec<&String> = present.difference(&listed).collect();
     let gone: Vec<&String> = listed.difference(&present).collect();
     if missing.is_empty() && gone.is_empty() {

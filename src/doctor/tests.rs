@@ -148,6 +148,7 @@ fn holders_and_nvswitch_without_fabric_manager() {
     touch(dir.path(), "/dev/nvidia-nvswitch0", "");
     let mut n = node("dgx-h100");
     n.holders.push(crate::node::Holder {
+        unit: None,
         name: "nvidia_drm".into(),
         kind: crate::node::HolderKind::Module,
         pid: None,
@@ -220,4 +221,44 @@ fn simulated_nodes_skip_host_checks() {
         assert_eq!(by_id(&checks, id).status, Status::Skip, "{id}");
     }
     assert_eq!(by_id(&checks, "nvml").status, Status::Pass);
+}
+
+#[test]
+fn a_layout_file_wants_the_boot_unit_installed_and_enabled() {
+    let dir = tree();
+    let host = Host::new(dir.path());
+    let inputs = Inputs {
+        host: &host,
+        node: None,
+        host_checked: true,
+    };
+    let check = || boot::boot_unit(&inputs);
+    assert_eq!(
+        check().status,
+        Status::Skip,
+        "no layout file: nothing to apply"
+    );
+    touch(dir.path(), "/etc/gpushare/gpushare.toml", "");
+    let c = check();
+    assert_eq!(c.status, Status::Warn);
+    assert!(c.hint.unwrap().contains("gpushare unit --install"));
+    touch(dir.path(), "/etc/systemd/system/gpushare-apply.service", "");
+    let c = check();
+    assert_eq!(c.status, Status::Warn);
+    assert!(c.detail.contains("not enabled"), "{}", c.detail);
+    let wants = dir
+        .path()
+        .join("etc/systemd/system/multi-user.target.wants");
+    fs::create_dir_all(&wants).unwrap();
+    std::os::unix::fs::symlink(
+        "/etc/systemd/system/gpushare-apply.service",
+        wants.join("gpushare-apply.service"),
+    )
+    .unwrap();
+    assert_eq!(check().status, Status::Pass);
+    let simulated = Inputs {
+        host_checked: false,
+        ..inputs
+    };
+    assert_eq!(boot::boot_unit(&simulated).status, Status::Skip);
 }

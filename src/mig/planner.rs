@@ -26,6 +26,12 @@ use crate::plan::{Blocker, Change, GpuInstanceRef, Operation, Phase, Plan};
 pub struct PlanOptions {
     /// Change the mode of busy GPUs anyway, leaving the change pending until a reboot.
     pub force: bool,
+    /// Only the MIG mode: instances are neither created nor destroyed (mig-parted's
+    /// `--mode-only`).
+    pub mode_only: bool,
+    /// Set the MIG mode and never reset: a change the GPU leaves pending waits for a reset or
+    /// reboot (mig-parted's `--skip-reset`); a busy GPU is then no reason to refuse it.
+    pub skip_reset: bool,
 }
 
 #[derive(Default)]
@@ -128,6 +134,7 @@ impl<'a> GpuPlanner<'a> {
             MigLayout::Enabled(_) | MigLayout::EnabledLater { .. } if !mig.current.is_enabled() => {
                 self.enable()
             }
+            MigLayout::EnabledLater { .. } if self.options.mode_only => {}
             MigLayout::EnabledLater { why, .. } => {
                 let message = format!(
                     "GPU {}: MIG is on but its profiles are not known ({why})",
@@ -139,7 +146,9 @@ impl<'a> GpuPlanner<'a> {
                 if !mig.pending.is_enabled() {
                     self.mode_change(MigMode::Enabled, "enable MIG (cancels the pending disable)");
                 }
-                self.layout();
+                if !self.options.mode_only {
+                    self.layout();
+                }
             }
         }
     }
@@ -183,7 +192,7 @@ impl<'a> GpuPlanner<'a> {
         if !already_pending {
             self.mode_change(MigMode::Enabled, "enable MIG");
         }
-        if self.reset_or_reboot() {
+        if self.reset_or_reboot(already_pending) && !self.options.mode_only {
             self.layout();
         }
     }
@@ -226,14 +235,14 @@ impl<'a> GpuPlanner<'a> {
         if !already_pending {
             self.mode_change(MigMode::Disabled, "disable MIG");
         }
-        self.reset_or_reboot();
+        self.reset_or_reboot(already_pending);
     }
 
     /// Before a mode change: refuse it (a blocker; true) when processes or holders would keep
     /// the reset from happening, unless --force or the change is already pending.
     fn refuse_reset(&mut self, already_pending: bool) -> bool {
         let blockers = self.reset_blockers();
-        if blockers.is_empty() || self.options.force || already_pending {
+        if blockers.is_empty() || self.options.force || self.options.skip_reset || already_pending {
             return false;
         }
         self.block(
@@ -251,8 +260,27 @@ impl<'a> GpuPlanner<'a> {
     }
 
     /// After a mode change: a conditional reset when nothing blocks it (true: go on with the
-    /// layout), or "reboot required" (false: nothing more for this GPU now).
-    fn reset_or_reboot(&mut self) -> bool {
+    /// layout), or "reboot required" (false: nothing more for this GPU now). With --skip-reset
+    /// there is no reset: a change pending from before waits for a reboot, and one made now may
+    /// apply at once on an idle GPU, which the next pass sees (the layout is planned then).
+    fn reset_or_reboot(&mut self, already_pending: bool) -> bool {
+        if self.options.skip_reset {
+            if already_pending {
+                self.phases.modes.push(Change::new(
+                    self.gpu_index(),
+                    Operation::AwaitReboot,
+                    "the MIG mode change waits for a reset or reboot (--skip-reset)",
+                ));
+                self.plan.mark_reboot(self.gpu_index());
+            } else if !self.options.mode_only && self.desire.layout != MigLayout::Disabled {
+                self.phases.layouts.push(Change::new(
+                    self.gpu_index(),
+                    Operation::Later("create_gpu_instance"),
+                    "the layout, once the MIG mode change applies (--skip-reset: no reset)",
+                ));
+            }
+            return false;
+        }
         let blockers = self.reset_blockers();
         if blockers.is_empty() {
             self.phases.resets.push(Change::new(
@@ -523,7 +551,8 @@ fn users<'p>(procs: impl Iterator<Item = &'p crate::node::Process>) -> Option<St
     (!list.is_empty()).then(|| list.join(", "))
 }
 
-/// How to stop what blocks a reset: processes by pid, services with systemctl, modules with rmmod.
+/// How to stop what blocks a reset: processes by pid, services with systemctl, modules with rmmod;
+/// services and modules may be listed as GPU clients instead, which `apply` stops and starts.
 pub fn stop_hint(node: &Node, gpu: &Gpu) -> String {
     let mut steps: Vec<String> = Vec::new();
     let pids: Vec<String> = gpu.processes_in(None).map(|p| p.pid.to_string()).collect();
@@ -533,13 +562,20 @@ pub fn stop_hint(node: &Node, gpu: &Gpu) -> String {
     for h in &node.holders {
         steps.push(match h.kind {
             HolderKind::Module => format!("`rmmod {}`", h.name),
-            HolderKind::Process => match service_of(&h.name) {
+            HolderKind::Process => match h.unit.as_deref().or(service_of(&h.name)) {
                 Some(unit) => format!("`systemctl stop {unit}`"),
                 None => format!("stop {}", h.describe()),
             },
         });
     }
-    format!("stop them first ({})", steps.join(", "))
+    let mut hint = format!("stop them first ({})", steps.join(", "));
+    if !node.holders.is_empty() {
+        hint.push_str(
+            ", or list the services and modules as GPU clients (`[clients]` in gpushare.toml, \
+             `--gpu-clients-file`) so that apply stops them and starts them again",
+        );
+    }
+    hint
 }
 
 /// The systemd unit of a well-known GPU holder process.

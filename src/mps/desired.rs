@@ -226,7 +226,7 @@ pub fn desired(
                             check_section(config, "mig.mps", mps, &target)?;
                             out.daemons.push(DaemonSpec::for_mig_device(
                                 gpu, gi, ci, &target, &request, dirs, multiuser,
-                            ));
+                            )?);
                         }
                     }
                 }

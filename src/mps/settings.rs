@@ -110,9 +110,10 @@ impl DaemonDevice {
         match self.mig {
             None => gpu.uuid == self.uuid,
             Some(m) => gpu.instance(m.gpu_instance_id).is_some_and(|gi| {
-                gi.compute_instances
-                    .iter()
-                    .any(|c| c.compute_instance_id == m.compute_instance_id && c.uuid == self.uuid)
+                gi.compute_instances.iter().any(|c| {
+                    c.compute_instance_id == m.compute_instance_id
+                        && c.uuid.as_deref() == Some(self.uuid.as_str())
+                })
             }),
         }
     }
@@ -230,7 +231,8 @@ impl DaemonSpec {
         spec
     }
 
-    /// One daemon for one MIG device (`CUDA_VISIBLE_DEVICES=MIG-…`, ordinal 0).
+    /// One daemon for one MIG device (`CUDA_VISIBLE_DEVICES=MIG-…`, ordinal 0); an error when the
+    /// driver does not say the MIG device's UUID, which the daemon is started with.
     pub fn for_mig_device(
         gpu: &Gpu,
         gi: &GpuInstance,
@@ -239,13 +241,14 @@ impl DaemonSpec {
         request: &MpsRequest,
         dirs: DirChoice,
         multiuser: bool,
-    ) -> Self {
+    ) -> Result<Self> {
+        let uuid = gpu.mig_uuid(gi, ci)?.to_string();
         let name = mig_name(gpu.index, gi.gpu_instance_id, ci.compute_instance_id);
         let mut spec = Self::new(name, dirs, request, multiuser);
         spec.devices.push(DaemonDevice {
             ordinal: 0,
             gpu: gpu.index,
-            uuid: ci.uuid.clone(),
+            uuid,
             name: gpu.name.clone(),
             mig: Some(MigDeviceId {
                 gpu_instance_id: gi.gpu_instance_id,
@@ -256,7 +259,7 @@ impl DaemonSpec {
             client_cap: target.client_cap,
             previous_compute_mode: None,
         });
-        spec
+        Ok(spec)
     }
 
     /// `CUDA_VISIBLE_DEVICES` of the daemon.

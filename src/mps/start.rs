@@ -102,12 +102,15 @@ impl StartRequest {
                 .flat_map(|gi| gi.compute_instances.iter().map(move |ci| (gi, ci)))
                 .collect();
             // A MIG UUID in --gpu picks single devices of its GPU; otherwise all of them.
-            let picked = devices
-                .iter()
-                .any(|(_, ci)| named_mig.iter().any(|u| ci.uuid.starts_with(u)));
+            let named = |uuid: &Option<String>| {
+                named_mig
+                    .iter()
+                    .any(|u| uuid.as_deref().is_some_and(|c| c.starts_with(u)))
+            };
+            let picked = devices.iter().any(|(_, ci)| named(&ci.uuid));
             let mut any = false;
             for (gi, ci) in devices {
-                if picked && !named_mig.iter().any(|u| ci.uuid.starts_with(u)) {
+                if picked && !named(&ci.uuid) {
                     continue;
                 }
                 let target = limits::mig_target(node, gpu, gi, ci);
@@ -120,7 +123,7 @@ impl StartRequest {
                     request,
                     dirs,
                     self.multiuser,
-                ));
+                )?);
                 any = true;
             }
             if !any {

@@ -87,7 +87,8 @@ pub struct GpuInstanceProfile {
 pub struct ComputeInstanceProfile {
     /// `1c.3g.20gb`, or the GPU-instance profile name for the full-size one.
     pub name: String,
-    /// `NVML_COMPUTE_INSTANCE_PROFILE_*` index, which is also the id nvidia-smi shows.
+    /// `NVML_COMPUTE_INSTANCE_PROFILE_*` index. The driver's profile id (what nvidia-smi shows)
+    /// equals it on A100 and H100 but need not; the NVML backend looks the id up.
     pub id: u32,
     /// Compute slices.
     pub slices: u32,

@@ -36,6 +36,10 @@ pub struct Holder {
     pub kind: HolderKind,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pid: Option<u32>,
+    /// The systemd unit the process runs in (from its cgroup), e.g. `nvidia-dcgm.service`:
+    /// stopping that unit releases the GPUs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unit: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -47,12 +51,19 @@ pub enum HolderKind {
 }
 
 impl Holder {
-    /// `nvidia-persistenced (pid 1234)` or `kernel module nvidia_drm`.
+    /// `nvidia-persistenced (pid 1234)`, `nv-hostengine (pid 88, nvidia-dcgm.service)` or
+    /// `kernel module nvidia_drm`.
     pub fn describe(&self) -> String {
-        match (self.kind, self.pid) {
-            (HolderKind::Module, _) => format!("kernel module {}", self.name),
-            (HolderKind::Process, Some(pid)) => format!("{} (pid {pid})", self.name),
-            (HolderKind::Process, None) => self.name.clone(),
+        let about: Vec<String> = self
+            .pid
+            .map(|p| format!("pid {p}"))
+            .into_iter()
+            .chain(self.unit.clone())
+            .collect();
+        match self.kind {
+            HolderKind::Module => format!("kernel module {}", self.name),
+            HolderKind::Process if about.is_empty() => self.name.clone(),
+            HolderKind::Process => format!("{} ({})", self.name, about.join(", ")),
         }
     }
 }
@@ -231,6 +242,14 @@ impl std::fmt::Display for Placement {
     }
 }
 
+/// Where a compute instance sits in its GPU instance, in compute slices. The start is `None`
+/// where the driver does not say (drivers without `nvmlComputeInstanceGetInfo_v2`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ComputePlacement {
+    pub start: Option<u32>,
+    pub size: u32,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GpuInstance {
     pub gpu_instance_id: u32,
@@ -249,12 +268,16 @@ pub struct ComputeInstance {
     pub compute_instance_id: u32,
     /// Name as nvidia-smi prints it, e.g. `1c.3g.20gb`, or the GI profile for a full-size CI.
     pub profile: String,
+    /// `NVML_COMPUTE_INSTANCE_PROFILE_*` index of its profile (see `ComputeInstanceProfile::id`).
     pub profile_id: u32,
     /// Start and size in compute slices of the parent GPU instance.
-    pub placement: Placement,
+    pub placement: ComputePlacement,
     pub multiprocessors: u32,
-    /// The MIG device UUID (`MIG-…`) that `CUDA_VISIBLE_DEVICES` accepts.
-    pub uuid: String,
+    /// The MIG device UUID (`MIG-…`) that `CUDA_VISIBLE_DEVICES` accepts; `None` when the driver
+    /// does not say (a note says why). Whatever addresses the MIG device by UUID (CDI, MPS, the
+    /// probe) refuses or skips one without it.
+    #[serde(default)]
+    pub uuid: Option<String>,
     /// Compute mode of this MIG device (with MIG on, it is set per MIG device); `None` when the
     /// driver does not say.
     #[serde(default)]
@@ -366,6 +389,35 @@ impl Gpu {
         }
     }
 
+    /// The MIG device UUID of compute instance `ci` of `gi`, for what addresses the MIG device by
+    /// it (CDI, MPS, the probe); an error naming the device and why the driver did not say.
+    pub fn mig_uuid<'a>(
+        &self,
+        gi: &GpuInstance,
+        ci: &'a ComputeInstance,
+    ) -> crate::error::Result<&'a str> {
+        if let Some(uuid) = ci.uuid.as_deref() {
+            return Ok(uuid);
+        }
+        let at = format!("{}:{}", gi.gpu_instance_id, ci.compute_instance_id);
+        let note = self.notes.iter().find(|n| {
+            n.field == "mig.instances.uuid"
+                && n.message.starts_with(&format!("compute instance {at}:"))
+        });
+        let why = note.map_or("the driver did not say", |n| n.message.as_str());
+        let e = crate::error::Error::failed(format!(
+            "GPU {} ({}): the UUID of MIG device {at} ({}) is unknown: {why}",
+            self.index, self.name, ci.profile
+        ));
+        Err(if note.is_some_and(|n| n.needs_root) {
+            e.with_hint("run the command as root: the driver tells this only to root")
+        } else {
+            e.with_hint(
+                "check the MIG device with `nvidia-smi -L`; a MIG device is addressed by its UUID",
+            )
+        })
+    }
+
     /// The note about `field`, if the backend left one.
     pub fn note(&self, field: &str) -> Option<&GpuNote> {
         self.notes.iter().find(|n| n.field == field)
@@ -399,7 +451,13 @@ impl Gpu {
             .as_deref()
             .unwrap_or_default()
             .iter()
-            .filter(move |p| gpu_instance_id.is_none() || p.gpu_instance_id == gpu_instance_id)
+            // A process whose GPU instance the driver does not say (the v1 process list) may be
+            // in any of them.
+            .filter(move |p| {
+                gpu_instance_id.is_none()
+                    || p.gpu_instance_id.is_none()
+                    || p.gpu_instance_id == gpu_instance_id
+            })
     }
 
     /// `major, minor` of the compute capability (0, 0 when unparsable).

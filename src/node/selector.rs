@@ -128,9 +128,11 @@ impl SelectorItem {
             SelectorItem::Uuid(u) => {
                 gpu.uuid.starts_with(u.as_str())
                     || gpu.mig.instances.iter().flatten().any(|gi| {
-                        gi.compute_instances
-                            .iter()
-                            .any(|ci| ci.uuid.starts_with(u.as_str()))
+                        gi.compute_instances.iter().any(|ci| {
+                            ci.uuid
+                                .as_deref()
+                                .is_some_and(|c| c.starts_with(u.as_str()))
+                        })
                     })
             }
             SelectorItem::BusId(b) => {

@@ -3,7 +3,7 @@
 //! Every changing command (`apply`, `init`, `mig apply|clear`, `mps start|stop`,
 //! `vgpu apply|clear`) and the node agent come through [`converge`].
 
-use super::desired::{Desired, Source};
+use super::desired::{Around, Desired, Source};
 use super::execute;
 use super::guard::Guard;
 use super::observe::Looker;
@@ -14,7 +14,7 @@ use crate::Context;
 use crate::error::{Error, Result};
 use crate::mig::layout::ProfileBook;
 use crate::output::Output;
-use crate::plan::{Plan, join};
+use crate::plan::{Operation, Plan};
 use std::io::{BufRead, IsTerminal};
 use std::path::Path;
 
@@ -25,6 +25,8 @@ pub struct Converge<'a> {
     pub dry_run: bool,
     /// Go ahead without asking (it is never asked without a terminal).
     pub yes: bool,
+    /// GPU clients and hooks from the command's options, added to what the source lists.
+    pub around: Around,
 }
 
 pub enum Converged {
@@ -54,13 +56,14 @@ pub fn converge(
     guard: Option<&mut Guard>,
     before_run: &mut BeforeRun,
 ) -> Result<Converged> {
-    let (desired, looker) = check(ctx, source, how.sysfs_root, !how.dry_run)?;
+    let (desired, looker) = check(ctx, source, &how.around, how.sysfs_root, !how.dry_run)?;
     let Some(guard) = guard.filter(|_| !how.dry_run) else {
         return Ok(Converged::DryRun(run::plan_now(
             ctx,
             &desired,
             &looker,
             how.options,
+            true,
         )?));
     };
     let mut outcome = plan_and_run(ctx, &desired, &looker, how, guard, before_run);
@@ -87,8 +90,13 @@ fn plan_and_run(
     guard: &mut Guard,
     before_run: &mut BeforeRun,
 ) -> Result<Applied> {
-    let plan = run::plan_now(ctx, desired, looker, how.options)?;
-    if !planner::changes_anything(&plan) && plan.blockers.is_empty() {
+    let plan = run::plan_now(ctx, desired, looker, how.options, true)?;
+    let changes = planner::changes_anything(&plan);
+    let hooks = plan
+        .changes
+        .iter()
+        .any(|c| matches!(c.operation, Operation::Hook(_)));
+    if !changes && !hooks && plan.blockers.is_empty() {
         before_run(ctx)?;
         return Ok(Applied {
             what: desired.what.clone(),
@@ -103,7 +111,7 @@ fn plan_and_run(
         ctx.out.data(&plan, |out| plan.render(out))?;
         return Err(e);
     }
-    if !how.yes && !confirm(&ctx.out, &plan)? {
+    if changes && !how.yes && !confirm(&ctx.out, &plan)? {
         return Err(Error::failed("nothing was changed: not confirmed")
             .with_hint("answer `y` to go ahead, or pass --yes"));
     }
@@ -128,16 +136,19 @@ fn plan_and_run(
     Ok(applied)
 }
 
-/// What `source` asks for, checked against the node, and how to look at the node.
+/// What `source` asks for (with the GPU clients and hooks of `around`), checked against the
+/// node, and how to look at the node.
 pub fn check(
     ctx: &mut Context,
     source: Source,
+    around: &Around,
     sysfs_root: &Path,
     learn: bool,
 ) -> Result<(Desired, Looker)> {
     let node = ctx.snapshot()?;
     let book = ProfileBook::load(ctx.backend()?, &node);
-    let desired = Desired::check_source(ctx, source, &node, &book, sysfs_root)?;
+    let mut desired = Desired::check_source(ctx, source, &node, &book, sysfs_root)?;
+    desired.around.merge(around.clone());
     let looker = Looker::new(ctx, &desired, &node, sysfs_root, learn)?;
     Ok((desired, looker))
 }
@@ -150,8 +161,8 @@ pub fn plan_only(
     sysfs_root: &Path,
     options: Options,
 ) -> Result<(Desired, Plan)> {
-    let (desired, looker) = check(ctx, source, sysfs_root, false)?;
-    let plan = run::plan_now(ctx, &desired, &looker, options)?;
+    let (desired, looker) = check(ctx, source, &Around::default(), sysfs_root, false)?;
+    let plan = run::plan_now(ctx, &desired, &looker, options, true)?;
     Ok((desired, plan))
 }
 
@@ -161,10 +172,10 @@ fn confirm(out: &Output, plan: &Plan) -> Result<bool> {
         return Ok(true);
     }
     let question = format!(
-        "{}Make these {} change(s) on GPU(s) {}? [y/N] ",
+        "{}Make these {} change(s) on {}? [y/N] ",
         plan.render(out),
         plan.changes.len(),
-        join(&plan.gpus())
+        plan.scope()
     );
     out.prompt(&question)?;
     let mut answer = String::new();

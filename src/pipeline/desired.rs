@@ -13,8 +13,10 @@
 //! A GPU a source does not cover is left alone.
 
 use crate::Context;
+use crate::clients::GpuClients;
 use crate::config::{Assignment, Config, Mode};
 use crate::error::{Error, Result};
+use crate::hooks::Hooks;
 use crate::k8s::Target;
 use crate::mig::layout::{GpuDesire, MigLayout, ProfileBook};
 use crate::mig::mig_parted::MigPartedConfig;
@@ -97,7 +99,7 @@ pub enum MpsDesire {
     Untouched,
     /// What the gpushare.toml says of the GPUs it covers: `mps` and `mig.mps` daemons, compute
     /// mode DEFAULT for time-slicing and unshared GPUs.
-    File(Config),
+    File(Box<Config>),
     /// These daemons run; a running one with other settings, or one serving the same devices,
     /// is a blocker (`mps stop` it first).
     Start(Vec<DaemonSpec>),
@@ -127,6 +129,24 @@ enum MigFile {
     MigParted(MigPartedConfig, String),
 }
 
+/// What runs around the changes of the GPUs: GPU clients stopped and started again, and
+/// mig-parted's hooks.
+#[derive(Debug, Clone, Default)]
+pub struct Around {
+    pub clients: GpuClients,
+    pub hooks: Option<Hooks>,
+}
+
+impl Around {
+    /// Add what a command's options give (`--gpu-clients-file`, `--hooks-file`).
+    pub fn merge(&mut self, other: Around) {
+        self.clients.merge(other.clients);
+        if other.hooks.is_some() {
+            self.hooks = other.hooks;
+        }
+    }
+}
+
 /// A checked desired state: what each mode is asked for.
 #[derive(Debug, Clone)]
 pub struct Desired {
@@ -138,6 +158,7 @@ pub struct Desired {
     pub vgpu: VgpuDesire,
     /// Per exchange with an MPS daemon.
     pub mps_timeout: Duration,
+    pub around: Around,
     mig_file: MigFile,
 }
 
@@ -149,6 +170,7 @@ impl Desired {
             mps: MpsDesire::Untouched,
             vgpu: VgpuDesire::default(),
             mps_timeout: crate::mps::DEFAULT_TIMEOUT,
+            around: Around::default(),
             mig_file: MigFile::None,
         }
     }
@@ -169,10 +191,14 @@ impl Desired {
         drop(assignments);
         Ok(Desired {
             mig,
-            mps: MpsDesire::File(config.clone()),
+            mps: MpsDesire::File(Box::new(config.clone())),
             vgpu: VgpuDesire {
                 layout,
                 heterogeneous: false,
+            },
+            around: Around {
+                clients: config.gpu_clients()?,
+                hooks: None,
             },
             mig_file: MigFile::Gpushare(config.clone()),
             ..Desired::new(config.source.path.display().to_string())
@@ -202,6 +228,10 @@ impl Desired {
                 let mig = from_config::desires(&config, node, book, &ctx.out)?;
                 Ok(Desired {
                     mig,
+                    around: Around {
+                        clients: config.gpu_clients()?,
+                        hooks: None,
+                    },
                     mig_file: MigFile::Gpushare(config),
                     ..Desired::new(what)
                 })

@@ -5,15 +5,18 @@
 //! converges. A GPU that must wait for a reboot (the driver cannot reset it, or the plan says so)
 //! is skipped for the rest of the plan and reported; the exit code is then 5.
 //!
-//! Driver calls go to the [`Backend`]; the other steps (MPS daemons, vGPU devices) and what
-//! happens around each step (a journal, a stop on a signal) belong to a [`Runner`]
-//! ([`steps`](super::steps) is the changing commands' one), so every sharing mode runs through
-//! this one loop.
+//! Driver calls go to the [`Backend`](crate::backend::Backend); the other steps (MPS daemons,
+//! vGPU devices, GPU clients, hooks) and what happens around each step (a journal, a stop on a
+//! signal) belong to a [`Runner`] ([`steps`](super::steps) is the changing commands' one), so
+//! every sharing mode runs through this one loop.
 //!
-//! Phases are barriers. A phase whose changes each concern one GPU ([`Phase::per_gpu`]: the MIG
-//! changes) runs on several GPUs at once, one worker per GPU, each GPU's changes in order
-//! ([`parallel`]); the other phases, and every phase with `--jobs 1`, run one change after
-//! another in plan order, consecutive resets as one call.
+//! Phases are barriers. A phase whose changes each concern one GPU
+//! ([`Phase::per_gpu`](crate::plan::Phase::per_gpu): the MIG changes) runs on several GPUs at
+//! once, one worker per GPU, each GPU's changes in order ([`parallel`]); the other phases — the
+//! [node-wide](crate::plan::Phase::node_wide) ones (GPU clients, hooks) and the resets among
+//! them — and every phase with `--jobs 1`, run one change after another in plan order on this
+//! thread, consecutive resets as one call. So no worker is making a driver call while the GPU
+//! clients stop or start, or while GPUs reset.
 
 mod gpu_run;
 mod parallel;
@@ -225,12 +228,14 @@ fn one(
     runner: &mut dyn Runner,
 ) -> StepResult {
     let change = &plan.changes[i];
-    let run = runs.entry(change.gpu).or_default();
-    let result = if run.awaiting_reboot {
+    let awaiting = runs.get(&change.gpu).is_some_and(|r| r.awaiting_reboot);
+    let result = if awaiting {
         Ok(Status::AwaitingReboot)
     } else if change.operation.is_driver_call() {
         match runner.backend() {
-            Ok(backend) => run
+            Ok(backend) => runs
+                .entry(change.gpu)
+                .or_default()
                 .driver_call(change, &*backend)
                 .map_err(StepError::Driver),
             Err(e) => Err(StepError::Other(e)),
@@ -343,8 +348,12 @@ impl<'o> Progress<'o> {
         self.seen += 1;
         let status = change.status.map_or("", Status::as_str);
         let line = format!(
-            "[{}/{}] GPU {}: {} {}: {status}",
-            self.seen, self.total, change.gpu, change.action, change.detail
+            "[{}/{}] {}: {} {}: {status}",
+            self.seen,
+            self.total,
+            change.target(),
+            change.action,
+            change.detail
         );
         match &self.bar {
             Some(bar) => {

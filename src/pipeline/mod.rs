@@ -14,13 +14,17 @@
 //!   anything changes (bad input is exit 2 with file:line:column);
 //! - [`observe`]: the node as it is — the driver's snapshot, the MPS daemons gpushare recorded (and
 //!   which answer, and daemons whose record was lost), the vGPU host;
-//! - [`planner`]: desired + observed → one [`Plan`](crate::plan::Plan) in phases: MPS daemons whose
-//!   devices MIG takes away, MIG modes, resets, MIG layouts, MPS daemons and compute modes, vGPU
-//!   devices, and last what can only be planned once those are made (`Later`). Pure;
+//! - [`planner`]: desired + observed → one [`Plan`](crate::plan::Plan) in phases: the
+//!   `apply-start` hook, MPS daemons whose devices MIG takes away, GPU clients stopped, MIG
+//!   modes, resets, MIG layouts, MPS daemons and compute modes, vGPU devices, what can only be
+//!   planned once those are made (`Later`), and last GPU clients started again and the
+//!   `apply-exit` hook. Pure;
 //! - [`execute`]: runs a plan's changes phase by phase through the backend and a
 //!   [`Runner`](execute::Runner) for the steps that are not driver calls, with progress, stopping
-//!   at the first failure; the MIG phases run on every GPU they change at once (`--jobs`);
-//! - [`steps`]: that runner — MPS daemons, vGPU devices, the journal, signals;
+//!   at the first failure; the MIG phases run on every GPU they change at once (`--jobs`), the
+//!   node-wide ones (clients, hooks) one step after another;
+//! - [`steps`]: that runner — MPS daemons, vGPU devices, GPU clients, hooks, the journal,
+//!   signals;
 //! - [`run`]: the passes: run what can run now, observe and plan again, until nothing is left;
 //! - [`verify`]: when a run is finished, and when the node does not settle (exit 3);
 //! - [`converge`]: ties them together under the node lock and journal ([`guard`]), with the signal
@@ -46,4 +50,8 @@ pub struct Options {
     /// MIG: change the mode of busy GPUs anyway (pending until a reboot); MPS: stop daemons
     /// with clients connected (they are ended); vGPU: remove devices that VMs hold.
     pub force: bool,
+    /// MIG: only the mode, no instances (`mig apply --mode-only`).
+    pub mode_only: bool,
+    /// MIG: set the mode, never reset (`mig apply --skip-reset`).
+    pub skip_reset: bool,
 }

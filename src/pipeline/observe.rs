@@ -1,9 +1,13 @@
 //! The node as the planner reads it: the driver's snapshot, the MPS daemons gpushare recorded
-//! (which of them answer, and daemons whose record was lost), and the vGPU host when the command
-//! asks for vGPUs. Nothing here changes the node.
+//! (which of them answer, and daemons whose record was lost), the vGPU host when the command
+//! asks for vGPUs, and the GPU clients (which of those listed run, and what an earlier run
+//! stopped). Nothing here changes the node.
 
 use super::desired::Desired;
 use crate::Context;
+use crate::clients::modules;
+use crate::clients::record::Stopped;
+use crate::clients::systemd::Systemctl;
 use crate::error::Result;
 use crate::mps::control::MpsControl;
 use crate::mps::query::{self, Client, PING};
@@ -29,12 +33,26 @@ pub struct Observed {
     pub mps_answering: BTreeSet<String>,
     /// The vGPU host, read when the command asks for vGPUs.
     pub vgpu: Option<Host>,
+    pub clients: ClientsSeen,
+}
+
+/// The GPU clients as they are.
+#[derive(Debug, Clone, Default)]
+pub struct ClientsSeen {
+    /// The listed services that are active.
+    pub active: BTreeSet<String>,
+    /// The listed kernel modules that are loaded.
+    pub loaded: BTreeSet<String>,
+    /// What a run stopped and did not start again (the record beside the journal).
+    pub stopped: Stopped,
 }
 
 /// How to look: the MPS control program (when the command touches MPS or daemons are recorded)
 /// and the sysfs root of the vGPU host.
 pub struct Looker {
     pub control: Option<MpsControl>,
+    /// systemctl, when services are listed or recorded as stopped.
+    pub systemctl: Option<Systemctl>,
     pub sysfs_root: PathBuf,
     /// Keep what discovery learns about vGPU type ids (changing commands).
     pub learn: bool,
@@ -69,8 +87,23 @@ impl Looker {
             // stopped.
             Err(_) => None,
         };
+        let services = !desired.around.clients.services.is_empty()
+            || !Stopped::load(&ctx.paths)?.services.is_empty();
+        let systemctl = match Systemctl::find() {
+            Ok(s) => Some(s),
+            Err(e) if services && learn => return Err(e),
+            Err(e) if services => {
+                ctx.out.warn(format!(
+                    "{}: the plan takes every listed GPU client as stopped; `apply` needs it",
+                    e.message
+                ));
+                None
+            }
+            Err(_) => None,
+        };
         Ok(Looker {
             control,
+            systemctl,
             sysfs_root: sysfs_root.to_path_buf(),
             learn,
         })
@@ -100,12 +133,43 @@ impl Looker {
         } else {
             None
         };
+        let clients = self.gpu_clients(ctx, desired)?;
         Ok(Observed {
             node,
             mps_records,
             mps_orphans,
             mps_answering,
             vgpu,
+            clients,
+        })
+    }
+
+    /// Which listed GPU clients run, and what an earlier run stopped.
+    fn gpu_clients(&self, ctx: &Context, desired: &Desired) -> Result<ClientsSeen> {
+        let listed = &desired.around.clients;
+        let mut active = BTreeSet::new();
+        if let Some(systemctl) = &self.systemctl {
+            for unit in &listed.services {
+                if systemctl.is_active(unit)? {
+                    active.insert(unit.clone());
+                }
+            }
+        }
+        let loaded = if listed.modules.is_empty() {
+            BTreeSet::new()
+        } else {
+            let now = modules::loaded(&self.sysfs_root);
+            listed
+                .modules
+                .iter()
+                .filter(|m| now.contains(*m))
+                .cloned()
+                .collect()
+        };
+        Ok(ClientsSeen {
+            active,
+            loaded,
+            stopped: Stopped::load(&ctx.paths)?,
         })
     }
 

@@ -11,22 +11,26 @@ use super::steps::Steps;
 use super::verify::{self, Verdict};
 use super::{Options, planner};
 use crate::Context;
+use crate::clients::Client;
+use crate::clients::record::Stopped;
 use crate::error::{Error, Exit, Result};
+use crate::hooks::HookPoint;
 use crate::mps::MpsOptions;
-use crate::plan::{Blocker, Operation, Plan, Status};
+use crate::plan::{Blocker, Change, Operation, Plan, Status};
 
 /// Observe the node and plan; MPS daemons to stop that have clients connected are blockers
-/// (unless --force).
+/// (unless --force). `first`: the first plan of a run (see [`planner::plan`]).
 pub fn plan_now(
     ctx: &mut Context,
     desired: &Desired,
     looker: &Looker,
     options: Options,
+    first: bool,
 ) -> Result<Plan> {
     let seen = looker.observe(ctx, desired)?;
     let refreshed = desired.resolve_later(ctx, &seen.node)?;
     let desired = refreshed.as_ref().unwrap_or(desired);
-    let mut plan = planner::plan(desired, &seen, &ctx.paths, options)?;
+    let mut plan = planner::plan(desired, &seen, &ctx.paths, options, first)?;
     if !options.force {
         for change in &plan.changes {
             let Operation::StopMpsDaemon(spec) = &change.operation else {
@@ -81,12 +85,12 @@ impl Applied {
         })
     }
 
-    /// The changes made.
+    /// The changes made (hooks that ran are not changes).
     pub fn done(&self) -> usize {
         self.made
             .changes
             .iter()
-            .filter(|c| c.status == Some(Status::Done))
+            .filter(|c| c.status == Some(Status::Done) && c.operation.changes_the_node())
             .count()
     }
 
@@ -100,7 +104,8 @@ impl Applied {
 }
 
 /// Run `first` (planned and shown already), then plan and run again until the node is as
-/// desired. Takes the lock's journal and the signal trap of the caller.
+/// desired. Takes the lock's journal and the signal trap of the caller. Whatever stops the run,
+/// the GPU clients it stopped are started again and the `apply-exit` hook runs (`finish`).
 pub fn apply(
     ctx: &mut Context,
     desired: &Desired,
@@ -121,6 +126,8 @@ pub fn apply(
     let mut steps = Steps::new(ctx, looker, mps, &mut guard.journal, trap);
     for pass in 0.. {
         match verify::check(&plan, pass) {
+            // A run with nothing to change still runs its hooks, once.
+            Verdict::Done if pass == 0 && has_hooks(&plan) => {}
             Verdict::Done => {
                 for gpu in &plan.reboot_gpus {
                     made.mark_reboot(*gpu);
@@ -143,7 +150,7 @@ pub fn apply(
             error = Some(e);
             break;
         }
-        plan = match plan_now(steps.ctx, desired, looker, options) {
+        plan = match plan_now(steps.ctx, desired, looker, options, false) {
             Ok(p) => p,
             Err(e) => {
                 error = Some(e);
@@ -151,9 +158,88 @@ pub fn apply(
             }
         };
     }
+    if error.is_some() {
+        finish(&mut steps, desired, &mut made, &out);
+    }
     Applied {
         what: desired.what.clone(),
         made,
         error,
+    }
+}
+
+fn has_hooks(plan: &Plan) -> bool {
+    plan.changes
+        .iter()
+        .any(|c| matches!(c.operation, Operation::Hook(_)))
+}
+
+/// After a run that stopped early (a failure, a signal): start again the GPU clients gpushare
+/// stopped (the record knows them, also those of an earlier run) and run `apply-exit`, as
+/// mig-parted defers it — unless `apply-start` failed, or `apply-exit` ran already. Each step
+/// runs on its own, past a signal; what fails is said, and the run's own error stands.
+fn finish(steps: &mut Steps, desired: &Desired, made: &mut Plan, out: &crate::output::Output) {
+    let ran = |point: HookPoint, statuses: &[Status]| {
+        made.changes.iter().any(|c| match &c.operation {
+            Operation::Hook(h) => {
+                h.point == point && c.status.is_some_and(|s| statuses.contains(&s))
+            }
+            _ => false,
+        })
+    };
+    let failed_starts: Vec<Client> = made
+        .changes
+        .iter()
+        .filter(|c| c.status == Some(Status::Failed))
+        .filter_map(|c| match &c.operation {
+            Operation::StartClient(client) => Some(client.clone()),
+            _ => None,
+        })
+        .collect();
+    let mut changes: Vec<Change> = match Stopped::load(&steps.ctx.paths) {
+        Ok(record) => record
+            .services
+            .iter()
+            .map(|s| Client::Service(s.clone()))
+            .chain(record.modules.iter().map(|m| Client::Module(m.clone())))
+            .rev()
+            .filter(|c| !failed_starts.contains(c))
+            .map(|c| {
+                let detail = format!("{c} again (the run stopped early)");
+                Change::node_wide(Operation::StartClient(c), detail)
+            })
+            .collect(),
+        Err(e) => {
+            out.warn(e.message);
+            Vec::new()
+        }
+    };
+    let start_failed = ran(HookPoint::ApplyStart, &[Status::Failed]);
+    // Not when it ran (`not run` after the failure before it is not having run).
+    let exit_ran = ran(HookPoint::ApplyExit, &[Status::Done, Status::Failed]);
+    if !start_failed
+        && !exit_ran
+        && let Some(hook) = desired
+            .around
+            .hooks
+            .as_ref()
+            .and_then(|h| h.at(HookPoint::ApplyExit))
+    {
+        let detail = hook.describe();
+        changes.push(Change::node_wide(Operation::Hook(Box::new(hook)), detail));
+    }
+    if changes.is_empty() {
+        return;
+    }
+    steps.finishing = true;
+    for change in changes {
+        let mut one = Plan {
+            changes: vec![change],
+            ..Plan::default()
+        };
+        if let Err(e) = execute::execute_with(&mut one, steps, out) {
+            out.warn(e.message);
+        }
+        made.changes.extend(one.changes);
     }
 }

@@ -1,11 +1,16 @@
 //! The changing commands' [`Runner`]: driver calls go to the backend, MPS daemons to
-//! `mps::daemon`/`mps::stop`, vGPU devices to `vgpu::make`. Every step is journalled before and
-//! after it runs (on disk before it runs), and a SIGINT/SIGTERM stops the run before the next one.
+//! `mps::daemon`/`mps::stop`, vGPU devices to `vgpu::make`, GPU clients to systemctl and
+//! modprobe (with the record of what is stopped), hooks to `hooks`. Every step is journalled
+//! before and after it runs (on disk before it runs), and a SIGINT/SIGTERM stops the run before
+//! the next one (but for the steps that finish a run that stopped early).
 
 use super::observe::Looker;
 use super::signals::Trap;
 use crate::Context;
 use crate::backend::SharedBackend;
+use crate::clients::record::Stopped;
+use crate::clients::systemd::Systemctl;
+use crate::clients::{Client, modules};
 use crate::error::{Error, Result};
 use crate::journal::{Event, Journal};
 use crate::mps::MpsOptions;
@@ -14,12 +19,13 @@ use crate::mps::daemon::start_daemon;
 use crate::mps::stop::stop_daemon;
 use crate::pipeline::execute::Runner;
 use crate::plan::{Change, Operation};
+use crate::vgpu::mdevctl;
 use crate::vgpu::sysfs::SysfsRoot;
 use crate::vgpu::writer::SysfsWriter;
 
 /// `GPU 0: create_gpu_instance (1g.5gb at 0:1)`, as the journal records a step.
 pub fn describe(change: &Change) -> String {
-    format!("GPU {}: {} ({})", change.gpu, change.action, change.detail)
+    format!("{}: {} ({})", change.target(), change.action, change.detail)
 }
 
 /// The runner of a changing command: the driver, MPS daemons, vGPU sysfs, the journal, the trap.
@@ -29,6 +35,8 @@ pub struct Steps<'a> {
     pub mps: MpsOptions,
     pub journal: &'a mut Journal,
     pub trap: &'a Trap,
+    /// Finishing a run that stopped early: a signal received does not stop these steps.
+    pub finishing: bool,
     writer: Option<SysfsWriter>,
 }
 
@@ -46,8 +54,38 @@ impl<'a> Steps<'a> {
             mps,
             journal,
             trap,
+            finishing: false,
             writer: None,
         }
+    }
+
+    fn systemctl(&self) -> Result<Systemctl> {
+        match &self.looker.systemctl {
+            Some(s) => Ok(s.clone()),
+            None => Systemctl::find(),
+        }
+    }
+
+    /// Stop (`running: false`) or start a GPU client: the record first when stopping (a crash
+    /// after the stop must leave it recorded), last when starting.
+    fn client(&mut self, change: &Change, client: &Client, running: bool) -> Result<()> {
+        let action = change.operation.action();
+        self.ctx.backend()?.fault_before(action)?;
+        if !running {
+            Stopped::set(&self.ctx.paths, client, true)?;
+        }
+        match (client, running) {
+            (Client::Service(unit), false) => self.systemctl()?.stop(unit)?,
+            (Client::Service(unit), true) => self.systemctl()?.start(unit)?,
+            (Client::Module(name), false) => modules::unload(name)?,
+            (Client::Module(name), true) => modules::load(name)?,
+        }
+        self.ctx.backend()?.client_changed(client, running)?;
+        if running {
+            Stopped::set(&self.ctx.paths, client, false)?;
+        }
+        self.ctx.backend()?.fault_after(action);
+        Ok(())
     }
 
     fn mps_control(&self) -> Result<MpsControl> {
@@ -66,12 +104,26 @@ impl<'a> Steps<'a> {
             return Err(Error::failed("no sysfs writer"));
         };
         let uuid = crate::vgpu::make::run_step(step, writer)?;
-        if let Some(uuid) = uuid {
+        if let Some(uuid) = &uuid {
             self.ctx.out.note(format!(
                 "GPU {}: {}",
                 change.gpu,
-                step.describe(true, Some(&uuid))
+                step.describe(true, Some(uuid))
             ));
+        }
+        // Kept across reboots by mdevctl, when it is installed.
+        let persisted = match (step, &uuid) {
+            (crate::vgpu::plan::Step::CreateMdev { .. }, Some(uuid)) => mdevctl::define(uuid)
+                .map(|r| r.map_err(|e| format!("{e}: {uuid} is not kept across reboots"))),
+            (crate::vgpu::plan::Step::RemoveMdev { uuid, .. }, _) => {
+                mdevctl::undefine(uuid).map(|r| {
+                    r.map_err(|e| format!("{e}: its definition may bring {uuid} back at boot"))
+                })
+            }
+            _ => None,
+        };
+        if let Some(Err(why)) = persisted {
+            self.ctx.out.warn(why);
         }
         Ok(())
     }
@@ -115,6 +167,9 @@ impl Runner for Steps<'_> {
                 ));
                 Ok(())
             }
+            Operation::StopClient(client) => self.client(change, client, false),
+            Operation::StartClient(client) => self.client(change, client, true),
+            Operation::Hook(hook) => hook.run(&self.ctx.out),
             Operation::Vgpu(step) => {
                 // The simulator's fault injection reaches these steps too (tests).
                 let action = change.operation.action();
@@ -131,7 +186,7 @@ impl Runner for Steps<'_> {
     }
 
     fn before(&mut self, change: &Change) -> Result<()> {
-        if let Some(signal) = self.trap.received() {
+        if let Some(signal) = self.trap.received().filter(|_| !self.finishing) {
             return Err(Error::failed(format!(
                 "stopped by {signal} before {}",
                 describe(change)

@@ -4,12 +4,15 @@
 //! Planners are pure (desired state + observed [`Node`](crate::node::Node) → [`Plan`]); the
 //! pipeline's executor ([`pipeline::execute`](crate::pipeline::execute)) runs a plan through the
 //! [`Backend`](crate::backend::Backend), and the steps that are not driver calls (MPS daemons,
-//! vGPU devices) through its runner. The JSON form is a contract: `{"changes": [{"gpu",
-//! "action", "detail"}], "reboot_required", "reboot_gpus", "blockers": [{"gpu", "message",
-//! "hint"}]}`. Every sharing mode and every changing command plans into this one type, so `plan`
-//! and `--dry-run` show exactly what runs.
+//! vGPU devices, GPU clients, hooks) through its runner. The JSON form is a contract:
+//! `{"changes": [{"gpu", "action", "detail"}], "reboot_required", "reboot_gpus", "blockers":
+//! [{"gpu", "message", "hint"}]}`; `gpu` is `null` for the steps that act on the whole node (GPU
+//! clients, hooks: [`Phase::node_wide`]). Every sharing mode and every changing command plans
+//! into this one type, so `plan` and `--dry-run` show exactly what runs.
 
 use crate::backend::DeviceRef;
+use crate::clients::Client;
+use crate::hooks::{Hook, HookPoint};
 use crate::mps::settings::DaemonSpec;
 use crate::node::{ComputeMode, MigMode, Placement};
 use crate::output::{Output, Style, table};
@@ -49,6 +52,13 @@ pub enum Operation {
     StartMpsDaemon(Box<DaemonSpec>),
     /// A vGPU step on the host's sysfs.
     Vgpu(Box<crate::vgpu::plan::Step>),
+    /// Stop a GPU client (a systemd unit; a kernel module is unloaded) before changes that need
+    /// the GPUs free.
+    StopClient(Client),
+    /// Start a GPU client gpushare stopped (a kernel module is loaded again).
+    StartClient(Client),
+    /// Run a hook of mig-parted's hooks file.
+    Hook(Box<Hook>),
     /// A change that can only be planned exactly once the changes before it are made (MPS
     /// daemons on MIG devices that do not exist yet, vGPUs on virtual functions SR-IOV will
     /// create). It shows what will happen; `apply` plans it again when it gets there. The
@@ -58,16 +68,24 @@ pub enum Operation {
 
 /// Where a change runs in a plan: every change of a phase comes before those of the next phase,
 /// and within a phase each GPU's changes keep their order. Phases are what a runner that works
-/// on several GPUs at once (or stops services around resets) must keep across GPUs.
+/// on several GPUs at once must keep across GPUs. The [node-wide](Phase::node_wide) phases hold
+/// only steps that act on the whole node (GPU clients, hooks), in the order given.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Phase {
+    /// Node-wide: the `apply-start` hook.
+    Begin,
     /// MPS daemons whose devices the MIG changes take away, and stopping MPS daemons whose
     /// record was lost.
     StopDaemons,
+    /// Node-wide: GPU clients stopped (services, then kernel modules), then the
+    /// `pre-apply-mode` hook.
+    StopClients,
     /// MIG mode changes, and the destroys a MIG disable needs before it.
     MigModes,
     /// Resets of GPUs whose MIG mode is pending (consecutive resets run as one call).
     Resets,
+    /// Node-wide: the `pre-apply-config` hook.
+    BeforeLayouts,
     /// MIG GPU and compute instances destroyed and created.
     MigLayouts,
     /// MPS daemons stopped and started, compute modes set.
@@ -76,18 +94,33 @@ pub enum Phase {
     Vgpu,
     /// Changes planned exactly only once the others are made.
     Later,
+    /// Node-wide: GPU clients started again (kernel modules, then services, the reverse of
+    /// their stop), then the `apply-exit` hook.
+    End,
 }
 
 impl Phase {
     /// Whether each change of the phase concerns its GPU alone, so that the executor may run
     /// the phase on several GPUs at once (each GPU's changes in order). True only for the
     /// driver's MIG changes. Resets go to the driver together; MPS daemons can serve several
-    /// GPUs and share their records; vGPU steps share the host's sysfs; a phase added for the
-    /// whole node runs one change after another too.
+    /// GPUs and share their records; vGPU steps share the host's sysfs; the
+    /// [node-wide](Phase::node_wide) phases run one change after another too.
     pub fn per_gpu(self) -> bool {
         matches!(self, Phase::MigModes | Phase::MigLayouts)
     }
+
+    /// Whether the phase holds only steps that act on the whole node, not on one GPU: a runner
+    /// runs them one after the other, outside any GPU's own order.
+    pub fn node_wide(self) -> bool {
+        matches!(
+            self,
+            Phase::Begin | Phase::StopClients | Phase::BeforeLayouts | Phase::End
+        )
+    }
 }
+
+/// The `gpu` of a node-wide change: no GPU (`null` in JSON, `-` in tables).
+pub const NODE: u32 = u32::MAX;
 
 /// A GPU instance a change acts on: one that exists, or the one an earlier change of the same
 /// plan creates at a placement (its id is known only once the driver made it).
@@ -118,6 +151,11 @@ impl Operation {
                 crate::vgpu::plan::Step::CreateMdev { .. }
                 | crate::vgpu::plan::Step::SetVfType { .. } => "create_vgpu",
             },
+            Operation::StopClient(Client::Service(_)) => "stop_service",
+            Operation::StopClient(Client::Module(_)) => "unload_module",
+            Operation::StartClient(Client::Service(_)) => "start_service",
+            Operation::StartClient(Client::Module(_)) => "load_module",
+            Operation::Hook(_) => "hook",
             Operation::Later(action) => action,
         }
     }
@@ -136,7 +174,23 @@ impl Operation {
             | Operation::StartMpsDaemon(_) => Phase::Daemons,
             Operation::Vgpu(_) => Phase::Vgpu,
             Operation::Later(_) => Phase::Later,
+            Operation::StopClient(_) => Phase::StopClients,
+            Operation::StartClient(_) => Phase::End,
+            Operation::Hook(hook) => match hook.point {
+                HookPoint::ApplyStart => Phase::Begin,
+                HookPoint::PreApplyMode => Phase::StopClients,
+                HookPoint::PreApplyConfig => Phase::BeforeLayouts,
+                HookPoint::ApplyExit => Phase::End,
+            },
         }
+    }
+
+    /// Whether it acts on the whole node rather than on one GPU.
+    pub fn is_node_wide(&self) -> bool {
+        matches!(
+            self,
+            Operation::StopClient(_) | Operation::StartClient(_) | Operation::Hook(_)
+        )
     }
 
     /// Whether the driver makes it (the other operations go to the runner's own steps).
@@ -147,19 +201,24 @@ impl Operation {
                 | Operation::StartMpsDaemon(_)
                 | Operation::Vgpu(_)
                 | Operation::Later(_)
-        )
+        ) && !self.is_node_wide()
     }
 
     /// Whether running it changes the node (not a note about a reboot, not a change planned for
-    /// later).
+    /// later, not a hook: hooks run around changes, whatever they do is the hook's business).
     pub fn changes_the_node(&self) -> bool {
-        !matches!(self, Operation::AwaitReboot | Operation::Later(_))
+        !matches!(
+            self,
+            Operation::AwaitReboot | Operation::Later(_) | Operation::Hook(_)
+        )
     }
 }
 
 /// One change of a plan.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Change {
+    /// The GPU it acts on; [`NODE`] for a node-wide step (JSON `null`).
+    #[serde(serialize_with = "gpu_or_null")]
     pub gpu: u32,
     pub action: &'static str,
     /// What it does, in words.
@@ -190,9 +249,35 @@ impl Change {
         }
     }
 
+    /// A step that acts on the whole node (GPU clients, hooks).
+    pub fn node_wide(operation: Operation, detail: impl Into<String>) -> Self {
+        Change::new(NODE, operation, detail)
+    }
+
     /// The same change in another phase (a destroy that a MIG disable needs first).
     pub fn in_phase(self, phase: Phase) -> Self {
         Change { phase, ..self }
+    }
+
+    pub fn is_node_wide(&self) -> bool {
+        self.gpu == NODE
+    }
+
+    /// `GPU 3`, or `node` for a node-wide step: what it acts on, for messages.
+    pub fn target(&self) -> String {
+        if self.is_node_wide() {
+            "node".to_string()
+        } else {
+            format!("GPU {}", self.gpu)
+        }
+    }
+}
+
+fn gpu_or_null<S: serde::Serializer>(gpu: &u32, s: S) -> std::result::Result<S::Ok, S::Error> {
+    if *gpu == NODE {
+        s.serialize_none()
+    } else {
+        s.serialize_u32(*gpu)
     }
 }
 
@@ -258,10 +343,28 @@ impl Plan {
 
     /// The GPUs the plan changes.
     pub fn gpus(&self) -> Vec<u32> {
-        let mut gpus: Vec<u32> = self.changes.iter().map(|c| c.gpu).collect();
+        let mut gpus: Vec<u32> = self
+            .changes
+            .iter()
+            .filter(|c| !c.is_node_wide())
+            .map(|c| c.gpu)
+            .collect();
         gpus.sort_unstable();
         gpus.dedup();
         gpus
+    }
+
+    /// What the plan changes, for messages: `GPU(s) 0, 2`, `the node` (only node-wide steps), or
+    /// `GPU(s) 0 and the node`.
+    pub fn scope(&self) -> String {
+        let gpus = self.gpus();
+        let node = self.changes.iter().any(Change::is_node_wide);
+        match (gpus.is_empty(), node) {
+            (false, false) => format!("GPU(s) {}", join(&gpus)),
+            (false, true) => format!("GPU(s) {} and the node", join(&gpus)),
+            (true, true) => "the node".to_string(),
+            (true, false) => "no GPU".to_string(),
+        }
     }
 
     /// The table form: one row per change, then blockers and the reboot note.
@@ -279,7 +382,12 @@ impl Plan {
                 .changes
                 .iter()
                 .map(|c| {
-                    let mut row = vec![c.gpu.to_string(), c.action.to_string(), c.detail.clone()];
+                    let gpu = if c.is_node_wide() {
+                        "-".to_string()
+                    } else {
+                        c.gpu.to_string()
+                    };
+                    let mut row = vec![gpu, c.action.to_string(), c.detail.clone()];
                     if with_status {
                         row.push(c.status.map_or("", Status::as_str).to_string());
                     }
@@ -349,5 +457,27 @@ mod tests {
         );
         assert!(!plan.is_converged());
         assert!(Plan::default().is_converged());
+    }
+
+    #[test]
+    fn a_node_wide_step_is_on_no_gpu() {
+        let stop = Change::node_wide(
+            Operation::StopClient(Client::Service("nvsm.service".into())),
+            "nvsm.service",
+        );
+        assert_eq!(stop.phase, Phase::StopClients);
+        assert!(stop.phase.node_wide() && stop.is_node_wide());
+        assert_eq!(stop.target(), "node");
+        let plan = Plan {
+            changes: vec![stop],
+            ..Plan::default()
+        };
+        assert!(plan.gpus().is_empty());
+        assert_eq!(plan.scope(), "the node");
+        assert_eq!(
+            serde_json::to_value(&plan).unwrap()["changes"][0],
+            serde_json::json!({"gpu": null, "action": "stop_service", "detail": "nvsm.service"})
+        );
+        assert!(!Phase::MigModes.node_wide());
     }
 }

@@ -178,9 +178,17 @@ fn devices(gpu: &Gpu, notes: &mut Vec<String>) -> Result<Vec<Device>> {
             ));
         }
         for ci in &gi.compute_instances {
+            // The worker sees a MIG device only through its UUID (CUDA_VISIBLE_DEVICES).
+            let uuid = match gpu.mig_uuid(gi, ci) {
+                Ok(uuid) => uuid.to_string(),
+                Err(e) => {
+                    notes.push(format!("{}; it is not probed", e.message));
+                    continue;
+                }
+            };
             out.push(Device {
                 kind: TargetKind::Mig,
-                uuid: ci.uuid.clone(),
+                uuid,
                 name: ci.profile.clone(),
                 memory_mib: gi.memory_mib,
                 multiprocessors: Some(ci.multiprocessors),
@@ -447,6 +455,28 @@ mod tests {
         assert_eq!(three.promise.multiprocessors, Some(42));
         assert!(three.uuid.starts_with("MIG-"));
         assert_eq!(three.label(), "GPU 1 MIG 3g.20gb");
+    }
+
+    #[test]
+    fn a_mig_device_without_a_known_uuid_is_skipped_with_a_note() {
+        let mut node = with_mig("dgx-a100", 1, &[(9, 4), (19, 0)]);
+        let gi = &mut node.gpus[1].mig.instances.as_mut().unwrap()[0];
+        gi.compute_instances[0].uuid = None;
+        let src = Sources {
+            node: &node,
+            config: None,
+            daemons: &[],
+            pipe_dir: None,
+        };
+        let (targets, notes) = discover_all(&src);
+        let migs = targets.iter().filter(|t| t.kind == TargetKind::Mig).count();
+        assert_eq!(migs, 1, "the other MIG device is still probed");
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(
+            notes[0].starts_with("GPU 1 (NVIDIA A100-SXM4-40GB): the UUID of MIG device ")
+                && notes[0].ends_with("is unknown: the driver did not say; it is not probed"),
+            "{notes:?}"
+        );
     }
 
     #[test]

@@ -18,6 +18,7 @@ pub mod in_use;
 pub mod input;
 pub mod make;
 pub mod mdev;
+pub mod mdevctl;
 pub mod plan;
 pub mod registry;
 pub mod session;

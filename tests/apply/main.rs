@@ -2,11 +2,15 @@
 //! plan, re-runs that change nothing, faults at every step, crashes, signals, the node lock.
 
 mod all_gpus;
+mod boot;
+mod clients;
 #[path = "../common/mod.rs"]
 mod common;
 mod every_command;
+mod hooks;
 mod init;
 mod interrupt;
+mod mig_flags;
 mod node;
 
 use common::vgpu_host::*;

@@ -1,5 +1,6 @@
 //! A simulated node for the `apply` and `init` tests: its state file, its own state root, the
-//! stand-in `nvidia-cuda-mps-control` first on PATH.
+//! stand-ins of tests/support/bin first on PATH (`nvidia-cuda-mps-control`, and `systemctl`,
+//! `modprobe`, `mdevctl` with their state in the node's directory and one log of their calls).
 
 use super::common::*;
 use assert_cmd::Command;
@@ -89,7 +90,49 @@ impl Node {
         c.env("PATH", std::env::join_paths(paths).unwrap());
         c.env("MPS_STANDIN_LOG", self.dir.path().join("mps.jsonl"));
         c.env("MPS_STANDIN_LIFETIME", "120");
+        c.env("STANDIN_LOG", self.standin_log_path());
+        c.env("SYSTEMCTL_STANDIN_DIR", self.dir.path());
+        c.env("MODPROBE_STANDIN_MODULES", self.modules_path());
+        c.env("MDEVCTL_STANDIN_DIR", self.dir.path().join("mdevctl"));
         c
+    }
+
+    /// The calls of the stand-ins (and of hooks that write there), one per line.
+    pub fn standin_log_path(&self) -> PathBuf {
+        self.dir.path().join("standin.log")
+    }
+
+    pub fn standin_log(&self) -> Vec<String> {
+        std::fs::read_to_string(self.standin_log_path())
+            .unwrap_or_default()
+            .lines()
+            .map(str::to_string)
+            .collect()
+    }
+
+    /// Forget the calls logged so far.
+    pub fn clear_log(&self) {
+        let _ = std::fs::remove_file(self.standin_log_path());
+    }
+
+    /// The stand-in systemd's units and their states.
+    pub fn set_units(&self, units: &[(&str, &str)]) {
+        let map: BTreeMap<&str, &str> = units.iter().copied().collect();
+        std::fs::write(
+            self.dir.path().join("units.json"),
+            serde_json::to_string(&map).unwrap(),
+        )
+        .unwrap();
+    }
+
+    pub fn units(&self) -> BTreeMap<String, String> {
+        serde_json::from_str(&std::fs::read_to_string(self.dir.path().join("units.json")).unwrap())
+            .unwrap()
+    }
+
+    /// The stand-in kernel's `/proc/modules` (what `--sysfs-root <node dir>/host` reads too).
+    pub fn modules_path(&self) -> PathBuf {
+        self.dir.path().join("host/proc/modules")
     }
 
     /// Run, assert success; stderr.
@@ -179,6 +222,9 @@ pub fn mig_devices(detect: &Value) -> BTreeMap<u64, Vec<String>> {
     out
 }
 
+/// The `gpu` of a node-wide step (`null` in JSON) in [`actions`].
+pub const NODE: u64 = u64::MAX;
+
 /// The `(gpu, action)` pairs of a plan's JSON.
 pub fn actions(plan: &Value) -> Vec<(u64, String)> {
     plan["changes"]
@@ -186,10 +232,11 @@ pub fn actions(plan: &Value) -> Vec<(u64, String)> {
         .unwrap()
         .iter()
         .map(|c| {
-            (
-                c["gpu"].as_u64().unwrap(),
-                c["action"].as_str().unwrap().to_string(),
-            )
+            let gpu = match &c["gpu"] {
+                Value::Null => NODE,
+                gpu => gpu.as_u64().unwrap(),
+            };
+            (gpu, c["action"].as_str().unwrap().to_string())
         })
         .collect()
 }

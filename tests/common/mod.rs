@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod cuda_standin;
+pub mod nvml_standin;
 pub mod snapshot;
 pub mod vgpu_host;
 

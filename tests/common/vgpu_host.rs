@@ -318,7 +318,8 @@ impl FakeHost {
     }
 
     /// `gpushare --sim <node> vgpu ARGS --sysfs-root <tree>`, with the stand-in sriov-manage
-    /// first on PATH and state kept in the test's directory.
+    /// first on PATH (then tests/support/bin: the stand-in mdevctl keeps its definitions in
+    /// [`FakeHost::mdevctl_dir`]) and state kept in the test's directory.
     pub fn vgpu(&self, args: &[&str]) -> Command {
         self.vgpu_with_state(&self.state_root(), args)
     }
@@ -327,11 +328,14 @@ impl FakeHost {
     pub fn vgpu_with_state(&self, state_root: &Path, args: &[&str]) -> Command {
         let mut cmd = super::gpushare();
         let path = format!(
-            "{}:{}",
+            "{}:{}:{}",
             self.dir.path().join("bin").display(),
+            super::repo().join("tests/support/bin").display(),
             std::env::var("PATH").unwrap_or_default()
         );
         cmd.env("PATH", path)
+            .env("MDEVCTL_STANDIN_DIR", self.mdevctl_dir())
+            .env("STANDIN_LOG", self.dir.path().join("standin.log"))
             .arg("--sim")
             .arg(self.dir.path().join("node.toml"))
             .arg("--state-root")
@@ -341,6 +345,23 @@ impl FakeHost {
             .arg("--sysfs-root")
             .arg(self.root());
         cmd
+    }
+
+    /// The mdev devices the stand-in mdevctl has definitions of (their UUIDs, sorted).
+    pub fn mdevctl_dir(&self) -> PathBuf {
+        self.dir.path().join("mdevctl")
+    }
+
+    pub fn defined(&self) -> Vec<String> {
+        let mut uuids: Vec<String> = std::fs::read_dir(self.mdevctl_dir())
+            .map(|d| {
+                d.flatten()
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .collect()
+            })
+            .unwrap_or_default();
+        uuids.sort();
+        uuids
     }
 
     /// Write a file in the test directory (configs).

@@ -414,6 +414,29 @@ fn toml_cases() -> Vec<Case> {
     for (name, text, place) in structural {
         v.push(t(name, text, place));
     }
+    // GPU clients: names given to systemctl and modprobe as root, never options or patterns.
+    for (key, value) in [
+        ("systemd", "\"--now\""),
+        ("systemd", "\"nvsm*.service\""),
+        ("systemd", "\"../../x.service\""),
+        ("systemd", "\"a b.service\""),
+        ("systemd", "\"\\u001b[2J.service\""),
+        ("systemd", "1"),
+        ("modules", "\"-r\""),
+        ("modules", "\"nvidia drm\""),
+        ("modules", "\"\""),
+    ] {
+        v.push(t(
+            &format!("[clients] {key} = [{value}]"),
+            format!("{TOML_MIG}\n[clients]\n{key} = [{value}]\n"),
+            Place::Line(7),
+        ));
+    }
+    v.push(t(
+        "an unknown key in [clients]",
+        format!("{TOML_MIG}\n[clients]\nservices = []\n"),
+        Place::Line(7),
+    ));
     v.push(case(
         Kind::Toml,
         "bytes that are not UTF-8",
@@ -877,6 +900,7 @@ const SIM_STATE: &str = r#"{
       "persistence_mode": true,
       "mig_current": "enabled",
       "mig_pending": "enabled",
+      "mig_serial": 1,
       "instances": [
         {
           "id": 1,
@@ -896,8 +920,7 @@ const SIM_STATE: &str = r#"{
       "processes": []
     }
   ],
-  "holders": [],
-  "mig_serial": 1
+  "holders": []
 }
 "#;
 
@@ -950,7 +973,10 @@ fn sim_state_cases() -> Vec<Case> {
             "      \"processes\": [{\"pid\": 1, \"name\": \"p\", \"used_memory_mib\": 1, \"gpu_instance_id\": 99, \"compute_instance_id\": 0}]",
         ),
         ("\"holders\"", "  \"holders\": [{\"bogus\": 1}],"),
-        ("\"mig_serial\"", "  \"mig_serial\": -1,\n  \"bogus\": 1"),
+        (
+            "\"mig_serial\"",
+            "      \"mig_serial\": -1,\n      \"bogus\": 1,",
+        ),
         ("\"uuid\": \"GPU", "      \"uuid\": \"GPU-\u{1b}[2J\","),
     ] {
         let line = line_of(needle);

@@ -21,8 +21,9 @@ pub const DELAY_ENV: &str = "GPUSHARE_SIM_DELAY_MS";
 /// The operations that can be made to fail: the driver's, and the steps gpushare takes outside
 /// it ([`Backend::fault_before`](crate::backend::Backend::fault_before)). `start_mps_daemon` is
 /// the daemon's launch (a crash after it leaves a daemon without its record), `stop_mps_daemon`
-/// its `quit` (a crash after it leaves a record of a daemon that is gone).
-pub const OPERATIONS: [&str; 12] = [
+/// its `quit` (a crash after it leaves a record of a daemon that is gone). The GPU clients'
+/// steps (`stop_service`…) fail before their program runs and crash once it ran.
+pub const OPERATIONS: [&str; 16] = [
     "set_mig_mode",
     "reset",
     "create_gpu_instance",
@@ -35,6 +36,10 @@ pub const OPERATIONS: [&str; 12] = [
     "enable_sriov",
     "create_vgpu",
     "remove_vgpu",
+    "stop_service",
+    "start_service",
+    "unload_module",
+    "load_module",
 ];
 
 #[derive(Debug, Default)]

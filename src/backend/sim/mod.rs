@@ -147,16 +147,19 @@ impl SimBackend {
         let name = op.name();
         self.faults.check(name)?;
         self.faults.wait();
-        let answer = {
-            let mut kept = self.kept();
-            let Kept { state, store } = &mut *kept;
-            op.apply_then(state, |s| match store {
-                Some(store) => store.append(s, &op),
-                None => Ok(()),
-            })?
-        };
+        let answer = self.record(&op)?;
         self.faults.after(name);
         Ok(answer)
+    }
+
+    /// Make a change and its log line together, under the lock.
+    fn record(&self, op: &SimOp) -> DriverResult<Answer> {
+        let mut kept = self.kept();
+        let Kept { state, store } = &mut *kept;
+        op.apply_then(state, |s| match store {
+            Some(store) => store.append(s, op),
+            None => Ok(()),
+        })
     }
 }
 
@@ -171,6 +174,19 @@ impl Drop for SimBackend {
             let _ = store.write(&mut kept.state);
         }
     }
+}
+
+/// For a program that serves the same simulated node without this backend, reading and writing
+/// FILE itself a change at a time (the NVML stand-in of the tests): bring a state it read from
+/// FILE up to date with the calls logged beside it (a `gpushare --sim-state` that died).
+pub fn catch_up(path: &Path, state: &mut SimState) -> Result<()> {
+    Store::new(path).catch_up(state)
+}
+
+/// For such a program: write all of `state` to FILE as a command's flush does, under a new id
+/// with the log emptied, so that no call logged before is replayed onto it.
+pub fn write_state(path: &Path, state: &mut SimState) -> DriverResult<()> {
+    Store::new(path).write(state)
 }
 
 /// A preset name, or the path of a node file.
@@ -297,6 +313,13 @@ impl Backend for SimBackend {
 
     fn fault_after(&self, step: &'static str) {
         self.faults.after(step);
+    }
+
+    fn client_changed(&self, client: &crate::clients::Client, running: bool) -> DriverResult<()> {
+        // Logged like a driver call, so a crash right after the `systemctl stop` keeps it; the
+        // runner injects the step's faults around the program it runs.
+        self.record(&SimOp::client_changed(client, running))
+            .map(drop)
     }
 
     fn flush(&self) -> DriverResult<()> {

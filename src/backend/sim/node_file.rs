@@ -158,7 +158,8 @@ fn build(source: &SourceFile, name: &str, file: NodeFile) -> Result<SimState> {
             .unwrap_or_else(|| DEFAULT_CUDA_VERSION.to_string()),
         gpus: Vec::new(),
         holders: Vec::new(),
-        mig_serial: 0,
+        stopped_units: Vec::new(),
+        unloaded_modules: Vec::new(),
         ops_id: None,
     };
     for entry in file.gpus {
@@ -239,6 +240,7 @@ fn add_gpu(source: &SourceFile, state: &mut SimState, entry: &GpuEntry) -> Resul
         instances: Vec::new(),
         processes: Vec::new(),
         vgpu_host_mode: entry.vgpu_host_mode,
+        mig_serial: 0,
     });
 
     // Instances go through the simulator's own operations, so a node file obeys the same rules.

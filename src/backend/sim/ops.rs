@@ -1,9 +1,11 @@
 //! The simulated driver's changing calls as data: what the backend runs, and what the operation
 //! log beside a state file records (one JSON line each), so that a state can be brought up to
-//! date by running the same calls again in the same order.
+//! date by running the same calls again in the same order. The GPU clients gpushare stops and
+//! starts on the host are recorded the same way, as they change which holders the driver sees.
 
 use super::state::{SimGpu, SimState};
 use crate::backend::{DeviceRef, DriverResult, ModeChange};
+use crate::clients::Client;
 use crate::node::{ComputeMode, MigMode, Placement};
 use serde::{Deserialize, Serialize};
 
@@ -43,6 +45,20 @@ pub enum SimOp {
         mig_device: Option<(u32, u32)>,
         mode: ComputeMode,
     },
+    /// A systemd unit gpushare stopped: the holders that run in it are gone until it starts.
+    StopService {
+        unit: String,
+    },
+    StartService {
+        unit: String,
+    },
+    /// A kernel module gpushare unloaded: its holder is gone until it is loaded again.
+    UnloadModule {
+        module: String,
+    },
+    LoadModule {
+        module: String,
+    },
 }
 
 /// What a call answered.
@@ -71,6 +87,31 @@ impl SimOp {
         }
     }
 
+    /// gpushare stopped (`running: false`) or started a GPU client.
+    pub fn client_changed(client: &Client, running: bool) -> SimOp {
+        match (client, running) {
+            (Client::Service(unit), false) => SimOp::StopService { unit: unit.clone() },
+            (Client::Service(unit), true) => SimOp::StartService { unit: unit.clone() },
+            (Client::Module(module), false) => SimOp::UnloadModule {
+                module: module.clone(),
+            },
+            (Client::Module(module), true) => SimOp::LoadModule {
+                module: module.clone(),
+            },
+        }
+    }
+
+    /// The GPU client it stops or starts, and whether it runs afterwards.
+    fn client(&self) -> Option<(Client, bool)> {
+        match self {
+            SimOp::StopService { unit } => Some((Client::Service(unit.clone()), false)),
+            SimOp::StartService { unit } => Some((Client::Service(unit.clone()), true)),
+            SimOp::UnloadModule { module } => Some((Client::Module(module.clone()), false)),
+            SimOp::LoadModule { module } => Some((Client::Module(module.clone()), true)),
+            _ => None,
+        }
+    }
+
     /// The operation name fault injection counts (`GPUSHARE_SIM_FAIL`).
     pub fn name(&self) -> &'static str {
         match self {
@@ -81,6 +122,10 @@ impl SimOp {
             SimOp::DestroyComputeInstance { .. } => "destroy_compute_instance",
             SimOp::DestroyGpuInstance { .. } => "destroy_gpu_instance",
             SimOp::SetComputeMode { .. } => "set_compute_mode",
+            SimOp::StopService { .. } => "stop_service",
+            SimOp::StartService { .. } => "start_service",
+            SimOp::UnloadModule { .. } => "unload_module",
+            SimOp::LoadModule { .. } => "load_module",
         }
     }
 
@@ -94,6 +139,10 @@ impl SimOp {
             | SimOp::DestroyComputeInstance { gpu, .. }
             | SimOp::DestroyGpuInstance { gpu, .. }
             | SimOp::SetComputeMode { gpu, .. } => vec![*gpu],
+            SimOp::StopService { .. }
+            | SimOp::StartService { .. }
+            | SimOp::UnloadModule { .. }
+            | SimOp::LoadModule { .. } => Vec::new(),
         }
     }
 
@@ -104,14 +153,16 @@ impl SimOp {
         state: &mut SimState,
         commit: impl FnOnce(&SimState) -> DriverResult<()>,
     ) -> DriverResult<Answer> {
-        // What the call may change: its GPUs and the MIG UUID serial. Kept aside rather than
+        // What the call may change: its GPUs (with their MIG UUID serials). Kept aside rather than
         // cloning the whole node, which is most of the cost on a node of 64 GPUs.
         let kept: Vec<(usize, SimGpu)> = self
             .gpus()
             .into_iter()
             .filter_map(|g| Some((g as usize, state.gpus.get(g as usize)?.clone())))
             .collect();
-        let serial = state.mig_serial;
+        let clients = self
+            .client()
+            .map(|_| (state.stopped_units.clone(), state.unloaded_modules.clone()));
         let answer = self
             .call(state)
             .and_then(|answer| commit(state).map(|()| answer));
@@ -119,7 +170,10 @@ impl SimOp {
             for (i, gpu) in kept {
                 state.gpus[i] = gpu;
             }
-            state.mig_serial = serial;
+            if let Some((units, modules)) = clients {
+                state.stopped_units = units;
+                state.unloaded_modules = modules;
+            }
         }
         answer
     }
@@ -175,6 +229,15 @@ impl SimOp {
                 };
                 s.set_compute_mode(device, mode).map(|()| Answer::Done)
             }
+            SimOp::StopService { .. }
+            | SimOp::StartService { .. }
+            | SimOp::UnloadModule { .. }
+            | SimOp::LoadModule { .. } => {
+                if let Some((client, running)) = self.client() {
+                    s.client_changed(&client, running);
+                }
+                Ok(Answer::Done)
+            }
         }
     }
 }
@@ -214,6 +277,8 @@ mod tests {
                 ComputeMode::ExclusiveProcess,
             ),
             SimOp::Reset { gpus: vec![0, 3] },
+            SimOp::client_changed(&Client::Service("nvsm.service".into()), false),
+            SimOp::client_changed(&Client::Module("nvidia_drm".into()), true),
         ];
         for op in ops {
             let line = serde_json::to_string(&op).unwrap();

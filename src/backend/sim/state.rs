@@ -7,12 +7,13 @@
 use crate::backend::{
     DeviceRef, DriverError, DriverErrorKind, DriverResult, ModeChange, ProfileCapacity,
 };
+use crate::clients::Client;
 use crate::node::catalog::{
     ComputeInstanceProfile, GpuInstanceProfile, GpuModel, MigTable, catalog,
 };
 use crate::node::{
-    ComputeInstance, ComputeMode, Gpu, GpuInstance, Holder, MigMode, MigState, Node, Placement,
-    Process, VgpuHostMode,
+    ComputeInstance, ComputeMode, ComputePlacement, Gpu, GpuInstance, Holder, HolderKind, MigMode,
+    MigState, Node, Placement, Process, VgpuHostMode,
 };
 use serde::{Deserialize, Serialize};
 
@@ -31,9 +32,12 @@ pub struct SimState {
     /// Services and kernel modules that hold the GPUs open and block resets.
     #[serde(default)]
     pub holders: Vec<Holder>,
-    /// Serial for MIG UUIDs: a re-created instance gets a new UUID, as on hardware.
-    #[serde(default)]
-    pub mig_serial: u64,
+    /// systemd units gpushare stopped: the holders that run in them are gone until they start.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stopped_units: Vec<String>,
+    /// Kernel modules gpushare unloaded: their holders are gone until they are loaded again.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unloaded_modules: Vec<String>,
     /// Which lines of the operation log beside the state file follow this state (see
     /// `sim::store`); none until the state is written to a file.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -59,6 +63,10 @@ pub struct SimGpu {
     /// vGPU host mode, as a node file sets it; absent on GPUs that are not vGPU hosts.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub vgpu_host_mode: Option<VgpuHostMode>,
+    /// Serial for the GPU's MIG UUIDs: a re-created instance gets a new UUID, as on hardware.
+    /// Per GPU, so that a UUID does not depend on how changes of several GPUs interleave.
+    #[serde(default)]
+    pub mig_serial: u64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -305,6 +313,29 @@ impl SimState {
         gpu.compute_profiles(gpu.gi(gi_id)?)
     }
 
+    /// The holders there now: those of stopped units and unloaded modules are gone.
+    fn present_holders(&self) -> impl Iterator<Item = &Holder> {
+        self.holders.iter().filter(|h| match h.kind {
+            HolderKind::Process => h
+                .unit
+                .as_ref()
+                .is_none_or(|u| !self.stopped_units.contains(u)),
+            HolderKind::Module => !self.unloaded_modules.contains(&h.name.replace('-', "_")),
+        })
+    }
+
+    /// gpushare stopped or started a GPU client (see `Backend::client_changed`).
+    pub fn client_changed(&mut self, client: &Client, running: bool) {
+        let (list, name) = match client {
+            Client::Service(unit) => (&mut self.stopped_units, unit),
+            Client::Module(module) => (&mut self.unloaded_modules, module),
+        };
+        list.retain(|n| n != name);
+        if !running {
+            list.push(name.clone());
+        }
+    }
+
     pub fn set_mig_mode(&mut self, index: u32, mode: MigMode) -> DriverResult<ModeChange> {
         let holders = self.holder_names();
         let (gpu, _) = self.mig_gpu(index)?;
@@ -334,7 +365,7 @@ impl SimState {
     }
 
     fn holder_names(&self) -> Vec<String> {
-        self.holders.iter().map(Holder::describe).collect()
+        self.present_holders().map(Holder::describe).collect()
     }
 
     pub fn reset_gpus(&mut self, indexes: &[u32]) -> DriverResult<()> {
@@ -356,7 +387,7 @@ impl SimState {
                     format!("cannot reset GPU {index} ({}): {why}", gpu.pci_bus_id),
                 ));
             }
-            if !self.holders.is_empty() {
+            if self.present_holders().next().is_some() {
                 return Err(err(
                     DriverErrorKind::InUse,
                     format!(
@@ -377,8 +408,11 @@ impl SimState {
     }
 
     /// What a reboot of the machine does: pending MIG modes apply, GPU and compute instances and
-    /// processes are gone, compute modes are back to default. Services (holders) start again.
+    /// processes are gone, compute modes are back to default. Services and modules (holders)
+    /// start again.
     pub fn reboot(&mut self) {
+        self.stopped_units.clear();
+        self.unloaded_modules.clear();
         for gpu in &mut self.gpus {
             gpu.mig_current = gpu.mig_pending;
             gpu.instances.clear();
@@ -497,15 +531,13 @@ impl SimState {
         let id = (0..)
             .find(|i| gi.compute_instances.iter().all(|c| c.id != *i))
             .unwrap_or(0);
-        self.mig_serial += 1;
+        let name = self.name.clone();
+        let gpu = self.gpu_mut(index)?;
+        gpu.mig_serial += 1;
         let uuid = format!(
             "MIG-{}",
-            stable_uuid(&format!(
-                "{}/{}/{}/{}",
-                self.name, index, gi_id, self.mig_serial
-            ))
+            stable_uuid(&format!("{name}/{index}/{gi_id}/{}", gpu.mig_serial))
         );
-        let gpu = self.gpu_mut(index)?;
         let gi = gpu
             .instances
             .iter_mut()
@@ -624,7 +656,7 @@ impl SimState {
             driver_version: self.driver_version.clone(),
             cuda_driver_version: self.cuda_driver_version.clone(),
             gpus,
-            holders: self.holders.clone(),
+            holders: self.present_holders().cloned().collect(),
         })
     }
 
@@ -644,12 +676,12 @@ impl SimState {
                         compute_instance_id: ci.id,
                         profile: cp.map_or_else(|| "unknown".into(), |p| p.name.clone()),
                         profile_id: ci.profile_id,
-                        placement: Placement {
-                            start: ci.start,
+                        placement: ComputePlacement {
+                            start: Some(ci.start),
                             size: cp.map_or(1, |p| p.slices),
                         },
                         multiprocessors: cp.map_or(0, |p| p.sm),
-                        uuid: ci.uuid.clone(),
+                        uuid: Some(ci.uuid.clone()),
                         compute_mode: Some(ci.compute_mode),
                     }
                 })

@@ -63,27 +63,12 @@ impl Store {
 
     /// The state in FILE with the calls logged after it.
     pub fn load(&mut self) -> Result<SimState> {
-        crate::fsutil::own::refuse_link(&self.log_path).map_err(|e| {
-            Error::failed(format!(
-                "cannot use the simulator log {}: {e}",
-                self.log_path.display()
-            ))
-        })?;
         // A command that finishes rewrites FILE and empties the log while others may read them
         // (read-only commands take no lock): read until FILE stayed the same file throughout.
         for _ in 0..16 {
             let before = inode(&self.path);
             let mut state = load_state(&self.path)?;
-            let log = match crate::fsutil::read_own_text(&self.log_path, LOG_LIMIT) {
-                Ok(text) => text.unwrap_or_default(),
-                Err(e) => {
-                    return Err(Error::failed(format!(
-                        "cannot read the simulator log {}: {e}",
-                        self.log_path.display()
-                    ))
-                    .with_hint("delete it and the state file beside it to start over"));
-                }
-            };
+            let log = self.read_log()?;
             if inode(&self.path) != before {
                 continue;
             }
@@ -96,6 +81,31 @@ impl Store {
             "{} keeps changing while it is read",
             self.path.display()
         )))
+    }
+
+    /// Bring `state`, read from FILE by a program that serves the same node without this
+    /// backend, up to date with the calls logged after it.
+    pub fn catch_up(&self, state: &mut SimState) -> Result<()> {
+        let log = self.read_log()?;
+        self.replay(state, &log)
+    }
+
+    fn read_log(&self) -> Result<String> {
+        crate::fsutil::own::refuse_link(&self.log_path).map_err(|e| {
+            Error::failed(format!(
+                "cannot use the simulator log {}: {e}",
+                self.log_path.display()
+            ))
+        })?;
+        crate::fsutil::read_own_text(&self.log_path, LOG_LIMIT)
+            .map(Option::unwrap_or_default)
+            .map_err(|e| {
+                Error::failed(format!(
+                    "cannot read the simulator log {}: {e}",
+                    self.log_path.display()
+                ))
+                .with_hint("delete it and the state file beside it to start over")
+            })
     }
 
     /// Run the calls of `log` written for `state`.

@@ -93,6 +93,7 @@ fn run_locked(ctx: &mut Context, args: &InitArgs, mut guard: Option<&mut Guard>)
         options: Options::default(),
         dry_run: args.dry_run,
         yes: args.yes,
+        around: Default::default(),
     };
     let targets = targets_of(&config);
     let mut write_config = |ctx: &Context| -> Result<()> {

@@ -4,11 +4,11 @@ use super::super::changing::{self, Changing};
 use crate::Context;
 use crate::cli::{MigApplyArgs, MigFileArgs};
 use crate::error::{Error, Exit, Result};
+use crate::hooks::FlagValues;
 use crate::mig::source::DesiredFile;
 use crate::pipeline::Options;
 use crate::pipeline::converge::plan_only;
 use crate::pipeline::desired::Source;
-use crate::plan::join;
 use std::path::Path;
 
 /// The MIG-only desired state of `-f FILE [-c LABEL]`.
@@ -34,14 +34,31 @@ fn source(args: &MigFileArgs) -> Result<Source> {
 }
 
 pub fn apply(ctx: &mut Context, args: &MigApplyArgs) -> Result<Exit> {
+    let source = source(&args.file)?;
+    let flags = FlagValues {
+        config_file: args.file.file.display().to_string(),
+        selected_config: match &source {
+            Source::MigParted { label, .. } => label.clone(),
+            _ => String::new(),
+        },
+        hooks_file: String::new(),
+        skip_reset: args.skip_reset,
+        mode_only: args.mode_only,
+    };
+    let around = changing::around(&ctx.out, &args.around, flags)?;
     changing::run(
         ctx,
-        source(&args.file)?,
+        source,
         &Changing {
             command: "mig apply",
             sysfs_root: Path::new("/"),
-            options: Options { force: args.force },
+            options: Options {
+                force: args.force,
+                mode_only: args.mode_only,
+                skip_reset: args.skip_reset,
+            },
             dry_run: args.dry_run,
+            around,
         },
     )
 }
@@ -57,10 +74,10 @@ pub fn assert(ctx: &mut Context, args: &MigFileArgs) -> Result<Exit> {
     Err(Error::new(
         Exit::Differs,
         format!(
-            "selected configuration not currently applied: {} needs {} change(s) on GPU(s) {}",
+            "selected configuration not currently applied: {} needs {} change(s) on {}",
             desired.what,
             plan.changes.len(),
-            join(&plan.gpus())
+            plan.scope()
         ),
     )
     .with_hint(format!(

@@ -27,6 +27,7 @@ pub fn run(ctx: &mut Context, cmd: &MigCommand) -> Result<Exit> {
                 sysfs_root: Path::new("/"),
                 options: Options::default(),
                 dry_run: args.dry_run,
+                around: Default::default(),
             },
         ),
     }

@@ -19,8 +19,12 @@ pub fn run(ctx: &mut Context, command: MpsCommand) -> Result<Exit> {
     let change = |command, force| Changing {
         command,
         sysfs_root: Path::new("/"),
-        options: Options { force },
+        options: Options {
+            force,
+            ..Options::default()
+        },
         dry_run: false,
+        around: Default::default(),
     };
     match command {
         MpsCommand::Start(args) => changing::run(

@@ -1,6 +1,7 @@
 //! `gpushare mps unit [--install]`: a systemd unit that runs `gpushare mps start` at boot with
 //! the same settings; printed, or written atomically under /etc/systemd/system.
 
+use super::super::unit::{absolute, global_args};
 use super::start_request;
 use crate::Context;
 use crate::cli::{MpsSettingsArgs, MpsUnitArgs};
@@ -111,25 +112,6 @@ fn install(path: &Path, text: &str) -> Result<()> {
         Error::failed(format!("cannot write {}: {e}", path.display()))
             .with_hint("run as root, or pass --state-root to write under another directory")
     })
-}
-
-fn absolute(path: &Path) -> String {
-    std::path::absolute(path)
-        .unwrap_or_else(|_| path.to_path_buf())
-        .to_string_lossy()
-        .into_owned()
-}
-
-/// Global options that change where gpushare looks, so the unit sees what this command saw.
-fn global_args(ctx: &Context) -> Vec<String> {
-    let mut a = Vec::new();
-    if let Some(root) = ctx.paths.root() {
-        a.extend(["--state-root".to_string(), absolute(root)]);
-    }
-    if let Some(lib) = &ctx.backend_options.nvml_lib {
-        a.extend(["--nvml-lib".to_string(), absolute(lib)]);
-    }
-    a
 }
 
 fn gpu_arg(gpus: &[u32]) -> String {

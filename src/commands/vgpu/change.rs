@@ -46,8 +46,12 @@ pub fn apply(ctx: &mut Context, args: &VgpuApplyArgs) -> Result<Exit> {
         &Changing {
             command: "vgpu apply",
             sysfs_root: &args.sysfs.sysfs_root,
-            options: Options { force: args.force },
+            options: Options {
+                force: args.force,
+                ..Options::default()
+            },
             dry_run: args.dry_run,
+            around: Default::default(),
         },
     )
 }
@@ -63,8 +67,12 @@ pub fn clear(ctx: &mut Context, args: &VgpuClearArgs) -> Result<Exit> {
         &Changing {
             command: "vgpu clear",
             sysfs_root: &args.sysfs.sysfs_root,
-            options: Options { force: args.force },
+            options: Options {
+                force: args.force,
+                ..Options::default()
+            },
             dry_run: args.dry_run,
+            around: Default::default(),
         },
     )
 }

@@ -26,24 +26,22 @@ fn is_simulated(node: &Node) -> bool {
 }
 
 /// MIG devices of a GPU in the order NVML indexes them: by GPU instance id, then compute
-/// instance id. Returns (MIG device index, GI id, CI id, MIG UUID).
-fn mig_devices(gpu: &Gpu) -> Vec<(usize, u32, u32, String)> {
-    let mut list: Vec<(u32, u32, String)> = gpu
-        .mig
-        .instances
-        .iter()
-        .flatten()
-        .flat_map(|gi| {
-            gi.compute_instances
-                .iter()
-                .map(move |ci| (gi.gpu_instance_id, ci.compute_instance_id, ci.uuid.clone()))
-        })
-        .collect();
+/// instance id. Returns (MIG device index, GI id, CI id, MIG UUID); an error for a MIG device
+/// whose UUID the driver did not say, since the spec names each one by it.
+fn mig_devices(gpu: &Gpu) -> Result<Vec<(usize, u32, u32, String)>> {
+    let mut list: Vec<(u32, u32, String)> = Vec::new();
+    for gi in gpu.mig.instances.iter().flatten() {
+        for ci in &gi.compute_instances {
+            let uuid = gpu.mig_uuid(gi, ci)?.to_string();
+            list.push((gi.gpu_instance_id, ci.compute_instance_id, uuid));
+        }
+    }
     list.sort();
-    list.into_iter()
+    Ok(list
+        .into_iter()
         .enumerate()
         .map(|(i, (gi, ci, uuid))| (i, gi, ci, uuid))
-        .collect()
+        .collect())
 }
 
 /// The spec of `node` with the device files of `tree`; `driver_root` adds the driver's files.
@@ -82,7 +80,7 @@ pub fn build_spec(
             continue;
         }
         // A MIG-enabled GPU is reachable only through its MIG devices.
-        for (m, gi, ci, uuid) in mig_devices(gpu) {
+        for (m, gi, ci, uuid) in mig_devices(gpu)? {
             let gi_cap = tree.cap_node(&format!("gpu{minor}/gi{gi}/access"))?;
             let ci_cap = tree.cap_node(&format!("gpu{minor}/gi{gi}/ci{ci}/access"))?;
             add(
@@ -143,8 +141,14 @@ pub fn spec_for(node: &Node, source: &DeviceSource) -> Result<(Spec, DeviceTree)
 }
 
 pub fn generate(req: &Request) -> Result<Bundle> {
-    let (spec, tree) = spec_for(req.node, &req.devices)?;
     let mut bundle = Bundle::default();
+    if req.devices.derive {
+        // A layout checked before it is made (`init`): the spec lists the devices the node has,
+        // which may be none yet (MIG enabled, no instance), so it is written only after the apply.
+        bundle.note("CDI spec: written from the node's devices once it has the layout.");
+        return Ok(bundle);
+    }
+    let (spec, tree) = spec_for(req.node, &req.devices)?;
     if mig_profiles_per_gpu(&req.layout) != mig_profiles_per_gpu(&NodeLayout::observed(req.node)) {
         bundle.warn("the node does not have the MIG layout of the config yet; the CDI spec describes the node as it is (run `gpushare apply`, then generate it again)");
     }

@@ -58,7 +58,10 @@ fn mig_devices_get_their_capability_nodes() {
         nodes[2].path,
         format!("/dev/nvidia-caps/nvidia-cap{}", 3 + gi * 9 + 1)
     );
-    assert_eq!(spec.devices[1].name, first.compute_instances[0].uuid);
+    assert_eq!(
+        Some(&spec.devices[1].name),
+        first.compute_instances[0].uuid.as_ref()
+    );
     // GPU 1's caps are numbered from its minor.
     let gpu1 = spec.devices.iter().find(|d| d.name == "1:0").unwrap();
     assert!(
@@ -66,6 +69,34 @@ fn mig_devices_get_their_capability_nodes() {
             .path
             .ends_with(&format!("nvidia-cap{}", 3 + 135 + gi * 9))
     );
+}
+
+#[test]
+fn a_mig_device_without_a_known_uuid_is_refused() {
+    let mut n = node(BALANCED);
+    let gpu = &mut n.gpus[1];
+    let gi = &mut gpu.mig.instances.as_mut().unwrap()[0];
+    let at = format!(
+        "{}:{}",
+        gi.gpu_instance_id, gi.compute_instances[0].compute_instance_id
+    );
+    gi.compute_instances[0].uuid = None;
+    gpu.notes.push(crate::node::GpuNote {
+        field: "mig.instances.uuid".into(),
+        message: format!(
+            "compute instance {at}: nvmlDeviceGetUUID (MIG device 0) (Insufficient Permissions)"
+        ),
+        needs_root: true,
+    });
+    let e = spec_for(&n, &DeviceSource::default()).unwrap_err();
+    assert!(
+        e.message.starts_with(&format!(
+            "GPU 1 (NVIDIA A100-SXM4-40GB): the UUID of MIG device {at} ("
+        )) && e.message.contains("is unknown: compute instance"),
+        "{}",
+        e.message
+    );
+    assert!(e.hint.unwrap().contains("as root"));
 }
 
 fn fake_root(dir: &Path, node: &Node, minors: &str) {

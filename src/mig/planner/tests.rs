@@ -35,7 +35,14 @@ fn desires(sim: &SimBackend, config: &str) -> Vec<GpuDesire> {
 }
 
 fn plan_for(sim: &SimBackend, desires: &[GpuDesire], force: bool) -> Plan {
-    plan(&sim.snapshot().unwrap(), desires, PlanOptions { force })
+    plan(
+        &sim.snapshot().unwrap(),
+        desires,
+        PlanOptions {
+            force,
+            ..PlanOptions::default()
+        },
+    )
 }
 
 /// Plan and run; the plan (with statuses) and the outcome.
@@ -84,7 +91,7 @@ fn layout_of(sim: &SimBackend) -> BTreeMap<u32, Vec<Seen>> {
                             .collect(),
                         gi.compute_instances
                             .iter()
-                            .map(|c| c.uuid.clone())
+                            .map(|c| c.uuid.clone().expect("the simulator knows every UUID"))
                             .collect(),
                     )
                 })
@@ -536,4 +543,61 @@ fn nothing_is_planned_from_unknown_processes_or_an_unknown_layout() {
         "{:?}",
         p.blockers
     );
+}
+
+#[test]
+fn mode_only_changes_the_mode_and_skip_reset_never_resets() {
+    let sim = SimBackend::from_preset("dgx-a100").unwrap();
+    let d = desires(
+        &sim,
+        "[[gpus]]\nselect = [0]\nmode = \"mig\"\nmig.devices = { \"3g.20gb\" = 2 }\n",
+    );
+    let node = sim.snapshot().unwrap();
+    let mode_only = plan(
+        &node,
+        &d,
+        PlanOptions {
+            mode_only: true,
+            ..PlanOptions::default()
+        },
+    );
+    assert_eq!(actions(&mode_only), [(0, "set_mig_mode"), (0, "reset")]);
+    let skip = plan(
+        &node,
+        &d,
+        PlanOptions {
+            skip_reset: true,
+            ..PlanOptions::default()
+        },
+    );
+    assert_eq!(
+        actions(&skip),
+        [(0, "set_mig_mode"), (0, "create_gpu_instance")],
+        "the layout waits for the mode (a `Later` change)"
+    );
+    assert!(skip.changes[1].later);
+    // Busy and pending already: it waits for a reboot, nothing is refused.
+    let mut busy = SimBackend::from_preset("dgx-a100").unwrap();
+    busy.state_mut().gpus[0]
+        .processes
+        .push(crate::node::Process {
+            pid: 7,
+            name: "python".into(),
+            used_memory_mib: Some(10),
+            gpu_instance_id: None,
+            compute_instance_id: None,
+        });
+    busy.set_mig_mode(0, MigMode::Enabled).unwrap();
+    let p = plan(
+        &busy.snapshot().unwrap(),
+        &d,
+        PlanOptions {
+            skip_reset: true,
+            mode_only: true,
+            ..PlanOptions::default()
+        },
+    );
+    assert!(p.blockers.is_empty());
+    assert_eq!(actions(&p), [(0, "reboot")]);
+    assert_eq!(p.reboot_gpus, [0]);
 }

@@ -64,6 +64,9 @@ impl GpuRun {
             | Operation::StopMpsDaemon(_)
             | Operation::StartMpsDaemon(_)
             | Operation::Vgpu(_)
+            | Operation::StopClient(_)
+            | Operation::StartClient(_)
+            | Operation::Hook(_)
             | Operation::Later(_) => {}
         }
         Ok(if self.awaiting_reboot {

@@ -4,7 +4,7 @@
 use super::{StepError, Stop};
 use crate::backend::DriverErrorKind;
 use crate::error::Error;
-use crate::plan::{Plan, Status};
+use crate::plan::{NODE, Plan, Status};
 
 fn done_count(plan: &Plan) -> usize {
     plan.changes
@@ -40,9 +40,14 @@ pub(super) fn stopped(plan: &Plan, stop: Stop) -> Error {
                     (e, hint)
                 }
             };
+            // Driver errors name their GPU already; the change says which one first.
+            let own = format!("GPU {}: ", change.gpu);
+            let cause = err.message.strip_prefix(&own).unwrap_or(&err.message);
             err.message = format!(
-                "GPU {}: {} ({}) failed: {}",
-                change.gpu, change.action, change.detail, err.message
+                "{}: {} ({}) failed: {cause}",
+                change.target(),
+                change.action,
+                change.detail
             );
             err.hint = Some(match hint {
                 Some(h) => format!("{h}; {made} and a re-run continues from there"),
@@ -57,10 +62,15 @@ pub(super) fn stopped(plan: &Plan, stop: Stop) -> Error {
     err
 }
 
-/// What each GPU got, a line each: `  GPU 3: 2 done, create_gpu_instance FAILED, 11 not run`.
+/// What each GPU got, a line each: `  GPU 3: 2 done, create_gpu_instance FAILED, 11 not run`;
+/// then the node-wide steps (`  node: …`), if any.
 pub(super) fn by_gpu(plan: &Plan) -> String {
     let mut text = String::new();
-    for gpu in plan.gpus() {
+    let mut targets = plan.gpus();
+    if plan.changes.iter().any(|c| c.is_node_wide()) {
+        targets.push(NODE);
+    }
+    for gpu in targets {
         let changes: Vec<_> = plan.changes.iter().filter(|c| c.gpu == gpu).collect();
         let count = |status: Status| changes.iter().filter(|c| c.status == Some(status)).count();
         let mut parts = Vec::new();
@@ -77,7 +87,11 @@ pub(super) fn by_gpu(plan: &Plan) -> String {
         if not_run > 0 {
             parts.push(format!("{not_run} not run"));
         }
-        text.push_str(&format!("\n  GPU {gpu}: {}", parts.join(", ")));
+        text.push_str(&format!(
+            "\n  {}: {}",
+            changes[0].target(),
+            parts.join(", ")
+        ));
     }
     text
 }

@@ -13,8 +13,14 @@
 //!    devices do not exist yet; they are planned exactly once the MIG changes are made), and
 //!    vGPU devices on virtual functions that SR-IOV is about to create.
 //!
+//! Around them, node-wide steps in phases of their own (`planner/around.rs`): GPU clients
+//! stopped before MIG modes and resets and started again at the end, and mig-parted's hooks.
+//! The MIG planner sees the node without the holders that listed GPU clients account for: they
+//! are stopped before the reset, so they do not block it.
+//!
 //! GPUs whose MIG mode waits for a reboot get no MPS changes until then.
 
+mod around;
 mod gpu_states;
 mod mps;
 mod vgpu;
@@ -30,13 +36,22 @@ use crate::paths::Paths;
 use crate::plan::{Operation, Phase, Plan};
 
 /// Plan every change from `seen` to `desired`. Errors are bad input found only against the node
-/// as it is (an MPS limit a MIG device cannot take, a vGPU type the host lacks).
-pub fn plan(desired: &Desired, seen: &Observed, paths: &Paths, options: Options) -> Result<Plan> {
+/// as it is (an MPS limit a MIG device cannot take, a vGPU type the host lacks). `first`: the
+/// first plan of a run (`apply-start` runs once).
+pub fn plan(
+    desired: &Desired,
+    seen: &Observed,
+    paths: &Paths,
+    options: Options,
+    first: bool,
+) -> Result<Plan> {
     let mig = mig_planner::plan(
-        &seen.node,
+        &around::without_released_holders(&seen.node, desired, seen),
         &desired.mig,
         PlanOptions {
             force: options.force,
+            mode_only: options.mode_only,
+            skip_reset: options.skip_reset,
         },
     );
     let states = GpuStates::of(&mig);
@@ -55,6 +70,7 @@ pub fn plan(desired: &Desired, seen: &Observed, paths: &Paths, options: Options)
     plan.blockers.extend(vgpu.blockers);
     // Stable: within a phase each part, and each GPU, keeps its order.
     plan.changes.sort_by_key(|c| c.phase);
+    around::add(&mut plan, desired, seen, first);
     Ok(plan)
 }
 
@@ -72,11 +88,11 @@ pub fn runnable(plan: &Plan) -> Plan {
 }
 
 /// Whether running the plan would change the node, now or later (a note that a GPU waits for a
-/// reboot does not).
+/// reboot does not, nor does a hook: hooks run around changes).
 pub fn changes_anything(plan: &Plan) -> bool {
     plan.changes
         .iter()
-        .any(|c| c.operation != Operation::AwaitReboot)
+        .any(|c| !matches!(c.operation, Operation::AwaitReboot | Operation::Hook(_)))
 }
 
 #[cfg(test)]

@@ -30,6 +30,7 @@ fn seen(sim: &SimBackend) -> Observed {
         mps_orphans: Vec::new(),
         mps_answering: BTreeSet::new(),
         vgpu: None,
+        clients: Default::default(),
     }
 }
 
@@ -47,7 +48,7 @@ fn mps_on_mig_devices_to_be_made_comes_later_described_by_profile() {
          [[gpus]]\nselect = [1]\nmode = \"time-slicing\"\ntime_slicing.replicas = 4\n",
     );
     let paths = crate::paths::Paths::new(Some("/tmp/x".into()));
-    let plan = plan(&d, &seen(&sim), &paths, Options::default()).unwrap();
+    let plan = plan(&d, &seen(&sim), &paths, Options::default(), true).unwrap();
     assert_eq!(
         actions(&plan),
         [
@@ -88,7 +89,7 @@ fn a_node_that_matches_needs_nothing() {
          [[gpus]]\nselect = [1]\nmode = \"none\"\n",
     );
     let paths = crate::paths::Paths::default();
-    let plan = plan(&d, &seen(&sim), &paths, Options::default()).unwrap();
+    let plan = plan(&d, &seen(&sim), &paths, Options::default(), true).unwrap();
     assert!(plan.is_converged(), "{:?}", actions(&plan));
     assert!(!changes_anything(&plan));
 }
@@ -101,7 +102,7 @@ fn mps_on_a_settled_whole_gpu_is_planned_exactly() {
         "[[gpus]]\nselect = [0, 1]\nmode = \"mps\"\nmps.clients = 4\n",
     );
     let paths = crate::paths::Paths::new(Some("/tmp/x".into()));
-    let plan = plan(&d, &seen(&sim), &paths, Options::default()).unwrap();
+    let plan = plan(&d, &seen(&sim), &paths, Options::default(), true).unwrap();
     assert_eq!(actions(&plan), [(0, "start_mps_daemon")]);
     let Operation::StartMpsDaemon(spec) = &plan.changes[0].operation else {
         panic!()
@@ -126,4 +127,123 @@ fn gpu_states_follow_the_mig_plan() {
     assert_eq!(s.get(0), GpuState::Settled);
     assert_eq!(s.get(2), GpuState::Changing);
     assert_eq!(s.get(3), GpuState::AwaitingReboot);
+}
+
+/// Two A100s held by DCGM (its unit listed) and nvidia-persistenced (not listed).
+fn held(with_persistenced: bool) -> (SimBackend, Desired, Observed) {
+    let mut sim = SimBackend::from_preset("dgx-a100").unwrap();
+    sim.state_mut().gpus.truncate(2);
+    sim.state_mut().holders = vec![crate::node::Holder {
+        name: "nv-hostengine".into(),
+        kind: crate::node::HolderKind::Process,
+        pid: Some(88),
+        unit: Some("nvidia-dcgm.service".into()),
+    }];
+    if with_persistenced {
+        sim.state_mut().holders.push(crate::node::Holder {
+            name: "nvidia-persistenced".into(),
+            kind: crate::node::HolderKind::Process,
+            pid: Some(99),
+            unit: None,
+        });
+    }
+    let d = desired(
+        &sim,
+        "[clients]\nsystemd = [\"nvsm.service\", \"nvidia-dcgm.service\"]\nmodules = [\"nvidia_drm\"]\n\
+         [[gpus]]\nselect = \"all\"\nmode = \"mig\"\nmig.devices = { \"7g.40gb\" = 1 }\n",
+    );
+    let mut s = seen(&sim);
+    s.clients.active = ["nvsm.service", "nvidia-dcgm.service"]
+        .map(String::from)
+        .into();
+    s.clients.loaded = ["nvidia_drm".to_string()].into();
+    (sim, d, s)
+}
+
+#[test]
+fn listed_clients_are_stopped_around_the_mode_change_and_started_again_in_reverse() {
+    let (_, d, s) = held(false);
+    let paths = crate::paths::Paths::default();
+    let plan = plan(&d, &s, &paths, Options::default(), true).unwrap();
+    assert!(plan.blockers.is_empty(), "{:?}", plan.blockers);
+    let node = crate::plan::NODE;
+    assert_eq!(
+        actions(&plan),
+        [
+            (node, "stop_service"),
+            (node, "stop_service"),
+            (node, "unload_module"),
+            (0, "set_mig_mode"),
+            (1, "set_mig_mode"),
+            (0, "reset"),
+            (1, "reset"),
+            (0, "create_gpu_instance"),
+            (0, "create_compute_instance"),
+            (1, "create_gpu_instance"),
+            (1, "create_compute_instance"),
+            (node, "load_module"),
+            (node, "start_service"),
+            (node, "start_service"),
+        ]
+    );
+    let names: Vec<String> = plan
+        .changes
+        .iter()
+        .filter(|c| c.is_node_wide())
+        .map(|c| c.detail.split(' ').next().unwrap().to_string())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "nvsm.service",
+            "nvidia-dcgm.service",
+            "kernel",
+            "kernel",
+            "nvidia-dcgm.service",
+            "nvsm.service"
+        ]
+    );
+    assert!(
+        plan.changes
+            .iter()
+            .all(|c| c.phase.node_wide() == c.is_node_wide())
+    );
+    assert_eq!(plan.gpus(), [0, 1], "node-wide steps are on no GPU");
+}
+
+#[test]
+fn a_holder_no_listed_client_accounts_for_still_blocks() {
+    let (_, d, s) = held(true);
+    let paths = crate::paths::Paths::default();
+    let plan = plan(&d, &s, &paths, Options::default(), true).unwrap();
+    assert_eq!(plan.blockers.len(), 2, "{:?}", plan.blockers);
+    assert!(
+        plan.blockers[0]
+            .message
+            .contains("nvidia-persistenced (pid 99)")
+    );
+    assert!(
+        !plan.blockers[0].message.contains("nv-hostengine"),
+        "the listed one is stopped first: {}",
+        plan.blockers[0].message
+    );
+}
+
+#[test]
+fn what_an_earlier_run_stopped_is_started_even_with_nothing_else_to_do() {
+    let sim = SimBackend::from_preset("t4x4").unwrap();
+    let d = desired(&sim, "[[gpus]]\nselect = [0]\nmode = \"none\"\n");
+    let mut s = seen(&sim);
+    s.clients.stopped.services = vec!["nvsm.service".into(), "dcgm.service".into()];
+    let paths = crate::paths::Paths::default();
+    let plan = plan(&d, &s, &paths, Options::default(), true).unwrap();
+    let details: Vec<&str> = plan.changes.iter().map(|c| c.detail.as_str()).collect();
+    assert_eq!(
+        details,
+        [
+            "dcgm.service again: an earlier run stopped it",
+            "nvsm.service again: an earlier run stopped it"
+        ]
+    );
+    assert!(changes_anything(&plan), "a start is owed");
 }

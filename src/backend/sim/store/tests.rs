@@ -3,6 +3,7 @@
 
 use super::super::SimBackend;
 use crate::backend::Backend;
+use crate::clients::Client;
 use crate::node::{MigMode, Placement};
 use std::path::Path;
 
@@ -134,7 +135,7 @@ fn calls_from_many_threads_at_once_read_back_as_they_were_made() {
         .gpus
         .iter()
         .flat_map(|g| g.mig.instances.iter().flatten())
-        .flat_map(|gi| gi.compute_instances.iter().map(|ci| ci.uuid.clone()))
+        .flat_map(|gi| gi.compute_instances.iter().filter_map(|ci| ci.uuid.clone()))
         .collect();
     uuids.sort();
     uuids.dedup();
@@ -142,4 +143,47 @@ fn calls_from_many_threads_at_once_read_back_as_they_were_made() {
     std::mem::forget(sim);
     let replayed = SimBackend::open(None, Some(&path)).unwrap();
     assert_eq!(replayed.snapshot().unwrap(), made);
+}
+
+#[test]
+fn a_crash_after_a_client_stopped_keeps_it_stopped_until_it_starts() {
+    let dir = tempfile::tempdir().unwrap();
+    let node = dir.path().join("node.toml");
+    std::fs::write(
+        &node,
+        "holders = [\n\
+           { name = \"nv-hostengine\", pid = 2001, unit = \"nvidia-dcgm.service\" },\n\
+           { name = \"nvidia_drm\", kind = \"module\" },\n\
+         ]\n\
+         [[gpus]]\nmodel = \"NVIDIA A100-SXM4-40GB\"\n",
+    )
+    .unwrap();
+    let path = dir.path().join("state.json");
+    let holders = |sim: &SimBackend| -> Vec<String> {
+        sim.snapshot()
+            .unwrap()
+            .holders
+            .iter()
+            .map(|h| h.name.clone())
+            .collect()
+    };
+    let sim = SimBackend::open(Some(node.to_str().unwrap()), Some(&path)).unwrap();
+    assert_eq!(holders(&sim), ["nv-hostengine", "nvidia_drm"]);
+    let dcgm = Client::Service("nvidia-dcgm.service".into());
+    let drm = Client::Module("nvidia_drm".into());
+    sim.client_changed(&dcgm, false).unwrap();
+    sim.client_changed(&drm, false).unwrap();
+    // The process dies right after the stops (`GPUSHARE_SIM_CRASH=stop_service…:kill`): no
+    // flush, and the next command still sees nothing holding the GPU.
+    std::mem::forget(sim);
+    let after_crash = SimBackend::open(None, Some(&path)).unwrap();
+    assert!(holders(&after_crash).is_empty());
+    after_crash.reset_gpus(&[0]).unwrap();
+    after_crash.client_changed(&drm, true).unwrap();
+    after_crash.client_changed(&dcgm, true).unwrap();
+    after_crash.flush().unwrap();
+    drop(after_crash);
+    let reopened = SimBackend::open(None, Some(&path)).unwrap();
+    assert_eq!(holders(&reopened), ["nv-hostengine", "nvidia_drm"]);
+    assert!(reopened.reset_gpus(&[0]).is_err());
 }

@@ -274,4 +274,34 @@ fn a_runner_makes_the_other_steps_and_can_stop_between_two() {
     assert!(r.sim.snapshot().unwrap().gpus[0].mig.current.is_enabled());
 }
 
+/// A runner whose other steps fail with an error that names its GPU, as driver errors do.
+struct NamesItsGpu(SharedBackend);
+
+impl Runner for NamesItsGpu {
+    fn backend(&mut self) -> Result<SharedBackend> {
+        Ok(self.0.clone())
+    }
+
+    fn run_other(&mut self, change: &Change) -> Result<()> {
+        Err(Error::failed(format!("GPU {}: refused", change.gpu)))
+    }
+}
+
+#[test]
+fn a_failure_names_its_gpu_once() {
+    let mut plan = Plan {
+        changes: vec![Change::new(
+            0,
+            Operation::Later("start_mps_daemon"),
+            "daemon",
+        )],
+        ..Plan::default()
+    };
+    let e = execute_with(&mut plan, &mut NamesItsGpu(shared(a100())), &quiet()).unwrap_err();
+    assert_eq!(
+        e.message,
+        "GPU 0: start_mps_daemon (daemon) failed: refused"
+    );
+}
+
 mod parallel;

@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::backend::sim::node_file;
-use crate::backend::{Backend, DriverResult, MigProfiles, ModeChange};
+use crate::backend::{Backend, DriverError, DriverResult, MigProfiles, ModeChange};
 use crate::node::Node;
 use crate::node::catalog::ComputeInstanceProfile;
 use crate::plan::Phase;
@@ -29,14 +29,20 @@ impl Watched {
         })
     }
 
-    fn call<T>(&self, gpu: u32, name: &'static str, f: impl FnOnce(&SimBackend) -> T) -> T {
+    /// Its errors name the GPU, as the NVML backend's do (the failure names it once all the same).
+    fn call<T>(
+        &self,
+        gpu: u32,
+        name: &'static str,
+        f: impl FnOnce(&SimBackend) -> DriverResult<T>,
+    ) -> DriverResult<T> {
         self.started.lock().unwrap().push((gpu, name));
         let now = self.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
         self.most.fetch_max(now, Ordering::SeqCst);
         std::thread::sleep(std::time::Duration::from_millis(10));
         let out = f(&self.sim);
         self.in_flight.fetch_sub(1, Ordering::SeqCst);
-        out
+        out.map_err(|e| DriverError::new(e.kind, format!("GPU {gpu}: {}", e.detail)))
     }
 
     fn most(&self) -> usize {
@@ -354,4 +360,86 @@ fn a_gpu_waiting_for_a_reboot_skips_its_changes_in_either_mode() {
             assert_eq!(c.status, Some(expected), "{jobs:?}: {}", c.detail);
         }
     }
+}
+
+/// The plan of [`three_devices_each`] without its runner step, with the node-wide steps an
+/// `apply` with GPU clients and hooks has: each in its phase, in plan order.
+fn with_node_wide_steps(gpus: std::ops::Range<u32>) -> Plan {
+    use crate::clients::Client;
+    use crate::hooks::{Hook, HookPoint};
+    let hook = |point| {
+        Operation::Hook(Box::new(Hook {
+            point,
+            commands: Vec::new(),
+            vars: Default::default(),
+        }))
+    };
+    let dcgm = || Client::Service("nvidia-dcgm.service".into());
+    let mut plan = three_devices_each(gpus);
+    plan.changes.pop();
+    plan.changes.extend([
+        Change::node_wide(hook(HookPoint::ApplyStart), "apply-start"),
+        Change::node_wide(Operation::StopClient(dcgm()), "stop dcgm"),
+        Change::node_wide(hook(HookPoint::PreApplyMode), "pre-apply-mode"),
+        Change::node_wide(hook(HookPoint::PreApplyConfig), "pre-apply-config"),
+        Change::node_wide(Operation::StartClient(dcgm()), "start dcgm"),
+        Change::node_wide(hook(HookPoint::ApplyExit), "apply-exit"),
+    ]);
+    plan.changes.sort_by_key(|c| c.phase);
+    plan
+}
+
+#[test]
+fn node_wide_steps_run_alone_on_the_executors_thread_between_the_parallel_phases() {
+    let watched = Watched::new(a100());
+    let mut plan = with_node_wide_steps(0..4);
+    let mut r = Recorder::new(watched.clone(), 99);
+    assert_eq!(execute_with(&mut plan, &mut r, &quiet()).unwrap(), Exit::Ok);
+    assert!(watched.most() > 1, "the MIG phases ran on the GPUs at once");
+    // The runner (on the executor's thread) made each node-wide step between its own before and
+    // after, nothing else in between.
+    for change in plan.changes.iter().filter(|c| c.is_node_wide()) {
+        let (before, after) = seen_at(&r.seen, &change.detail);
+        assert_eq!(
+            r.seen[before..=after],
+            [
+                format!("before {}", change.detail),
+                format!("run {}", change.detail),
+                format!("after {} Some(Done)", change.detail),
+            ],
+            "{:?}",
+            r.seen
+        );
+    }
+    // Phases are barriers around them: no driver call was in flight while one ran.
+    let node_wide = |detail: &str| seen_at(&r.seen, detail);
+    for change in plan.changes.iter().filter(|c| !c.is_node_wide()) {
+        let (before, after) = seen_at(&r.seen, &change.detail);
+        let (opened, closed) = if change.phase == Phase::MigModes {
+            (
+                node_wide("pre-apply-mode").1,
+                node_wide("pre-apply-config").0,
+            )
+        } else {
+            (node_wide("pre-apply-config").1, node_wide("start dcgm").0)
+        };
+        assert!(
+            opened < before && after < closed,
+            "{}: {:?}",
+            change.detail,
+            r.seen
+        );
+    }
+}
+
+#[test]
+fn a_stopped_run_says_what_the_node_wide_steps_got_too() {
+    let mut plan = with_node_wide_steps(0..2);
+    // apply-start, stop, pre-apply-mode and the 2 mode changes; pre-apply-config is refused.
+    let mut r = Recorder::new(shared(a100()), 5);
+    let e = execute_with(&mut plan, &mut r, &quiet()).unwrap_err();
+    assert_eq!(
+        e.message,
+        "stopped\n  GPU 0: 1 done, 6 not run\n  GPU 1: 1 done, 6 not run\n  node: 3 done, 3 not run"
+    );
 }

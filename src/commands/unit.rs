@@ -1,0 +1,171 @@
+//! `gpushare unit [--install | --uninstall]`: the boot unit that applies gpushare.toml at every
+//! boot (see `crate::boot`), printed, or written atomically and enabled, or disabled and removed.
+
+use super::apply::config_path;
+use super::changing::around;
+use crate::Context;
+use crate::boot::{self, BootUnit, UNIT};
+use crate::cli::{LayoutFileArgs, SysfsArgs, UnitArgs};
+use crate::clients::systemd::Systemctl;
+use crate::config::Config;
+use crate::error::{Error, Exit, Result};
+use crate::hooks::FlagValues;
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+
+/// `unit --format json`.
+#[derive(Serialize)]
+struct UnitReport {
+    unit: &'static str,
+    path: PathBuf,
+    /// Written and enabled by this command.
+    installed: bool,
+    /// Disabled and removed by this command.
+    removed: bool,
+    text: String,
+}
+
+pub fn run(ctx: &mut Context, args: &UnitArgs) -> Result<Exit> {
+    let path = ctx.paths.systemd_dir().join(UNIT);
+    if args.uninstall {
+        return uninstall(ctx, &path);
+    }
+    let file = LayoutFileArgs {
+        config: args.config.clone(),
+        sysfs: SysfsArgs {
+            sysfs_root: PathBuf::from("/"),
+        },
+    };
+    let config = PathBuf::from(absolute(&config_path(ctx, &file)));
+    // What fails here would fail at every boot: check it now.
+    if config.exists() {
+        Config::load(&config)?;
+    } else {
+        ctx.out.warn(format!(
+            "{} does not exist yet: the unit does nothing until it does (`gpushare init` writes it)",
+            config.display()
+        ));
+    }
+    around(&ctx.out, &args.around, FlagValues::default())?;
+    let program = std::env::current_exe()
+        .and_then(|p| p.canonicalize())
+        .map_err(|e| Error::failed(format!("cannot find the gpushare binary: {e}")))?;
+    let mut unit_args = global_args(ctx);
+    unit_args.extend(["apply", "--yes", "-c"].map(String::from));
+    unit_args.push(config.to_string_lossy().into_owned());
+    if let Some(f) = &args.around.gpu_clients_file {
+        unit_args.extend(["--gpu-clients-file".to_string(), absolute(f)]);
+    }
+    if let Some(f) = &args.around.hooks_file {
+        unit_args.extend(["--hooks-file".to_string(), absolute(f)]);
+    }
+    let text = BootUnit {
+        program,
+        config,
+        args: unit_args,
+    }
+    .render();
+    if args.install {
+        install(ctx, &path, &text)?;
+    }
+    let report = UnitReport {
+        unit: UNIT,
+        path,
+        installed: args.install,
+        removed: false,
+        text,
+    };
+    ctx.out.data(&report, |_| {
+        if report.installed {
+            format!("installed and enabled {}\n", report.path.display())
+        } else {
+            report.text.clone()
+        }
+    })?;
+    Ok(Exit::Ok)
+}
+
+/// `systemctl` for the unit directory in use: with --state-root, `--root` so that enabling links
+/// it there and never on the host.
+fn systemctl_args<'a>(ctx: &'a Context, root: &'a mut String, args: &[&'a str]) -> Vec<&'a str> {
+    let mut out = Vec::new();
+    if let Some(r) = ctx.paths.root() {
+        *root = format!("--root={}", absolute(r));
+        out.push(root.as_str());
+    }
+    out.extend_from_slice(args);
+    out
+}
+
+fn install(ctx: &Context, path: &Path, text: &str) -> Result<()> {
+    let systemctl = Systemctl::find()?;
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| Error::failed(format!("cannot create {}: {e}", dir.display())))?;
+    }
+    crate::fsutil::write_atomic(path, text.as_bytes(), 0o644).map_err(|e| {
+        Error::failed(format!("cannot write {}: {e}", path.display()))
+            .with_hint("run as root, or pass --state-root to write under another directory")
+    })?;
+    let mut root = String::new();
+    if ctx.paths.root().is_none() {
+        systemctl.run(&["daemon-reload"])?;
+    }
+    systemctl.run(&systemctl_args(ctx, &mut root, &["enable", UNIT]))?;
+    ctx.out.note(format!(
+        "{} runs `gpushare apply` at every boot; `gpushare unit --uninstall` removes it",
+        UNIT
+    ));
+    Ok(())
+}
+
+fn uninstall(ctx: &mut Context, path: &Path) -> Result<Exit> {
+    let present = std::fs::symlink_metadata(path).is_ok();
+    let enabled = std::fs::symlink_metadata(boot::enabled_link(&ctx.paths.systemd_dir())).is_ok();
+    if present || enabled {
+        let systemctl = Systemctl::find()?;
+        let mut root = String::new();
+        systemctl.run(&systemctl_args(ctx, &mut root, &["disable", UNIT]))?;
+        if present {
+            crate::fsutil::own::check_replaceable(path)
+                .and_then(|_| std::fs::remove_file(path))
+                .map_err(|e| Error::failed(format!("cannot remove {}: {e}", path.display())))?;
+        }
+        if ctx.paths.root().is_none() {
+            systemctl.run(&["daemon-reload"])?;
+        }
+        ctx.out
+            .note(format!("disabled and removed {}", path.display()));
+    } else {
+        ctx.out
+            .note(format!("{UNIT} is not installed: nothing to remove"));
+    }
+    let report = UnitReport {
+        unit: UNIT,
+        path: path.to_path_buf(),
+        installed: false,
+        removed: present || enabled,
+        text: String::new(),
+    };
+    ctx.out.data(&report, |_| String::new())?;
+    Ok(Exit::Ok)
+}
+
+pub(super) fn absolute(path: &Path) -> String {
+    std::path::absolute(path)
+        .unwrap_or_else(|_| path.to_path_buf())
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// Global options that change where gpushare looks, so a unit sees what this command saw.
+pub(super) fn global_args(ctx: &Context) -> Vec<String> {
+    let mut a = Vec::new();
+    if let Some(root) = ctx.paths.root() {
+        a.extend(["--state-root".to_string(), absolute(root)]);
+    }
+    if let Some(lib) = &ctx.backend_options.nvml_lib {
+        a.extend(["--nvml-lib".to_string(), absolute(lib)]);
+    }
+    a
+}

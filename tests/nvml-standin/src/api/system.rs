@@ -1,0 +1,157 @@
+//! Initialisation, the system queries and device enumeration.
+
+use super::gpu;
+use crate::call::*;
+use crate::handles::{self, Handle};
+use crate::{holders, node};
+use nvml_wrapper_sys::bindings::nvmlDevice_t;
+use std::os::raw::{c_char, c_int, c_uint};
+
+fn init(name: &'static str, record: Record) -> Ret {
+    call_uninitialised(name, record, |_| {
+        let path = node::path()?;
+        node::ensure(&path)?;
+        node::load(&path)?;
+        if handles::open()
+            && let Err(e) = holders::hold(&path)
+        {
+            handles::close();
+            return Err(Fail::new(
+                UNKNOWN,
+                format!("cannot record this process as an NVML client: {e}"),
+            ));
+        }
+        Ok(())
+    })
+}
+
+#[unsafe(no_mangle)]
+pub extern "C" fn nvmlInit_v2() -> Ret {
+    init("nvmlInit_v2", Record::default())
+}
+
+#[unsafe(no_mangle)]
+pub extern "C" fn nvmlInit() -> Ret {
+    init("nvmlInit", Record::default())
+}
+
+#[unsafe(no_mangle)]
+pub extern "C" fn nvmlInitWithFlags(flags: c_uint) -> Ret {
+    init("nvmlInitWithFlags", Record::default().arg("flags", flags))
+}
+
+#[unsafe(no_mangle)]
+pub extern "C" fn nvmlShutdown() -> Ret {
+    call_uninitialised(
+        "nvmlShutdown",
+        Record::default(),
+        |_| match handles::close() {
+            None => Err(Fail::new(UNINITIALIZED, "not initialised")),
+            Some(closed) => {
+                if closed && let Ok(path) = node::path() {
+                    holders::release(&path);
+                }
+                Ok(())
+            }
+        },
+    )
+}
+
+#[unsafe(no_mangle)]
+pub extern "C" fn nvmlErrorString(code: Ret) -> *const c_char {
+    let text = match code {
+        SUCCESS => c"Success",
+        UNINITIALIZED => c"Uninitialized",
+        INVALID_ARGUMENT => c"Invalid Argument",
+        NOT_SUPPORTED => c"Not Supported",
+        NO_PERMISSION => c"Insufficient Permissions",
+        NOT_FOUND => c"Not Found",
+        INSUFFICIENT_SIZE => c"Insufficient Size",
+        DRIVER_NOT_LOADED => c"Driver Not Loaded",
+        GPU_IS_LOST => c"GPU is lost",
+        RESET_REQUIRED => c"GPU requires reset",
+        IN_USE => c"In use by another client",
+        INSUFFICIENT_RESOURCES => c"Insufficient resources",
+        ARGUMENT_VERSION_MISMATCH => c"Argument version mismatch",
+        _ => c"Unknown Error",
+    };
+    text.as_ptr()
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nvmlSystemGetDriverVersion(version: *mut c_char, length: c_uint) -> Ret {
+    call("nvmlSystemGetDriverVersion", Record::default(), |_| {
+        let text = node::read(|s| Ok(s.driver_version.clone()))?;
+        put_str(version, length, &text)
+    })
+}
+
+/// `13.0` → 13000, as NVML encodes CUDA versions.
+fn cuda_version() -> Result<c_int, Fail> {
+    let text = node::read(|s| Ok(s.cuda_driver_version.clone()))?;
+    let mut parts = text.split('.').map(|p| p.parse::<c_int>().unwrap_or(0));
+    let major = parts.next().unwrap_or(0);
+    let minor = parts.next().unwrap_or(0);
+    Ok(major * 1000 + minor * 10)
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nvmlSystemGetCudaDriverVersion_v2(version: *mut c_int) -> Ret {
+    call(
+        "nvmlSystemGetCudaDriverVersion_v2",
+        Record::default(),
+        |_| put(version, cuda_version()?),
+    )
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nvmlSystemGetCudaDriverVersion(version: *mut c_int) -> Ret {
+    call("nvmlSystemGetCudaDriverVersion", Record::default(), |_| {
+        put(version, cuda_version()?)
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nvmlSystemGetProcessName(
+    pid: c_uint,
+    name: *mut c_char,
+    length: c_uint,
+) -> Ret {
+    call(
+        "nvmlSystemGetProcessName",
+        Record::default().arg("pid", pid),
+        |_| {
+            let found = node::read(|s| {
+                Ok(s.gpus
+                    .iter()
+                    .flat_map(|g| &g.processes)
+                    .find(|p| p.pid == pid)
+                    .map(|p| p.name.clone()))
+            })?;
+            let found = found.ok_or_else(|| Fail::new(NOT_FOUND, "no such process on a GPU"))?;
+            put_str(name, length, &found)
+        },
+    )
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nvmlDeviceGetCount_v2(count: *mut c_uint) -> Ret {
+    call("nvmlDeviceGetCount_v2", Record::default(), |_| {
+        put(count, node::read(|s| Ok(s.gpus.len() as c_uint))?)
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nvmlDeviceGetHandleByIndex_v2(
+    index: c_uint,
+    device: *mut nvmlDevice_t,
+) -> Ret {
+    call(
+        "nvmlDeviceGetHandleByIndex_v2",
+        Record::default().arg("index", index),
+        |_| {
+            node::read(|s| gpu(s, index).map(|_| ()))?;
+            put(device, Handle::Device { gpu: index }.as_ptr())
+        },
+    )
+}
