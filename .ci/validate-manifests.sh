@@ -60,7 +60,7 @@ for node in "dgx-a100" "balanced" "layout" "mixed" "t4-mps" "t4-ts"; do
         [[ $target == agent && $node != layout && $node != mixed && $node != t4-* ]] && continue
         dir="$node-$target"
         if ! err=$(gen "$dir" "${sim[@]}" --target "$target" "${extra[@]}" 2>&1); then
-            # A layout the target refuses (the refusals are tested in tests/manifests.rs).
+            # A layout the target refuses (the refusals are tested in tests/integration/manifests.rs).
             echo "refused: $node $target: $(head -1 <<<"$err")"
             continue
         fi

@@ -6,7 +6,7 @@
 //! `configs/` beside it); `.ci/run` builds it and sets it. Without it these tests say they are
 //! skipped.
 
-mod common;
+use crate::common;
 
 use common::*;
 use serde_json::Value;

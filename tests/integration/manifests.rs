@@ -1,7 +1,7 @@
 //! `gpushare manifests`: snapshots of every target on the simulated nodes, what the output says
 //! about the node, and the refusals. GPUSHARE_BLESS=1 rewrites the snapshots.
 
-mod common;
+use crate::common;
 use common::*;
 use std::path::Path;
 

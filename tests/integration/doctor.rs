@@ -1,6 +1,6 @@
 //! `gpushare doctor` end to end.
 
-mod common;
+use crate::common;
 use common::*;
 
 #[test]

@@ -4,8 +4,7 @@
 mod all_gpus;
 mod boot;
 mod clients;
-#[path = "../common/mod.rs"]
-mod common;
+use crate::common;
 mod every_command;
 mod hooks;
 mod init;

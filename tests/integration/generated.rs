@@ -1,7 +1,7 @@
 //! The committed completions and man page must match what the binary generates.
 //! Run with GPUSHARE_BLESS=1 to rewrite them after changing the command line.
 
-mod common;
+use crate::common;
 use common::*;
 
 fn check(args: &[&str], path: &str) {

@@ -1,7 +1,7 @@
 //! install.sh into a temporary prefix, the installed binary runs, re-running is safe, and
 //! --uninstall removes everything it installed.
 
-mod common;
+use crate::common;
 use common::repo;
 use std::os::unix::fs::PermissionsExt;
 use std::process::Command;

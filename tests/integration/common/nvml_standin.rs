@@ -16,7 +16,7 @@ pub struct StandIn {
 
 /// The stand-in, built with cargo in this build's own target directory. A plain `cargo test`
 /// has built it already (its `programs` test target makes cargo build the programs and the
-/// library), so this finds it fresh in a moment; run alone (`cargo test --test nvml_standin`), it
+/// library), so this finds it fresh in a moment; run alone (`cargo test --test integration nvml_standin`), it
 /// builds only the stand-in, reusing gpushare's compiled dependencies. It asks for the same
 /// packages in test mode as `cargo test` does, so cargo resolves the same dependency features and
 /// rebuilds nothing. (Cargo holds its directory lock only while building, not while the tests

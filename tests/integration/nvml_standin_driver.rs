@@ -4,7 +4,7 @@
 //! on, a MIG-capable GPU the catalog does not know, a driver older than the versioned calls, and
 //! MIG-device fields the driver refuses.
 
-mod common;
+use crate::common;
 
 use assert_cmd::Command;
 use common::json;
@@ -94,10 +94,13 @@ fn compute_instance_placements_are_asked_for_their_count_first() {
         .unwrap()["gpu_instance_id"]
         .to_string();
     node.take_calls();
+    // This test again, in a child of the test binary (the test's name is its path in the crate).
+    let (_, module) = module_path!().split_once("::").unwrap();
+    let name = format!("{module}::compute_instance_placements_are_asked_for_their_count_first");
     let out = std::process::Command::new(std::env::current_exe().unwrap())
         .args([
             "--exact",
-            "compute_instance_placements_are_asked_for_their_count_first",
+            &name,
             "--nocapture",
             "--test-threads",
             "1",

@@ -9,8 +9,7 @@
 mod agent_process;
 mod api_server;
 mod cluster;
-#[path = "../common/mod.rs"]
-mod common;
+use crate::common;
 
 use agent_process::{AgentProcess, device_at, profiles};
 use api_server::ApiServer;

@@ -3,7 +3,7 @@
 //! client's own environment can lower its share, the memory limit need not show in
 //! `cuMemGetInfo`, a share runs in waves over changing SMs), and stand-in MPS daemons.
 
-mod common;
+use crate::common;
 use common::cuda_standin::*;
 use common::*;
 use std::path::Path;

@@ -1,7 +1,7 @@
 //! `gpushare vgpu` on fake vGPU hosts: sysfs trees shaped like the real layouts, the fake kernel
 //! answering writes as the driver does, and a stand-in sriov-manage.
 
-mod common;
+use crate::common;
 use common::vgpu_host::*;
 use common::*;
 use serde_json::Value;

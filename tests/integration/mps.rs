@@ -1,7 +1,7 @@
 //! `gpushare mps start|status|stop|unit` on simulated nodes, with the stand-in
 //! `nvidia-cuda-mps-control` of tests/support/bin first on PATH.
 
-mod common;
+use crate::common;
 use common::*;
 
 use assert_cmd::Command;

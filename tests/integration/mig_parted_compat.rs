@@ -6,7 +6,7 @@
 //! mig-devices counts. Labels whose profiles a GPU does not have must be refused (exit 2) before
 //! anything changes. Runs in-process on the simulator, through the same code as `mig apply`.
 
-mod common;
+use crate::common;
 
 use gpushare::backend::Backend;
 use gpushare::backend::sim::{SimBackend, node_file};

@@ -1,6 +1,6 @@
 //! `gpushare detect` on simulated nodes, node files and a machine without a driver.
 
-mod common;
+use crate::common;
 use common::*;
 
 #[test]

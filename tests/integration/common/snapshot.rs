@@ -7,7 +7,7 @@ use std::path::Path;
 pub const BLESS: &str = "GPUSHARE_BLESS";
 
 /// Compare `actual` with the committed file `path` (relative to the repository), or rewrite it
-/// under `GPUSHARE_BLESS=1`. `test` names the test binary for the hint.
+/// under `GPUSHARE_BLESS=1`. `test` names the test module for the hint.
 pub fn check(path: &str, actual: &[u8], test: &str) {
     let file = super::repo().join(path);
     if std::env::var_os(BLESS).is_some() {
@@ -17,7 +17,7 @@ pub fn check(path: &str, actual: &[u8], test: &str) {
     let committed = std::fs::read(&file).unwrap_or_default();
     assert!(
         committed == actual,
-        "{path} differs from the output:\n{}\nrun `{BLESS}=1 cargo test --test {test}` if the change is right, and commit it",
+        "{path} differs from the output:\n{}\nrun `{BLESS}=1 cargo test --test integration {test}::` if the change is right, and commit it",
         String::from_utf8_lossy(actual)
     );
 }

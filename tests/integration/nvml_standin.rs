@@ -5,7 +5,7 @@
 //! instances destroyed before their GPU instance, no call on a kept instance, one MIG mode
 //! change per GPU, GPU instances created at the planned placements.
 
-mod common;
+use crate::common;
 
 use common::nvml_standin::*;
 use common::{json, repo};

@@ -3,7 +3,7 @@
 //! near, MIG devices a process may not open, and result codes newer than the bindings. The
 //! stand-in libcuda models each (tests/support/libcuda_standin.c: STANDIN_CUDA_GBPS and friends).
 
-mod common;
+use crate::common;
 use common::cuda_standin::*;
 use common::*;
 

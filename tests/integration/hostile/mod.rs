@@ -5,8 +5,7 @@
 //! hang, and leave the node as it was. The cases are built in `cases.rs`.
 
 mod cases;
-#[path = "../common/mod.rs"]
-mod common;
+use crate::common;
 
 use cases::{Case, Kind, Place};
 use common::vgpu_host::{FakeHost, GpuSpec, Layout, t};

@@ -1,5 +1,4 @@
 //! Helpers shared by the integration tests: run the real binary in a clean environment.
-#![allow(dead_code)]
 
 pub mod cuda_standin;
 pub mod nvml_standin;

@@ -4,7 +4,7 @@
 //! endless devices as input, oversize input, a GPU range past the node, escape sequences in names
 //! from the driver, and a simulator switched on by the environment.
 
-mod common;
+use crate::common;
 use common::*;
 
 use std::os::unix::fs::{PermissionsExt, symlink};

@@ -1,6 +1,6 @@
 //! `gpushare mig …` through the real binary on simulated nodes kept in state files.
 
-mod common;
+use crate::common;
 use common::*;
 use serde_json::Value;
 use std::collections::BTreeMap;

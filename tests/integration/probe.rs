@@ -1,7 +1,7 @@
 //! `gpushare probe` end to end: the real binary and its worker processes against a stand-in
 //! libcuda (tests/support/libcuda_standin.c, built here with cc) on simulated nodes.
 
-mod common;
+use crate::common;
 use common::cuda_standin::*;
 use common::*;
 use std::path::Path;

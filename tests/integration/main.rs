@@ -1,0 +1,29 @@
+//! The integration tests, one binary: each module runs the real `gpushare` (or the library) on
+//! simulated nodes, stand-in libraries and a real kube-apiserver; `common` holds the helpers they
+//! share (the binary in a clean environment, the stand-ins, snapshots).
+//!
+//! `cargo test --test integration NAME` runs a part, e.g. `apply::` or `nvml_standin::`.
+
+// Helpers are `pub` for the modules of this crate; a test that skips says so on stderr.
+#![allow(unreachable_pub, clippy::print_stdout, clippy::print_stderr)]
+
+mod agent;
+mod apply;
+mod common;
+mod detect;
+mod doctor;
+mod generated;
+mod hostile;
+mod install;
+mod manifests;
+mod mig;
+mod mig_parted_compat;
+mod mock_nvml;
+mod mps;
+mod nvml_standin;
+mod nvml_standin_driver;
+mod probe;
+mod probe_driver;
+mod probe_mps;
+mod rootsafe;
+mod vgpu;
