@@ -300,8 +300,8 @@ complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_s
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from start" -l clients -d 'An equal share for N clients: 100/N percent of the threads, 1/N of the memory each' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from start" -l thread-percentage -d 'Active thread percentage per client, 1 to 100' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from start" -l memory-limit -d 'Pinned device memory per client, e.g. `4G` or `512M` (overrides the share of --clients)' -r
-complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from start" -l pipe-dir -d 'Pipe directory of the daemon (default /run/gpushare/mps/<name>/pipe)' -r -F
-complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from start" -l log-dir -d 'Log directory of the daemon (default /run/gpushare/mps/<name>/log)' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from start" -l pipe-dir -d 'Pipe directory of the daemon (default /run/gpushare/mps/NAME/pipe)' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from start" -l log-dir -d 'Log directory of the daemon (default /run/gpushare/mps/NAME/log)' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from start" -s c -l config -d 'Start what the `mps` and `mig.mps` sections of gpushare.toml ask for' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from start" -l timeout -d 'Seconds to wait for each answer of the daemon' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from start" -l sim -d 'Use a simulated node: a preset name or a node file (TOML)' -r
@@ -358,8 +358,8 @@ complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_s
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from unit" -l clients -d 'An equal share for N clients: 100/N percent of the threads, 1/N of the memory each' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from unit" -l thread-percentage -d 'Active thread percentage per client, 1 to 100' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from unit" -l memory-limit -d 'Pinned device memory per client, e.g. `4G` or `512M` (overrides the share of --clients)' -r
-complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from unit" -l pipe-dir -d 'Pipe directory of the daemon (default /run/gpushare/mps/<name>/pipe)' -r -F
-complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from unit" -l log-dir -d 'Log directory of the daemon (default /run/gpushare/mps/<name>/log)' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from unit" -l pipe-dir -d 'Pipe directory of the daemon (default /run/gpushare/mps/NAME/pipe)' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from unit" -l log-dir -d 'Log directory of the daemon (default /run/gpushare/mps/NAME/log)' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from unit" -s c -l config -d 'Start what the `mps` and `mig.mps` sections of gpushare.toml ask for' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from unit" -l timeout -d 'Seconds to wait for each answer of the daemon' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand mps; and __fish_seen_subcommand_from unit" -l sim -d 'Use a simulated node: a preset name or a node file (TOML)' -r

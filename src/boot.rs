@@ -9,9 +9,9 @@
 use crate::mps::unit::quote;
 use std::path::{Path, PathBuf};
 
-pub const UNIT: &str = "gpushare-apply.service";
+pub(crate) const UNIT: &str = "gpushare-apply.service";
 /// The target that wants it (`[Install] WantedBy=`).
-pub const WANTED_BY: &str = "multi-user.target";
+pub(crate) const WANTED_BY: &str = "multi-user.target";
 
 /// Ordered after these (the driver's modules, persistence, NVSwitch fabric)…
 const AFTER: [&str; 3] = [
@@ -28,7 +28,7 @@ const BEFORE: [&str; 4] = [
 ];
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct BootUnit {
+pub(crate) struct BootUnit {
     /// Absolute path of the gpushare binary.
     pub program: PathBuf,
     /// The layout file (absolute).
@@ -38,7 +38,7 @@ pub struct BootUnit {
 }
 
 impl BootUnit {
-    pub fn render(&self) -> String {
+    pub(crate) fn render(&self) -> String {
         let command: Vec<String> = std::iter::once(self.program.to_string_lossy().into_owned())
             .chain(self.args.iter().cloned())
             .map(|w| quote(&w))
@@ -72,7 +72,7 @@ impl BootUnit {
 }
 
 /// Where `systemctl enable` links the unit, under a systemd unit directory.
-pub fn enabled_link(systemd_dir: &Path) -> PathBuf {
+pub(crate) fn enabled_link(systemd_dir: &Path) -> PathBuf {
     systemd_dir.join(format!("{WANTED_BY}.wants")).join(UNIT)
 }
 

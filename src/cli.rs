@@ -17,7 +17,7 @@ use std::path::PathBuf;
     propagate_version = true,
     max_term_width = 100
 )]
-pub struct Cli {
+pub(crate) struct Cli {
     #[command(flatten)]
     pub global: GlobalArgs,
 
@@ -26,7 +26,7 @@ pub struct Cli {
 }
 
 #[derive(Debug, Args)]
-pub struct GlobalArgs {
+pub(crate) struct GlobalArgs {
     /// Use a simulated node: a preset name or a node file (TOML)
     #[arg(long, global = true, env = "GPUSHARE_SIM", value_name = "PRESET|FILE")]
     pub sim: Option<String>,
@@ -68,7 +68,7 @@ pub struct GlobalArgs {
 }
 
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Set up a bare node in one go: choose a layout, write gpushare.toml, apply it, write the
     /// cluster manifests, and check the result with the probe
     ///
@@ -167,7 +167,7 @@ pub enum Command {
 
 /// The gpushare.toml of `plan` and `apply`.
 #[derive(Debug, Args)]
-pub struct LayoutFileArgs {
+pub(crate) struct LayoutFileArgs {
     /// The desired layout [default: /etc/gpushare/gpushare.toml, under --state-root]
     #[arg(short = 'c', long = "config", value_name = "FILE")]
     pub config: Option<PathBuf>,
@@ -177,7 +177,7 @@ pub struct LayoutFileArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct PlanArgs {
+pub(crate) struct PlanArgs {
     #[command(flatten)]
     pub file: LayoutFileArgs,
 
@@ -191,7 +191,7 @@ pub struct PlanArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct ApplyArgs {
+pub(crate) struct ApplyArgs {
     #[command(flatten)]
     pub file: LayoutFileArgs,
 
@@ -216,7 +216,7 @@ pub struct ApplyArgs {
 /// What runs around the changes: GPU clients and mig-parted's hooks (`apply`, `mig apply`,
 /// `unit`).
 #[derive(Debug, Args)]
-pub struct AroundArgs {
+pub(crate) struct AroundArgs {
     /// mig-parted's GPU clients file: host services that hold the GPUs, stopped before MIG mode
     /// changes and resets and started again after them (with those of `[clients]`)
     #[arg(long, value_name = "FILE", env = "GPU_CLIENTS_FILE")]
@@ -230,7 +230,7 @@ pub struct AroundArgs {
 
 /// How `init` shares the GPUs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum InitMode {
+pub(crate) enum InitMode {
     /// MIG instances of one profile (--profile)
     Mig,
     /// MPS with N clients per GPU (--clients)
@@ -242,7 +242,7 @@ pub enum InitMode {
 }
 
 #[derive(Debug, Args)]
-pub struct InitArgs {
+pub(crate) struct InitArgs {
     /// Take the layout from this gpushare.toml instead of --mode
     #[arg(
         short = 'c',
@@ -306,7 +306,7 @@ pub struct InitArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct ManifestsArgs {
+pub(crate) struct ManifestsArgs {
     /// What to generate (repeatable; default: `[kubernetes] targets` of -c)
     #[arg(long, value_enum, value_name = "TARGET")]
     pub target: Vec<crate::k8s::Target>,
@@ -359,7 +359,7 @@ pub struct ManifestsArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct AgentArgs {
+pub(crate) struct AgentArgs {
     /// This node's name in Kubernetes
     #[arg(long, env = "NODE_NAME", value_name = "NAME")]
     pub node: String,
@@ -390,7 +390,7 @@ pub struct AgentArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct ProbeArgs {
+pub(crate) struct ProbeArgs {
     /// Only these targets: GPUs as for --gpu (`all`, `0,2`, `0-3`, UUIDs, bus ids; all their MIG
     /// devices and MPS clients) or MIG devices by `MIG-…` UUID
     #[arg(long, value_name = "SEL", default_value = "all")]
@@ -441,7 +441,7 @@ fn parse_size(text: &str) -> Result<u64, String> {
 }
 
 #[derive(Debug, Args)]
-pub struct UnitArgs {
+pub(crate) struct UnitArgs {
     /// The layout the unit applies [default: /etc/gpushare/gpushare.toml, under --state-root]
     #[arg(short = 'c', long = "config", value_name = "FILE")]
     pub config: Option<PathBuf>,
@@ -459,21 +459,21 @@ pub struct UnitArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct DetectArgs {
+pub(crate) struct DetectArgs {
     /// Only these GPUs: `all`, indexes `0,2`, ranges `0-3`, UUIDs or PCI bus ids
     #[arg(long, value_name = "SEL", default_value = "all")]
     pub gpu: GpuSelector,
 }
 
 #[derive(Debug, Args)]
-pub struct DoctorArgs {
+pub(crate) struct DoctorArgs {
     /// Check the host files (/dev, /proc, /sys, /etc) under DIR instead of /
     #[arg(long, value_name = "DIR")]
     pub host_root: Option<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]
-pub enum SimCommand {
+pub(crate) enum SimCommand {
     /// List the built-in simulated nodes
     Presets,
     /// List the GPU models a node file may name
@@ -484,7 +484,7 @@ pub enum SimCommand {
 }
 
 #[derive(Debug, Subcommand)]
-pub enum MigCommand {
+pub(crate) enum MigCommand {
     /// Every GPU-instance profile of the MIG-capable GPUs: id, slices, memory, counts, placements
     Profiles(MigProfilesArgs),
 
@@ -508,14 +508,14 @@ pub enum MigCommand {
 }
 
 #[derive(Debug, Args)]
-pub struct MigProfilesArgs {
+pub(crate) struct MigProfilesArgs {
     /// Only these GPUs: `all`, indexes `0,2`, ranges `0-3`, UUIDs or PCI bus ids
     #[arg(long, value_name = "SEL", default_value = "all")]
     pub gpu: GpuSelector,
 }
 
 #[derive(Debug, Args)]
-pub struct MigFileArgs {
+pub(crate) struct MigFileArgs {
     /// The desired layout: a gpushare.toml or a mig-parted v1 YAML config (`-` reads stdin)
     #[arg(
         short = 'f',
@@ -538,7 +538,7 @@ pub struct MigFileArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct MigApplyArgs {
+pub(crate) struct MigApplyArgs {
     #[command(flatten)]
     pub file: MigFileArgs,
 
@@ -567,7 +567,7 @@ pub struct MigApplyArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct MigExportArgs {
+pub(crate) struct MigExportArgs {
     /// The label of the exported config
     #[arg(
         short = 'l',
@@ -579,7 +579,7 @@ pub struct MigExportArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct MigClearArgs {
+pub(crate) struct MigClearArgs {
     /// Only these GPUs: `all`, indexes `0,2`, ranges `0-3`, UUIDs or PCI bus ids
     #[arg(long, value_name = "SEL", default_value = "all")]
     pub gpu: GpuSelector,
@@ -590,7 +590,7 @@ pub struct MigClearArgs {
 }
 
 #[derive(Debug, Subcommand)]
-pub enum MpsCommand {
+pub(crate) enum MpsCommand {
     /// Start MPS daemons: compute mode EXCLUSIVE_PROCESS, limits sent before any client connects
     ///
     /// One daemon serves the selected whole GPUs; a GPU with MIG enabled gets one daemon per MIG
@@ -611,7 +611,7 @@ pub enum MpsCommand {
 
 /// What a daemon is started with (`mps start` and `mps unit`).
 #[derive(Debug, Args)]
-pub struct MpsSettingsArgs {
+pub(crate) struct MpsSettingsArgs {
     /// GPUs to share: `all`, indexes `0,2`, ranges `0-3`, UUIDs (`MIG-…` for single MIG devices)
     #[arg(
         long,
@@ -633,11 +633,11 @@ pub struct MpsSettingsArgs {
     #[arg(long, value_name = "SIZE", value_parser = crate::output::parse_size_mib, conflicts_with = "config")]
     pub memory_limit: Option<u64>,
 
-    /// Pipe directory of the daemon (default /run/gpushare/mps/<name>/pipe)
+    /// Pipe directory of the daemon (default /run/gpushare/mps/NAME/pipe)
     #[arg(long, value_name = "DIR")]
     pub pipe_dir: Option<PathBuf>,
 
-    /// Log directory of the daemon (default /run/gpushare/mps/<name>/log)
+    /// Log directory of the daemon (default /run/gpushare/mps/NAME/log)
     #[arg(long, value_name = "DIR")]
     pub log_dir: Option<PathBuf>,
 
@@ -655,20 +655,20 @@ pub struct MpsSettingsArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct MpsStartArgs {
+pub(crate) struct MpsStartArgs {
     #[command(flatten)]
     pub settings: MpsSettingsArgs,
 }
 
 #[derive(Debug, Args)]
-pub struct MpsStatusArgs {
+pub(crate) struct MpsStatusArgs {
     /// Seconds to wait for each answer of a daemon
     #[arg(long, value_name = "SECONDS", default_value = "10", value_parser = parse_timeout)]
     pub timeout: std::time::Duration,
 }
 
 #[derive(Debug, Args)]
-pub struct MpsStopArgs {
+pub(crate) struct MpsStopArgs {
     /// Stop only the daemons that serve these GPUs
     #[arg(long, value_name = "SEL", default_value = "all")]
     pub gpu: GpuSelector,
@@ -683,7 +683,7 @@ pub struct MpsStopArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct MpsUnitArgs {
+pub(crate) struct MpsUnitArgs {
     #[command(flatten)]
     pub settings: MpsSettingsArgs,
 
@@ -719,7 +719,7 @@ fn parse_timeout(text: &str) -> Result<std::time::Duration, String> {
 }
 
 #[derive(Debug, Subcommand)]
-pub enum VgpuCommand {
+pub(crate) enum VgpuCommand {
     /// List the vGPU types each GPU supports and how many more of each it can create now
     Types(VgpuShowArgs),
     /// Show the vGPU devices that exist, their types, and which VMs hold them
@@ -737,7 +737,7 @@ pub enum VgpuCommand {
 }
 
 #[derive(Debug, Args)]
-pub struct SysfsArgs {
+pub(crate) struct SysfsArgs {
     /// Read and write sysfs and /proc under DIR instead of / (a fake tree, for tests and trials)
     #[arg(
         long,
@@ -749,7 +749,7 @@ pub struct SysfsArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct VgpuShowArgs {
+pub(crate) struct VgpuShowArgs {
     /// Only these GPUs: `all`, indexes `0,2`, ranges `0-3`, UUIDs or PCI bus ids
     #[arg(long, value_name = "SEL", default_value = "all")]
     pub gpu: GpuSelector,
@@ -759,7 +759,7 @@ pub struct VgpuShowArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct VgpuFileArgs {
+pub(crate) struct VgpuFileArgs {
     /// gpushare.toml (its `mode = "vgpu"` entries) or a vgpu-device-manager config (YAML); `-`
     /// reads stdin [default: /etc/gpushare/gpushare.toml]
     #[arg(short = 'f', long = "file", value_name = "FILE")]
@@ -771,7 +771,7 @@ pub struct VgpuFileArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct VgpuApplyArgs {
+pub(crate) struct VgpuApplyArgs {
     #[command(flatten)]
     pub input: VgpuFileArgs,
 
@@ -797,7 +797,7 @@ pub struct VgpuApplyArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct VgpuAssertArgs {
+pub(crate) struct VgpuAssertArgs {
     #[command(flatten)]
     pub input: VgpuFileArgs,
 
@@ -810,7 +810,7 @@ pub struct VgpuAssertArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct VgpuClearArgs {
+pub(crate) struct VgpuClearArgs {
     /// GPUs to clear: `all`, indexes `0,2`, ranges `0-3`, UUIDs or PCI bus ids
     #[arg(long, value_name = "SEL", default_value = "all")]
     pub gpu: GpuSelector,

@@ -31,7 +31,7 @@ pub enum Event {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Entry {
+pub(crate) struct Entry {
     /// Seconds since the Unix epoch.
     pub time: u64,
     pub pid: u32,
@@ -44,7 +44,7 @@ pub struct Entry {
 /// A journal larger than this is moved aside (`journal.jsonl.1`) when a run starts.
 const ROTATE_BYTES: u64 = 4 * 1024 * 1024;
 /// `<lib_dir>` (`/var/lib/gpushare`).
-pub const LIB_DIR_MODE: u32 = 0o755;
+pub(crate) const LIB_DIR_MODE: u32 = 0o755;
 /// Only root reads what gpushare did.
 const JOURNAL_MODE: u32 = 0o600;
 

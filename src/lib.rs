@@ -39,32 +39,35 @@
 //! node-wide steps (clients, hooks) in phases of their own. Around them: [`error`] (exit codes),
 //! [`output`] (everything printed), [`lock`] and [`journal`], [`fsutil`] and [`source_file`]
 //! (root-safe files), [`paths`], [`program`] (the host's programs), [`boot`] (the boot unit).
+//!
+//! Only the modules that the integration tests, the benchmark and the NVML stand-in use are
+//! `pub`; everything else is crate-private, so the compiler reports what nothing uses.
 
-pub mod agent;
+mod agent;
 pub mod backend;
-pub mod boot;
-pub mod cli;
-pub mod clients;
+mod boot;
+mod cli;
+mod clients;
 mod commands;
-pub mod config;
-pub mod doctor;
+mod config;
+mod doctor;
 pub mod error;
-pub mod fsutil;
-pub mod hooks;
-pub mod journal;
-pub mod k8s;
+mod fsutil;
+mod hooks;
+mod journal;
+mod k8s;
 pub mod lock;
 pub mod mig;
-pub mod mps;
+mod mps;
 pub mod node;
 pub mod output;
-pub mod paths;
+mod paths;
 pub mod pipeline;
-pub mod plan;
-pub mod probe;
-pub mod program;
+mod plan;
+mod probe;
+mod program;
 pub mod source_file;
-pub mod vgpu;
+mod vgpu;
 
 use backend::{Backend, BackendOptions, SharedBackend};
 use cli::Cli;

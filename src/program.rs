@@ -4,7 +4,7 @@
 use std::path::Path;
 
 /// Run `program ARGS`; `Err` says which call failed, how, and what it printed.
-pub fn run(program: &Path, args: &[&str]) -> Result<(), String> {
+pub(crate) fn run(program: &Path, args: &[&str]) -> Result<(), String> {
     let name = program.file_name().map_or_else(
         || program.display().to_string(),
         |n| n.to_string_lossy().into_owned(),

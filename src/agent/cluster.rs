@@ -17,19 +17,19 @@ use std::time::Duration;
 /// How long one call may take.
 const CALL_TIMEOUT: Duration = Duration::from_secs(30);
 /// Who writes the events and labels.
-pub const COMPONENT: &str = "gpushare-agent";
+pub(crate) const COMPONENT: &str = "gpushare-agent";
 /// Events about a cluster-scoped object (a Node) live in `default`, as the kubelet's do; the API
 /// server refuses them elsewhere.
-pub const EVENTS_NAMESPACE: &str = "default";
+pub(crate) const EVENTS_NAMESPACE: &str = "default";
 
 /// Normal or Warning.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum EventType {
+pub(crate) enum EventType {
     Normal,
     Warning,
 }
 
-pub struct Cluster {
+pub(crate) struct Cluster {
     handle: tokio::runtime::Handle,
     client: Client,
     pub node: String,
@@ -38,7 +38,7 @@ pub struct Cluster {
 
 /// The client: from the kubeconfig files given (`a:b` as KUBECONFIG lists them), or the pod's
 /// service account.
-pub async fn client(kubeconfig: Option<&Path>) -> Result<Client> {
+pub(crate) async fn client(kubeconfig: Option<&Path>) -> Result<Client> {
     let config = match kubeconfig {
         Some(paths) => {
             let mut merged: Option<Kubeconfig> = None;
@@ -77,7 +77,7 @@ pub async fn client(kubeconfig: Option<&Path>) -> Result<Client> {
 }
 
 impl Cluster {
-    pub fn new(
+    pub(crate) fn new(
         handle: tokio::runtime::Handle,
         client: Client,
         node: String,
@@ -89,10 +89,6 @@ impl Cluster {
             node,
             layouts,
         }
-    }
-
-    pub fn client(&self) -> &Client {
-        &self.client
     }
 
     /// Run one call on the runtime, within the deadline.
@@ -111,13 +107,13 @@ impl Cluster {
         }
     }
 
-    pub fn get_node(&self) -> Result<Node> {
+    pub(crate) fn get_node(&self) -> Result<Node> {
         let api: Api<Node> = Api::all(self.client.clone());
         self.call(&format!("get node {}", self.node), api.get(&self.node))
     }
 
     /// The ConfigMap's data; `None` when it does not exist.
-    pub fn layouts_data(&self) -> Result<Option<BTreeMap<String, String>>> {
+    pub(crate) fn layouts_data(&self) -> Result<Option<BTreeMap<String, String>>> {
         let api: Api<ConfigMap> = Api::namespaced(self.client.clone(), &self.layouts.namespace);
         let cm = self.call(
             &format!("get configmap {}", self.layouts),
@@ -127,7 +123,7 @@ impl Cluster {
     }
 
     /// A JSON merge patch of the node's metadata.
-    pub fn patch_node(&self, patch: &serde_json::Value) -> Result<Node> {
+    pub(crate) fn patch_node(&self, patch: &serde_json::Value) -> Result<Node> {
         let api: Api<Node> = Api::all(self.client.clone());
         let params = PatchParams {
             field_manager: Some(COMPONENT.into()),
@@ -140,7 +136,7 @@ impl Cluster {
     }
 
     /// Every pod bound to this node, in every namespace.
-    pub fn pods_on_node(&self) -> Result<Vec<Pod>> {
+    pub(crate) fn pods_on_node(&self) -> Result<Vec<Pod>> {
         let api: Api<Pod> = Api::all(self.client.clone());
         let params = ListParams::default().fields(&format!("spec.nodeName={}", self.node));
         Ok(self
@@ -152,7 +148,13 @@ impl Cluster {
     }
 
     /// Record an event about the node (`kubectl describe node` shows it).
-    pub fn record(&self, node: &Node, kind: EventType, reason: &str, message: &str) -> Result<()> {
+    pub(crate) fn record(
+        &self,
+        node: &Node,
+        kind: EventType,
+        reason: &str,
+        message: &str,
+    ) -> Result<()> {
         let api: Api<Event> = Api::namespaced(self.client.clone(), EVENTS_NAMESPACE);
         let event = event(node, &self.node, kind, reason, message);
         self.call(
@@ -164,7 +166,13 @@ impl Cluster {
 }
 
 /// A core/v1 Event about `node` (the kind `kubectl describe node` lists).
-pub fn event(node: &Node, node_name: &str, kind: EventType, reason: &str, message: &str) -> Event {
+pub(crate) fn event(
+    node: &Node,
+    node_name: &str,
+    kind: EventType,
+    reason: &str,
+    message: &str,
+) -> Event {
     let now = k8s_openapi::jiff::Timestamp::now();
     Event {
         metadata: ObjectMeta {
@@ -228,7 +236,7 @@ fn api_error(what: &str, e: kube::Error) -> Error {
 }
 
 /// The API's own message when it gave one.
-pub fn describe(e: &kube::Error) -> String {
+pub(crate) fn describe(e: &kube::Error) -> String {
     match e {
         kube::Error::Api(s) if !s.message.is_empty() => format!("{} ({})", s.message, s.code),
         other => other.to_string(),

@@ -11,22 +11,22 @@ use crate::plan::{Operation, Plan};
 use k8s_openapi::api::core::v1::{Container, Pod};
 use std::collections::{BTreeMap, BTreeSet};
 
-pub const COMPONENTS: [&str; 4] = [
+pub(crate) const COMPONENTS: [&str; 4] = [
     "device-plugin",
     "gpu-feature-discovery",
     "dcgm-exporter",
     "dcgm",
 ];
-pub use crate::k8s::objects::{PAUSED_FOR_MIG_CHANGE as PAUSED, deploy_label};
+pub(crate) use crate::k8s::objects::{PAUSED_FOR_MIG_CHANGE as PAUSED, deploy_label};
 /// The labels' values before the pause (JSON: label → value, null when it was absent).
-pub const PAUSED_ANNOTATION: &str = "gpushare.io/paused-gpu-clients";
+pub(crate) const PAUSED_ANNOTATION: &str = "gpushare.io/paused-gpu-clients";
 
 /// Label → its value before the pause (`None`: it was absent).
-pub type Originals = BTreeMap<String, Option<String>>;
+pub(crate) type Originals = BTreeMap<String, Option<String>>;
 
 /// The labels to pause and their values now. A component set to `false` is not deployed and
 /// stays so; one already paused is left as it is (its original is in the annotation).
-pub fn to_pause(labels: &BTreeMap<String, String>) -> Originals {
+pub(crate) fn to_pause(labels: &BTreeMap<String, String>) -> Originals {
     COMPONENTS
         .iter()
         .map(|c| deploy_label(c))
@@ -39,7 +39,7 @@ pub fn to_pause(labels: &BTreeMap<String, String>) -> Originals {
 }
 
 /// The originals a pause recorded on the node, if one did.
-pub fn recorded(annotations: &BTreeMap<String, String>) -> Option<Originals> {
+pub(crate) fn recorded(annotations: &BTreeMap<String, String>) -> Option<Originals> {
     let text = annotations.get(PAUSED_ANNOTATION)?;
     serde_json::from_str(text).ok().or_else(|| {
         // An annotation we cannot read: bring every component back.
@@ -53,7 +53,7 @@ pub fn recorded(annotations: &BTreeMap<String, String>) -> Option<Originals> {
 }
 
 /// Labels and annotations that pause the components.
-pub fn pause(originals: &Originals) -> (Originals, Originals) {
+pub(crate) fn pause(originals: &Originals) -> (Originals, Originals) {
     let labels = originals
         .keys()
         .map(|l| (l.clone(), Some(PAUSED.to_string())))
@@ -64,14 +64,14 @@ pub fn pause(originals: &Originals) -> (Originals, Originals) {
 }
 
 /// Labels and annotations that undo [`pause`]: a label that was absent is removed again.
-pub fn restore(originals: &Originals) -> (Originals, Originals) {
+pub(crate) fn restore(originals: &Originals) -> (Originals, Originals) {
     let annotations = BTreeMap::from([(PAUSED_ANNOTATION.to_string(), None)]);
     (originals.clone(), annotations)
 }
 
 /// Whether the plan needs the GPUs free of clients: MIG modes change, instances go, or something
 /// in the way (a process, a holder) might be a client that leaves.
-pub fn needs_gpus_free(plan: &Plan) -> bool {
+pub(crate) fn needs_gpus_free(plan: &Plan) -> bool {
     !plan.blockers.is_empty() || plan.changes.iter().any(|c| takes_devices(&c.operation))
 }
 
@@ -87,7 +87,7 @@ fn takes_devices(op: &Operation) -> bool {
 
 /// What a plan takes away, in the device plugin's resource names.
 #[derive(Debug, Default, PartialEq, Eq)]
-pub struct Taken {
+pub(crate) struct Taken {
     /// Some device goes (whole GPUs and MIG devices under the `single` strategy are all
     /// `nvidia.com/gpu`, so any pod holding one may lose it).
     pub any: bool,
@@ -95,7 +95,7 @@ pub struct Taken {
     pub profiles: BTreeSet<String>,
 }
 
-pub fn taken(plan: &Plan, node: &Node) -> Taken {
+pub(crate) fn taken(plan: &Plan, node: &Node) -> Taken {
     let mut out = Taken::default();
     let mut whole_gpus = BTreeSet::new();
     for change in &plan.changes {
@@ -143,7 +143,7 @@ pub fn taken(plan: &Plan, node: &Node) -> Taken {
 
 /// The pods still on the node that the paused labels send away: those whose node selector or
 /// required node affinity names one of them. Finished pods hold nothing.
-pub fn paused_pods<'a>(pods: &'a [Pod], labels: &BTreeSet<String>) -> Vec<&'a Pod> {
+pub(crate) fn paused_pods<'a>(pods: &'a [Pod], labels: &BTreeSet<String>) -> Vec<&'a Pod> {
     pods.iter()
         .filter(|p| !finished(p) && !selected_by(p).is_disjoint(labels))
         .collect()
@@ -151,7 +151,7 @@ pub fn paused_pods<'a>(pods: &'a [Pod], labels: &BTreeSet<String>) -> Vec<&'a Po
 
 /// User pods (not GPU-client components) that hold a resource the plan takes away, as
 /// `namespace/name (resource)`.
-pub fn blocking_pods(pods: &[Pod], taken: &Taken) -> Vec<String> {
+pub(crate) fn blocking_pods(pods: &[Pod], taken: &Taken) -> Vec<String> {
     if !taken.any {
         return Vec::new();
     }
@@ -178,7 +178,7 @@ pub fn blocking_pods(pods: &[Pod], taken: &Taken) -> Vec<String> {
 }
 
 /// `pod/name` of a pod, for messages.
-pub fn name_of(pod: &Pod) -> String {
+pub(crate) fn name_of(pod: &Pod) -> String {
     format!(
         "{}/{}",
         pod.metadata.namespace.as_deref().unwrap_or("default"),

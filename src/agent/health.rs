@@ -17,7 +17,7 @@ const IO_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// What the agent reports.
 #[derive(Debug, Clone, Serialize)]
-pub struct Status {
+pub(crate) struct Status {
     pub node: String,
     /// `idle` (no layout label), `watching`, or the state of the current or last run.
     pub state: String,
@@ -29,13 +29,13 @@ pub struct Status {
     pub busy: bool,
 }
 
-pub struct Health {
+pub(crate) struct Health {
     status: Mutex<Status>,
     last_turn: Mutex<Instant>,
 }
 
 impl Health {
-    pub fn new(node: &str) -> Self {
+    pub(crate) fn new(node: &str) -> Self {
         Health {
             status: Mutex::new(Status {
                 node: node.into(),
@@ -49,19 +49,19 @@ impl Health {
     }
 
     /// The loop went round.
-    pub fn turn(&self) {
+    pub(crate) fn turn(&self) {
         if let Ok(mut t) = self.last_turn.lock() {
             *t = Instant::now();
         }
     }
 
-    pub fn update(&self, f: impl FnOnce(&mut Status)) {
+    pub(crate) fn update(&self, f: impl FnOnce(&mut Status)) {
         if let Ok(mut s) = self.status.lock() {
             f(&mut s);
         }
     }
 
-    pub fn snapshot(&self) -> (Status, bool) {
+    pub(crate) fn snapshot(&self) -> (Status, bool) {
         let status = self
             .status
             .lock()
@@ -78,7 +78,7 @@ impl Health {
 }
 
 /// Listen on `addr` and answer in a thread of its own; the address bound (port 0 picks one).
-pub fn serve(addr: SocketAddr, health: Arc<Health>) -> Result<SocketAddr> {
+pub(crate) fn serve(addr: SocketAddr, health: Arc<Health>) -> Result<SocketAddr> {
     let listener = TcpListener::bind(addr).map_err(|e| {
         Error::failed(format!(
             "cannot listen on {addr} for the health endpoint: {e}"

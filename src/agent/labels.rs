@@ -7,14 +7,14 @@
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
 
-pub use crate::k8s::agent::CONFIG_LABEL;
-pub const STATE_LABEL: &str = "gpushare.io/config.state";
-pub const MIG_CONFIG_LABEL: &str = "nvidia.com/mig.config";
-pub const MIG_STATE_LABEL: &str = "nvidia.com/mig.config.state";
+pub(crate) use crate::k8s::agent::CONFIG_LABEL;
+pub(crate) const STATE_LABEL: &str = "gpushare.io/config.state";
+pub(crate) const MIG_CONFIG_LABEL: &str = "nvidia.com/mig.config";
+pub(crate) const MIG_STATE_LABEL: &str = "nvidia.com/mig.config.state";
 
 /// Where a node stands with its layout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum State {
+pub(crate) enum State {
     /// A change is decided; GPU clients are being paused.
     Pending,
     /// The changes are running.
@@ -26,7 +26,7 @@ pub enum State {
 }
 
 impl State {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             State::Pending => "pending",
             State::Applying => "applying",
@@ -37,7 +37,7 @@ impl State {
     }
 
     /// The GPU Operator's word for it (`pending`, `rebooting`, `success`, `failed`).
-    pub fn mig_manager_word(self) -> &'static str {
+    pub(crate) fn mig_manager_word(self) -> &'static str {
         match self {
             State::Pending | State::Applying => "pending",
             State::Success => "success",
@@ -49,21 +49,21 @@ impl State {
 
 /// The layout a node's labels choose, and which label chose it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Choice {
+pub(crate) struct Choice {
     pub label: &'static str,
     pub name: String,
 }
 
 impl Choice {
     /// `gpushare.io/config=balanced`.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         format!("{}={}", self.label, self.name)
     }
 }
 
 /// The gpushare label wins; `nvidia.com/mig.config` otherwise; nothing without either (or with
 /// an empty value).
-pub fn choose(labels: &BTreeMap<String, String>) -> Option<Choice> {
+pub(crate) fn choose(labels: &BTreeMap<String, String>) -> Option<Choice> {
     [CONFIG_LABEL, MIG_CONFIG_LABEL]
         .into_iter()
         .find_map(|label| {
@@ -76,7 +76,7 @@ pub fn choose(labels: &BTreeMap<String, String>) -> Option<Choice> {
 
 /// The state labels as `choice` and `state` make them: the mirror only when the GPU Operator's
 /// label chose the layout.
-pub fn state_labels(choice: &Choice, state: State) -> BTreeMap<&'static str, &'static str> {
+pub(crate) fn state_labels(choice: &Choice, state: State) -> BTreeMap<&'static str, &'static str> {
     let mut out = BTreeMap::from([(STATE_LABEL, state.as_str())]);
     if choice.label == MIG_CONFIG_LABEL {
         out.insert(MIG_STATE_LABEL, state.mig_manager_word());
@@ -85,14 +85,14 @@ pub fn state_labels(choice: &Choice, state: State) -> BTreeMap<&'static str, &'s
 }
 
 /// Whether the node's labels already say so.
-pub fn has_state(labels: &BTreeMap<String, String>, choice: &Choice, state: State) -> bool {
+pub(crate) fn has_state(labels: &BTreeMap<String, String>, choice: &Choice, state: State) -> bool {
     state_labels(choice, state)
         .iter()
         .all(|(k, v)| labels.get(*k).is_some_and(|have| have == v))
 }
 
 /// A JSON merge patch of the node's labels (`None` removes one) and annotations.
-pub fn merge_patch(
+pub(crate) fn merge_patch(
     labels: &BTreeMap<String, Option<String>>,
     annotations: &BTreeMap<String, Option<String>>,
 ) -> Value {

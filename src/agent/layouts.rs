@@ -10,17 +10,17 @@ use crate::source_file::SourceFile;
 use std::collections::BTreeMap;
 
 /// The key that holds a mig-parted config (as the GPU Operator's MIG manager names it).
-pub const MIG_PARTED_KEY: &str = "config.yaml";
+pub(crate) const MIG_PARTED_KEY: &str = "config.yaml";
 
 /// `NAMESPACE/NAME` of the ConfigMap.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ConfigMapRef {
+pub(crate) struct ConfigMapRef {
     pub namespace: String,
     pub name: String,
 }
 
 impl ConfigMapRef {
-    pub fn parse(text: &str) -> Result<Self> {
+    pub(crate) fn parse(text: &str) -> Result<Self> {
         let bad = || {
             Error::usage(format!("--configmap {text:?}: expected NAMESPACE/NAME"))
                 .with_hint("e.g. --configmap kube-system/gpushare-layouts")
@@ -40,7 +40,7 @@ impl ConfigMapRef {
     }
 
     /// How a key is named in messages: `ns/name[key]`.
-    pub fn key_path(&self, key: &str) -> String {
+    pub(crate) fn key_path(&self, key: &str) -> String {
         format!("{self}[{key}]")
     }
 }
@@ -54,14 +54,14 @@ impl std::fmt::Display for ConfigMapRef {
 /// A layout found by name: how to check it, and its text (a change of the text is a change of
 /// the layout).
 #[derive(Debug, Clone)]
-pub struct Found {
+pub(crate) struct Found {
     pub source: Source,
     pub text: String,
 }
 
 /// Find `name` in the ConfigMap's data (`None`: the ConfigMap does not exist). Bad input (a
 /// missing name, a layout that does not parse) is exit 2.
-pub fn find(
+pub(crate) fn find(
     at: &ConfigMapRef,
     data: Option<&BTreeMap<String, String>>,
     name: &str,

@@ -15,13 +15,13 @@
 //! The rest of gpushare is synchronous; the agent runs a small runtime for the API client and
 //! the watches, and its own loop on the main thread, where the node is changed.
 
-pub mod cluster;
-pub mod gpu_clients;
-pub mod health;
-pub mod labels;
-pub mod layouts;
-pub mod reconcile;
-pub mod watch;
+pub(crate) mod cluster;
+pub(crate) mod gpu_clients;
+pub(crate) mod health;
+pub(crate) mod labels;
+pub(crate) mod layouts;
+pub(crate) mod reconcile;
+pub(crate) mod watch;
 
 use crate::Context;
 use crate::cli::AgentArgs;
@@ -41,7 +41,7 @@ use watch::Watched;
 /// How often the loop goes round when nothing happens (signals and retries are checked then).
 const TICK: Duration = Duration::from_millis(500);
 
-pub fn run(ctx: &mut Context, args: &AgentArgs) -> Result<Exit> {
+pub(crate) fn run(ctx: &mut Context, args: &AgentArgs) -> Result<Exit> {
     let layouts = ConfigMapRef::parse(&args.configmap)?;
     let node = args.node.clone();
     if !is_node_name(&node) {

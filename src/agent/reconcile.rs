@@ -31,7 +31,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// The agent's options.
-pub struct Settings {
+pub(crate) struct Settings {
     pub sysfs_root: PathBuf,
     /// How long GPU clients get to leave the node.
     pub pause_timeout: Duration,
@@ -58,7 +58,7 @@ struct Key {
     layout: std::result::Result<String, String>,
 }
 
-pub struct Agent<'a> {
+pub(crate) struct Agent<'a> {
     ctx: &'a mut Context,
     cluster: &'a Cluster,
     settings: Settings,
@@ -75,7 +75,7 @@ pub struct Agent<'a> {
 const API_RETRY: Duration = Duration::from_secs(5);
 
 impl<'a> Agent<'a> {
-    pub fn new(
+    pub(crate) fn new(
         ctx: &'a mut Context,
         cluster: &'a Cluster,
         settings: Settings,
@@ -95,12 +95,12 @@ impl<'a> Agent<'a> {
     }
 
     /// A failed pass waits to be tried again and its time has come.
-    pub fn retry_due(&self) -> bool {
+    pub(crate) fn retry_due(&self) -> bool {
         self.retry_at.is_some_and(|t| Instant::now() >= t)
     }
 
     /// One pass; what goes wrong is logged, reported on the node when it can be, and retried.
-    pub fn pass(&mut self) {
+    pub(crate) fn pass(&mut self) {
         self.health.update(|s| s.busy = true);
         let result = self.try_pass();
         if result.is_ok() {

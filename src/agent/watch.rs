@@ -24,7 +24,7 @@ const FIRST_BACKOFF: Duration = Duration::from_secs(1);
 const MAX_BACKOFF: Duration = Duration::from_secs(30);
 
 /// One watched object.
-pub struct Watched<K> {
+pub(crate) struct Watched<K> {
     pub api: Api<K>,
     pub name: String,
     /// `node gpu-1`, `configmap kube-system/gpushare-layouts`, for messages.
@@ -33,7 +33,7 @@ pub struct Watched<K> {
 
 /// Start watching on the runtime; every change sends on `wake`. The task ends when the loop
 /// that receives is gone.
-pub fn spawn<K>(
+pub(crate) fn spawn<K>(
     handle: &tokio::runtime::Handle,
     watched: Watched<K>,
     wake: Sender<()>,

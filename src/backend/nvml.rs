@@ -60,15 +60,15 @@ impl NvmlBackend {
         let lib = self.nvml.lib();
         let shutdown = *symbol(lib.nvmlShutdown.as_ref(), "nvmlShutdown")?;
         let init = *symbol(lib.nvmlInit_v2.as_ref(), "nvmlInit_v2")?;
-        // SAFETY: NVML's own shutdown, matched by the nvmlInit_v2 below. No device handle
-        // outlives it: this backend looks handles up per call and lends none out.
         code::check(
+            // SAFETY: NVML's own shutdown, matched by the nvmlInit_v2 below. No device handle
+            // outlives it: this backend looks handles up per call and lends none out.
             unsafe { shutdown() },
             "nvmlShutdown (release NVML before the GPU reset)",
         )?;
         let out = f();
-        // SAFETY: initialises the library nvml-wrapper loaded; its own shutdown at drop matches it.
         code::check(
+            // SAFETY: initialises the library nvml-wrapper loaded; its own shutdown at drop matches it.
             unsafe { init() },
             "nvmlInit_v2 (open NVML again after the GPU reset)",
         )?;

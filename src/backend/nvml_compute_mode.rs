@@ -3,7 +3,7 @@
 use crate::node::ComputeMode;
 use nvml_wrapper::enum_wrappers::device::ComputeMode as NvmlComputeMode;
 
-pub fn from_nvml_mode(m: NvmlComputeMode) -> ComputeMode {
+pub(super) fn from_nvml_mode(m: NvmlComputeMode) -> ComputeMode {
     match m {
         NvmlComputeMode::ExclusiveProcess => ComputeMode::ExclusiveProcess,
         NvmlComputeMode::Prohibited => ComputeMode::Prohibited,
@@ -13,7 +13,7 @@ pub fn from_nvml_mode(m: NvmlComputeMode) -> ComputeMode {
     }
 }
 
-pub fn to_nvml_mode(m: ComputeMode) -> NvmlComputeMode {
+pub(super) fn to_nvml_mode(m: ComputeMode) -> NvmlComputeMode {
     match m {
         ComputeMode::Default => NvmlComputeMode::Default,
         ComputeMode::ExclusiveProcess => NvmlComputeMode::ExclusiveProcess,

@@ -14,7 +14,7 @@ use std::mem;
 const CI_ENGINE_SHARED: u32 = 0;
 
 /// One compute-instance profile as the driver describes it.
-pub struct RawComputeProfile {
+pub(super) struct RawComputeProfile {
     /// The `NVML_COMPUTE_INSTANCE_PROFILE_*` index, the name gpushare (like the catalog and
     /// mig-parted) gives the profile; `info.id` is the driver's id for it, which other calls take
     /// and which need not equal the index.
@@ -24,7 +24,7 @@ pub struct RawComputeProfile {
 }
 
 /// The compute-instance profiles a GPU instance offers.
-pub fn compute_profile_infos(
+pub(super) fn compute_profile_infos(
     nvml: &Nvml,
     gi: nvmlGpuInstance_t,
 ) -> DriverResult<Vec<RawComputeProfile>> {
@@ -42,6 +42,7 @@ pub fn compute_profile_infos(
             // SAFETY: zeroed C struct with its version set; live GPU-instance handle.
             let mut info: nvmlComputeInstanceProfileInfo_v2_t = unsafe { mem::zeroed() };
             info.version = struct_version_2::<nvmlComputeInstanceProfileInfo_v2_t>();
+            // SAFETY: the handle is live and the call only fills the struct above.
             let rc = unsafe { get(gi, index, CI_ENGINE_SHARED, &mut info) };
             match rc {
                 code::SUCCESS => {
@@ -73,6 +74,7 @@ pub fn compute_profile_infos(
         }
         // SAFETY: as above, for the v1 struct.
         let mut info: nvmlComputeInstanceProfileInfo_t = unsafe { mem::zeroed() };
+        // SAFETY: the handle is live and the call only fills the struct above.
         let rc = unsafe { v1(gi, index, CI_ENGINE_SHARED, &mut info) };
         Ok(
             match answer(rc, || {
@@ -92,7 +94,7 @@ pub fn compute_profile_infos(
 
 /// The name nvidia-smi shows for a compute-instance profile: the driver's, else `Nc.<GI>`, or
 /// the GPU-instance profile's for the full-size one.
-pub fn compute_profile_name(
+pub(super) fn compute_profile_name(
     raw: Option<String>,
     slices: u32,
     gi_slices: u32,
@@ -137,7 +139,7 @@ fn compute_instance_starts(
 }
 
 /// The compute-instance profiles of a GPU instance with their starts.
-pub fn compute_instance_profiles(
+pub(super) fn compute_instance_profiles(
     nvml: &Nvml,
     gi: nvmlGpuInstance_t,
     gi_name: &str,

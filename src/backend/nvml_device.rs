@@ -26,7 +26,7 @@ use std::mem;
 const MIB: u64 = 1024 * 1024;
 
 /// The snapshot of GPU `index`.
-pub fn snapshot_gpu(nvml: &Nvml, index: u32) -> DriverResult<Gpu> {
+pub(super) fn snapshot_gpu(nvml: &Nvml, index: u32) -> DriverResult<Gpu> {
     let at = |what: &str| format!("GPU {index}: {what}");
     let device = nvml
         .device_by_index(index)
@@ -145,6 +145,7 @@ pub(super) fn memory_info(nvml: &Nvml, device: &Device) -> DriverResult<nvmlMemo
     // outlives the call.
     let mut m: nvmlMemory_t = unsafe { mem::zeroed() };
     code::check(
+        // SAFETY: the handle is live and the call only fills the struct above.
         unsafe { get(device.handle(), &mut m) },
         "nvmlDeviceGetMemoryInfo",
     )?;
@@ -194,7 +195,7 @@ fn architecture_name(a: &DeviceArchitecture) -> &'static str {
 }
 
 /// The architecture of a compute capability, for drivers that do not name it.
-pub fn architecture_of(major: i32, minor: i32) -> Option<&'static str> {
+pub(super) fn architecture_of(major: i32, minor: i32) -> Option<&'static str> {
     Some(match (major, minor) {
         (3, _) => "kepler",
         (5, _) => "maxwell",
@@ -211,7 +212,7 @@ pub fn architecture_of(major: i32, minor: i32) -> Option<&'static str> {
 
 /// CUDA cores per SM of a compute capability (NVML reports cores, not SMs); `None` for one
 /// gpushare does not know.
-pub fn cores_per_sm(major: i32, minor: i32) -> Option<u32> {
+pub(super) fn cores_per_sm(major: i32, minor: i32) -> Option<u32> {
     Some(match (major, minor) {
         (6, 0) | (7, _) | (8, 0) => 64,
         (6, _) | (8, 6 | 7 | 9) | (9, 0) | (10..=12, _) => 128,

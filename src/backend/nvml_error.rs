@@ -8,24 +8,24 @@ use nvml_wrapper::error::{NvmlError, nvml_sym};
 use nvml_wrapper_sys::bindings::nvmlReturn_t;
 use std::fmt::Display;
 
-pub const SUCCESS: nvmlReturn_t = 0;
-pub const INVALID_ARGUMENT: nvmlReturn_t = 2;
-pub const NOT_SUPPORTED: nvmlReturn_t = 3;
-pub const NO_PERMISSION: nvmlReturn_t = 4;
-pub const NOT_FOUND: nvmlReturn_t = 6;
-pub const INSUFFICIENT_SIZE: nvmlReturn_t = 7;
-pub const DRIVER_NOT_LOADED: nvmlReturn_t = 9;
-pub const LIBRARY_NOT_FOUND: nvmlReturn_t = 12;
-pub const FUNCTION_NOT_FOUND: nvmlReturn_t = 13;
-pub const GPU_IS_LOST: nvmlReturn_t = 15;
+pub(super) const SUCCESS: nvmlReturn_t = 0;
+pub(super) const INVALID_ARGUMENT: nvmlReturn_t = 2;
+pub(super) const NOT_SUPPORTED: nvmlReturn_t = 3;
+pub(super) const NO_PERMISSION: nvmlReturn_t = 4;
+pub(super) const NOT_FOUND: nvmlReturn_t = 6;
+pub(super) const INSUFFICIENT_SIZE: nvmlReturn_t = 7;
+pub(super) const DRIVER_NOT_LOADED: nvmlReturn_t = 9;
+pub(super) const LIBRARY_NOT_FOUND: nvmlReturn_t = 12;
+pub(super) const FUNCTION_NOT_FOUND: nvmlReturn_t = 13;
+pub(super) const GPU_IS_LOST: nvmlReturn_t = 15;
 /// As a MIG activation status: the GPU cannot be reset here, only a reboot applies the mode.
-pub const RESET_REQUIRED: nvmlReturn_t = 16;
-pub const IN_USE: nvmlReturn_t = 19;
-pub const INSUFFICIENT_RESOURCES: nvmlReturn_t = 23;
-pub const ARGUMENT_VERSION_MISMATCH: nvmlReturn_t = 25;
+pub(super) const RESET_REQUIRED: nvmlReturn_t = 16;
+pub(super) const IN_USE: nvmlReturn_t = 19;
+pub(super) const INSUFFICIENT_RESOURCES: nvmlReturn_t = 23;
+pub(super) const ARGUMENT_VERSION_MISMATCH: nvmlReturn_t = 25;
 
 /// What a return code means to gpushare.
-pub fn kind(code: nvmlReturn_t) -> DriverErrorKind {
+pub(super) fn kind(code: nvmlReturn_t) -> DriverErrorKind {
     use DriverErrorKind as K;
     match code {
         INVALID_ARGUMENT => K::InvalidArgument,
@@ -46,7 +46,7 @@ pub fn kind(code: nvmlReturn_t) -> DriverErrorKind {
 }
 
 /// A return code as an error about `what` (the call and what it was about).
-pub fn error(code: nvmlReturn_t, what: impl Display) -> DriverError {
+pub(super) fn error(code: nvmlReturn_t, what: impl Display) -> DriverError {
     match kind(code) {
         DriverErrorKind::Unknown => DriverError::new(
             DriverErrorKind::Unknown,
@@ -57,7 +57,7 @@ pub fn error(code: nvmlReturn_t, what: impl Display) -> DriverError {
 }
 
 /// `Ok` for `NVML_SUCCESS`, the error otherwise.
-pub fn check(code: nvmlReturn_t, what: impl Display) -> DriverResult<()> {
+pub(super) fn check(code: nvmlReturn_t, what: impl Display) -> DriverResult<()> {
     if code == SUCCESS {
         Ok(())
     } else {
@@ -66,7 +66,7 @@ pub fn check(code: nvmlReturn_t, what: impl Display) -> DriverResult<()> {
 }
 
 /// An nvml-wrapper error as the driver's meaning; `what` says which call it was.
-pub fn driver_error(e: NvmlError, what: &str) -> DriverError {
+pub(super) fn driver_error(e: NvmlError, what: &str) -> DriverError {
     match e {
         NvmlError::LibloadingError(_) | NvmlError::LibraryNotFound => {
             DriverError::new(DriverErrorKind::LibraryNotFound, format!("{what}: {e}"))
@@ -90,12 +90,12 @@ pub fn driver_error(e: NvmlError, what: &str) -> DriverError {
 }
 
 /// The error with the GPU it is about in front: `GPU 0: <call> (<reason>)`.
-pub fn on_gpu(e: DriverError, index: u32) -> DriverError {
+pub(super) fn on_gpu(e: DriverError, index: u32) -> DriverError {
     DriverError::new(e.kind, format!("GPU {index}: {}", e.detail))
 }
 
 /// A note for a field the driver refused: the refusal, and whether root may see more.
-pub fn note(field: &str, e: &DriverError) -> GpuNote {
+pub(super) fn note(field: &str, e: &DriverError) -> GpuNote {
     GpuNote {
         field: field.into(),
         message: e.to_string(),
@@ -104,13 +104,16 @@ pub fn note(field: &str, e: &DriverError) -> GpuNote {
 }
 
 /// A symbol of the driver's library, or `FunctionNotFound` naming it (an older driver).
-pub fn symbol<'a, T>(s: Result<&'a T, &libloading::Error>, name: &str) -> DriverResult<&'a T> {
+pub(super) fn symbol<'a, T>(
+    s: Result<&'a T, &libloading::Error>,
+    name: &str,
+) -> DriverResult<&'a T> {
     nvml_sym(s).map_err(|e| driver_error(e, name))
 }
 
 /// Whether a code says "this driver does not have that call or struct version": try the older
 /// one.
-pub fn is_too_new(code: nvmlReturn_t) -> bool {
+pub(super) fn is_too_new(code: nvmlReturn_t) -> bool {
     matches!(code, FUNCTION_NOT_FOUND | ARGUMENT_VERSION_MISMATCH)
 }
 

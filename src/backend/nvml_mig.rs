@@ -24,6 +24,7 @@ fn gpu_instance_info(nvml: &Nvml, gi: nvmlGpuInstance_t) -> DriverResult<nvmlGpu
     )?;
     // SAFETY: zeroed C struct filled by the call; gi is a live handle.
     let mut info: nvmlGpuInstanceInfo_t = unsafe { mem::zeroed() };
+    // SAFETY: the handle is live and the call only fills the struct above.
     code::check(unsafe { get(gi, &mut info) }, "nvmlGpuInstanceGetInfo")?;
     Ok(info)
 }
@@ -38,6 +39,7 @@ fn compute_instance_info(
     // SAFETY: zeroed C struct filled by the call; ci is a live handle.
     let mut info: nvmlComputeInstanceInfo_t = unsafe { mem::zeroed() };
     if let Ok(get) = lib.nvmlComputeInstanceGetInfo_v2.as_ref() {
+        // SAFETY: the handle is live and the call only fills the struct above.
         let rc = unsafe { get(ci, &mut info) };
         if !code::is_too_new(rc) {
             code::check(rc, "nvmlComputeInstanceGetInfo_v2")?;
@@ -59,8 +61,8 @@ fn gpu_instance_by_id(nvml: &Nvml, device: &Device, id: u32) -> DriverResult<nvm
         "nvmlDeviceGetGpuInstanceById",
     )?;
     let mut gi: nvmlGpuInstance_t = ptr::null_mut();
-    // SAFETY: valid device handle and out pointer.
     code::check(
+        // SAFETY: valid device handle and out pointer.
         unsafe { get(device.handle(), id, &mut gi) },
         format!("nvmlDeviceGetGpuInstanceById ({id})"),
     )?;
@@ -77,8 +79,8 @@ fn compute_instance_by_id(
         "nvmlGpuInstanceGetComputeInstanceById",
     )?;
     let mut ci: nvmlComputeInstance_t = ptr::null_mut();
-    // SAFETY: live GPU-instance handle and out pointer.
     code::check(
+        // SAFETY: live GPU-instance handle and out pointer.
         unsafe { get(gi, id, &mut ci) },
         format!("nvmlGpuInstanceGetComputeInstanceById ({id})"),
     )?;
@@ -107,7 +109,7 @@ fn list_handles<H: Copy>(
 /// driver leaves out that is not the layout itself (a MIG device's UUID or compute mode, a
 /// compute instance's start on old drivers) is `None` or noted in `notes` (only when the layout
 /// itself could be read).
-pub fn gpu_instances(
+pub(super) fn gpu_instances(
     nvml: &Nvml,
     device: &Device,
     total_mib: u64,
@@ -257,7 +259,7 @@ fn known<T: Clone>(
 }
 
 /// The compute-instance profiles a GPU instance offers, with their starts.
-pub fn compute_instance_profiles(
+pub(super) fn compute_instance_profiles(
     nvml: &Nvml,
     device: &Device,
     gpu_instance_id: u32,
@@ -280,7 +282,7 @@ pub fn compute_instance_profiles(
     ci_profiles(nvml, gi, &profile.name(total_mib), profile.info.sliceCount)
 }
 
-pub fn create_gpu_instance(
+pub(super) fn create_gpu_instance(
     nvml: &Nvml,
     device: &Device,
     profile_id: u32,
@@ -295,8 +297,8 @@ pub fn create_gpu_instance(
         size: placement.size,
     };
     let mut gi: nvmlGpuInstance_t = ptr::null_mut();
-    // SAFETY: valid device handle, placement and out pointer.
     code::check(
+        // SAFETY: valid device handle, placement and out pointer.
         unsafe { create(device.handle(), profile_id, &raw, &mut gi) },
         format!(
             "nvmlDeviceCreateGpuInstanceWithPlacement (profile id {profile_id} at {placement})"
@@ -305,7 +307,7 @@ pub fn create_gpu_instance(
     Ok(gpu_instance_info(nvml, gi)?.id)
 }
 
-pub fn create_compute_instance(
+pub(super) fn create_compute_instance(
     nvml: &Nvml,
     device: &Device,
     gpu_instance_id: u32,
@@ -331,8 +333,8 @@ pub fn create_compute_instance(
             )
         })?;
     let mut ci: nvmlComputeInstance_t = ptr::null_mut();
-    // SAFETY: live GPU-instance handle and out pointer.
     code::check(
+        // SAFETY: live GPU-instance handle and out pointer.
         unsafe { create(gi, id, &mut ci) },
         format!(
             "nvmlGpuInstanceCreateComputeInstance (profile {profile}, id {id}, in GPU instance {gpu_instance_id})"
@@ -341,7 +343,7 @@ pub fn create_compute_instance(
     Ok(compute_instance_info(nvml, ci)?.0.id)
 }
 
-pub fn destroy_compute_instance(
+pub(super) fn destroy_compute_instance(
     nvml: &Nvml,
     device: &Device,
     gpu_instance_id: u32,
@@ -362,7 +364,7 @@ pub fn destroy_compute_instance(
     )
 }
 
-pub fn destroy_gpu_instance(
+pub(super) fn destroy_gpu_instance(
     nvml: &Nvml,
     device: &Device,
     gpu_instance_id: u32,

@@ -8,7 +8,7 @@ use nvml_wrapper::error::NvmlError;
 use nvml_wrapper::{Device, Nvml};
 
 /// A MIG device: which compute instance it is, its UUID and compute mode.
-pub struct MigDevice {
+pub(super) struct MigDevice {
     pub index: u32,
     pub gpu_instance_id: u32,
     pub compute_instance_id: u32,
@@ -19,7 +19,7 @@ pub struct MigDevice {
 
 /// The MIG devices of a GPU. NOT_FOUND for an index means no MIG device there (the driver
 /// numbers them sparsely); other refusals are errors.
-pub fn mig_devices(nvml: &Nvml, device: &Device) -> DriverResult<Vec<MigDevice>> {
+pub(super) fn mig_devices(nvml: &Nvml, device: &Device) -> DriverResult<Vec<MigDevice>> {
     let lib = nvml.lib();
     let gi_id = symbol(
         lib.nvmlDeviceGetGpuInstanceId.as_ref(),
@@ -70,7 +70,7 @@ pub fn mig_devices(nvml: &Nvml, device: &Device) -> DriverResult<Vec<MigDevice>>
 }
 
 /// The MIG device handle of a compute instance (for its compute mode).
-pub fn mig_device<'n>(
+pub(super) fn mig_device<'n>(
     nvml: &'n Nvml,
     device: &Device<'n>,
     gpu_instance_id: u32,

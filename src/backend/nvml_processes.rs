@@ -12,7 +12,7 @@ use std::mem;
 const MIB: u64 = 1024 * 1024;
 
 /// A compute process as the driver lists it (the fields common to every struct version).
-pub struct RawProcess {
+pub(super) struct RawProcess {
     pid: u32,
     used_bytes: Option<u64>,
     gpu_instance_id: Option<u32>,
@@ -28,7 +28,7 @@ fn available32(v: u32) -> Option<u32> {
 }
 
 /// The compute processes: `_v3`, else `_v2`, else v1 (which has no MIG instance ids).
-pub fn compute_processes(nvml: &Nvml, device: &Device) -> DriverResult<Vec<RawProcess>> {
+pub(super) fn compute_processes(nvml: &Nvml, device: &Device) -> DriverResult<Vec<RawProcess>> {
     let lib = nvml.lib();
     let calls = [
         (
@@ -112,7 +112,7 @@ fn process_list<T: Copy>(
     Err(code::error(code::INSUFFICIENT_SIZE, name))
 }
 
-pub fn process(nvml: &Nvml, p: RawProcess) -> Process {
+pub(super) fn process(nvml: &Nvml, p: RawProcess) -> Process {
     let name = nvml
         .sys_process_name(p.pid, 256)
         .ok()

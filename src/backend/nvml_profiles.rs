@@ -32,16 +32,16 @@ const MAX_PROFILE_INDEX: u32 = 64;
 const V1_PLACEMENT_ROOM: u32 = 32;
 
 /// What an empty profile list means while MIG is on: the driver refused every profile.
-pub const NO_PROFILE_WITH_MIG_ON: &str =
+pub(super) const NO_PROFILE_WITH_MIG_ON: &str =
     "nvmlDeviceGetGpuInstanceProfileInfo(V) answers no profile while MIG is on";
 
 /// NVML_STRUCT_VERSION(name, 2): the struct size with the version in the top byte.
-pub fn struct_version_2<T>() -> u32 {
+pub(super) fn struct_version_2<T>() -> u32 {
     mem::size_of::<T>() as u32 | (2 << 24)
 }
 
 /// A profile name from a driver buffer, without the `MIG ` nvidia-smi puts in front.
-pub fn c_name(raw: &[std::os::raw::c_char]) -> Option<String> {
+pub(super) fn c_name(raw: &[std::os::raw::c_char]) -> Option<String> {
     if !raw.contains(&0) {
         return None;
     }
@@ -52,7 +52,7 @@ pub fn c_name(raw: &[std::os::raw::c_char]) -> Option<String> {
 }
 
 /// What one profile index answered.
-pub enum Answer<T> {
+pub(super) enum Answer<T> {
     Profile(T),
     /// Not offered on this GPU (or not listed while MIG is off): ask the next index.
     Skip,
@@ -61,7 +61,9 @@ pub enum Answer<T> {
 }
 
 /// Ask profile indices 0, 1, … until INVALID_ARGUMENT.
-pub fn enumerate<T>(mut ask: impl FnMut(u32) -> DriverResult<Answer<T>>) -> DriverResult<Vec<T>> {
+pub(super) fn enumerate<T>(
+    mut ask: impl FnMut(u32) -> DriverResult<Answer<T>>,
+) -> DriverResult<Vec<T>> {
     let mut out = Vec::new();
     for index in 0..MAX_PROFILE_INDEX {
         match ask(index)? {
@@ -75,7 +77,10 @@ pub fn enumerate<T>(mut ask: impl FnMut(u32) -> DriverResult<Answer<T>>) -> Driv
 
 /// The answer of a profile-info call: the versioned one's code, then (where it says
 /// NOT_SUPPORTED or is too new) the v1 call's.
-pub fn answer(code: nvmlReturn_t, what: impl FnOnce() -> String) -> DriverResult<Answer<()>> {
+pub(super) fn answer(
+    code: nvmlReturn_t,
+    what: impl FnOnce() -> String,
+) -> DriverResult<Answer<()>> {
     match code {
         code::SUCCESS => Ok(Answer::Profile(())),
         code::INVALID_ARGUMENT => Ok(Answer::End),
@@ -85,7 +90,7 @@ pub fn answer(code: nvmlReturn_t, what: impl FnOnce() -> String) -> DriverResult
 }
 
 /// One GPU-instance profile as the driver describes it.
-pub struct RawProfile {
+pub(super) struct RawProfile {
     /// The `NVML_GPU_INSTANCE_PROFILE_*` index.
     pub index: u32,
     pub info: nvmlGpuInstanceProfileInfo_t,
@@ -95,7 +100,7 @@ pub struct RawProfile {
 
 impl RawProfile {
     /// The name nvidia-smi shows: the driver's, else derived by the driver's rule.
-    pub fn name(&self, total_mib: u64) -> String {
+    pub(super) fn name(&self, total_mib: u64) -> String {
         self.name.clone().unwrap_or_else(|| {
             profile_name(
                 self.info.sliceCount,
@@ -108,7 +113,10 @@ impl RawProfile {
 }
 
 /// Every GPU-instance profile the driver lists for this GPU.
-pub fn gpu_instance_profile_infos(nvml: &Nvml, device: &Device) -> DriverResult<Vec<RawProfile>> {
+pub(super) fn gpu_instance_profile_infos(
+    nvml: &Nvml,
+    device: &Device,
+) -> DriverResult<Vec<RawProfile>> {
     let lib = nvml.lib();
     // SAFETY: the handle comes from nvml-wrapper and outlives these calls.
     let handle = unsafe { device.handle() };
@@ -156,6 +164,7 @@ pub fn gpu_instance_profile_infos(nvml: &Nvml, device: &Device) -> DriverResult<
         }
         // SAFETY: as above, for the v1 struct.
         let mut info: nvmlGpuInstanceProfileInfo_t = unsafe { mem::zeroed() };
+        // SAFETY: the handle is live and the call only fills the struct above.
         let rc = unsafe { v1(handle, index, &mut info) };
         Ok(
             match answer(rc, || {
@@ -177,7 +186,7 @@ pub fn gpu_instance_profile_infos(nvml: &Nvml, device: &Device) -> DriverResult<
 /// then with a buffer that holds them all (`nvml.h`: a placement buffer must hold every
 /// placement, which can be more than the profile's instance count). A count of 0 makes no second
 /// call. `Err`: the code of the call that failed.
-pub fn count_then_list<T: Copy>(
+pub(super) fn count_then_list<T: Copy>(
     empty: T,
     mut call: impl FnMut(*mut T, *mut u32) -> nvmlReturn_t,
 ) -> Result<Vec<T>, nvmlReturn_t> {
@@ -230,8 +239,8 @@ fn gpu_instance_placements(
     )?;
     let mut count = V1_PLACEMENT_ROOM;
     let mut buf = vec![nvmlGpuInstancePlacement_t { start: 0, size: 0 }; count as usize];
-    // SAFETY: the buffer holds `count` placements, more than any profile has.
     code::check(
+        // SAFETY: the buffer holds `count` placements, more than any profile has.
         unsafe { get(handle, profile_id, buf.as_mut_ptr(), &mut count) },
         format!("nvmlDeviceGetGpuInstancePossiblePlacements (profile id {profile_id})"),
     )?;
@@ -241,7 +250,7 @@ fn gpu_instance_placements(
 
 /// The GPU-instance profiles of a MIG-capable GPU with placements and free counts (see the
 /// module doc for where they come from).
-pub fn gpu_instance_profiles(
+pub(super) fn gpu_instance_profiles(
     nvml: &Nvml,
     device: &Device,
     index: u32,
@@ -292,8 +301,8 @@ pub fn gpu_instance_profiles(
         };
         let mut free: u32 = 0;
         if enabled {
-            // SAFETY: valid handle and out pointer.
             code::check(
+                // SAFETY: valid handle and out pointer.
                 unsafe { remaining(handle, p.info.id, &mut free) },
                 at(&format!(
                     "nvmlDeviceGetGpuInstanceRemainingCapacity (profile id {})",

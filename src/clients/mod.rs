@@ -15,9 +15,9 @@
 //! was stopped is kept in a [`record`] beside the journal, so a run that was interrupted is made
 //! good by the next one.
 
-pub mod modules;
-pub mod record;
-pub mod systemd;
+pub(crate) mod modules;
+pub(crate) mod record;
+pub(crate) mod systemd;
 
 use crate::error::{Error, Result};
 use crate::source_file::SourceFile;
@@ -116,7 +116,7 @@ impl GpuClients {
 }
 
 /// A systemd unit name as systemctl takes it; `nvsm` is `nvsm.service`, as systemctl reads it.
-pub fn unit_name(name: &str) -> std::result::Result<String, String> {
+pub(crate) fn unit_name(name: &str) -> std::result::Result<String, String> {
     let valid = !name.is_empty()
         && name.len() <= 255
         && !name.starts_with(['-', '.'])
@@ -140,7 +140,7 @@ pub fn unit_name(name: &str) -> std::result::Result<String, String> {
 }
 
 /// A kernel module name as modprobe takes it; the kernel reads `-` as `_`.
-pub fn module_name(name: &str) -> std::result::Result<String, String> {
+pub(crate) fn module_name(name: &str) -> std::result::Result<String, String> {
     let valid = !name.is_empty()
         && name.len() <= 55
         && !name.starts_with('-')

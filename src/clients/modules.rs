@@ -5,10 +5,10 @@ use crate::error::{Error, Result};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-pub const PROGRAM: &str = "modprobe";
+pub(crate) const PROGRAM: &str = "modprobe";
 
 /// The modules `<root>/proc/modules` lists. A file that cannot be read lists none.
-pub fn loaded(root: &Path) -> BTreeSet<String> {
+pub(crate) fn loaded(root: &Path) -> BTreeSet<String> {
     // /proc/modules is a few kB; a fake tree is not trusted to be small.
     let text = std::fs::File::open(root.join("proc/modules"))
         .and_then(|f| {
@@ -40,12 +40,12 @@ fn program() -> Result<PathBuf> {
 }
 
 /// `modprobe -r NAME`: fails while something uses the module.
-pub fn unload(name: &str) -> Result<()> {
+pub(crate) fn unload(name: &str) -> Result<()> {
     run(&["-r", name])
 }
 
 /// `modprobe NAME`.
-pub fn load(name: &str) -> Result<()> {
+pub(crate) fn load(name: &str) -> Result<()> {
     run(&[name])
 }
 

@@ -21,7 +21,7 @@ pub struct Stopped {
     pub modules: Vec<String>,
 }
 
-pub fn path(paths: &Paths) -> PathBuf {
+pub(crate) fn path(paths: &Paths) -> PathBuf {
     paths.lib_dir().join("stopped-clients.json")
 }
 

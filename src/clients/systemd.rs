@@ -3,7 +3,7 @@
 use crate::error::{Error, Result};
 use std::path::PathBuf;
 
-pub const PROGRAM: &str = "systemctl";
+pub(crate) const PROGRAM: &str = "systemctl";
 
 #[derive(Debug, Clone)]
 pub struct Systemctl {
@@ -51,7 +51,7 @@ impl Systemctl {
 
 /// The systemd service a process runs in, from its `/proc/PID/cgroup`: the deepest `.service` of
 /// the unified hierarchy (`0::/system.slice/nvidia-dcgm.service`) or of v1's `name=systemd`.
-pub fn unit_of_cgroup(text: &str) -> Option<String> {
+pub(crate) fn unit_of_cgroup(text: &str) -> Option<String> {
     let path = text.lines().find_map(|l| {
         let mut parts = l.splitn(3, ':');
         let (_, controllers, path) = (parts.next()?, parts.next()?, parts.next()?);

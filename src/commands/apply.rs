@@ -1,5 +1,5 @@
 //! `gpushare plan` and `gpushare apply`: the whole gpushare.toml through the one pipeline (see
-//! `crate::pipeline`), by way of [`converge`] as `init` and the agent do.
+//! `crate::pipeline`), by way of [`converge`](fn@converge) as `init` and the agent do.
 
 use super::changing::{around, dry_run, report, summary};
 use crate::Context;
@@ -14,13 +14,13 @@ use crate::plan::join;
 use std::path::PathBuf;
 
 /// `-c FILE`, or gpushare.toml in the configuration directory.
-pub fn config_path(ctx: &Context, file: &LayoutFileArgs) -> PathBuf {
+pub(super) fn config_path(ctx: &Context, file: &LayoutFileArgs) -> PathBuf {
     file.config
         .clone()
         .unwrap_or_else(|| ctx.paths.etc_dir().join("gpushare.toml"))
 }
 
-pub fn plan(ctx: &mut Context, args: &PlanArgs) -> Result<Exit> {
+pub(super) fn plan(ctx: &mut Context, args: &PlanArgs) -> Result<Exit> {
     let path = config_path(ctx, &args.file);
     let options = Options {
         force: args.force,
@@ -77,7 +77,7 @@ pub fn plan(ctx: &mut Context, args: &PlanArgs) -> Result<Exit> {
     Ok(Exit::Ok)
 }
 
-pub fn apply(ctx: &mut Context, args: &ApplyArgs) -> Result<Exit> {
+pub(super) fn apply(ctx: &mut Context, args: &ApplyArgs) -> Result<Exit> {
     let mut guard = take_guard(ctx, "apply", args.dry_run)?;
     let path = config_path(ctx, &args.file);
     let what = path.display().to_string();

@@ -18,7 +18,7 @@ use crate::plan::{Plan, join};
 use std::path::Path;
 
 /// How a changing command was asked to go about it.
-pub struct Changing<'a> {
+pub(super) struct Changing<'a> {
     /// Its name in the lock and the journal: `mig apply`.
     pub command: &'static str,
     pub sysfs_root: &'a Path,
@@ -30,7 +30,7 @@ pub struct Changing<'a> {
 
 /// The GPU clients and hooks of `--gpu-clients-file` and `--hooks-file`; `flags`: the values
 /// mig-parted's hooks see.
-pub fn around(out: &Output, args: &AroundArgs, flags: FlagValues) -> Result<Around> {
+pub(super) fn around(out: &Output, args: &AroundArgs, flags: FlagValues) -> Result<Around> {
     let clients = match &args.gpu_clients_file {
         Some(path) => GpuClients::load_mig_parted(path)?,
         None => GpuClients::default(),
@@ -43,7 +43,7 @@ pub fn around(out: &Output, args: &AroundArgs, flags: FlagValues) -> Result<Arou
 }
 
 /// Run `source` through the pipeline and report (see the module doc).
-pub fn run(ctx: &mut Context, source: Source, change: &Changing) -> Result<Exit> {
+pub(super) fn run(ctx: &mut Context, source: Source, change: &Changing) -> Result<Exit> {
     let mut guard = take_guard(ctx, change.command, change.dry_run)?;
     let what = source.describe();
     let how = Converge {
@@ -65,7 +65,7 @@ pub fn run(ctx: &mut Context, source: Source, change: &Changing) -> Result<Exit>
 }
 
 /// Print the plan of a dry run and what it amounts to.
-pub fn dry_run(out: &Output, plan: &Plan, what: &str) -> Result<Exit> {
+pub(super) fn dry_run(out: &Output, plan: &Plan, what: &str) -> Result<Exit> {
     out.data(plan, |o| plan.render(o))?;
     out.note(format!(
         "dry run: {}; nothing was changed",
@@ -76,7 +76,7 @@ pub fn dry_run(out: &Output, plan: &Plan, what: &str) -> Result<Exit> {
 
 /// Say how a run ended; its exit status (the error that stopped it, 5 when a reboot is
 /// missing).
-pub fn report(out: &Output, applied: &Applied) -> Result<Exit> {
+pub(super) fn report(out: &Output, applied: &Applied) -> Result<Exit> {
     if let Some(e) = &applied.error {
         return Err(e.clone());
     }
@@ -103,7 +103,7 @@ pub fn report(out: &Output, applied: &Applied) -> Result<Exit> {
 }
 
 /// `3 change(s) planned on GPU(s) 0, 1`, and blockers and reboots when there are.
-pub fn summary(plan: &Plan, what: &str) -> String {
+pub(super) fn summary(plan: &Plan, what: &str) -> String {
     if !planner::changes_anything(plan) && plan.blockers.is_empty() {
         return if plan.reboot_required {
             format!(

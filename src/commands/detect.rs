@@ -26,7 +26,7 @@ struct MpsDaemon {
     thread_percentage: Option<u32>,
 }
 
-pub fn run(ctx: &mut Context, args: &DetectArgs) -> Result<Exit> {
+pub(super) fn run(ctx: &mut Context, args: &DetectArgs) -> Result<Exit> {
     let mut node = ctx.snapshot_quiet()?;
     let selected = args.gpu.resolve(&node)?;
     node.gpus.retain(|g| selected.contains(&g.index));

@@ -4,14 +4,14 @@
 use crate::Context;
 use crate::error::{Error, Exit, Result};
 
-pub fn completions(ctx: &mut Context, shell: clap_complete::Shell) -> Result<Exit> {
+pub(super) fn completions(ctx: &mut Context, shell: clap_complete::Shell) -> Result<Exit> {
     let mut buf = Vec::new();
     clap_complete::generate(shell, &mut crate::command(), "gpushare", &mut buf);
     ctx.out.stdout(&String::from_utf8_lossy(&buf))?;
     Ok(Exit::Ok)
 }
 
-pub fn man(ctx: &mut Context) -> Result<Exit> {
+pub(super) fn man(ctx: &mut Context) -> Result<Exit> {
     let mut buf = Vec::new();
     clap_mangen::Man::new(crate::command())
         .render(&mut buf)

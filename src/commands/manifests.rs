@@ -8,7 +8,7 @@ use crate::error::{Error, Exit, Result};
 use crate::k8s::{self, Bundle, DocKind, Images, K8sVersion, NodeLayout, Request, Target, cdi};
 use crate::output::Format;
 
-pub fn run(ctx: &mut Context, args: &ManifestsArgs) -> Result<Exit> {
+pub(super) fn run(ctx: &mut Context, args: &ManifestsArgs) -> Result<Exit> {
     let config = args.config.as_deref().map(Config::load).transpose()?;
     let bundle = generate(ctx, args, config.as_ref())?;
     for w in &bundle.warnings {
@@ -44,7 +44,7 @@ pub fn run(ctx: &mut Context, args: &ManifestsArgs) -> Result<Exit> {
 
 /// Every object of every target, in memory, with its warnings; nothing printed or written yet.
 /// `config`: the layout of `args.config`, loaded (`init` checks one before writing it).
-pub fn generate(
+pub(super) fn generate(
     ctx: &mut Context,
     args: &ManifestsArgs,
     config: Option<&Config>,
@@ -57,7 +57,7 @@ pub fn generate(
 }
 
 /// [`generate`] with the device nodes from `devices` (`init` checks a layout with derived ones).
-pub fn generate_with(
+pub(super) fn generate_with(
     ctx: &mut Context,
     args: &ManifestsArgs,
     config: Option<&Config>,

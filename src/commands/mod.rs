@@ -19,7 +19,7 @@ use crate::Context;
 use crate::cli::Command;
 use crate::error::{Exit, Result};
 
-pub fn dispatch(ctx: &mut Context, command: Command) -> Result<Exit> {
+pub(crate) fn dispatch(ctx: &mut Context, command: Command) -> Result<Exit> {
     match command {
         Command::Detect(args) => detect::run(ctx, &args),
         Command::Init(args) => init::run(ctx, &args),

@@ -15,7 +15,7 @@ use crate::probe::{affinity, cuda, mps_settings, verdict, worker};
 use crate::vgpu::sysfs::SysfsRoot;
 use std::time::Duration;
 
-pub fn run(ctx: &mut Context, args: &ProbeArgs) -> Result<Exit> {
+pub(super) fn run(ctx: &mut Context, args: &ProbeArgs) -> Result<Exit> {
     let report = measure(ctx, args)?;
     ctx.out.data(&report, |out| report::render(out, &report))?;
     Ok(match report.verdict {
@@ -25,7 +25,7 @@ pub fn run(ctx: &mut Context, args: &ProbeArgs) -> Result<Exit> {
 }
 
 /// Probe every target and judge the results; nothing printed on stdout (`init` reports it).
-pub fn measure(ctx: &mut Context, args: &ProbeArgs) -> Result<Report> {
+pub(super) fn measure(ctx: &mut Context, args: &ProbeArgs) -> Result<Report> {
     if args.compare && args.clients < 2 {
         return Err(
             Error::usage("--compare compares a target alone with N clients at once: it needs --clients N (2 or more)")

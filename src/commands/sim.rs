@@ -33,7 +33,7 @@ struct ModelRow<'a> {
     mig: bool,
 }
 
-pub fn run(ctx: &mut Context, cmd: &SimCommand) -> Result<Exit> {
+pub(super) fn run(ctx: &mut Context, cmd: &SimCommand) -> Result<Exit> {
     match cmd {
         SimCommand::Presets => {
             let rows: Vec<PresetRow> = preset_summaries()

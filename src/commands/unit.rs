@@ -25,7 +25,7 @@ struct UnitReport {
     text: String,
 }
 
-pub fn run(ctx: &mut Context, args: &UnitArgs) -> Result<Exit> {
+pub(super) fn run(ctx: &mut Context, args: &UnitArgs) -> Result<Exit> {
     let path = ctx.paths.systemd_dir().join(UNIT);
     if args.uninstall {
         return uninstall(ctx, &path);

@@ -22,14 +22,14 @@ use std::collections::BTreeMap;
 use toml::Spanned;
 
 /// Targets `init` writes manifests for: NVIDIA's device plugin and a CDI spec.
-pub const DEFAULT_TARGETS: [&str; 2] = ["nvidia-device-plugin", "cdi"];
+pub(crate) const DEFAULT_TARGETS: [&str; 2] = ["nvidia-device-plugin", "cdi"];
 /// For layouts the device plugin cannot describe (MIG and MPS on one node, MPS on GPUs with
 /// different memory): the NVIDIA DRA driver's classes instead.
-pub const FALLBACK_TARGETS: [&str; 2] = ["dra", "cdi"];
+pub(crate) const FALLBACK_TARGETS: [&str; 2] = ["dra", "cdi"];
 
 /// How `init --mode` shares the GPUs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SharingMode {
+pub(crate) enum SharingMode {
     /// MIG instances of one profile.
     Mig,
     /// MPS with N clients per GPU.
@@ -42,7 +42,7 @@ pub enum SharingMode {
 
 /// The layout flags of `init`.
 #[derive(Debug, Clone, Default)]
-pub struct Flags {
+pub(crate) struct Flags {
     pub mode: Option<SharingMode>,
     pub profile: Option<String>,
     pub clients: Option<u32>,
@@ -61,12 +61,12 @@ enum Share {
 
 /// The file the flags ask for, and notes about GPUs left out.
 #[derive(Debug, Clone)]
-pub struct Chosen {
+pub(crate) struct Chosen {
     pub file: ConfigFile,
     pub notes: Vec<String>,
 }
 
-pub fn choose(flags: &Flags, node: &Node, book: &ProfileBook) -> Result<Chosen> {
+pub(crate) fn choose(flags: &Flags, node: &Node, book: &ProfileBook) -> Result<Chosen> {
     let Some(mode) = flags.mode else {
         return Err(
             Error::usage("init needs a layout: -c FILE or --mode").with_hint(
@@ -126,7 +126,7 @@ pub fn choose(flags: &Flags, node: &Node, book: &ProfileBook) -> Result<Chosen> 
 }
 
 /// `[kubernetes] targets = [...]`.
-pub fn set_targets(file: &mut ConfigFile, targets: &[&str]) {
+pub(crate) fn set_targets(file: &mut ConfigFile, targets: &[&str]) {
     file.kubernetes = Some(KubernetesSection {
         targets: targets.iter().map(|t| spanned(t.to_string())).collect(),
         namespace: None,
@@ -319,7 +319,7 @@ fn entry(select: Select, share: Share) -> GpuEntry {
 }
 
 /// `4x Tesla T4`, `2x NVIDIA A100 80GB PCIe + 2x Tesla T4`.
-pub fn models(node: &Node) -> String {
+pub(crate) fn models(node: &Node) -> String {
     let mut counts: Vec<(&str, usize)> = Vec::new();
     for g in &node.gpus {
         match counts.iter_mut().find(|(n, _)| *n == g.name) {

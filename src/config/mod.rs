@@ -11,7 +11,7 @@
 //! sections that fit the mode); each mode's own checks live with that mode. [`choose`] writes a
 //! file from `init`'s flags.
 
-pub mod choose;
+pub(crate) mod choose;
 mod select;
 
 use crate::clients::{GpuClients, module_name, unit_name};
@@ -24,9 +24,9 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use toml::Spanned;
 
-pub use select::Select;
+pub(crate) use select::Select;
 
-pub const DEFAULT_PATH: &str = "/etc/gpushare/gpushare.toml";
+pub(crate) const DEFAULT_PATH: &str = "/etc/gpushare/gpushare.toml";
 
 /// The parsed file, with its text for error positions.
 #[derive(Debug, Clone)]

@@ -5,7 +5,7 @@ use super::{Check, Inputs};
 use crate::boot::{UNIT, WANTED_BY};
 use crate::config::DEFAULT_PATH;
 
-pub fn boot_unit(i: &Inputs) -> Check {
+pub(super) fn boot_unit(i: &Inputs) -> Check {
     const ID: &str = "boot-unit";
     if !i.host_checked {
         return Check::skip(ID, "simulated node");

@@ -6,7 +6,7 @@ use crate::node::Node;
 
 const SIMULATED: &str = "simulated node (give --host-root to check a host tree)";
 
-pub fn kernel_module(i: &Inputs) -> Check {
+pub(super) fn kernel_module(i: &Inputs) -> Check {
     const ID: &str = "kernel-module";
     if !i.host_checked {
         return Check::skip(ID, SIMULATED);
@@ -30,7 +30,7 @@ pub fn kernel_module(i: &Inputs) -> Check {
     Check::pass(ID, format!("nvidia loaded ({version})"))
 }
 
-pub fn nvml(driver: Result<&Node, &Error>) -> Check {
+pub(super) fn nvml(driver: Result<&Node, &Error>) -> Check {
     const ID: &str = "nvml";
     match driver {
         Ok(node) => Check::pass(
@@ -53,7 +53,7 @@ pub fn nvml(driver: Result<&Node, &Error>) -> Check {
     }
 }
 
-pub fn device_nodes(i: &Inputs) -> Check {
+pub(super) fn device_nodes(i: &Inputs) -> Check {
     const ID: &str = "device-nodes";
     if !i.host_checked {
         return Check::skip(ID, SIMULATED);
@@ -93,7 +93,7 @@ pub fn device_nodes(i: &Inputs) -> Check {
     }
 }
 
-pub fn mig_caps(i: &Inputs) -> Check {
+pub(super) fn mig_caps(i: &Inputs) -> Check {
     const ID: &str = "mig-caps";
     let Some(node) = i.node else {
         return Check::skip(ID, "no driver");
@@ -127,7 +127,7 @@ pub fn mig_caps(i: &Inputs) -> Check {
     }
 }
 
-pub fn persistence(i: &Inputs) -> Check {
+pub(super) fn persistence(i: &Inputs) -> Check {
     const ID: &str = "persistence";
     let Some(node) = i.node else {
         return Check::skip(ID, "no driver");

@@ -1,33 +1,33 @@
 //! Read-only access to the host's files under a root directory (`--host-root`), so the checks can
 //! be tested on a fake tree.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 #[derive(Debug, Clone)]
-pub struct Host {
+pub(crate) struct Host {
     root: PathBuf,
 }
 
 impl Host {
-    pub fn new(root: impl Into<PathBuf>) -> Self {
+    pub(crate) fn new(root: impl Into<PathBuf>) -> Self {
         Host { root: root.into() }
     }
 
     /// A host path under the root.
-    pub fn path(&self, path: &str) -> PathBuf {
+    pub(crate) fn path(&self, path: &str) -> PathBuf {
         self.root.join(path.trim_start_matches('/'))
     }
 
-    pub fn exists(&self, path: &str) -> bool {
+    pub(crate) fn exists(&self, path: &str) -> bool {
         self.path(path).exists()
     }
 
-    pub fn read(&self, path: &str) -> Option<String> {
+    pub(crate) fn read(&self, path: &str) -> Option<String> {
         std::fs::read_to_string(self.path(path)).ok()
     }
 
     /// Names of the entries of a directory, sorted; empty when it cannot be read.
-    pub fn list(&self, dir: &str) -> Vec<String> {
+    pub(crate) fn list(&self, dir: &str) -> Vec<String> {
         let mut names: Vec<String> = std::fs::read_dir(self.path(dir))
             .map(|entries| {
                 entries
@@ -41,14 +41,14 @@ impl Host {
     }
 
     /// Whether a loaded kernel module is listed in /proc/modules.
-    pub fn module_loaded(&self, name: &str) -> bool {
+    pub(crate) fn module_loaded(&self, name: &str) -> bool {
         self.read("/proc/modules")
             .is_some_and(|m| m.lines().any(|l| l.split_whitespace().next() == Some(name)))
             || self.exists(&format!("/sys/module/{name}/refcnt"))
     }
 
     /// Pids of running processes whose command name is `comm`.
-    pub fn processes_named(&self, comm: &str) -> Vec<u32> {
+    pub(crate) fn processes_named(&self, comm: &str) -> Vec<u32> {
         self.list("/proc")
             .iter()
             .filter_map(|p| p.parse::<u32>().ok())
@@ -57,9 +57,5 @@ impl Host {
                     .is_some_and(|c| c.trim() == comm)
             })
             .collect()
-    }
-
-    pub fn root(&self) -> &Path {
-        &self.root
     }
 }

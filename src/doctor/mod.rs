@@ -14,11 +14,11 @@ use crate::output::{Output, Style, table};
 use serde::Serialize;
 use std::path::PathBuf;
 
-pub use host::Host;
+pub(crate) use host::Host;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Status {
+pub(crate) enum Status {
     Pass,
     Skip,
     Warn,
@@ -46,7 +46,7 @@ impl Status {
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct Check {
+pub(crate) struct Check {
     pub id: &'static str,
     pub status: Status,
     pub detail: String,
@@ -55,7 +55,7 @@ pub struct Check {
 }
 
 impl Check {
-    pub fn pass(id: &'static str, detail: impl Into<String>) -> Self {
+    pub(crate) fn pass(id: &'static str, detail: impl Into<String>) -> Self {
         Check {
             id,
             status: Status::Pass,
@@ -64,14 +64,18 @@ impl Check {
         }
     }
 
-    pub fn skip(id: &'static str, detail: impl Into<String>) -> Self {
+    pub(crate) fn skip(id: &'static str, detail: impl Into<String>) -> Self {
         Check {
             status: Status::Skip,
             ..Check::pass(id, detail)
         }
     }
 
-    pub fn warn(id: &'static str, detail: impl Into<String>, hint: impl Into<String>) -> Self {
+    pub(crate) fn warn(
+        id: &'static str,
+        detail: impl Into<String>,
+        hint: impl Into<String>,
+    ) -> Self {
         Check {
             status: Status::Warn,
             hint: Some(hint.into()),
@@ -79,7 +83,11 @@ impl Check {
         }
     }
 
-    pub fn fail(id: &'static str, detail: impl Into<String>, hint: impl Into<String>) -> Self {
+    pub(crate) fn fail(
+        id: &'static str,
+        detail: impl Into<String>,
+        hint: impl Into<String>,
+    ) -> Self {
         Check {
             status: Status::Fail,
             hint: Some(hint.into()),
@@ -103,7 +111,7 @@ struct Summary {
 }
 
 /// What the checks look at: the host tree, and the node when the driver answered.
-pub struct Inputs<'a> {
+pub(crate) struct Inputs<'a> {
     pub host: &'a Host,
     pub node: Option<&'a Node>,
     /// Set when the node is simulated: host checks only run against an explicit --host-root.
@@ -111,7 +119,7 @@ pub struct Inputs<'a> {
 }
 
 /// Run every check in order.
-pub fn checks(inputs: &Inputs, driver: std::result::Result<&Node, &Error>) -> Vec<Check> {
+pub(crate) fn checks(inputs: &Inputs, driver: std::result::Result<&Node, &Error>) -> Vec<Check> {
     vec![
         driver::kernel_module(inputs),
         driver::nvml(driver),
@@ -129,7 +137,7 @@ pub fn checks(inputs: &Inputs, driver: std::result::Result<&Node, &Error>) -> Ve
     ]
 }
 
-pub fn run(ctx: &mut Context, host_root: Option<PathBuf>) -> Result<Exit> {
+pub(crate) fn run(ctx: &mut Context, host_root: Option<PathBuf>) -> Result<Exit> {
     let simulated = ctx.backend_options.sim.is_some() || ctx.backend_options.sim_state.is_some();
     let host_checked = host_root.is_some() || !simulated;
     let host = Host::new(host_root.unwrap_or_else(|| PathBuf::from("/")));

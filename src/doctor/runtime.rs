@@ -4,7 +4,7 @@
 use super::{Check, Inputs};
 use std::collections::BTreeSet;
 
-pub fn container_toolkit(_: &Inputs) -> Check {
+pub(super) fn container_toolkit(_: &Inputs) -> Check {
     const ID: &str = "container-toolkit";
     for program in ["nvidia-ctk", "nvidia-container-runtime"] {
         if let Ok(path) = which::which(program) {
@@ -39,7 +39,7 @@ fn containerd_v3(toml_text: &str) -> bool {
     })
 }
 
-pub fn runtime_cdi(i: &Inputs) -> Check {
+pub(super) fn runtime_cdi(i: &Inputs) -> Check {
     const ID: &str = "runtime-cdi";
     if !i.host_checked {
         return Check::skip(ID, "simulated node");
@@ -102,7 +102,7 @@ fn uuids(text: &str) -> BTreeSet<String> {
     out
 }
 
-pub fn cdi_spec(i: &Inputs) -> Check {
+pub(super) fn cdi_spec(i: &Inputs) -> Check {
     const ID: &str = "cdi-spec";
     if !i.host_checked {
         return Check::skip(ID, "simulated node");

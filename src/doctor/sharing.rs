@@ -2,7 +2,7 @@
 
 use super::{Check, Inputs};
 
-pub fn reset_blockers(i: &Inputs) -> Check {
+pub(super) fn reset_blockers(i: &Inputs) -> Check {
     const ID: &str = "reset-blockers";
     let Some(node) = i.node else {
         return Check::skip(ID, "no driver");
@@ -40,7 +40,7 @@ pub fn reset_blockers(i: &Inputs) -> Check {
     )
 }
 
-pub fn fabric_manager(i: &Inputs) -> Check {
+pub(super) fn fabric_manager(i: &Inputs) -> Check {
     const ID: &str = "fabric-manager";
     if !i.host_checked {
         return Check::skip(ID, "simulated node");
@@ -69,7 +69,7 @@ pub fn fabric_manager(i: &Inputs) -> Check {
     )
 }
 
-pub fn mps_control(_: &Inputs) -> Check {
+pub(super) fn mps_control(_: &Inputs) -> Check {
     const ID: &str = "mps-control";
     match which::which("nvidia-cuda-mps-control") {
         Ok(path) => Check::pass(ID, format!("{}", path.display())),
@@ -81,7 +81,7 @@ pub fn mps_control(_: &Inputs) -> Check {
     }
 }
 
-pub fn iommu(i: &Inputs) -> Check {
+pub(super) fn iommu(i: &Inputs) -> Check {
     const ID: &str = "iommu";
     if !i.host_checked {
         return Check::skip(ID, "simulated node");

@@ -1,27 +1,27 @@
 //! File helpers shared by every command that writes: atomic replace with explicit modes, and
 //! gpushare's own files and directories ([`own`]).
 
-pub mod own;
-pub mod random;
+pub(crate) mod own;
+pub(crate) mod random;
 
 use std::fs;
 use std::io::{self, Write};
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
-pub use own::{check_own_dir, open_own_file, own_dir, read_own_text};
+pub(crate) use own::{check_own_dir, open_own_file, own_dir, read_own_text};
 
 /// Write `bytes` to `path` atomically: a temporary file in the same directory, fsync, rename.
 /// A reader sees the old content or the new one, never a half-written file. A link or a special
 /// file at `path` is refused, never replaced or followed.
-pub fn write_atomic(path: &Path, bytes: &[u8], mode: u32) -> io::Result<()> {
+pub(crate) fn write_atomic(path: &Path, bytes: &[u8], mode: u32) -> io::Result<()> {
     replace(path, bytes, mode, true)
 }
 
 /// Like [`write_atomic`] without the fsyncs: readers still see the old or the new content, but
 /// a power loss may lose the change. For files that are rewritten often and cheap to lose (the
 /// simulator's state, saved after every operation).
-pub fn write_atomic_unsynced(path: &Path, bytes: &[u8], mode: u32) -> io::Result<()> {
+pub(crate) fn write_atomic_unsynced(path: &Path, bytes: &[u8], mode: u32) -> io::Result<()> {
     replace(path, bytes, mode, false)
 }
 

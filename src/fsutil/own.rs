@@ -21,7 +21,7 @@ fn refused(message: &str) -> io::Error {
 
 /// Open one of gpushare's own files without following a link at `path`, and without blocking or
 /// taking a terminal when something else is there. Anything but a regular file is refused.
-pub fn open_own_file(path: &Path, options: &mut OpenOptions) -> io::Result<File> {
+pub(crate) fn open_own_file(path: &Path, options: &mut OpenOptions) -> io::Result<File> {
     options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC);
     let file = options.open(path).map_err(|e| {
         // O_NOFOLLOW answers ELOOP for a link at the last component.
@@ -42,7 +42,7 @@ pub fn open_own_file(path: &Path, options: &mut OpenOptions) -> io::Result<File>
 }
 
 /// Read one of gpushare's own files as text, at most `limit` bytes; `None` when it is missing.
-pub fn read_own_text(path: &Path, limit: u64) -> io::Result<Option<String>> {
+pub(crate) fn read_own_text(path: &Path, limit: u64) -> io::Result<Option<String>> {
     let mut file = match open_own_file(path, OpenOptions::new().read(true)) {
         Ok(f) => f,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
@@ -62,7 +62,7 @@ pub fn read_own_text(path: &Path, limit: u64) -> io::Result<Option<String>> {
 
 /// Fail when `path` is a link or something other than a regular file (a missing file is fine):
 /// for a file gpushare is about to replace.
-pub fn check_replaceable(path: &Path) -> io::Result<()> {
+pub(crate) fn check_replaceable(path: &Path) -> io::Result<()> {
     match std::fs::symlink_metadata(path) {
         Ok(m) if m.file_type().is_symlink() => Err(refused(LINK)),
         Ok(m) if !m.is_file() => Err(refused(&format!(
@@ -76,7 +76,7 @@ pub fn check_replaceable(path: &Path) -> io::Result<()> {
 }
 
 /// Fail when `path` is a symbolic link: for a file gpushare reads as input and then rewrites.
-pub fn refuse_link(path: &Path) -> io::Result<()> {
+pub(crate) fn refuse_link(path: &Path) -> io::Result<()> {
     match std::fs::symlink_metadata(path) {
         Ok(m) if m.file_type().is_symlink() => Err(refused(LINK)),
         _ => Ok(()),
@@ -84,7 +84,7 @@ pub fn refuse_link(path: &Path) -> io::Result<()> {
 }
 
 /// What a file system object is, for messages.
-pub fn kind_of(meta: &std::fs::Metadata) -> &'static str {
+pub(crate) fn kind_of(meta: &std::fs::Metadata) -> &'static str {
     use std::os::unix::fs::FileTypeExt;
     let t = meta.file_type();
     if t.is_dir() {
@@ -110,7 +110,7 @@ fn euid() -> u32 {
 
 /// Make a directory gpushare owns (with `mode`, whatever the umask; missing parents get 0755),
 /// then check it: see [`check_own_dir`]. An existing directory keeps its mode.
-pub fn own_dir(dir: &Path, mode: u32) -> Result<()> {
+pub(crate) fn own_dir(dir: &Path, mode: u32) -> Result<()> {
     let hint = "run as root, or move state paths with --state-root DIR";
     if std::fs::symlink_metadata(dir).is_err() {
         if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
@@ -143,7 +143,7 @@ pub fn own_dir(dir: &Path, mode: u32) -> Result<()> {
 /// A directory gpushare keeps files in must be a real directory (not a link), owned by the user
 /// gpushare runs as, and writable by no one else: otherwise another user could plant a link or
 /// a file there for root to follow (exit 1, naming it).
-pub fn check_own_dir(dir: &Path) -> Result<()> {
+pub(crate) fn check_own_dir(dir: &Path) -> Result<()> {
     let meta = std::fs::symlink_metadata(dir)
         .map_err(|e| Error::failed(format!("cannot use {}: {e}", dir.display())))?;
     dir_problem(&meta, euid()).map_or(Ok(()), |(problem, hint)| {
@@ -255,6 +255,7 @@ mod tests {
     }
 
     #[test]
+    #[allow(clippy::print_stderr, reason = "a test that skips says so")]
     fn a_dir_owned_by_another_user_is_refused() {
         let root = tempfile::tempdir().unwrap();
         let meta = std::fs::symlink_metadata(root.path()).unwrap();

@@ -4,7 +4,7 @@ use std::io::Read;
 
 /// `n` random bytes from the kernel: `/dev/urandom`, else the getrandom(2) system call (called
 /// directly, so the binary keeps its old glibc baseline).
-pub fn bytes(n: usize) -> std::io::Result<Vec<u8>> {
+pub(crate) fn bytes(n: usize) -> std::io::Result<Vec<u8>> {
     let mut buf = vec![0u8; n];
     let from_device = std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut buf));
     if from_device.is_ok() {
@@ -21,7 +21,7 @@ pub fn bytes(n: usize) -> std::io::Result<Vec<u8>> {
 }
 
 /// 16 random hexadecimal digits (64 bits).
-pub fn hex64() -> std::io::Result<String> {
+pub(crate) fn hex64() -> std::io::Result<String> {
     Ok(bytes(8)?.iter().map(|b| format!("{b:02x}")).collect())
 }
 

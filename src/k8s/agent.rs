@@ -26,21 +26,21 @@ use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use std::collections::BTreeMap;
 
-pub const CONFIG_LABEL: &str = "gpushare.io/config";
-pub const NAME: &str = "gpushare-agent";
-pub const LAYOUTS: &str = "gpushare-layouts";
+pub(crate) const CONFIG_LABEL: &str = "gpushare.io/config";
+pub(crate) const NAME: &str = "gpushare-agent";
+pub(crate) const LAYOUTS: &str = "gpushare-layouts";
 /// Events about nodes live here (the API server refuses them elsewhere).
 const EVENTS_NAMESPACE: &str = "default";
 const HEALTH_PORT: i32 = 8081;
 
 /// Why the container is privileged, on the pod for whoever reviews it.
-pub const PRIVILEGED_WHY: &str = "Changing MIG modes, creating and destroying GPU instances and \
+pub(crate) const PRIVILEGED_WHY: &str = "Changing MIG modes, creating and destroying GPU instances and \
 resetting GPUs need CAP_SYS_ADMIN and every /dev/nvidia* device node (including the MIG \
 capability nodes), which only a privileged container gets. hostPID lets gpushare see the host \
 processes that hold a GPU before it resets one, and lets the MPS daemons it starts serve other \
 pods. The root filesystem is read-only; gpushare writes only its state directories.";
 
-pub fn generate(req: &Request) -> Result<Bundle> {
+pub(crate) fn generate(req: &Request) -> Result<Bundle> {
     let Some(config) = req.config else {
         return Err(Error::usage(
             "the agent target ships a gpushare.toml to the nodes: pass -c FILE",

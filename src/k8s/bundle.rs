@@ -8,7 +8,7 @@ use std::path::Path;
 
 /// What a document is, which says how it is applied and validated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DocKind {
+pub(crate) enum DocKind {
     /// A Kubernetes API object (`kubectl apply -f`).
     Object,
     /// A CDI spec for the container runtime (`/etc/cdi`).
@@ -18,7 +18,7 @@ pub enum DocKind {
 }
 
 #[derive(Debug, Clone)]
-pub struct Document {
+pub(crate) struct Document {
     /// File name under `--out`.
     pub file: String,
     pub kind: DocKind,
@@ -28,7 +28,11 @@ pub struct Document {
 
 impl Document {
     /// A typed document serialised once as YAML (ambiguous scalars quoted) and once as JSON.
-    pub fn new<T: Serialize>(file: impl Into<String>, kind: DocKind, value: &T) -> Result<Self> {
+    pub(crate) fn new<T: Serialize>(
+        file: impl Into<String>,
+        kind: DocKind,
+        value: &T,
+    ) -> Result<Self> {
         let file = file.into();
         let yaml = serde_saphyr::to_string(value)
             .map_err(|e| Error::failed(format!("cannot write {file} as YAML: {e}")))?;
@@ -43,7 +47,7 @@ impl Document {
     }
 
     /// A Kubernetes object; its file is `<kind>-<name>.yaml`.
-    pub fn object<T>(value: &T) -> Result<Self>
+    pub(crate) fn object<T>(value: &T) -> Result<Self>
     where
         T: Serialize
             + k8s_openapi::Resource
@@ -57,7 +61,7 @@ impl Document {
 
 /// Everything one run generates.
 #[derive(Debug, Clone, Default)]
-pub struct Bundle {
+pub(crate) struct Bundle {
     pub documents: Vec<Document>,
     /// Steps a person still has to take (labels, scheduler wiring); YAML comments on stdout,
     /// `NOTES.txt` under `--out`.
@@ -67,26 +71,26 @@ pub struct Bundle {
 }
 
 impl Bundle {
-    pub fn push(&mut self, doc: Document) {
+    pub(crate) fn push(&mut self, doc: Document) {
         self.documents.push(doc);
     }
 
-    pub fn note(&mut self, text: impl Into<String>) {
+    pub(crate) fn note(&mut self, text: impl Into<String>) {
         self.notes.push(text.into());
     }
 
-    pub fn warn(&mut self, text: impl Into<String>) {
+    pub(crate) fn warn(&mut self, text: impl Into<String>) {
         self.warnings.push(text.into());
     }
 
-    pub fn extend(&mut self, other: Bundle) {
+    pub(crate) fn extend(&mut self, other: Bundle) {
         self.documents.extend(other.documents);
         self.notes.extend(other.notes);
         self.warnings.extend(other.warnings);
     }
 
     /// A multi-document YAML stream, the notes first as comments.
-    pub fn to_yaml(&self) -> String {
+    pub(crate) fn to_yaml(&self) -> String {
         let mut out = String::new();
         for note in &self.notes {
             for line in note.lines() {
@@ -106,7 +110,7 @@ impl Bundle {
     }
 
     /// The documents as one JSON array.
-    pub fn to_json(&self) -> Result<String> {
+    pub(crate) fn to_json(&self) -> Result<String> {
         let values: Vec<&serde_json::Value> = self.documents.iter().map(|d| &d.json).collect();
         let mut s = serde_json::to_string_pretty(&values)
             .map_err(|e| Error::failed(format!("cannot write JSON: {e}")))?;
@@ -115,7 +119,7 @@ impl Bundle {
     }
 
     /// File names numbered in order, so `kubectl apply -f DIR` creates namespaces first.
-    pub fn file_names(&self) -> Vec<String> {
+    pub(crate) fn file_names(&self) -> Vec<String> {
         let width = self.documents.len().to_string().len().max(2);
         self.documents
             .iter()
@@ -125,7 +129,7 @@ impl Bundle {
     }
 
     /// Write one file per document (0644, atomically) and NOTES.txt under `dir`.
-    pub fn write_to(&self, dir: &Path) -> Result<Vec<std::path::PathBuf>> {
+    pub(crate) fn write_to(&self, dir: &Path) -> Result<Vec<std::path::PathBuf>> {
         std::fs::create_dir_all(dir)
             .map_err(|e| Error::failed(format!("cannot create {}: {e}", dir.display())))?;
         let mut written = Vec::new();

@@ -21,14 +21,14 @@ use k8s_openapi::api::core::v1::{
 use serde::Serialize;
 use std::collections::BTreeMap;
 
-pub const CONFIG_LABEL: &str = "nvidia.com/device-plugin.config";
-pub const MPS_ROOT: &str = "/run/nvidia/mps";
+pub(crate) const CONFIG_LABEL: &str = "nvidia.com/device-plugin.config";
+pub(crate) const MPS_ROOT: &str = "/run/nvidia/mps";
 const DEFAULT_NAMESPACE: &str = "kube-system";
 
 /// How the plugin names MIG devices (`flags.migStrategy`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum MigStrategy {
+pub(crate) enum MigStrategy {
     /// No MIG: every GPU is `nvidia.com/gpu`.
     None,
     /// Every GPU has MIG with one identical profile: each MIG device is `nvidia.com/gpu`.
@@ -38,7 +38,7 @@ pub enum MigStrategy {
 }
 
 impl MigStrategy {
-    pub fn of(layout: &NodeLayout) -> MigStrategy {
+    pub(crate) fn of(layout: &NodeLayout) -> MigStrategy {
         if !layout.any_mig() {
             return MigStrategy::None;
         }
@@ -55,7 +55,7 @@ impl MigStrategy {
         }
     }
 
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             MigStrategy::None => "none",
             MigStrategy::Single => "single",
@@ -66,12 +66,12 @@ impl MigStrategy {
 
 /// The extended resource a MIG profile is advertised as with the mixed strategy
 /// (`+` becomes `.`: `1g.10gb+me` → `nvidia.com/mig-1g.10gb.me`).
-pub fn mig_resource(profile: &str) -> String {
+pub(crate) fn mig_resource(profile: &str) -> String {
     format!("nvidia.com/mig-{}", profile.replace('+', "."))
 }
 
 /// What the plugin advertises on this node: resource name → devices (before replicas).
-pub fn resources(layout: &NodeLayout) -> BTreeMap<String, u32> {
+pub(crate) fn resources(layout: &NodeLayout) -> BTreeMap<String, u32> {
     let strategy = MigStrategy::of(layout);
     let mut out = BTreeMap::new();
     for gpu in &layout.gpus {
@@ -95,7 +95,7 @@ pub fn resources(layout: &NodeLayout) -> BTreeMap<String, u32> {
 // The plugin's config file, version v1 (api/config/v1 of k8s-device-plugin).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct PluginConfig {
+pub(crate) struct PluginConfig {
     pub version: &'static str,
     pub flags: Flags,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -104,7 +104,7 @@ pub struct PluginConfig {
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Flags {
+pub(crate) struct Flags {
     pub mig_strategy: MigStrategy,
     pub fail_on_init_error: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -114,7 +114,7 @@ pub struct Flags {
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct PluginFlags {
+pub(crate) struct PluginFlags {
     pub pass_device_specs: bool,
     pub device_list_strategy: &'static str,
     #[serde(rename = "deviceIDStrategy")]
@@ -122,7 +122,7 @@ pub struct PluginFlags {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct SharingConfig {
+pub(crate) struct SharingConfig {
     #[serde(rename = "timeSlicing", skip_serializing_if = "Option::is_none")]
     pub time_slicing: Option<ReplicatedResources>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -131,12 +131,12 @@ pub struct SharingConfig {
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct ReplicatedResources {
+pub(crate) struct ReplicatedResources {
     pub resources: Vec<ReplicatedResource>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ReplicatedResource {
+pub(crate) struct ReplicatedResource {
     pub name: String,
     pub replicas: u32,
 }
@@ -157,7 +157,7 @@ fn describe_gpus(gpus: &[&GpuLayout]) -> String {
 }
 
 /// The plugin config for a layout, or why the plugin cannot do it.
-pub fn plugin_config(layout: &NodeLayout) -> Result<(PluginConfig, Vec<String>)> {
+pub(crate) fn plugin_config(layout: &NodeLayout) -> Result<(PluginConfig, Vec<String>)> {
     let strategy = MigStrategy::of(layout);
     let mut warnings = Vec::new();
     if let Some(g) = layout.gpus.iter().find(|g| g.sharing == Sharing::Vgpu) {
@@ -292,7 +292,7 @@ pub fn plugin_config(layout: &NodeLayout) -> Result<(PluginConfig, Vec<String>)>
     ))
 }
 
-pub fn generate(req: &Request) -> Result<Bundle> {
+pub(crate) fn generate(req: &Request) -> Result<Bundle> {
     let (config, warnings) = plugin_config(&req.layout)?;
     let config_yaml = serde_saphyr::to_string(&config)
         .map_err(|e| Error::failed(format!("cannot write the device-plugin config: {e}")))?;

@@ -10,16 +10,16 @@ use super::{Bundle, Document, Request};
 use crate::error::{Error, Result};
 use serde_json::json;
 
-pub const DRIVER: &str = "gpu.nvidia.com";
-pub const GPU_CLASS: &str = "gpu.gpushare.io";
+pub(crate) const DRIVER: &str = "gpu.nvidia.com";
+pub(crate) const GPU_CLASS: &str = "gpu.gpushare.io";
 
 /// The class of a MIG profile: `mig-1g.5gb.gpushare.io` (`+me` → `.me`).
-pub fn mig_class(profile: &str) -> String {
+pub(crate) fn mig_class(profile: &str) -> String {
     format!("mig-{}.gpushare.io", profile.replace('+', "."))
 }
 
 /// The claim template of a MIG profile: `mig-1g.5gb`.
-pub fn mig_template(profile: &str) -> String {
+pub(crate) fn mig_template(profile: &str) -> String {
     format!("mig-{}", profile.replace('+', "."))
 }
 
@@ -72,7 +72,7 @@ macro_rules! dra_objects {
             use k8s_openapi::api::resource::$api as r;
             use k8s_openapi::apimachinery::pkg::runtime::RawExtension;
 
-            pub fn device_class(name: &str, cel: String) -> Result<Document> {
+            pub(super) fn device_class(name: &str, cel: String) -> Result<Document> {
                 Document::object(&r::DeviceClass {
                     metadata: meta(name, None),
                     spec: r::DeviceClassSpec {
@@ -84,7 +84,7 @@ macro_rules! dra_objects {
                 })
             }
 
-            pub fn claim_template(t: &Template, ns: &str) -> Result<Document> {
+            pub(super) fn claim_template(t: &Template, ns: &str) -> Result<Document> {
                 let request_name = "gpu";
                 let request = {
                     let $name = request_name.to_string();
@@ -221,11 +221,11 @@ fn templates(req: &Request) -> Vec<Template> {
 }
 
 /// Names of the claim templates the layout gets, in order (for example pods).
-pub fn template_names(req: &Request) -> Vec<String> {
+pub(crate) fn template_names(req: &Request) -> Vec<String> {
     templates(req).into_iter().map(|t| t.name).collect()
 }
 
-pub fn generate(req: &Request) -> Result<Bundle> {
+pub(crate) fn generate(req: &Request) -> Result<Bundle> {
     let Some(api) = req.version.dra_api() else {
         return Err(Error::usage(format!(
             "DRA with structured parameters needs Kubernetes 1.32 or newer; --k8s-version is {}",

@@ -53,7 +53,7 @@ fn device_plugin_resource(req: &Request) -> String {
     }
 }
 
-pub fn generate(target: Target, req: &Request) -> Result<Bundle> {
+pub(crate) fn generate(target: Target, req: &Request) -> Result<Bundle> {
     let mut b = Bundle::default();
     match target {
         Target::NvidiaDevicePlugin => {

@@ -26,8 +26,8 @@ use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
-pub const RESOURCE: &str = "aliyun.com/gpu-mem";
-pub const SCHEDULER_NAME: &str = "gpushare-scheduler";
+pub(crate) const RESOURCE: &str = "aliyun.com/gpu-mem";
+pub(crate) const SCHEDULER_NAME: &str = "gpushare-scheduler";
 const EXTENDER: &str = "gpushare-schd-extender";
 const PLUGIN: &str = "gpushare-device-plugin";
 const PORT: i32 = 12345;
@@ -103,7 +103,7 @@ fn scheduler_configuration(url_prefix: String) -> SchedulerConfiguration {
 }
 
 /// GiB each GPU advertises, or why the plugin cannot describe the node.
-pub fn gib_per_gpu(req: &Request) -> Result<u64> {
+pub(crate) fn gib_per_gpu(req: &Request) -> Result<u64> {
     if let Some(g) = req.layout.gpus.iter().find(|g| g.mig.is_some()) {
         return Err(Error::usage(format!(
             "GPU {} has MIG ({}): the gpushare device plugin only shares whole GPUs by memory",
@@ -132,7 +132,7 @@ pub fn gib_per_gpu(req: &Request) -> Result<u64> {
     Ok(sizes.into_iter().next().unwrap_or(0))
 }
 
-pub fn generate(req: &Request) -> Result<Bundle> {
+pub(crate) fn generate(req: &Request) -> Result<Bundle> {
     let gib = gib_per_gpu(req)?;
     let ns = req.namespace_or("kube-system");
     let mut b = Bundle::default();

@@ -99,7 +99,7 @@ fn split_count(req: &Request) -> Result<u32> {
     Ok(counts.keys().next().copied().unwrap_or(1))
 }
 
-pub fn generate(req: &Request) -> Result<Bundle> {
+pub(crate) fn generate(req: &Request) -> Result<Bundle> {
     let split = split_count(req)?;
     let strategy = match MigStrategy::of(&req.layout) {
         MigStrategy::None => "none",

@@ -21,20 +21,20 @@ const DEFAULTS: [(&str, &str); 6] = [
 ];
 
 /// Names `--image` accepts.
-pub fn names() -> Vec<&'static str> {
+pub(crate) fn names() -> Vec<&'static str> {
     let mut n: Vec<&str> = DEFAULTS.iter().map(|(k, _)| *k).collect();
     n.push("gpushare");
     n
 }
 
 #[derive(Debug, Clone, Default)]
-pub struct Images {
+pub(crate) struct Images {
     overrides: BTreeMap<String, String>,
 }
 
 impl Images {
     /// Parse `--image NAME=REF` arguments.
-    pub fn parse(args: &[String]) -> Result<Images> {
+    pub(crate) fn parse(args: &[String]) -> Result<Images> {
         let mut overrides = BTreeMap::new();
         for arg in args {
             let Some((name, reference)) = arg.split_once('=') else {
@@ -58,7 +58,7 @@ impl Images {
     }
 
     /// The image for `name`, overridden or the default.
-    pub fn get(&self, name: &str) -> String {
+    pub(crate) fn get(&self, name: &str) -> String {
         if let Some(r) = self.overrides.get(name) {
             return r.clone();
         }
@@ -70,7 +70,7 @@ impl Images {
     }
 
     /// kube-scheduler matching the cluster release (its config API must match the binary).
-    pub fn kube_scheduler(&self, minor: u32) -> String {
+    pub(crate) fn kube_scheduler(&self, minor: u32) -> String {
         match self.overrides.get("kube-scheduler") {
             Some(r) => r.clone(),
             None => format!("{}:v1.{minor}.0", self.get("kube-scheduler")),
@@ -78,7 +78,7 @@ impl Images {
     }
 
     /// gpushare itself: no public image exists, so the user must name one.
-    pub fn gpushare(&self) -> Result<String> {
+    pub(crate) fn gpushare(&self) -> Result<String> {
         self.overrides.get("gpushare").cloned().ok_or_else(|| {
             Error::usage("the agent target needs the image of gpushare to run on the nodes")
                 .with_hint("pass --image gpushare=REF (an image with the gpushare binary at /usr/local/bin/gpushare)")

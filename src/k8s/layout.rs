@@ -12,12 +12,12 @@ use crate::node::{ComputeMode, Gpu, Node};
 use toml::Spanned;
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct NodeLayout {
+pub(crate) struct NodeLayout {
     pub gpus: Vec<GpuLayout>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct GpuLayout {
+pub(crate) struct GpuLayout {
     pub index: u32,
     pub uuid: String,
     /// Model name as NVML reports it.
@@ -34,7 +34,7 @@ pub struct GpuLayout {
 
 /// One MIG device: a compute instance, named by its profile.
 #[derive(Debug, Clone, PartialEq)]
-pub struct MigSlice {
+pub(crate) struct MigSlice {
     /// `1g.5gb`, or `2c.3g.20gb` for a compute instance smaller than its GPU instance.
     pub profile: String,
     /// Memory of the GPU instance.
@@ -43,13 +43,13 @@ pub struct MigSlice {
 
 impl MigSlice {
     /// Whether the compute instance spans its whole GPU instance (profile `<G>g.<GB>gb…`).
-    pub fn is_full_instance(&self) -> bool {
+    pub(crate) fn is_full_instance(&self) -> bool {
         !self.profile.contains("c.")
     }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Sharing {
+pub(crate) enum Sharing {
     /// One workload at a time.
     Exclusive,
     TimeSlicing {
@@ -62,7 +62,7 @@ pub enum Sharing {
 
 /// MPS clients per device and the limits each gets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct MpsShare {
+pub(crate) struct MpsShare {
     pub replicas: u32,
     pub thread_percentage: u32,
     /// Pinned device memory per client, MiB.
@@ -72,7 +72,7 @@ pub struct MpsShare {
 impl MpsShare {
     /// Limits from an `mps` section for a device of `total_mib`: missing values follow from the
     /// others as equal shares (what k8s-device-plugin and the DRA driver assume).
-    pub fn from_section(section: &MpsSection, total_mib: u64) -> MpsShare {
+    pub(crate) fn from_section(section: &MpsSection, total_mib: u64) -> MpsShare {
         let clients = section.clients.as_ref().map(|c| *c.get_ref());
         let percentage = section.thread_percentage.as_ref().map(|t| *t.get_ref());
         let memory = section.memory_limit.as_ref().map(|m| m.get_ref().0);
@@ -89,7 +89,7 @@ impl MpsShare {
     }
 
     /// Whether the limits are the equal shares `replicas` implies.
-    pub fn is_equal_share(&self, total_mib: u64) -> bool {
+    pub(crate) fn is_equal_share(&self, total_mib: u64) -> bool {
         self.thread_percentage == 100 / self.replicas.max(1)
             && self.memory_limit_mib == total_mib / u64::from(self.replicas.max(1))
     }
@@ -97,7 +97,7 @@ impl MpsShare {
 
 impl NodeLayout {
     /// The node as it is: MIG devices from its instances, no sharing.
-    pub fn observed(node: &Node) -> NodeLayout {
+    pub(crate) fn observed(node: &Node) -> NodeLayout {
         NodeLayout {
             gpus: node.gpus.iter().map(observed_gpu).collect(),
         }
@@ -106,7 +106,7 @@ impl NodeLayout {
     /// Add the MPS daemons gpushare runs (their `settings.json` records) to an observed layout:
     /// a whole GPU a daemon serves shares by MPS, and so do MIG devices served one per daemon.
     /// Records of devices no longer on the node (a re-created MIG device) are ignored.
-    pub fn with_running_mps(mut self, node: &Node, daemons: &[DaemonSpec]) -> NodeLayout {
+    pub(crate) fn with_running_mps(mut self, node: &Node, daemons: &[DaemonSpec]) -> NodeLayout {
         for daemon in daemons {
             for device in daemon.devices.iter().filter(|d| d.present_on(node)) {
                 let Some(gpu) = self.gpus.iter_mut().find(|g| g.index == device.gpu) else {
@@ -136,7 +136,7 @@ impl NodeLayout {
     }
 
     /// The layout `config` asks for, on this node; GPUs it does not cover stay as they are.
-    pub fn desired(node: &Node, config: &Config) -> Result<NodeLayout> {
+    pub(crate) fn desired(node: &Node, config: &Config) -> Result<NodeLayout> {
         let assigned = config.assign(node)?;
         let mut gpus = Vec::with_capacity(node.gpus.len());
         for gpu in &node.gpus {
@@ -148,12 +148,12 @@ impl NodeLayout {
         Ok(NodeLayout { gpus })
     }
 
-    pub fn any_mig(&self) -> bool {
+    pub(crate) fn any_mig(&self) -> bool {
         self.gpus.iter().any(|g| g.mig.is_some())
     }
 
     /// Every MIG device profile on the node, sorted, once each.
-    pub fn mig_profiles(&self) -> Vec<String> {
+    pub(crate) fn mig_profiles(&self) -> Vec<String> {
         let mut out: Vec<String> = self
             .gpus
             .iter()
@@ -165,7 +165,7 @@ impl NodeLayout {
     }
 
     /// GPUs that are whole (MIG off).
-    pub fn whole_gpus(&self) -> impl Iterator<Item = &GpuLayout> {
+    pub(crate) fn whole_gpus(&self) -> impl Iterator<Item = &GpuLayout> {
         self.gpus.iter().filter(|g| g.mig.is_none())
     }
 }

@@ -4,32 +4,32 @@
 //! Kubernetes release, images) and returns a [`Bundle`] built entirely in memory; the command
 //! prints it or writes it only once everything succeeded.
 
-pub mod agent;
-pub mod bundle;
-pub mod cdi;
-pub mod device_plugin;
-pub mod dra;
-pub mod examples;
-pub mod gpushare_extender;
-pub mod hami;
-pub mod images;
-pub mod layout;
-pub mod objects;
-pub mod rbac;
-pub mod version;
+pub(crate) mod agent;
+pub(crate) mod bundle;
+pub(crate) mod cdi;
+pub(crate) mod device_plugin;
+pub(crate) mod dra;
+pub(crate) mod examples;
+pub(crate) mod gpushare_extender;
+pub(crate) mod hami;
+pub(crate) mod images;
+pub(crate) mod layout;
+pub(crate) mod objects;
+pub(crate) mod rbac;
+pub(crate) mod version;
 
 use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::node::Node;
-pub use bundle::{Bundle, DocKind, Document};
+pub(crate) use bundle::{Bundle, DocKind, Document};
 use clap::ValueEnum;
-pub use images::Images;
-pub use layout::NodeLayout;
-pub use version::K8sVersion;
+pub(crate) use images::Images;
+pub(crate) use layout::NodeLayout;
+pub(crate) use version::K8sVersion;
 
 /// What `manifests --target` generates.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, ValueEnum)]
-pub enum Target {
+pub(crate) enum Target {
     /// NVIDIA k8s-device-plugin: config (MIG strategy, time-slicing, MPS), DaemonSets, node label
     NvidiaDevicePlugin,
     /// Aliyun gpushare scheduler extender and device plugin (GPU memory as a resource)
@@ -45,7 +45,7 @@ pub enum Target {
 }
 
 impl Target {
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Target::NvidiaDevicePlugin => "nvidia-device-plugin",
             Target::GpushareExtender => "gpushare-extender",
@@ -56,12 +56,12 @@ impl Target {
         }
     }
 
-    pub fn all_names() -> Vec<&'static str> {
+    pub(crate) fn all_names() -> Vec<&'static str> {
         Target::value_variants().iter().map(|t| t.name()).collect()
     }
 
     /// Parse a target name, listing the valid ones when it is not one.
-    pub fn parse(name: &str) -> std::result::Result<Target, String> {
+    pub(crate) fn parse(name: &str) -> std::result::Result<Target, String> {
         Target::value_variants()
             .iter()
             .copied()
@@ -76,7 +76,7 @@ impl Target {
 }
 
 /// Everything a target needs.
-pub struct Request<'a> {
+pub(crate) struct Request<'a> {
     pub node: &'a Node,
     pub layout: NodeLayout,
     /// `-c gpushare.toml`, when given (the agent ships it).
@@ -98,12 +98,12 @@ pub struct Request<'a> {
 }
 
 impl Request<'_> {
-    pub fn namespace_or(&self, default: &str) -> String {
+    pub(crate) fn namespace_or(&self, default: &str) -> String {
         self.namespace.clone().unwrap_or_else(|| default.into())
     }
 
     /// `kubectl label node <node> KEY=VALUE --overwrite`.
-    pub fn label_command(&self, key: &str, value: &str) -> String {
+    pub(crate) fn label_command(&self, key: &str, value: &str) -> String {
         format!(
             "kubectl label node {} {key}={value} --overwrite",
             self.node_name.as_deref().unwrap_or("<node>")
@@ -112,7 +112,7 @@ impl Request<'_> {
 }
 
 /// Generate one target (and its example pods when asked).
-pub fn generate(target: Target, req: &Request) -> Result<Bundle> {
+pub(crate) fn generate(target: Target, req: &Request) -> Result<Bundle> {
     let mut bundle = match target {
         Target::NvidiaDevicePlugin => device_plugin::generate(req)?,
         Target::GpushareExtender => gpushare_extender::generate(req)?,
@@ -129,7 +129,7 @@ pub fn generate(target: Target, req: &Request) -> Result<Bundle> {
 
 /// Check `--name`: it becomes a label value and part of object names.
 /// A namespace must be a DNS label (`--namespace`, `[kubernetes] namespace`).
-pub fn check_namespace(ns: &str) -> Result<()> {
+pub(crate) fn check_namespace(ns: &str) -> Result<()> {
     if objects::is_dns_label(ns) {
         return Ok(());
     }
@@ -139,7 +139,7 @@ pub fn check_namespace(ns: &str) -> Result<()> {
     .with_hint("e.g. namespace = \"gpu-operator\""))
 }
 
-pub fn check_name(name: &str) -> Result<()> {
+pub(crate) fn check_name(name: &str) -> Result<()> {
     if objects::is_dns_label(name) && name.len() <= 30 {
         return Ok(());
     }

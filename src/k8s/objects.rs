@@ -8,9 +8,9 @@ use k8s_openapi::api::core::v1::{
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
 use std::collections::BTreeMap;
 
-pub type Labels = BTreeMap<String, String>;
+pub(crate) type Labels = BTreeMap<String, String>;
 
-pub fn labels(pairs: &[(&str, &str)]) -> Labels {
+pub(crate) fn labels(pairs: &[(&str, &str)]) -> Labels {
     pairs
         .iter()
         .map(|(k, v)| (k.to_string(), v.to_string()))
@@ -18,14 +18,14 @@ pub fn labels(pairs: &[(&str, &str)]) -> Labels {
 }
 
 /// The labels gpushare puts on every object it writes.
-pub fn app_labels(name: &str) -> Labels {
+pub(crate) fn app_labels(name: &str) -> Labels {
     labels(&[
         ("app.kubernetes.io/name", name),
         ("app.kubernetes.io/managed-by", "gpushare"),
     ])
 }
 
-pub fn meta(name: &str, namespace: Option<&str>) -> ObjectMeta {
+pub(crate) fn meta(name: &str, namespace: Option<&str>) -> ObjectMeta {
     ObjectMeta {
         name: Some(name.to_string()),
         namespace: namespace.map(str::to_string),
@@ -34,21 +34,21 @@ pub fn meta(name: &str, namespace: Option<&str>) -> ObjectMeta {
     }
 }
 
-pub fn selector(name: &str) -> LabelSelector {
+pub(crate) fn selector(name: &str) -> LabelSelector {
     LabelSelector {
         match_labels: Some(labels(&[("app.kubernetes.io/name", name)])),
         ..Default::default()
     }
 }
 
-pub fn pod_meta(name: &str) -> ObjectMeta {
+pub(crate) fn pod_meta(name: &str) -> ObjectMeta {
     ObjectMeta {
         labels: Some(app_labels(name)),
         ..Default::default()
     }
 }
 
-pub fn namespace(name: &str) -> Namespace {
+pub(crate) fn namespace(name: &str) -> Namespace {
     Namespace {
         metadata: meta(name, None),
         ..Default::default()
@@ -56,11 +56,11 @@ pub fn namespace(name: &str) -> Namespace {
 }
 
 /// Namespaces that exist in every cluster; others get a Namespace object.
-pub fn is_builtin_namespace(name: &str) -> bool {
+pub(crate) fn is_builtin_namespace(name: &str) -> bool {
     matches!(name, "default" | "kube-system" | "kube-public")
 }
 
-pub fn env(name: &str, value: &str) -> EnvVar {
+pub(crate) fn env(name: &str, value: &str) -> EnvVar {
     EnvVar {
         name: name.into(),
         value: Some(value.into()),
@@ -68,7 +68,7 @@ pub fn env(name: &str, value: &str) -> EnvVar {
     }
 }
 
-pub fn env_field(name: &str, field_path: &str) -> EnvVar {
+pub(crate) fn env_field(name: &str, field_path: &str) -> EnvVar {
     EnvVar {
         name: name.into(),
         value_from: Some(EnvVarSource {
@@ -82,7 +82,7 @@ pub fn env_field(name: &str, field_path: &str) -> EnvVar {
     }
 }
 
-pub fn host_path(name: &str, path: &str, kind: Option<&str>) -> Volume {
+pub(crate) fn host_path(name: &str, path: &str, kind: Option<&str>) -> Volume {
     Volume {
         name: name.into(),
         host_path: Some(HostPathVolumeSource {
@@ -94,7 +94,7 @@ pub fn host_path(name: &str, path: &str, kind: Option<&str>) -> Volume {
 }
 
 /// A ConfigMap volume; with `key`, only that key, as `path`.
-pub fn config_map_volume(name: &str, config_map: &str, key: Option<(&str, &str)>) -> Volume {
+pub(crate) fn config_map_volume(name: &str, config_map: &str, key: Option<(&str, &str)>) -> Volume {
     Volume {
         name: name.into(),
         config_map: Some(ConfigMapVolumeSource {
@@ -112,7 +112,7 @@ pub fn config_map_volume(name: &str, config_map: &str, key: Option<(&str, &str)>
     }
 }
 
-pub fn mount(name: &str, path: &str) -> VolumeMount {
+pub(crate) fn mount(name: &str, path: &str) -> VolumeMount {
     VolumeMount {
         name: name.into(),
         mount_path: path.into(),
@@ -120,14 +120,14 @@ pub fn mount(name: &str, path: &str) -> VolumeMount {
     }
 }
 
-pub fn read_only_mount(name: &str, path: &str) -> VolumeMount {
+pub(crate) fn read_only_mount(name: &str, path: &str) -> VolumeMount {
     VolumeMount {
         read_only: Some(true),
         ..mount(name, path)
     }
 }
 
-pub fn toleration(key: &str, effect: &str) -> Toleration {
+pub(crate) fn toleration(key: &str, effect: &str) -> Toleration {
     Toleration {
         key: Some(key.into()),
         operator: Some("Exists".into()),
@@ -138,17 +138,17 @@ pub fn toleration(key: &str, effect: &str) -> Toleration {
 
 /// The value of `nvidia.com/gpu.deploy.<component>` while MIG changes on a node (set by the GPU
 /// Operator's MIG manager and by `gpushare agent`).
-pub const PAUSED_FOR_MIG_CHANGE: &str = "paused-for-mig-change";
+pub(crate) const PAUSED_FOR_MIG_CHANGE: &str = "paused-for-mig-change";
 
 /// The GPU Operator's switch for a component on a node.
-pub fn deploy_label(component: &str) -> String {
+pub(crate) fn deploy_label(component: &str) -> String {
     format!("nvidia.com/gpu.deploy.{component}")
 }
 
 /// Run on a node unless the component is switched off there (`false`) or paused while MIG
 /// changes: the DaemonSet controller then takes the pod away, and brings it back after. A node
 /// without the label runs it.
-pub fn unless_paused(component: &str) -> Affinity {
+pub(crate) fn unless_paused(component: &str) -> Affinity {
     Affinity {
         node_affinity: Some(NodeAffinity {
             required_during_scheduling_ignored_during_execution: Some(NodeSelector {
@@ -168,7 +168,7 @@ pub fn unless_paused(component: &str) -> Affinity {
 }
 
 /// Whether `name` is a DNS-1123 label (namespaces, most object names).
-pub fn is_dns_label(name: &str) -> bool {
+pub(crate) fn is_dns_label(name: &str) -> bool {
     !name.is_empty()
         && name.len() <= 63
         && name
@@ -178,29 +178,15 @@ pub fn is_dns_label(name: &str) -> bool {
         && !name.ends_with('-')
 }
 
-/// Whether `value` is a valid label value (≤63, alphanumeric ends, `-_.` inside).
-pub fn is_label_value(value: &str) -> bool {
-    value.len() <= 63
-        && (value.is_empty()
-            || (value
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
-                && value.starts_with(|c: char| c.is_ascii_alphanumeric())
-                && value.ends_with(|c: char| c.is_ascii_alphanumeric())))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn names_and_label_values() {
+    fn dns_labels() {
         assert!(is_dns_label("gpu-operator"));
         assert!(!is_dns_label("Kube"));
         assert!(!is_dns_label("-a"));
         assert!(!is_dns_label(&"a".repeat(64)));
-        assert!(is_label_value("dgx-a100.balanced_1"));
-        assert!(!is_label_value("a b"));
-        assert!(!is_label_value(".a"));
     }
 }

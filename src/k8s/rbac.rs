@@ -4,9 +4,9 @@ use super::objects::meta;
 use k8s_openapi::api::core::v1::ServiceAccount;
 use k8s_openapi::api::rbac::v1::{ClusterRoleBinding, PolicyRule, RoleBinding, RoleRef, Subject};
 
-pub const RBAC_GROUP: &str = "rbac.authorization.k8s.io";
+pub(crate) const RBAC_GROUP: &str = "rbac.authorization.k8s.io";
 
-pub fn rule(groups: &[&str], resources: &[&str], verbs: &[&str]) -> PolicyRule {
+pub(crate) fn rule(groups: &[&str], resources: &[&str], verbs: &[&str]) -> PolicyRule {
     let v = |s: &[&str]| s.iter().map(|x| x.to_string()).collect::<Vec<_>>();
     PolicyRule {
         api_groups: Some(v(groups)),
@@ -17,21 +17,26 @@ pub fn rule(groups: &[&str], resources: &[&str], verbs: &[&str]) -> PolicyRule {
 }
 
 /// A rule on the named objects only.
-pub fn rule_on(groups: &[&str], resources: &[&str], names: &[&str], verbs: &[&str]) -> PolicyRule {
+pub(crate) fn rule_on(
+    groups: &[&str],
+    resources: &[&str],
+    names: &[&str],
+    verbs: &[&str],
+) -> PolicyRule {
     PolicyRule {
         resource_names: Some(names.iter().map(|x| x.to_string()).collect()),
         ..rule(groups, resources, verbs)
     }
 }
 
-pub fn service_account(name: &str, ns: &str) -> ServiceAccount {
+pub(crate) fn service_account(name: &str, ns: &str) -> ServiceAccount {
     ServiceAccount {
         metadata: meta(name, Some(ns)),
         ..Default::default()
     }
 }
 
-pub fn subject(name: &str, ns: &str) -> Subject {
+pub(crate) fn subject(name: &str, ns: &str) -> Subject {
     Subject {
         kind: "ServiceAccount".into(),
         name: name.into(),
@@ -41,7 +46,7 @@ pub fn subject(name: &str, ns: &str) -> Subject {
 }
 
 /// Bind the ClusterRole `role` to the service account `sa` of `ns`.
-pub fn cluster_binding(name: &str, role: &str, sa: &str, ns: &str) -> ClusterRoleBinding {
+pub(crate) fn cluster_binding(name: &str, role: &str, sa: &str, ns: &str) -> ClusterRoleBinding {
     ClusterRoleBinding {
         metadata: meta(name, None),
         role_ref: RoleRef {
@@ -54,7 +59,13 @@ pub fn cluster_binding(name: &str, role: &str, sa: &str, ns: &str) -> ClusterRol
 }
 
 /// Bind the Role `role` of `namespace` to the service account `sa` of `sa_ns`.
-pub fn role_binding(name: &str, namespace: &str, role: &str, sa: &str, sa_ns: &str) -> RoleBinding {
+pub(crate) fn role_binding(
+    name: &str,
+    namespace: &str,
+    role: &str,
+    sa: &str,
+    sa_ns: &str,
+) -> RoleBinding {
     RoleBinding {
         metadata: meta(name, Some(namespace)),
         role_ref: RoleRef {
@@ -67,7 +78,8 @@ pub fn role_binding(name: &str, namespace: &str, role: &str, sa: &str, sa_ns: &s
 }
 
 /// Whether a rule holds a wildcard (`*` as group, resource, name or verb).
-pub fn has_wildcard(rule: &PolicyRule) -> bool {
+#[cfg(test)]
+pub(crate) fn has_wildcard(rule: &PolicyRule) -> bool {
     let lists = [
         rule.api_groups.as_deref().unwrap_or_default(),
         rule.resources.as_deref().unwrap_or_default(),

@@ -6,19 +6,19 @@ use std::str::FromStr;
 
 /// Oldest and newest minor release gpushare writes manifests for (the validators' schemas cover
 /// 1.25–1.37; 1.29 is the oldest release with every API gpushare emits outside DRA).
-pub const OLDEST: u32 = 29;
-pub const NEWEST: u32 = 37;
-pub const DEFAULT: K8sVersion = K8sVersion { minor: 34 };
+pub(crate) const OLDEST: u32 = 29;
+pub(crate) const NEWEST: u32 = 37;
+pub(crate) const DEFAULT: K8sVersion = K8sVersion { minor: 34 };
 
 /// A Kubernetes `1.<minor>` release.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub struct K8sVersion {
+pub(crate) struct K8sVersion {
     pub minor: u32,
 }
 
 impl K8sVersion {
     /// Parse `1.34`, `v1.34` or `1.34.2` and check it is a release gpushare supports.
-    pub fn parse(text: &str) -> Result<Self> {
+    pub(crate) fn parse(text: &str) -> Result<Self> {
         let bad = || {
             Error::usage(format!(
                 "Kubernetes version `{text}` is not a version like 1.34"
@@ -49,7 +49,7 @@ impl K8sVersion {
 
     /// `resource.k8s.io` version of the DRA objects: v1 from 1.34, v1beta2 in 1.33, v1beta1 in
     /// 1.32; none before (classic DRA of 1.26–1.31 is gone and had other objects).
-    pub fn dra_api(self) -> Option<DraApi> {
+    pub(crate) fn dra_api(self) -> Option<DraApi> {
         match self.minor {
             0..=31 => None,
             32 => Some(DraApi::V1beta1),
@@ -74,14 +74,14 @@ impl fmt::Display for K8sVersion {
 
 /// The `resource.k8s.io` API version DRA objects are written in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DraApi {
+pub(crate) enum DraApi {
     V1beta1,
     V1beta2,
     V1,
 }
 
 impl DraApi {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             DraApi::V1beta1 => "resource.k8s.io/v1beta1",
             DraApi::V1beta2 => "resource.k8s.io/v1beta2",

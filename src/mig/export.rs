@@ -1,6 +1,6 @@
 //! The node's MIG state as a mig-parted v1 config (`gpushare mig export`, label `current`).
 //!
-//! As mig-parted does: one entry per GPU (device filter = its PCI id, devices = [index]), then
+//! As mig-parted does: one entry per GPU (device filter = its PCI id, `devices = [index]`), then
 //! entries with the same MIG state merged, filters dropped when one kind of GPU is present, and
 //! device lists turned into `all` when they cover every GPU of their filters. Each compute
 //! instance counts as one MIG device, named `2c.3g.40gb` when it is smaller than its GPU instance.

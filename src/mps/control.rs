@@ -9,10 +9,10 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-pub const PROGRAM: &str = "nvidia-cuda-mps-control";
+pub(crate) const PROGRAM: &str = "nvidia-cuda-mps-control";
 
 /// The pid file the control daemon keeps in its pipe directory.
-pub const PID_FILE: &str = "nvidia-cuda-mps-control.pid";
+pub(crate) const PID_FILE: &str = "nvidia-cuda-mps-control.pid";
 
 /// Variables of the caller's environment that would change a daemon's defaults, its devices or
 /// its protocol behind gpushare's back (e.g. a stray `CUDA_MPS_ACTIVE_THREAD_PERCENTAGE`).
@@ -65,7 +65,7 @@ impl fmt::Display for SendError {
 }
 
 /// `2.5 s`, `10 s`.
-pub fn seconds(d: Duration) -> String {
+pub(crate) fn seconds(d: Duration) -> String {
     let s = d.as_secs_f64();
     if s.fract() == 0.0 {
         format!("{s:.0} s")
@@ -197,7 +197,7 @@ impl MpsControl {
 }
 
 /// The pid in a pipe directory's pid file, when there is one.
-pub fn daemon_pid(pipe_dir: &Path) -> Option<u32> {
+pub(crate) fn daemon_pid(pipe_dir: &Path) -> Option<u32> {
     crate::fsutil::read_own_text(&pipe_dir.join(PID_FILE), 64)
         .ok()
         .flatten()

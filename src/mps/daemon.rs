@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 
 /// Start the daemon of `spec`; returns it as recorded in `settings.json`. A daemon gpushare did
 /// not start listening in its pipe directory is an error.
-pub fn start_daemon(
+pub(crate) fn start_daemon(
     ctx: &mut Context,
     control: &MpsControl,
     mut spec: DaemonSpec,
@@ -50,7 +50,7 @@ pub fn start_daemon(
 }
 
 /// `threads 25%, GPU 0 3840 MiB, …`: what a record holds, for messages.
-pub fn settings_summary(spec: &DaemonSpec) -> String {
+pub(crate) fn settings_summary(spec: &DaemonSpec) -> String {
     let threads = spec
         .thread_percentage
         .map_or("threads 100% (default)".to_string(), |p| {
@@ -68,7 +68,7 @@ pub fn settings_summary(spec: &DaemonSpec) -> String {
 }
 
 /// `0,2`: the GPUs of a daemon, as `--gpu` takes them.
-pub fn gpu_list(spec: &DaemonSpec) -> String {
+pub(crate) fn gpu_list(spec: &DaemonSpec) -> String {
     let mut gpus: Vec<u32> = spec.devices.iter().map(|d| d.gpu).collect();
     gpus.dedup();
     gpus.iter()

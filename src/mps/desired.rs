@@ -23,7 +23,7 @@ use toml::Spanned;
 
 /// The MPS side of the node the file asks for.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Desired {
+pub(crate) struct Desired {
     pub daemons: Vec<DaemonSpec>,
     /// Devices that take turns or are not shared: compute mode DEFAULT, no daemon.
     pub default_mode: Vec<DeviceRef>,
@@ -33,7 +33,7 @@ pub struct Desired {
 
 /// The steps from the node as it is to [`Desired`].
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct MpsPlan {
+pub(crate) struct MpsPlan {
     /// Recorded daemons to stop: not asked for, not answering, or with other settings.
     pub stop: Vec<DaemonSpec>,
     pub start: Vec<DaemonSpec>,
@@ -46,7 +46,7 @@ pub struct MpsPlan {
 /// Check the MPS and time-slicing parts of the file against the node, before anything changes:
 /// client caps, memory limits (of the GPU, or of each MIG profile the file asks for), and GPUs
 /// that cannot share a daemon. Errors name the file, line and column.
-pub fn validate(config: &Config, assignments: &[Assignment], node: &Node) -> Result<()> {
+pub(crate) fn validate(config: &Config, assignments: &[Assignment], node: &Node) -> Result<()> {
     for group in groups(assignments) {
         let entry = group.entry.get_ref();
         let gpus: Vec<&Gpu> = group.gpus.iter().filter_map(|g| node.gpu(*g)).collect();
@@ -127,7 +127,7 @@ fn check_section(
 
 /// A MIG device of a profile the file names (`3g.20gb`, or `2c.3g.20gb` for a compute-instance
 /// profile), before it exists.
-pub fn planned_mig_target(node: &Node, gpu: &Gpu, profile: &str) -> Option<MpsTarget> {
+pub(crate) fn planned_mig_target(node: &Node, gpu: &Gpu, profile: &str) -> Option<MpsTarget> {
     let c = catalog();
     let table = c.mig_table(c.model_of(gpu)?)?;
     let (ci_slices, gi_name) = match profile.split_once("c.") {
@@ -168,7 +168,7 @@ fn groups<'c>(assignments: &[Assignment<'c>]) -> Vec<Group<'c>> {
 
 /// What the file asks of MPS on the node as it is now (MIG devices must already exist for
 /// `mig.mps`; a GPU of a `mode = "mps"` entry must have MIG disabled).
-pub fn desired(
+pub(crate) fn desired(
     config: &Config,
     assignments: &[Assignment],
     node: &Node,
@@ -264,7 +264,7 @@ pub fn desired(
 
 /// The steps from `records` (the daemons gpushare recorded; `answering`: the names of those
 /// that answer) to `desired`. Pure.
-pub fn plan(
+pub(crate) fn plan(
     desired: &Desired,
     records: &[DaemonSpec],
     answering: &BTreeSet<String>,

@@ -17,11 +17,11 @@ use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 /// `<run_dir>/mps`: traversed by the clients of `--multiuser` daemons.
-pub const MPS_DIR_MODE: u32 = 0o755;
+pub(crate) const MPS_DIR_MODE: u32 = 0o755;
 
 /// The modes of one daemon's directories and record (see the table above).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Modes {
+pub(crate) struct Modes {
     pub home: u32,
     pub pipe: u32,
     pub log: u32,
@@ -29,7 +29,7 @@ pub struct Modes {
 }
 
 impl Modes {
-    pub fn of(multiuser: bool) -> Modes {
+    pub(crate) fn of(multiuser: bool) -> Modes {
         if multiuser {
             Modes {
                 home: 0o755,
@@ -50,7 +50,7 @@ impl Modes {
 
 /// Create `dir` and its missing parents with `mode` (umask aside); return the ones created,
 /// outermost first.
-pub fn make_dirs(dir: &Path, mode: u32) -> io::Result<Vec<PathBuf>> {
+pub(crate) fn make_dirs(dir: &Path, mode: u32) -> io::Result<Vec<PathBuf>> {
     let mut missing = Vec::new();
     let mut cur = Some(dir);
     while let Some(d) = cur {
@@ -83,7 +83,7 @@ pub fn make_dirs(dir: &Path, mode: u32) -> io::Result<Vec<PathBuf>> {
 }
 
 /// Fail unless files can be created in `dir` (the daemon makes its sockets and logs there).
-pub fn check_writable(dir: &Path) -> io::Result<()> {
+pub(crate) fn check_writable(dir: &Path) -> io::Result<()> {
     use std::os::unix::fs::OpenOptionsExt;
     let probe = dir.join(format!(".gpushare-write-test.{}", std::process::id()));
     std::fs::OpenOptions::new()
@@ -98,7 +98,7 @@ pub fn check_writable(dir: &Path) -> io::Result<()> {
 /// Remove what gpushare made for a daemon: `owned` entirely (its own directory under the run
 /// dir), each of `leaves` entirely when gpushare created it, and the other created directories
 /// only when empty. Returns what could not be removed.
-pub fn remove(owned: &Path, leaves: &[&Path], created: &[PathBuf]) -> Vec<String> {
+pub(crate) fn remove(owned: &Path, leaves: &[&Path], created: &[PathBuf]) -> Vec<String> {
     let mut problems = Vec::new();
     let mut remove_all = |p: &Path| match std::fs::remove_dir_all(p) {
         Ok(()) => {}

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 
 /// One daemon as `mps status --format json` shows it.
 #[derive(Debug, Serialize)]
-pub struct DaemonStatus {
+pub(crate) struct DaemonStatus {
     pub name: String,
     pub running: bool,
     pub pid: Option<u32>,
@@ -31,7 +31,7 @@ pub struct DaemonStatus {
 }
 
 #[derive(Debug, Serialize)]
-pub struct DeviceStatus {
+pub(crate) struct DeviceStatus {
     pub ordinal: u32,
     pub gpu: u32,
     pub uuid: String,
@@ -46,7 +46,7 @@ pub struct DeviceStatus {
 
 /// How a daemon and the node differ from what it was started with (`problems`; none: it is
 /// as started).
-pub fn status(record: DaemonSpec, state: DaemonState, node: &Node) -> DaemonStatus {
+pub(crate) fn status(record: DaemonSpec, state: DaemonState, node: &Node) -> DaemonStatus {
     let mut problems = Vec::new();
     match (&state.error, state.running) {
         (Some(e), false) => problems.push(format!("does not answer: {e}")),

@@ -9,9 +9,9 @@ use crate::node::catalog::catalog;
 use crate::node::{ComputeInstance, Gpu, GpuInstance, Node};
 use std::fmt;
 
-pub const PRE_VOLTA_CLIENTS: u32 = 16;
-pub const VOLTA_CLIENTS: u32 = 48;
-pub const CUDA_13_1_CLIENTS: u32 = 60;
+pub(crate) const PRE_VOLTA_CLIENTS: u32 = 16;
+pub(crate) const VOLTA_CLIENTS: u32 = 48;
+pub(crate) const CUDA_13_1_CLIENTS: u32 = 60;
 
 /// What was asked for, by flags or an `mps` section; each device's limits derive from it.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -65,14 +65,14 @@ pub struct MpsTarget {
 
 /// A limit a target cannot take.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LimitProblem {
+pub(crate) enum LimitProblem {
     TooManyClients { clients: u32 },
     MemoryTooLarge { limit_mib: u64 },
 }
 
 impl LimitProblem {
     /// The message, naming the target.
-    pub fn describe(&self, target: &MpsTarget) -> String {
+    pub(crate) fn describe(&self, target: &MpsTarget) -> String {
         match *self {
             LimitProblem::TooManyClients { clients } => format!(
                 "{clients} MPS clients is more than {} takes: at most {} ({})",
@@ -85,7 +85,7 @@ impl LimitProblem {
         }
     }
 
-    pub fn hint(&self, target: &MpsTarget) -> String {
+    pub(crate) fn hint(&self, target: &MpsTarget) -> String {
         match *self {
             LimitProblem::TooManyClients { .. } => format!(
                 "use at most {} clients{}",
@@ -111,7 +111,7 @@ impl fmt::Display for MpsTarget {
 }
 
 /// Check a request against a target. Thread percentages are range-checked where they are read.
-pub fn check(request: &MpsRequest, target: &MpsTarget) -> Result<(), LimitProblem> {
+pub(crate) fn check(request: &MpsRequest, target: &MpsTarget) -> Result<(), LimitProblem> {
     if let Some(clients) = request.clients
         && clients > target.client_cap
     {
@@ -127,7 +127,7 @@ pub fn check(request: &MpsRequest, target: &MpsTarget) -> Result<(), LimitProble
 
 /// Whether these devices can share one daemon: its server drops pre-Volta GPUs when a newer one
 /// is visible, and `-multiuser-server` needs Volta or newer.
-pub fn check_shared(targets: &[&MpsTarget], multiuser: bool) -> Result<(), String> {
+pub(crate) fn check_shared(targets: &[&MpsTarget], multiuser: bool) -> Result<(), String> {
     let old = targets.iter().find(|t| !t.volta_or_newer);
     let new = targets.iter().find(|t| t.volta_or_newer);
     if let Some(old) = old {
@@ -156,7 +156,7 @@ fn cuda_version(text: &str) -> (u32, u32) {
 }
 
 /// The client cap of a whole GPU, and why.
-pub fn gpu_client_cap(gpu: &Gpu, cuda_driver_version: &str) -> (u32, String) {
+pub(crate) fn gpu_client_cap(gpu: &Gpu, cuda_driver_version: &str) -> (u32, String) {
     let (major, minor) = gpu.compute_capability_pair();
     let reason = format!("compute capability {major}.{minor}, CUDA {cuda_driver_version} driver");
     let cap = if major < 7 {
@@ -170,7 +170,7 @@ pub fn gpu_client_cap(gpu: &Gpu, cuda_driver_version: &str) -> (u32, String) {
 }
 
 /// A GPU's cap scaled to a compute instance of `ci_slices` of its `gpu_slices` compute slices.
-pub fn mig_client_cap(full_cap: u32, ci_slices: u32, gpu_slices: u32) -> u32 {
+pub(crate) fn mig_client_cap(full_cap: u32, ci_slices: u32, gpu_slices: u32) -> u32 {
     if gpu_slices == 0 {
         return full_cap;
     }
@@ -184,7 +184,7 @@ fn gpu_compute_slices(gpu: &Gpu) -> Option<u32> {
     c.mig_table(model).map(|t| t.compute_slices)
 }
 
-pub fn gpu_target(node: &Node, gpu: &Gpu) -> MpsTarget {
+pub(crate) fn gpu_target(node: &Node, gpu: &Gpu) -> MpsTarget {
     let (client_cap, cap_reason) = gpu_client_cap(gpu, &node.cuda_driver_version);
     MpsTarget {
         gpu: gpu.index,
@@ -197,7 +197,12 @@ pub fn gpu_target(node: &Node, gpu: &Gpu) -> MpsTarget {
 }
 
 /// A MIG device (a compute instance) as it exists on the node.
-pub fn mig_target(node: &Node, gpu: &Gpu, gi: &GpuInstance, ci: &ComputeInstance) -> MpsTarget {
+pub(crate) fn mig_target(
+    node: &Node,
+    gpu: &Gpu,
+    gi: &GpuInstance,
+    ci: &ComputeInstance,
+) -> MpsTarget {
     let mut target = profile_target(node, gpu, &ci.profile, gi.memory_mib, ci.placement.size);
     if gpu_compute_slices(gpu).is_none()
         && let Some(sms) = gpu.multiprocessors.filter(|n| *n > 0)
@@ -217,7 +222,7 @@ fn full_cap(node: &Node, gpu: &Gpu) -> u32 {
 }
 
 /// A MIG device of a profile (existing or planned): `profile` names it in messages.
-pub fn profile_target(
+pub(crate) fn profile_target(
     node: &Node,
     gpu: &Gpu,
     profile: &str,

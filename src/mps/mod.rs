@@ -15,23 +15,23 @@
 //! One daemon serves the selected whole GPUs; a MIG GPU gets one daemon per MIG device. Each
 //! daemon lives in `<run_dir>/mps/<name>/` (`settings.json`, `pipe/`, `log/`).
 
-pub mod control;
-pub mod daemon;
-pub mod desired;
-pub mod dirs;
-pub mod drift;
-pub mod limits;
-pub mod process;
-pub mod query;
-pub mod settings;
-pub mod start;
-pub mod stop;
-pub mod unit;
+pub(crate) mod control;
+pub(crate) mod daemon;
+pub(crate) mod desired;
+pub(crate) mod dirs;
+pub(crate) mod drift;
+pub(crate) mod limits;
+pub(crate) mod process;
+pub(crate) mod query;
+pub(crate) mod settings;
+pub(crate) mod start;
+pub(crate) mod stop;
+pub(crate) mod unit;
 
 use std::time::Duration;
 
 /// How long one exchange with the control daemon (or a daemon start or stop) may take.
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
+pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Options shared by every daemon operation.
 #[derive(Debug, Clone, Copy)]

@@ -3,7 +3,7 @@
 use std::path::Path;
 
 /// Whether `pid` is a live process (a zombie counts as gone: it runs nothing).
-pub fn alive(pid: u32) -> bool {
+pub(crate) fn alive(pid: u32) -> bool {
     let Ok(pid_t) = libc::pid_t::try_from(pid) else {
         return false;
     };
@@ -28,7 +28,7 @@ fn zombie(pid: u32) -> bool {
 }
 
 /// The command name of a process (`/proc/<pid>/comm`).
-pub fn name(pid: u32) -> Option<String> {
+pub(crate) fn name(pid: u32) -> Option<String> {
     std::fs::read_to_string(Path::new("/proc").join(pid.to_string()).join("comm"))
         .ok()
         .map(|s| s.trim().to_string())
@@ -36,7 +36,7 @@ pub fn name(pid: u32) -> Option<String> {
 }
 
 /// Send SIGTERM (or SIGKILL when `kill` is set) to `pid`.
-pub fn signal(pid: u32, kill: bool) {
+pub(crate) fn signal(pid: u32, kill: bool) {
     let Ok(pid_t) = libc::pid_t::try_from(pid) else {
         return;
     };

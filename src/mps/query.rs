@@ -8,10 +8,10 @@ use crate::output::parse_size_mib;
 use serde::Serialize;
 
 /// The command that tells whether a daemon answers (k8s-device-plugin's health check).
-pub const PING: &str = "get_default_active_thread_percentage";
+pub(crate) const PING: &str = "get_default_active_thread_percentage";
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct DaemonState {
+pub(crate) struct DaemonState {
     /// The daemon answered.
     pub running: bool,
     /// Why it did not answer.
@@ -27,7 +27,7 @@ pub struct DaemonState {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ReportedLimit {
+pub(crate) struct ReportedLimit {
     pub ordinal: u32,
     /// The answer as the daemon gave it.
     pub reply: String,
@@ -36,7 +36,7 @@ pub struct ReportedLimit {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Server {
+pub(crate) struct Server {
     pub pid: u32,
     pub clients: Vec<Client>,
 }
@@ -56,13 +56,13 @@ impl Client {
 }
 
 impl DaemonState {
-    pub fn clients(&self) -> impl Iterator<Item = &Client> {
+    pub(crate) fn clients(&self) -> impl Iterator<Item = &Client> {
         self.servers.iter().flat_map(|s| s.clients.iter())
     }
 }
 
 /// Ask the daemon of `spec` everything `mps status` shows.
-pub fn query(control: &MpsControl, spec: &DaemonSpec) -> DaemonState {
+pub(crate) fn query(control: &MpsControl, spec: &DaemonSpec) -> DaemonState {
     let pipe = &spec.pipe_dir;
     let mut state = DaemonState {
         running: false,
@@ -103,7 +103,7 @@ pub fn query(control: &MpsControl, spec: &DaemonSpec) -> DaemonState {
 }
 
 /// The daemon's servers and their clients.
-pub fn servers(control: &MpsControl, spec: &DaemonSpec) -> Result<Vec<Server>, String> {
+pub(crate) fn servers(control: &MpsControl, spec: &DaemonSpec) -> Result<Vec<Server>, String> {
     let list = control
         .send(&spec.pipe_dir, "get_server_list")
         .map_err(|e| format!("`get_server_list`: {e}"))?;
@@ -126,12 +126,12 @@ pub fn servers(control: &MpsControl, spec: &DaemonSpec) -> Result<Vec<Server>, S
 }
 
 /// PIDs, one per line; lines that are not numbers (messages) are skipped.
-pub fn parse_pids(text: &str) -> Vec<u32> {
+pub(crate) fn parse_pids(text: &str) -> Vec<u32> {
     text.lines().filter_map(|l| l.trim().parse().ok()).collect()
 }
 
 /// `25.0` → 25.0: the first number in the answer.
-pub fn parse_percentage(text: &str) -> Option<f64> {
+pub(crate) fn parse_percentage(text: &str) -> Option<f64> {
     text.split(|c: char| c.is_whitespace() || c == '%' || c == ':')
         .find_map(|t| t.parse::<f64>().ok())
         .filter(|v| v.is_finite())
@@ -139,7 +139,7 @@ pub fn parse_percentage(text: &str) -> Option<f64> {
 
 /// A size in the answer, in MiB: `3840M`, `3G`, `8 GiB`, `limit: 512MB`. The last number wins,
 /// so a leading device number does not count.
-pub fn parse_reported_mib(text: &str) -> Option<u64> {
+pub(crate) fn parse_reported_mib(text: &str) -> Option<u64> {
     let tokens: Vec<&str> = text.split_whitespace().collect();
     for (i, token) in tokens.iter().enumerate().rev() {
         let token = token.trim_end_matches([',', '.', ';']);
@@ -162,7 +162,7 @@ pub fn parse_reported_mib(text: &str) -> Option<u64> {
 }
 
 /// The unit of a reported size, in MiB: answers in whole GiB can only be compared to the GiB.
-pub fn reported_granularity_mib(text: &str) -> u64 {
+pub(crate) fn reported_granularity_mib(text: &str) -> u64 {
     let lower = text.to_ascii_lowercase();
     if lower.contains('g') && !lower.contains('m') {
         1024

@@ -25,12 +25,12 @@ use crate::paths::Paths;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
-pub const SETTINGS_VERSION: u32 = 1;
-pub const SETTINGS_FILE: &str = "settings.json";
+pub(crate) const SETTINGS_VERSION: u32 = 1;
+pub(crate) const SETTINGS_FILE: &str = "settings.json";
 /// What a start is about to do, written before it changes anything (devices, the compute modes
 /// to go back to, the directories it made) and removed once `settings.json` is written: a start
 /// that dies between the two leaves it for the next run, which stops what it began.
-pub const STARTING_FILE: &str = "starting.json";
+pub(crate) const STARTING_FILE: &str = "starting.json";
 
 /// A MIG device's place in its GPU.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -83,7 +83,7 @@ impl DaemonDevice {
 }
 
 /// The compute mode of a device on `node`; `None` when it is not there.
-pub fn compute_mode_of(node: &Node, device: DeviceRef) -> Option<ComputeMode> {
+pub(crate) fn compute_mode_of(node: &Node, device: DeviceRef) -> Option<ComputeMode> {
     let gpu = node.gpu(device.gpu())?;
     match device {
         DeviceRef::Gpu(_) => gpu.compute_mode,
@@ -148,17 +148,17 @@ pub struct DirChoice<'a> {
 }
 
 /// `<run_dir>/mps`: one directory per daemon.
-pub fn mps_dir(paths: &Paths) -> PathBuf {
+pub(crate) fn mps_dir(paths: &Paths) -> PathBuf {
     paths.run_dir().join("mps")
 }
 
 /// `<run_dir>/mps/<name>`.
-pub fn daemon_dir(paths: &Paths, name: &str) -> PathBuf {
+pub(crate) fn daemon_dir(paths: &Paths, name: &str) -> PathBuf {
     mps_dir(paths).join(name)
 }
 
 /// The name of the daemon for whole GPUs: `gpu0-3`, `gpu0_2`, `gpu1`.
-pub fn whole_gpu_name(gpus: &[u32]) -> String {
+pub(crate) fn whole_gpu_name(gpus: &[u32]) -> String {
     let mut sorted = gpus.to_vec();
     sorted.sort_unstable();
     sorted.dedup();
@@ -182,7 +182,7 @@ pub fn whole_gpu_name(gpus: &[u32]) -> String {
 }
 
 /// The name of a MIG device's daemon: `gpu0-gi1-ci0`.
-pub fn mig_name(gpu: u32, gpu_instance_id: u32, compute_instance_id: u32) -> String {
+pub(crate) fn mig_name(gpu: u32, gpu_instance_id: u32, compute_instance_id: u32) -> String {
     format!("gpu{gpu}-gi{gpu_instance_id}-ci{compute_instance_id}")
 }
 
@@ -361,7 +361,7 @@ impl DaemonSpec {
 }
 
 /// Every daemon gpushare has a record of, sorted by name.
-pub fn load_all(paths: &Paths) -> Result<Vec<DaemonSpec>> {
+pub(crate) fn load_all(paths: &Paths) -> Result<Vec<DaemonSpec>> {
     let dir = mps_dir(paths);
     let entries = match std::fs::read_dir(&dir) {
         Ok(entries) => entries,
@@ -387,7 +387,7 @@ pub fn load_all(paths: &Paths) -> Result<Vec<DaemonSpec>> {
 /// about to do is in its `starting.json`; without one (it died before writing it, and before
 /// changing a compute mode) only the name and the default directories are known. Sorted by
 /// name.
-pub fn orphans(paths: &Paths) -> Result<Vec<DaemonSpec>> {
+pub(crate) fn orphans(paths: &Paths) -> Result<Vec<DaemonSpec>> {
     let dir = mps_dir(paths);
     let entries = match std::fs::read_dir(&dir) {
         Ok(entries) => entries,

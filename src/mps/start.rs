@@ -148,7 +148,7 @@ impl StartRequest {
 }
 
 /// `MIG-…` items of `--gpu`: they name single MIG devices.
-pub fn mig_uuids(selector: &GpuSelector) -> Vec<&str> {
+pub(crate) fn mig_uuids(selector: &GpuSelector) -> Vec<&str> {
     match selector {
         GpuSelector::All => Vec::new(),
         GpuSelector::Items(items) => items

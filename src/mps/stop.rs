@@ -18,16 +18,14 @@ const DAEMON_COMM: &str = "nvidia-cuda-mps";
 
 /// What stopping a daemon did.
 #[derive(Debug, Clone)]
-pub struct Stopped {
-    /// It answered before the stop (a daemon that had died leaves only its record to clear).
-    pub was_running: bool,
+pub(crate) struct Stopped {
     /// Clients ended with `terminate_client` (`--force`).
     pub terminated_clients: Vec<Client>,
 }
 
 /// Stop the daemon of `record`. Nothing changes while a client is connected to it, unless
 /// `opts.force`.
-pub fn stop_daemon(
+pub(crate) fn stop_daemon(
     ctx: &mut Context,
     control: &MpsControl,
     record: &DaemonSpec,
@@ -87,7 +85,6 @@ fn stop_one(
         ctx.out.warn(problem);
     }
     Ok(Stopped {
-        was_running: state.running,
         terminated_clients: terminated,
     })
 }
@@ -119,7 +116,7 @@ fn end_clients(
 
 /// Send `quit` and wait for the daemon to go. With `kill_if_stuck`, a daemon still there after
 /// the timeout gets SIGTERM, then SIGKILL.
-pub fn quit_and_wait(
+pub(crate) fn quit_and_wait(
     control: &MpsControl,
     spec: &DaemonSpec,
     pid: Option<u32>,

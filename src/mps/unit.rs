@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct UnitSpec {
+pub(crate) struct UnitSpec {
     /// `gpushare-mps.service`.
     pub name: String,
     pub description: String,
@@ -31,7 +31,7 @@ pub struct UnitSpec {
 const LIMIT_NOFILE: u32 = 16384;
 
 impl UnitSpec {
-    pub fn render(&self) -> String {
+    pub(crate) fn render(&self) -> String {
         let mut s = String::new();
         s.push_str(
             "# Written by gpushare (`gpushare mps unit`); regenerate it rather than edit it.\n",
@@ -82,7 +82,7 @@ impl UnitSpec {
     }
 
     /// What to run once the unit is installed.
-    pub fn enable_commands(&self) -> Vec<String> {
+    pub(crate) fn enable_commands(&self) -> Vec<String> {
         vec![
             "systemctl daemon-reload".to_string(),
             format!("systemctl enable --now {}", self.name),
@@ -92,7 +92,7 @@ impl UnitSpec {
 
 /// One word of a systemd command line: specifiers (`%`) and variables (`$`) escaped, and
 /// double quotes around anything with spaces, quotes or backslashes.
-pub fn quote(word: &str) -> String {
+pub(crate) fn quote(word: &str) -> String {
     let escaped = word.replace('%', "%%").replace('$', "$$");
     let plain = !escaped.is_empty()
         && escaped
@@ -117,7 +117,7 @@ pub fn quote(word: &str) -> String {
 }
 
 /// `gpushare/mps/gpu0-3` for `/run/gpushare/mps/gpu0-3`; `None` outside `/run`.
-pub fn runtime_dir(dir: &Path) -> Option<String> {
+pub(crate) fn runtime_dir(dir: &Path) -> Option<String> {
     let rest = dir.strip_prefix("/run").ok()?;
     let text = rest.to_str()?;
     (!text.is_empty()).then(|| text.to_string())

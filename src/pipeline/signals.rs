@@ -98,6 +98,7 @@ mod tests {
         drop(inner);
         assert_eq!(trap.received(), Some("SIGTERM"));
         drop(trap);
+        // SAFETY: a plain C struct, all zeroes, that the call below fills.
         let mut old: libc::sigaction = unsafe { std::mem::zeroed() };
         // SAFETY: reading the current disposition only.
         unsafe {

@@ -120,7 +120,7 @@ impl Phase {
 }
 
 /// The `gpu` of a node-wide change: no GPU (`null` in JSON, `-` in tables).
-pub const NODE: u32 = u32::MAX;
+pub(crate) const NODE: u32 = u32::MAX;
 
 /// A GPU instance a change acts on: one that exists, or the one an earlier change of the same
 /// plan creates at a placement (its id is known only once the driver made it).
@@ -417,7 +417,7 @@ impl Plan {
 }
 
 /// `0, 2, 5`: GPU indexes for messages.
-pub fn join(gpus: &[u32]) -> String {
+pub(crate) fn join(gpus: &[u32]) -> String {
     gpus.iter()
         .map(u32::to_string)
         .collect::<Vec<_>>()

@@ -10,7 +10,7 @@ use std::io::Read;
 const MAX_CPU: u32 = 1 << 16;
 
 /// `0-3,8,10-11` → {0, 1, 2, 3, 8, 10, 11}; `None` when malformed or empty.
-pub fn parse_cpulist(text: &str) -> Option<BTreeSet<u32>> {
+pub(crate) fn parse_cpulist(text: &str) -> Option<BTreeSet<u32>> {
     let mut cpus = BTreeSet::new();
     for part in text.trim().split(',').filter(|p| !p.is_empty()) {
         let (first, last) = match part.split_once('-') {
@@ -29,7 +29,7 @@ pub fn parse_cpulist(text: &str) -> Option<BTreeSet<u32>> {
 }
 
 /// {0, 1, 2, 3, 8} → `0-3,8`.
-pub fn format_cpulist(cpus: &[u32]) -> String {
+pub(crate) fn format_cpulist(cpus: &[u32]) -> String {
     let mut sorted = cpus.to_vec();
     sorted.sort_unstable();
     sorted.dedup();
@@ -55,7 +55,7 @@ pub fn format_cpulist(cpus: &[u32]) -> String {
 /// The CPUs a worker of the GPU at `pci_bus_id` should run on: its local CPUs that this process
 /// may use. `None` when sysfs does not say (a simulated node, a VM), or when none of them is
 /// allowed here (a cpuset that excludes the GPU's node): then the affinity is left alone.
-pub fn gpu_local_cpus(sysfs: &SysfsRoot, pci_bus_id: &str) -> Option<Vec<u32>> {
+pub(crate) fn gpu_local_cpus(sysfs: &SysfsRoot, pci_bus_id: &str) -> Option<Vec<u32>> {
     let bdf = PciAddress::parse(pci_bus_id)?.to_string();
     let path = sysfs.pci_device(&bdf).join("local_cpulist");
     let mut text = String::new();
@@ -72,7 +72,7 @@ pub fn gpu_local_cpus(sysfs: &SysfsRoot, pci_bus_id: &str) -> Option<Vec<u32>> {
 }
 
 /// The CPUs this process may run on (`sched_getaffinity`).
-pub fn allowed_cpus() -> Option<BTreeSet<u32>> {
+pub(crate) fn allowed_cpus() -> Option<BTreeSet<u32>> {
     // SAFETY: a zeroed cpu_set_t is a valid empty set; the call writes at most its size.
     let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
     // SAFETY: pid 0 is this thread; the size is the set's.
@@ -92,7 +92,7 @@ pub fn allowed_cpus() -> Option<BTreeSet<u32>> {
 }
 
 /// Run this process on `cpus` from now on (`sched_setaffinity`); threads started later inherit it.
-pub fn bind(cpus: &[u32]) -> std::io::Result<()> {
+pub(crate) fn bind(cpus: &[u32]) -> std::io::Result<()> {
     // SAFETY: a zeroed cpu_set_t is a valid empty set.
     let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
     let max = 8 * std::mem::size_of::<libc::cpu_set_t>();

@@ -9,9 +9,9 @@ use super::driver_api::{self, Api, Code, SUCCESS};
 use cudarc::driver::sys;
 use std::ffi::{CStr, c_int, c_void};
 
-pub use super::driver_api::library_present;
+pub(crate) use super::driver_api::library_present;
 
-pub type CudaResult<T> = Result<T, CudaError>;
+pub(crate) type CudaResult<T> = Result<T, CudaError>;
 
 const MIB: usize = 1024 * 1024;
 
@@ -34,20 +34,20 @@ fn call(name: &str, f: impl FnOnce(&Api) -> Code) -> CudaResult<()> {
 
 /// The required functions this libcuda lacks (an old driver). Call only when
 /// [`library_present`] is true.
-pub fn missing_symbols() -> Vec<&'static str> {
+pub(crate) fn missing_symbols() -> Vec<&'static str> {
     driver_api::api()
         .err()
         .map(<[&str]>::to_vec)
         .unwrap_or_default()
 }
 
-pub fn init() -> CudaResult<()> {
+pub(crate) fn init() -> CudaResult<()> {
     // SAFETY: flags must be 0.
     call("cuInit", |a| unsafe { (a.cuInit)(0) })
 }
 
 /// The CUDA version the driver supports, e.g. `12.4`.
-pub fn driver_version() -> CudaResult<String> {
+pub(crate) fn driver_version() -> CudaResult<String> {
     let mut v: c_int = 0;
     // SAFETY: writes one int.
     call("cuDriverGetVersion", |a| unsafe {
@@ -56,7 +56,7 @@ pub fn driver_version() -> CudaResult<String> {
     Ok(format!("{}.{}", v / 1000, (v % 1000) / 10))
 }
 
-pub fn device_count() -> CudaResult<i32> {
+pub(crate) fn device_count() -> CudaResult<i32> {
     let mut n: c_int = 0;
     // SAFETY: writes one int.
     call("cuDeviceGetCount", |a| unsafe {
@@ -67,10 +67,10 @@ pub fn device_count() -> CudaResult<i32> {
 
 /// A device handle, valid for the process.
 #[derive(Debug, Clone, Copy)]
-pub struct Device(sys::CUdevice);
+pub(crate) struct Device(sys::CUdevice);
 
 impl Device {
-    pub fn get(ordinal: i32) -> CudaResult<Device> {
+    pub(crate) fn get(ordinal: i32) -> CudaResult<Device> {
         let mut d: sys::CUdevice = 0;
         // SAFETY: writes one device handle.
         call("cuDeviceGet", |a| unsafe {
@@ -79,7 +79,7 @@ impl Device {
         Ok(Device(d))
     }
 
-    pub fn name(self) -> CudaResult<String> {
+    pub(crate) fn name(self) -> CudaResult<String> {
         let mut buf = [0u8; 256];
         // SAFETY: the driver writes at most `len` bytes, NUL-terminated.
         call("cuDeviceGetName", |a| unsafe {
@@ -91,7 +91,7 @@ impl Device {
 
     /// The UUID body (`xxxxxxxx-xxxx-…`, no prefix): the MIG device's own UUID on a MIG device
     /// (the v2 call; the v1 call returns the parent GPU's).
-    pub fn uuid(self) -> CudaResult<String> {
+    pub(crate) fn uuid(self) -> CudaResult<String> {
         let mut id = sys::CUuuid_st { bytes: [0; 16] };
         // SAFETY: writes 16 bytes.
         call("cuDeviceGetUuid_v2", |a| unsafe {
@@ -109,12 +109,12 @@ impl Device {
         Ok(v)
     }
 
-    pub fn multiprocessors(self) -> CudaResult<u32> {
+    pub(crate) fn multiprocessors(self) -> CudaResult<u32> {
         self.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
             .map(|n| n.max(0) as u32)
     }
 
-    pub fn compute_capability(self) -> CudaResult<String> {
+    pub(crate) fn compute_capability(self) -> CudaResult<String> {
         use sys::CUdevice_attribute::*;
         let major = self.attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)?;
         let minor = self.attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?;
@@ -123,10 +123,10 @@ impl Device {
 }
 
 /// The device's primary context, current on this thread while the value lives.
-pub struct Context(Device);
+pub(crate) struct Context(Device);
 
 impl Context {
-    pub fn open(device: Device) -> CudaResult<Context> {
+    pub(crate) fn open(device: Device) -> CudaResult<Context> {
         let mut ctx: sys::CUcontext = std::ptr::null_mut();
         // SAFETY: a device from cuDeviceGet; the context is released on drop.
         call("cuDevicePrimaryCtxRetain", |a| unsafe {
@@ -149,7 +149,7 @@ impl Drop for Context {
 }
 
 /// (free, total) bytes of the current context's device.
-pub fn memory_info() -> CudaResult<(usize, usize)> {
+pub(crate) fn memory_info() -> CudaResult<(usize, usize)> {
     let (mut free, mut total) = (0usize, 0usize);
     // SAFETY: writes two sizes.
     call("cuMemGetInfo_v2", |a| unsafe {
@@ -159,13 +159,13 @@ pub fn memory_info() -> CudaResult<(usize, usize)> {
 }
 
 /// Device memory (`cuMemAlloc`).
-pub struct DeviceBuffer {
+pub(crate) struct DeviceBuffer {
     ptr: sys::CUdeviceptr,
     pub bytes: usize,
 }
 
 impl DeviceBuffer {
-    pub fn alloc(bytes: usize) -> CudaResult<DeviceBuffer> {
+    pub(crate) fn alloc(bytes: usize) -> CudaResult<DeviceBuffer> {
         let mut ptr: sys::CUdeviceptr = 0;
         // SAFETY: writes one device pointer; the memory is only used through copies and kernels
         // of this module, and freed on drop.
@@ -175,11 +175,11 @@ impl DeviceBuffer {
         Ok(DeviceBuffer { ptr, bytes })
     }
 
-    pub fn alloc_mib(mib: u64) -> CudaResult<DeviceBuffer> {
+    pub(crate) fn alloc_mib(mib: u64) -> CudaResult<DeviceBuffer> {
         Self::alloc(mib as usize * MIB)
     }
 
-    pub fn ptr(&self) -> sys::CUdeviceptr {
+    pub(crate) fn ptr(&self) -> sys::CUdeviceptr {
         self.ptr
     }
 }
@@ -193,13 +193,13 @@ impl Drop for DeviceBuffer {
 
 /// Page-locked host memory (`cuMemHostAlloc(PORTABLE)`, as nvbandwidth uses), so copies run at
 /// DMA speed and asynchronously.
-pub struct PinnedBuffer {
+pub(crate) struct PinnedBuffer {
     ptr: *mut u8,
     pub bytes: usize,
 }
 
 impl PinnedBuffer {
-    pub fn alloc(bytes: usize) -> CudaResult<PinnedBuffer> {
+    pub(crate) fn alloc(bytes: usize) -> CudaResult<PinnedBuffer> {
         Self::alloc_with(bytes, sys::CU_MEMHOSTALLOC_PORTABLE)
     }
 
@@ -215,12 +215,12 @@ impl PinnedBuffer {
         })
     }
 
-    pub fn as_slice(&self) -> &[u8] {
+    pub(crate) fn as_slice(&self) -> &[u8] {
         // SAFETY: `bytes` bytes allocated in `alloc`, owned by self.
         unsafe { std::slice::from_raw_parts(self.ptr, self.bytes) }
     }
 
-    pub fn as_mut_slice(&mut self) -> &mut [u8] {
+    pub(crate) fn as_mut_slice(&mut self) -> &mut [u8] {
         // SAFETY: as above, borrowed mutably.
         unsafe { std::slice::from_raw_parts_mut(self.ptr, self.bytes) }
     }
@@ -238,13 +238,13 @@ impl Drop for PinnedBuffer {
 /// A 32-bit word of pinned host memory that kernels can read (`DEVICEMAP`): the host lowers it
 /// to 0 and raises it to 1 while a kernel spins on it (the stream blocker of the bandwidth
 /// samples).
-pub struct HostFlag {
+pub(crate) struct HostFlag {
     buffer: PinnedBuffer,
     device_ptr: sys::CUdeviceptr,
 }
 
 impl HostFlag {
-    pub fn new() -> CudaResult<HostFlag> {
+    pub(crate) fn new() -> CudaResult<HostFlag> {
         let flags = sys::CU_MEMHOSTALLOC_PORTABLE | sys::CU_MEMHOSTALLOC_DEVICEMAP;
         let buffer = PinnedBuffer::alloc_with(4, flags)?;
         let mut device_ptr: sys::CUdeviceptr = 0;
@@ -258,11 +258,11 @@ impl HostFlag {
     }
 
     /// The address kernels read it at.
-    pub fn device_ptr(&self) -> sys::CUdeviceptr {
+    pub(crate) fn device_ptr(&self) -> sys::CUdeviceptr {
         self.device_ptr
     }
 
-    pub fn set(&self, value: u32) {
+    pub(crate) fn set(&self, value: u32) {
         // SAFETY: 4 aligned bytes owned by self (page-aligned pinned memory); volatile, so the
         // store is not merged or delayed: a kernel spins on it.
         unsafe { std::ptr::write_volatile(self.buffer.ptr.cast::<u32>(), value) };
@@ -270,10 +270,10 @@ impl HostFlag {
     }
 }
 
-pub struct Stream(sys::CUstream);
+pub(crate) struct Stream(sys::CUstream);
 
 impl Stream {
-    pub fn new() -> CudaResult<Stream> {
+    pub(crate) fn new() -> CudaResult<Stream> {
         let mut s: sys::CUstream = std::ptr::null_mut();
         // SAFETY: writes one stream handle; destroyed on drop.
         call("cuStreamCreate", |a| unsafe {
@@ -282,7 +282,7 @@ impl Stream {
         Ok(Stream(s))
     }
 
-    pub fn synchronize(&self) -> CudaResult<()> {
+    pub(crate) fn synchronize(&self) -> CudaResult<()> {
         // SAFETY: a stream of this context.
         call("cuStreamSynchronize", |a| unsafe {
             (a.cuStreamSynchronize)(self.0)
@@ -290,7 +290,7 @@ impl Stream {
     }
 
     /// Copy the first `bytes` of `src` to `dst` (asynchronous).
-    pub fn copy_htod(
+    pub(crate) fn copy_htod(
         &self,
         dst: &DeviceBuffer,
         src: &PinnedBuffer,
@@ -305,7 +305,7 @@ impl Stream {
     }
 
     /// Copy the first `bytes` of `src` to `dst` (asynchronous).
-    pub fn copy_dtoh(
+    pub(crate) fn copy_dtoh(
         &self,
         dst: &mut PinnedBuffer,
         src: &DeviceBuffer,
@@ -319,7 +319,7 @@ impl Stream {
     }
 
     /// Launch `function` with `args` (each a pointer to the argument's value).
-    pub fn launch(
+    pub(crate) fn launch(
         &self,
         function: &Function,
         grid: u32,
@@ -361,10 +361,10 @@ impl Drop for Stream {
 }
 
 /// A timing event (`CU_EVENT_DEFAULT`: with timing).
-pub struct Event(sys::CUevent);
+pub(crate) struct Event(sys::CUevent);
 
 impl Event {
-    pub fn new() -> CudaResult<Event> {
+    pub(crate) fn new() -> CudaResult<Event> {
         let mut e: sys::CUevent = std::ptr::null_mut();
         // SAFETY: writes one event handle; destroyed on drop.
         call("cuEventCreate", |a| unsafe {
@@ -373,14 +373,14 @@ impl Event {
         Ok(Event(e))
     }
 
-    pub fn record(&self, stream: &Stream) -> CudaResult<()> {
+    pub(crate) fn record(&self, stream: &Stream) -> CudaResult<()> {
         // SAFETY: event and stream of this context.
         call("cuEventRecord", |a| unsafe {
             (a.cuEventRecord)(self.0, stream.0)
         })
     }
 
-    pub fn synchronize(&self) -> CudaResult<()> {
+    pub(crate) fn synchronize(&self) -> CudaResult<()> {
         // SAFETY: an event of this context.
         call("cuEventSynchronize", |a| unsafe {
             (a.cuEventSynchronize)(self.0)
@@ -388,7 +388,7 @@ impl Event {
     }
 
     /// Milliseconds from `self` to `end` (both recorded and complete).
-    pub fn elapsed_ms(&self, end: &Event) -> CudaResult<f64> {
+    pub(crate) fn elapsed_ms(&self, end: &Event) -> CudaResult<f64> {
         let mut ms = 0f32;
         // SAFETY: both events created here; writes one float.
         call("cuEventElapsedTime", |a| unsafe {
@@ -408,12 +408,12 @@ impl Drop for Event {
 }
 
 /// A module JIT-compiled from PTX by the driver.
-pub struct Module(sys::CUmodule);
+pub(crate) struct Module(sys::CUmodule);
 
-pub struct Function(sys::CUfunction);
+pub(crate) struct Function(sys::CUfunction);
 
 impl Module {
-    pub fn load_ptx(ptx: &CStr) -> CudaResult<Module> {
+    pub(crate) fn load_ptx(ptx: &CStr) -> CudaResult<Module> {
         let mut m: sys::CUmodule = std::ptr::null_mut();
         // SAFETY: a NUL-terminated PTX image that lives through the call.
         call("cuModuleLoadData", |a| unsafe {
@@ -422,7 +422,7 @@ impl Module {
         Ok(Module(m))
     }
 
-    pub fn function(&self, name: &CStr) -> CudaResult<Function> {
+    pub(crate) fn function(&self, name: &CStr) -> CudaResult<Function> {
         let mut f: sys::CUfunction = std::ptr::null_mut();
         // SAFETY: a module loaded here; the name is NUL-terminated.
         call("cuModuleGetFunction", |a| unsafe {

@@ -6,11 +6,11 @@ use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// `CUDA_ERROR_OUT_OF_MEMORY`: what an allocation past a memory limit returns.
-pub const OUT_OF_MEMORY: u32 = 2;
+pub(crate) const OUT_OF_MEMORY: u32 = 2;
 
 /// A failed driver call.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct CudaError {
+pub(crate) struct CudaError {
     /// The driver function, e.g. `cuMemAlloc_v2`.
     pub call: String,
     /// The `CUresult` value.
@@ -18,7 +18,7 @@ pub struct CudaError {
 }
 
 impl CudaError {
-    pub fn new(call: &str, code: u32) -> Self {
+    pub(crate) fn new(call: &str, code: u32) -> Self {
         CudaError {
             call: call.to_string(),
             code,
@@ -26,7 +26,7 @@ impl CudaError {
     }
 
     /// The `CUresult` name, e.g. `CUDA_ERROR_OUT_OF_MEMORY`.
-    pub fn name(&self) -> String {
+    pub(crate) fn name(&self) -> String {
         describe(self.code).map_or_else(
             || format!("CUDA error {}", self.code),
             |(name, _, _)| name.to_string(),
@@ -34,19 +34,19 @@ impl CudaError {
     }
 
     /// What the code means, in a few words.
-    pub fn meaning(&self) -> &'static str {
+    pub(crate) fn meaning(&self) -> &'static str {
         describe(self.code).map_or("an error this version of gpushare does not know", |d| d.1)
     }
 
     /// What to do about it, when there is something to say.
-    pub fn hint(&self) -> Option<&'static str> {
+    pub(crate) fn hint(&self) -> Option<&'static str> {
         describe(self.code).and_then(|d| d.2)
     }
 
     /// The codes that mean "no usable driver" rather than "this device failed". Not
     /// `CUDA_ERROR_NO_DEVICE`: a driver that works can still show a worker no device (a MIG
     /// device whose `/dev/nvidia-caps` file it may not open, a wrong `CUDA_VISIBLE_DEVICES`).
-    pub fn is_no_driver(&self) -> bool {
+    pub(crate) fn is_no_driver(&self) -> bool {
         matches!(self.code, 3 | 4 | 34 | 36 | 803)
     }
 }

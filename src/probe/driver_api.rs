@@ -10,20 +10,21 @@ use std::ffi::{c_char, c_int, c_uint, c_void};
 use std::sync::OnceLock;
 
 /// A `CUresult` exactly as the driver returned it.
-pub type Code = u32;
+pub(crate) type Code = u32;
 
-pub const SUCCESS: Code = 0;
+pub(crate) const SUCCESS: Code = 0;
 
 macro_rules! driver_api {
     ($($name:ident: fn($($arg:ty),* $(,)?);)*) => {
         /// The resolved driver functions.
         #[allow(non_snake_case)]
-        pub struct Api {
+        pub(crate) struct Api {
             $(pub $name: unsafe extern "C" fn($($arg),*) -> Code,)*
         }
 
         /// Every driver function the probe calls, under its exported name.
-        pub const SYMBOLS: &[&str] = &[$(stringify!($name)),*];
+        #[cfg(test)]
+        pub(crate) const SYMBOLS: &[&str] = &[$(stringify!($name)),*];
 
         /// Resolve every function, or name the ones this libcuda lacks.
         #[allow(non_snake_case)]
@@ -93,14 +94,14 @@ driver_api! {
 }
 
 /// Whether libcuda can be loaded at all (a dlopen; no driver call).
-pub fn library_present() -> bool {
+pub(crate) fn library_present() -> bool {
     // SAFETY: only tries to dlopen the candidate names and closes the library again.
     unsafe { sys::is_culib_present() }
 }
 
 /// The driver's functions; `Err` names those this libcuda lacks (a driver older than CUDA 11.4).
 /// Call only when [`library_present`] is true.
-pub fn api() -> Result<&'static Api, &'static [&'static str]> {
+pub(crate) fn api() -> Result<&'static Api, &'static [&'static str]> {
     static API: OnceLock<Result<Api, Vec<&'static str>>> = OnceLock::new();
     match API.get_or_init(resolve) {
         Ok(api) => Ok(api),

@@ -18,7 +18,7 @@ use super::{affinity, ptx, sm_count};
 const MIB: usize = 1024 * 1024;
 
 /// What the worker tells the parent while it measures.
-pub trait Events {
+pub(crate) trait Events {
     fn step(&mut self, step: Step);
     /// Setup (or a step's warm-up) is done: say so and wait for the parent's `go`.
     fn ready_and_wait(&mut self) -> Result<(), String>;
@@ -41,7 +41,7 @@ impl Barrier for GroupBarrier<'_> {
     }
 }
 
-pub fn run(request: &Request, events: &mut dyn Events) -> Result<Measurement, Failure> {
+pub(crate) fn run(request: &Request, events: &mut dyn Events) -> Result<Measurement, Failure> {
     events.step(Step::Context);
     // Before the driver starts its threads and before any host memory is pinned. A binding the
     // kernel refuses (the cpuset changed since the parent looked) costs locality, not the target:
@@ -169,7 +169,7 @@ pub fn run(request: &Request, events: &mut dyn Events) -> Result<Measurement, Fa
 
 /// `GPU-1d3e…` or `MIG-1d3e…` → `1d3e…`; `None` for names that are not a plain UUID (the old
 /// `MIG-GPU-…/1/0` form), which cannot be compared with what the driver reports.
-pub fn uuid_body(uuid: &str) -> Option<String> {
+pub(crate) fn uuid_body(uuid: &str) -> Option<String> {
     let body = uuid
         .strip_prefix("GPU-")
         .or_else(|| uuid.strip_prefix("MIG-"))

@@ -9,23 +9,23 @@
 //! [`cuda`]) and measures ([`measure`], [`timing`], [`sm_count`]) with the embedded PTX kernels
 //! ([`ptx`]).
 
-pub mod affinity;
-pub mod cuda;
-pub mod cuda_error;
-pub mod driver_api;
-pub mod measure;
-pub mod mps_reach;
-pub mod mps_settings;
-pub mod protocol;
-pub mod ptx;
-pub mod report;
-pub mod session;
-pub mod sm_count;
-pub mod stats;
-pub mod summary;
-pub mod targets;
-pub mod timing;
-pub mod verdict;
-pub mod worker;
-pub mod worker_env;
-pub mod workers;
+pub(crate) mod affinity;
+pub(crate) mod cuda;
+pub(crate) mod cuda_error;
+pub(crate) mod driver_api;
+pub(crate) mod measure;
+pub(crate) mod mps_reach;
+pub(crate) mod mps_settings;
+pub(crate) mod protocol;
+pub(crate) mod ptx;
+pub(crate) mod report;
+pub(crate) mod session;
+pub(crate) mod sm_count;
+pub(crate) mod stats;
+pub(crate) mod summary;
+pub(crate) mod targets;
+pub(crate) mod timing;
+pub(crate) mod verdict;
+pub(crate) mod worker;
+pub(crate) mod worker_env;
+pub(crate) mod workers;

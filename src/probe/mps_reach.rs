@@ -10,7 +10,7 @@ use std::time::Duration;
 
 /// What was found in the pipe directory.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Reach {
+pub(crate) enum Reach {
     /// The daemon answered.
     Answers,
     /// Its `control` socket is there, but nothing could ask the daemon (no control program on
@@ -22,7 +22,7 @@ pub enum Reach {
 
 /// Look at `pipe_dir`: its `control` socket, then the daemon's answer to `get_server_list`
 /// through `nvidia-cuda-mps-control` when it is on PATH.
-pub fn check(pipe_dir: &Path, timeout: Duration) -> Reach {
+pub(crate) fn check(pipe_dir: &Path, timeout: Duration) -> Reach {
     let control = pipe_dir.join("control");
     if std::fs::symlink_metadata(&control).is_err() {
         return Reach::NoDaemon(format!(

@@ -9,13 +9,13 @@ use std::path::PathBuf;
 
 /// One device a daemon serves, with the pinned-memory limit each client gets on it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct MpsDevice {
+pub(crate) struct MpsDevice {
     pub uuid: String,
     pub memory_limit_mib: Option<u64>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct MpsDaemon {
+pub(crate) struct MpsDaemon {
     pub name: String,
     /// The daemon's `CUDA_MPS_PIPE_DIRECTORY`.
     pub pipe_dir: PathBuf,
@@ -26,7 +26,7 @@ pub struct MpsDaemon {
 
 impl MpsDaemon {
     /// The device with this UUID, when the daemon serves it.
-    pub fn device(&self, uuid: &str) -> Option<&MpsDevice> {
+    pub(crate) fn device(&self, uuid: &str) -> Option<&MpsDevice> {
         self.devices
             .iter()
             .find(|d| d.uuid.eq_ignore_ascii_case(uuid))
@@ -53,7 +53,7 @@ impl From<DaemonSpec> for MpsDaemon {
 }
 
 /// Every daemon gpushare has a record of, in name order; none when there is no MPS directory.
-pub fn load_all(paths: &Paths) -> Result<Vec<MpsDaemon>> {
+pub(crate) fn load_all(paths: &Paths) -> Result<Vec<MpsDaemon>> {
     Ok(crate::mps::settings::load_all(paths)?
         .into_iter()
         .map(MpsDaemon::from)

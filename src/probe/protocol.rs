@@ -12,11 +12,11 @@ use super::cuda_error::CudaError;
 use serde::{Deserialize, Serialize};
 
 /// The line that releases the clients of a group at the same moment.
-pub const GO: &str = "go";
+pub(crate) const GO: &str = "go";
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Request {
+pub(crate) struct Request {
     pub device: DeviceChoice,
     /// Allocate up to this much, and one chunk beyond it, to see the limit hold. `None`: skip.
     pub limit_mib: Option<u64>,
@@ -38,7 +38,7 @@ pub struct Request {
 /// Which device the worker opens.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
-pub enum DeviceChoice {
+pub(crate) enum DeviceChoice {
     /// The only device `CUDA_VISIBLE_DEVICES` leaves (ordinal 0); its UUID must be `uuid`.
     Visible { uuid: String },
     /// The device whose UUID is `uuid` among all visible ones (MPS clients see what the daemon
@@ -47,7 +47,7 @@ pub enum DeviceChoice {
 }
 
 impl DeviceChoice {
-    pub fn uuid(&self) -> &str {
+    pub(crate) fn uuid(&self) -> &str {
         match self {
             DeviceChoice::Visible { uuid } | DeviceChoice::ByUuid { uuid } => uuid,
         }
@@ -58,7 +58,7 @@ impl DeviceChoice {
 /// warm-up copies, the median of several timed samples).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Plan {
+pub(crate) struct Plan {
     /// Host↔device copy size.
     pub copy_mib: u64,
     /// Size of each of the two device buffers of the device-to-device copy.
@@ -74,7 +74,7 @@ pub struct Plan {
 
 impl Plan {
     /// The default run: 256 MiB copies, 4 warm-ups, 3 samples of 16 copies, 1000 launches.
-    pub fn full(copy_mib: Option<u64>) -> Plan {
+    pub(crate) fn full(copy_mib: Option<u64>) -> Plan {
         let copy_mib = copy_mib.unwrap_or(256);
         Plan {
             copy_mib,
@@ -89,7 +89,7 @@ impl Plan {
     }
 
     /// `--quick`: a few seconds per target.
-    pub fn quick(copy_mib: Option<u64>) -> Plan {
+    pub(crate) fn quick(copy_mib: Option<u64>) -> Plan {
         let copy_mib = copy_mib.unwrap_or(32);
         Plan {
             copy_mib,
@@ -107,7 +107,7 @@ impl Plan {
 /// The measurements of a worker, in the order it makes them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Step {
+pub(crate) enum Step {
     Context,
     Memory,
     Limit,
@@ -119,7 +119,7 @@ pub enum Step {
 }
 
 impl Step {
-    pub const ALL: [Step; 8] = [
+    pub(crate) const ALL: [Step; 8] = [
         Step::Context,
         Step::Memory,
         Step::Limit,
@@ -130,7 +130,7 @@ impl Step {
         Step::Sms,
     ];
 
-    pub fn label(self) -> &'static str {
+    pub(crate) fn label(self) -> &'static str {
         match self {
             Step::Context => "opening the device",
             Step::Memory => "reading memory",
@@ -144,14 +144,14 @@ impl Step {
     }
 
     /// Position in [`Step::ALL`], for progress.
-    pub fn position(self) -> usize {
+    pub(crate) fn position(self) -> usize {
         Step::ALL.iter().position(|s| *s == self).unwrap_or(0)
     }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "event", rename_all = "snake_case", deny_unknown_fields)]
-pub enum Message {
+pub(crate) enum Message {
     Step { step: Step },
     Ready,
     Result { measurement: Box<Measurement> },
@@ -159,7 +159,7 @@ pub enum Message {
 }
 
 impl Message {
-    pub fn to_line(&self) -> String {
+    pub(crate) fn to_line(&self) -> String {
         // Serialising these plain structs cannot fail; keep the protocol alive regardless.
         serde_json::to_string(self).unwrap_or_else(|e| {
             format!(
@@ -169,7 +169,7 @@ impl Message {
         })
     }
 
-    pub fn parse_line(line: &str) -> Result<Message, String> {
+    pub(crate) fn parse_line(line: &str) -> Result<Message, String> {
         serde_json::from_str(line.trim()).map_err(|e| {
             let shown: String = line.chars().take(120).collect();
             format!("unexpected worker output `{shown}`: {e}")
@@ -180,7 +180,7 @@ impl Message {
 /// Why a worker could not finish.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Failure {
+pub(crate) struct Failure {
     pub step: Step,
     pub message: String,
     pub hint: Option<String>,
@@ -189,7 +189,7 @@ pub struct Failure {
 }
 
 impl Failure {
-    pub fn cuda(step: Step, e: CudaError) -> Failure {
+    pub(crate) fn cuda(step: Step, e: CudaError) -> Failure {
         Failure {
             step,
             message: e.to_string(),
@@ -198,7 +198,7 @@ impl Failure {
         }
     }
 
-    pub fn other(step: Step, message: impl Into<String>) -> Failure {
+    pub(crate) fn other(step: Step, message: impl Into<String>) -> Failure {
         Failure {
             step,
             message: message.into(),
@@ -211,7 +211,7 @@ impl Failure {
 /// What one worker measured on its device.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Measurement {
+pub(crate) struct Measurement {
     /// As the driver names it (`cuDeviceGetName`).
     pub device_name: String,
     /// As the driver reports it (`cuDeviceGetUuid_v2`, the MIG UUID on a MIG device).
@@ -249,7 +249,7 @@ pub struct Measurement {
 /// (`CLOCK_MONOTONIC` nanoseconds, the same clock in every process of the machine).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Window {
+pub(crate) struct Window {
     pub bytes: u64,
     pub start_ns: u64,
     pub end_ns: u64,
@@ -257,7 +257,7 @@ pub struct Window {
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Windows {
+pub(crate) struct Windows {
     pub h2d: Window,
     pub d2d: Window,
     pub d2h: Window,
@@ -266,7 +266,7 @@ pub struct Windows {
 /// Sizes of the copies a worker made.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct BufferSizes {
+pub(crate) struct BufferSizes {
     /// Each host↔device copy.
     pub copy_mib: u64,
     /// Each of the two device buffers of the device-to-device copy.
@@ -276,7 +276,7 @@ pub struct BufferSizes {
 /// The memory-limit test: allocate chunks until the driver refuses or the total passes the limit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct LimitTest {
+pub(crate) struct LimitTest {
     pub limit_mib: u64,
     pub chunk_mib: u64,
     /// What the driver handed out before it refused (or before the test stopped).
@@ -288,7 +288,7 @@ pub struct LimitTest {
 impl LimitTest {
     /// Chunks of 1/32 of the limit (2 MiB to 1 GiB): fine enough to land near it, few enough to
     /// be quick on an 80 GiB GPU.
-    pub fn chunk_for(limit_mib: u64) -> u64 {
+    pub(crate) fn chunk_for(limit_mib: u64) -> u64 {
         (limit_mib / 32).clamp(2, 1024)
     }
 }

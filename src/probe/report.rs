@@ -16,7 +16,7 @@ use crate::output::{Output, Style, table};
 use serde::Serialize;
 
 #[derive(Debug, Clone, Serialize)]
-pub struct Report {
+pub(crate) struct Report {
     /// `nvml` or `sim:<name>`: where the targets came from.
     pub source: String,
     pub quick: bool,
@@ -30,21 +30,21 @@ pub struct Report {
 /// D2D bandwidth is an SM copy kernel's bytes read plus bytes written (comparable with the
 /// memory's peak figure; about twice nvbandwidth's copy-engine `device_local_copy`, which counts
 /// each byte once).
-pub const D2D_COUNTS: &str = "read_and_write";
+pub(crate) const D2D_COUNTS: &str = "read_and_write";
 
 /// The line under the table that says so.
-pub const D2D_NOTE: &str = "D2D: an SM copy kernel, bytes read + bytes written (about 2x nvbandwidth's device_local_copy, which counts each byte once)";
+pub(crate) const D2D_NOTE: &str = "D2D: an SM copy kernel, bytes read + bytes written (about 2x nvbandwidth's device_local_copy, which counts each byte once)";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Verdict {
+pub(crate) enum Verdict {
     Pass,
     Fail,
 }
 
 /// A promise the measurements did not keep.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct CheckFailure {
+pub(crate) struct CheckFailure {
     /// `GPU 0 MIG 1g.5gb`.
     pub target: String,
     pub uuid: String,
@@ -58,7 +58,7 @@ pub struct CheckFailure {
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct TargetReport {
+pub(crate) struct TargetReport {
     pub kind: TargetKind,
     pub gpu: u32,
     pub uuid: String,
@@ -108,7 +108,7 @@ pub struct TargetReport {
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct MemoryReport {
+pub(crate) struct MemoryReport {
     pub total_mib: Option<u64>,
     pub free_mib: Option<u64>,
     /// The limit tested: the memory the target promised.
@@ -120,20 +120,20 @@ pub struct MemoryReport {
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
-pub struct Bandwidth {
+pub(crate) struct Bandwidth {
     pub h2d: Option<f64>,
     pub d2h: Option<f64>,
     pub d2d: Option<f64>,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
-pub struct Latency {
+pub(crate) struct Latency {
     pub p50: Option<f64>,
     pub p99: Option<f64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ClientReport {
+pub(crate) struct ClientReport {
     pub client: u32,
     pub bandwidth_gbps: Bandwidth,
     pub launch_latency_us: Latency,
@@ -145,14 +145,14 @@ pub struct ClientReport {
 
 /// Figures of one run of a target.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
-pub struct Figures {
+pub(crate) struct Figures {
     pub bandwidth_gbps: Bandwidth,
     pub launch_latency_us: Latency,
     pub roundtrip_us: Latency,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
-pub struct Slowdown {
+pub(crate) struct Slowdown {
     pub h2d: Option<f64>,
     pub d2h: Option<f64>,
     pub d2d: Option<f64>,
@@ -173,7 +173,7 @@ fn times(x: Option<f64>) -> String {
 }
 
 /// The table: a line per target (and per client), the alone-vs-together comparison, the verdict.
-pub fn render(out: &Output, report: &Report) -> String {
+pub(crate) fn render(out: &Output, report: &Report) -> String {
     let mut rows = Vec::new();
     for t in &report.targets {
         let failed = report.failures.iter().any(|f| f.uuid == t.uuid);

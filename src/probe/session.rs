@@ -11,7 +11,7 @@ use super::workers::{Launcher, WorkerSpec};
 
 /// What the user asked for.
 #[derive(Debug, Clone, Copy)]
-pub struct Options {
+pub(crate) struct Options {
     pub plan: Plan,
     /// Clients at once (1: the target alone).
     pub clients: u32,
@@ -21,14 +21,14 @@ pub struct Options {
 
 impl Options {
     /// Runs per target: alone, N at once, or both.
-    pub fn runs(&self) -> usize {
+    pub(crate) fn runs(&self) -> usize {
         usize::from(self.clients == 1 || self.compare) + usize::from(self.clients > 1)
     }
 }
 
 /// Probe one target. `on_step(run, step)` reports the first client's progress in each run;
 /// `note` gets what the run should tell the user.
-pub fn probe(
+pub(crate) fn probe(
     launcher: &Launcher,
     env: &WorkerEnv,
     target: &Target,
@@ -91,7 +91,7 @@ fn no_daemon(target: &Target, why: String) -> TargetReport {
 }
 
 /// The request and environment of one client of `target`.
-pub fn worker_spec(
+pub(crate) fn worker_spec(
     env: &WorkerEnv,
     target: &Target,
     plan: &Plan,

@@ -14,7 +14,7 @@ use std::collections::BTreeSet;
 
 /// What the SM-id kernel showed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SmCount {
+pub(crate) struct SmCount {
     /// The most SMs running a block at one moment.
     pub at_once: u32,
     /// Distinct SMs over the whole kernel.
@@ -23,7 +23,7 @@ pub struct SmCount {
 
 /// One block: the SM it ran on and its start and end (ns).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct BlockRecord {
+pub(crate) struct BlockRecord {
     pub sm: u64,
     pub start: u64,
     pub end: u64,
@@ -31,7 +31,7 @@ pub struct BlockRecord {
 
 /// Launch the kernel with [`ptx::SMID_BLOCKS_PER_SM`] blocks per SM of `sms` (the whole device,
 /// so an unenforced share shows), using `device` and the host buffers for its records.
-pub fn count(
+pub(crate) fn count(
     stream: &Stream,
     smid: &Function,
     device: &DeviceBuffer,
@@ -82,7 +82,7 @@ fn parse(bytes: &[u8]) -> Option<Vec<BlockRecord>> {
 
 /// The most distinct SMs whose blocks overlap one moment. The busiest moment is always some
 /// block's start, so only those are tried.
-pub fn busiest_moment(records: &[BlockRecord]) -> u32 {
+pub(crate) fn busiest_moment(records: &[BlockRecord]) -> u32 {
     records
         .iter()
         .map(|at| {

@@ -3,7 +3,7 @@
 
 /// The median of `samples` (mean of the middle two for an even count); `None` when empty or when
 /// a sample is not a number.
-pub fn median(samples: &[f64]) -> Option<f64> {
+pub(crate) fn median(samples: &[f64]) -> Option<f64> {
     let sorted = sorted(samples)?;
     let n = sorted.len();
     Some(if n % 2 == 1 {
@@ -15,7 +15,7 @@ pub fn median(samples: &[f64]) -> Option<f64> {
 
 /// The nearest-rank percentile `p` (0 < p ≤ 100): the smallest sample that at least p% of the
 /// samples are less than or equal to. p99 of 1000 launches is the 990th fastest.
-pub fn percentile(samples: &[f64], p: f64) -> Option<f64> {
+pub(crate) fn percentile(samples: &[f64], p: f64) -> Option<f64> {
     if !(p > 0.0 && p <= 100.0) {
         return None;
     }
@@ -26,7 +26,7 @@ pub fn percentile(samples: &[f64], p: f64) -> Option<f64> {
 
 /// Decimal gigabytes per second (1 GB/s = 1e9 bytes/s, as nvbandwidth and vendor sheets count)
 /// for `bytes` moved in `millis` milliseconds.
-pub fn gbps(bytes: u64, millis: f64) -> Option<f64> {
+pub(crate) fn gbps(bytes: u64, millis: f64) -> Option<f64> {
     if millis > 0.0 && millis.is_finite() {
         Some(bytes as f64 / (millis / 1000.0) / 1e9)
     } else {
@@ -35,7 +35,7 @@ pub fn gbps(bytes: u64, millis: f64) -> Option<f64> {
 }
 
 /// Round to two decimals, for reports people read.
-pub fn round2(x: f64) -> f64 {
+pub(crate) fn round2(x: f64) -> f64 {
     (x * 100.0).round() / 100.0
 }
 

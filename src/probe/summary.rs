@@ -12,7 +12,11 @@ use super::workers::Outcome;
 
 /// `main`: the run whose figures the target reports (one client, or N at once). `solo`: the run
 /// alone before it, with `--compare`.
-pub fn target_report(target: &Target, main: &[Outcome], solo: Option<&Outcome>) -> TargetReport {
+pub(crate) fn target_report(
+    target: &Target,
+    main: &[Outcome],
+    solo: Option<&Outcome>,
+) -> TargetReport {
     let ok: Vec<&Measurement> = main.iter().filter_map(|o| o.as_ref().ok()).collect();
     let failures: Vec<&Failure> = main.iter().filter_map(|o| o.as_ref().err()).collect();
     let all: Vec<&Measurement> = ok

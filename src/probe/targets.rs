@@ -16,7 +16,7 @@ use toml::Spanned;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum TargetKind {
+pub(crate) enum TargetKind {
     /// A whole GPU (`CUDA_VISIBLE_DEVICES=GPU-…`).
     Gpu,
     /// A MIG device (`CUDA_VISIBLE_DEVICES=MIG-…`).
@@ -25,19 +25,9 @@ pub enum TargetKind {
     Mps,
 }
 
-impl TargetKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            TargetKind::Gpu => "gpu",
-            TargetKind::Mig => "mig",
-            TargetKind::Mps => "mps",
-        }
-    }
-}
-
 /// What a target should give a workload. `None`: nothing was promised about it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Promise {
+pub(crate) struct Promise {
     /// Memory a client can allocate, MiB: the GPU's, the MIG device's, or the MPS client limit.
     pub memory_mib: u64,
     /// Where `memory_mib` comes from.
@@ -54,7 +44,7 @@ pub struct Promise {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct Target {
+pub(crate) struct Target {
     pub kind: TargetKind,
     pub gpu: u32,
     pub gpu_uuid: String,
@@ -75,7 +65,7 @@ pub struct Target {
 
 impl Target {
     /// `GPU 0`, `GPU 0 MIG 1g.5gb`, `GPU 0 MPS` — how tables and progress name it.
-    pub fn label(&self) -> String {
+    pub(crate) fn label(&self) -> String {
         match (self.kind, self.uuid.starts_with("MIG-")) {
             (TargetKind::Gpu, _) => format!("GPU {}", self.gpu),
             (TargetKind::Mig, _) => format!("GPU {} MIG {}", self.gpu, self.name),
@@ -86,7 +76,7 @@ impl Target {
 }
 
 /// Where targets and promises come from.
-pub struct Sources<'a> {
+pub(crate) struct Sources<'a> {
     pub node: &'a Node,
     pub config: Option<&'a Config>,
     pub daemons: &'a [MpsDaemon],
@@ -106,7 +96,7 @@ struct Device {
 }
 
 /// Every target of the node, in GPU order. `notes` collects what is skipped and why.
-pub fn discover(src: &Sources, notes: &mut Vec<String>) -> Result<Vec<Target>> {
+pub(crate) fn discover(src: &Sources, notes: &mut Vec<String>) -> Result<Vec<Target>> {
     let assignments = match src.config {
         Some(config) => config.assign(src.node)?,
         None => Vec::new(),
@@ -317,7 +307,11 @@ impl MpsLimits {
 
 /// Keep the targets `--target SEL` names: GPUs by index, range, UUID or bus id (all their
 /// targets), or one MIG device by its `MIG-…` UUID.
-pub fn select(targets: Vec<Target>, selector: &GpuSelector, node: &Node) -> Result<Vec<Target>> {
+pub(crate) fn select(
+    targets: Vec<Target>,
+    selector: &GpuSelector,
+    node: &Node,
+) -> Result<Vec<Target>> {
     let GpuSelector::Items(items) = selector else {
         return Ok(targets);
     };

@@ -10,18 +10,18 @@ use super::{ptx, stats};
 use std::ffi::c_void;
 use std::time::Instant;
 
-pub fn at(step: Step) -> impl Fn(CudaError) -> Failure {
+pub(crate) fn at(step: Step) -> impl Fn(CudaError) -> Failure {
     move |e| Failure::cuda(step, e)
 }
 
 /// A kernel argument: a pointer to its value, as cuLaunchKernel takes them.
-pub fn arg<T>(value: &mut T) -> *mut c_void {
+pub(crate) fn arg<T>(value: &mut T) -> *mut c_void {
     (value as *mut T).cast()
 }
 
 /// `CLOCK_MONOTONIC` in nanoseconds: one clock for every process of the machine, so the windows
 /// of concurrent workers compare.
-pub fn host_ns() -> u64 {
+pub(crate) fn host_ns() -> u64 {
     let mut t = libc::timespec {
         tv_sec: 0,
         tv_nsec: 0,
@@ -34,11 +34,11 @@ pub fn host_ns() -> u64 {
 }
 
 /// Where the clients of a group meet before each timed part (a no-op for a client alone).
-pub trait Barrier {
+pub(crate) trait Barrier {
     fn wait(&mut self, step: Step) -> Result<(), Failure>;
 }
 
-pub struct Timer<'s> {
+pub(crate) struct Timer<'s> {
     pub stream: &'s Stream,
     pub start: Event,
     pub end: Event,
@@ -51,7 +51,7 @@ pub struct Timer<'s> {
 impl Timer<'_> {
     /// Median GB/s of `plan.samples` event-timed batches of `op` after warm-ups, and the window
     /// of the timed batches.
-    pub fn bandwidth(
+    pub(crate) fn bandwidth(
         &self,
         step: Step,
         bytes_per_op: u64,
@@ -105,7 +105,7 @@ impl Timer<'_> {
 
     /// Empty-kernel launches: event-timed on the device, and host-timed launch + synchronize
     /// round trips (which also show waiting for a time slice).
-    pub fn latency(
+    pub(crate) fn latency(
         &self,
         noop: &Function,
         barrier: &mut dyn Barrier,

@@ -17,7 +17,7 @@ const TOTAL_ABOVE: f64 = 1.05;
 /// end times are only as fine as `%globaltimer`.
 const SM_TOLERANCE: u32 = 2;
 
-pub fn judge(targets: &[TargetReport]) -> Vec<CheckFailure> {
+pub(crate) fn judge(targets: &[TargetReport]) -> Vec<CheckFailure> {
     targets.iter().flat_map(judge_target).collect()
 }
 

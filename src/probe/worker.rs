@@ -11,9 +11,9 @@ use crate::error::Exit;
 use std::io::{BufRead, Write};
 
 /// The first argument that makes the binary a probe worker.
-pub const ARG: &str = "__probe-worker";
+pub(crate) const ARG: &str = "__probe-worker";
 
-pub fn run() -> Exit {
+pub(crate) fn run() -> Exit {
     let stdin = std::io::stdin();
     let mut input = stdin.lock();
     let mut line = String::new();
@@ -74,7 +74,7 @@ pub fn run() -> Exit {
 }
 
 /// The failure the probe reports when no libcuda can be loaded.
-pub fn no_library() -> Failure {
+pub(crate) fn no_library() -> Failure {
     Failure {
         step: Step::Context,
         message: "no CUDA driver: libcuda.so.1 cannot be loaded".into(),
@@ -88,7 +88,7 @@ pub fn no_library() -> Failure {
 
 /// The failure the probe reports when libcuda lacks a call it makes (a driver older than CUDA
 /// 11.4); `None` when every call is there. Only call when the library loads.
-pub fn driver_too_old() -> Option<Failure> {
+pub(crate) fn driver_too_old() -> Option<Failure> {
     let missing = cuda::missing_symbols();
     (!missing.is_empty()).then(|| Failure {
         step: Step::Context,

@@ -25,7 +25,7 @@ const KEPT: [&str; 3] = [
 
 /// How a worker is pointed at its target.
 #[derive(Debug, Clone, PartialEq)]
-pub struct TargetEnv {
+pub(crate) struct TargetEnv {
     pub device: DeviceChoice,
     pub set: Vec<(String, OsString)>,
     pub remove: Vec<String>,
@@ -33,7 +33,7 @@ pub struct TargetEnv {
 
 /// The environment policy of one probe run.
 #[derive(Debug)]
-pub struct WorkerEnv {
+pub(crate) struct WorkerEnv {
     no_mps_dir: PathBuf,
     caller_cuda: Vec<String>,
 }
@@ -41,7 +41,7 @@ pub struct WorkerEnv {
 impl WorkerEnv {
     /// `no_mps_dir`: an empty directory no MPS daemon uses. `caller`: the names of the caller's
     /// environment variables.
-    pub fn new(no_mps_dir: &Path, caller: impl IntoIterator<Item = OsString>) -> WorkerEnv {
+    pub(crate) fn new(no_mps_dir: &Path, caller: impl IntoIterator<Item = OsString>) -> WorkerEnv {
         let mut caller_cuda: Vec<String> = caller
             .into_iter()
             .filter_map(|k| k.into_string().ok())
@@ -55,7 +55,7 @@ impl WorkerEnv {
         }
     }
 
-    pub fn for_target(&self, target: &Target) -> TargetEnv {
+    pub(crate) fn for_target(&self, target: &Target) -> TargetEnv {
         let uuid = target.uuid.clone();
         let (device, mut set) = match (&target.mps_pipe_dir, target.kind) {
             (Some(pipe), TargetKind::Mps) => (
@@ -99,10 +99,10 @@ impl WorkerEnv {
 /// An empty directory of our own (mode 0700) under the temporary directory, removed on drop:
 /// the `CUDA_MPS_PIPE_DIRECTORY` of workers that must not reach any MPS daemon.
 #[derive(Debug)]
-pub struct PrivateDir(PathBuf);
+pub(crate) struct PrivateDir(PathBuf);
 
 impl PrivateDir {
-    pub fn create() -> Result<PrivateDir> {
+    pub(crate) fn create() -> Result<PrivateDir> {
         use std::os::unix::fs::DirBuilderExt;
         let base = std::env::temp_dir();
         let mut last = None;
@@ -128,7 +128,7 @@ impl PrivateDir {
         .with_hint("set TMPDIR to a writable directory"))
     }
 
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         &self.0
     }
 }

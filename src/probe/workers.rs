@@ -14,11 +14,11 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-pub type Outcome = Result<Measurement, Failure>;
+pub(crate) type Outcome = Result<Measurement, Failure>;
 
 /// One client: its request and environment.
 #[derive(Debug, Clone)]
-pub struct WorkerSpec {
+pub(crate) struct WorkerSpec {
     pub request: Request,
     pub env: Vec<(String, OsString)>,
     pub env_remove: Vec<String>,
@@ -26,7 +26,7 @@ pub struct WorkerSpec {
 
 /// How to start workers.
 #[derive(Debug, Clone)]
-pub struct Launcher {
+pub(crate) struct Launcher {
     /// This very binary.
     pub exe: PathBuf,
     /// How long a worker may take for its setup, and again for its measurements.
@@ -75,7 +75,7 @@ impl Launcher {
     /// ones together with `go` when there are several, and again each time every client still
     /// running waits at a step's barrier: the clients time each step at the same moment. Collect
     /// an outcome per client. `on_step(client, step)` reports progress.
-    pub fn run_group(
+    pub(crate) fn run_group(
         &self,
         specs: &[WorkerSpec],
         on_step: &mut dyn FnMut(usize, Step),

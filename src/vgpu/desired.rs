@@ -28,7 +28,7 @@ impl Origin {
 }
 
 /// A bad-input error at a position when there is one (exit 2).
-pub fn error_at(at: Option<&Origin>, message: impl std::fmt::Display) -> Error {
+pub(crate) fn error_at(at: Option<&Origin>, message: impl std::fmt::Display) -> Error {
     match at {
         Some(o) => Error::in_file(&o.path, Some((o.line, o.column)), message),
         None => Error::usage(message.to_string()),
@@ -81,7 +81,7 @@ impl Desired {
 }
 
 /// Check what can be checked without the host: names parse, counts are at least 1, no type twice.
-pub fn check_types(types: &[DesiredType]) -> Result<()> {
+pub(crate) fn check_types(types: &[DesiredType]) -> Result<()> {
     for (i, t) in types.iter().enumerate() {
         TypeName::parse(&t.name).map_err(|e| error_at(t.name_at.as_ref(), e))?;
         if t.count == 0 {
@@ -104,7 +104,7 @@ pub fn check_types(types: &[DesiredType]) -> Result<()> {
 
 /// The `mode = "vgpu"` entries of gpushare.toml, for the GPUs of `node` they select. Other modes
 /// are left to their own commands.
-pub fn from_gpushare_toml(config: &Config, node: &Node) -> Result<Desired> {
+pub(crate) fn from_gpushare_toml(config: &Config, node: &Node) -> Result<Desired> {
     let origin = |span: std::ops::Range<usize>| {
         let (line, column) = line_col(&config.source.text, span.start);
         Origin::new(&config.source.path, line, column)

@@ -21,7 +21,7 @@ use std::path::Path;
 
 /// The vGPU Manager's kernel module; its presence tells a vGPU host from one with the ordinary
 /// driver when no VF exists yet.
-pub const VGPU_MODULE: &str = "/sys/module/nvidia_vgpu_vfio";
+pub(crate) const VGPU_MODULE: &str = "/sys/module/nvidia_vgpu_vfio";
 
 /// PCI classes of GPUs: VGA controller and 3D controller.
 const GPU_CLASSES: [u64; 2] = [0x0300, 0x0302];
@@ -31,7 +31,7 @@ fn io_error(path: &Path, e: std::io::Error) -> Error {
 }
 
 /// Read the vGPU state of the host under `root`.
-pub fn discover(root: &SysfsRoot, registry: &TypeRegistry) -> Result<Host> {
+pub(crate) fn discover(root: &SysfsRoot, registry: &TypeRegistry) -> Result<Host> {
     if !root.root().is_dir() {
         return Err(Error::usage(format!(
             "--sysfs-root {}: no such directory",
@@ -79,7 +79,7 @@ pub fn discover(root: &SysfsRoot, registry: &TypeRegistry) -> Result<Host> {
 }
 
 /// Name each GPU after the node's GPU at the same PCI address.
-pub fn attach_node(host: &mut Host, node: &Node) {
+pub(crate) fn attach_node(host: &mut Host, node: &Node) {
     for gpu in &mut host.gpus {
         if let Some(n) = node
             .gpus
@@ -337,7 +337,7 @@ pub(crate) fn virtual_functions(dir: &Path) -> std::io::Result<Vec<String>> {
 }
 
 /// The error for a host where no GPU carries vGPUs.
-pub fn not_a_vgpu_host(host: &Host) -> Error {
+pub(crate) fn not_a_vgpu_host(host: &Host) -> Error {
     let what = if host.other_gpus.is_empty() {
         format!("no NVIDIA GPU under {}", host.sysfs_root)
     } else {

@@ -120,8 +120,7 @@ impl<'de> Deserialize<'de> for Devices {
 
 /// A parsed config file: its labels, each a list of entries.
 #[derive(Debug, Clone)]
-pub struct DmConfig {
-    pub path: std::path::PathBuf,
+pub(crate) struct DmConfig {
     /// Labels in file order.
     pub configs: Vec<(String, Vec<DmEntry>)>,
     /// Where the labels are (`vgpu-configs`), for errors about a label that is not there.
@@ -129,7 +128,7 @@ pub struct DmConfig {
 }
 
 #[derive(Debug, Clone)]
-pub struct DmEntry {
+pub(crate) struct DmEntry {
     /// PCI ids, each with an optional subsystem id (`0x20B010DE:0x134F10DE`); empty = any GPU.
     pub device_filter: Vec<(PciId, Option<PciId>)>,
     /// `None` = all GPUs.
@@ -144,7 +143,7 @@ fn origin(path: &Path, loc: &Location) -> Origin {
 }
 
 impl DmConfig {
-    pub fn parse(source: &SourceFile) -> Result<DmConfig> {
+    pub(crate) fn parse(source: &SourceFile) -> Result<DmConfig> {
         let path = source.path.as_path();
         let raw: RawFile = source.parse_yaml()?;
         match &raw.version {
@@ -189,18 +188,17 @@ impl DmConfig {
             out.push((label.value, entries));
         }
         Ok(DmConfig {
-            path: path.to_path_buf(),
             configs: out,
             configs_at,
         })
     }
 
-    pub fn labels(&self) -> Vec<&str> {
+    pub(crate) fn labels(&self) -> Vec<&str> {
         self.configs.iter().map(|(l, _)| l.as_str()).collect()
     }
 
     /// The desired layout of config `label` on `node`.
-    pub fn select(&self, label: &str, node: &Node) -> Result<Desired> {
+    pub(crate) fn select(&self, label: &str, node: &Node) -> Result<Desired> {
         let Some((_, entries)) = self.configs.iter().find(|(l, _)| l == label) else {
             return Err(
                 error_at(Some(&self.configs_at), format!("no config `{label}`"))

@@ -31,8 +31,8 @@ use std::io;
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
 
-pub const MARKER: &str = "gpushare-fake-kernel.toml";
-pub const FAIL_ENV: &str = "GPUSHARE_SYSFS_FAIL";
+pub(crate) const MARKER: &str = "gpushare-fake-kernel.toml";
+pub(crate) const FAIL_ENV: &str = "GPUSHARE_SYSFS_FAIL";
 
 const EIO: i32 = 5;
 const ENOENT: i32 = 2;
@@ -48,14 +48,14 @@ fn errno(code: i32) -> io::Error {
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct FakeKernelFile {
+pub(crate) struct FakeKernelFile {
     #[serde(default)]
     pub gpus: Vec<FakeGpu>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct FakeGpu {
+pub(crate) struct FakeGpu {
     pub pci_bus_id: String,
     #[serde(default)]
     pub heterogeneous: bool,
@@ -64,7 +64,7 @@ pub struct FakeGpu {
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct FakeType {
+pub(crate) struct FakeType {
     pub id: u32,
     /// The full name sysfs prints, e.g. `NVIDIA L40S-12Q`.
     pub name: String,
@@ -78,7 +78,7 @@ impl FakeType {
     }
 }
 
-pub struct FakeKernel {
+pub(crate) struct FakeKernel {
     root: SysfsRoot,
     file: FakeKernelFile,
     fail_at: Vec<u32>,
@@ -108,7 +108,7 @@ impl GpuState {
 
 impl FakeKernel {
     /// The fake kernel of a tree, when it has one.
-    pub fn load(root: &SysfsRoot) -> Result<Option<FakeKernel>> {
+    pub(crate) fn load(root: &SysfsRoot) -> Result<Option<FakeKernel>> {
         let marker = root.path(MARKER);
         if root.is_system() || !marker.exists() {
             return Ok(None);
@@ -254,7 +254,7 @@ impl FakeKernel {
     }
 
     /// Refuse a write the driver would refuse; counts writes for fault injection.
-    pub fn check(&mut self, w: &Write) -> io::Result<()> {
+    pub(crate) fn check(&mut self, w: &Write) -> io::Result<()> {
         self.writes += 1;
         if self.fail_at.contains(&self.writes) {
             return Err(errno(EIO));
@@ -325,7 +325,7 @@ impl FakeKernel {
     }
 
     /// The driver's side of an accepted write.
-    pub fn apply(&mut self, w: &Write) -> io::Result<()> {
+    pub(crate) fn apply(&mut self, w: &Write) -> io::Result<()> {
         let pf = match w {
             Write::MdevCreate {
                 parent,

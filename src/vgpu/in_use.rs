@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 #[derive(Debug, Clone, Default)]
-pub struct OpenVfioNodes {
+pub(crate) struct OpenVfioNodes {
     /// `/dev/vfio/...` path → processes holding it.
     by_path: BTreeMap<String, Vec<Opener>>,
     /// False when some process's fds could not be read.
@@ -17,7 +17,7 @@ pub struct OpenVfioNodes {
 }
 
 impl OpenVfioNodes {
-    pub fn scan(root: &SysfsRoot) -> OpenVfioNodes {
+    pub(crate) fn scan(root: &SysfsRoot) -> OpenVfioNodes {
         let mut nodes = OpenVfioNodes {
             by_path: BTreeMap::new(),
             complete: true,
@@ -65,7 +65,7 @@ impl OpenVfioNodes {
 
     /// Processes that hold a device open, given its sysfs directory: through its IOMMU group or
     /// through one of its `vfio-dev/vfioN` cdevs.
-    pub fn openers_of(&self, device_dir: &Path) -> Vec<Opener> {
+    pub(crate) fn openers_of(&self, device_dir: &Path) -> Vec<Opener> {
         let mut paths = Vec::new();
         if let Some(group) = link_name(&device_dir.join("iommu_group")) {
             paths.push(format!("/dev/vfio/{group}"));

@@ -21,7 +21,7 @@ pub struct LayoutFile {
 }
 
 /// Read the file and turn it into the desired layout on `node`.
-pub fn desired(args: &LayoutFile, node: &Node, paths: &Paths) -> Result<Desired> {
+pub(crate) fn desired(args: &LayoutFile, node: &Node, paths: &Paths) -> Result<Desired> {
     let path = args
         .file
         .clone()

@@ -14,7 +14,7 @@ fn io(e: std::io::Error) -> Error {
 }
 
 /// Make one step and check that it took; returns the UUID of a created mdev device.
-pub fn run_step(step: &Step, writer: &mut SysfsWriter) -> Result<Option<String>> {
+pub(crate) fn run_step(step: &Step, writer: &mut SysfsWriter) -> Result<Option<String>> {
     let root = writer.root().clone();
     match step {
         Step::EnableSriov { gpu } => {

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 
 /// One `mdev_supported_types/nvidia-<id>` directory of a parent.
 #[derive(Debug, Clone, PartialEq)]
-pub struct MdevType {
+pub(crate) struct MdevType {
     pub id: u32,
     pub full_name: String,
     pub framebuffer_mib: Option<u64>,
@@ -27,7 +27,7 @@ pub struct MdevType {
 
 /// One mdev device under a parent.
 #[derive(Debug, Clone, PartialEq)]
-pub struct MdevDevice {
+pub(crate) struct MdevDevice {
     pub uuid: String,
     pub type_id: u32,
     pub dir: PathBuf,
@@ -36,16 +36,16 @@ pub struct MdevDevice {
 }
 
 /// `nvidia-474` → 474.
-pub fn type_id(dir_name: &str) -> Option<u32> {
+pub(crate) fn type_id(dir_name: &str) -> Option<u32> {
     dir_name.strip_prefix("nvidia-")?.parse().ok()
 }
 
-pub fn type_dir_name(id: u32) -> String {
+pub(crate) fn type_dir_name(id: u32) -> String {
     format!("nvidia-{id}")
 }
 
 /// `framebuffer` and `max_instance` from a type's description.
-pub fn parse_description(text: &str) -> (Option<u64>, Option<u32>) {
+pub(crate) fn parse_description(text: &str) -> (Option<u64>, Option<u32>) {
     let mut framebuffer = None;
     let mut max_instance = None;
     for item in text.split(',') {
@@ -62,7 +62,7 @@ pub fn parse_description(text: &str) -> (Option<u64>, Option<u32>) {
 }
 
 /// 8-4-4-4-12 hex digits.
-pub fn is_uuid(s: &str) -> bool {
+pub(crate) fn is_uuid(s: &str) -> bool {
     let groups: Vec<&str> = s.split('-').collect();
     groups.len() == 5
         && groups
@@ -76,7 +76,7 @@ fn types_dir(parent_dir: &Path) -> PathBuf {
 }
 
 /// The types a parent offers.
-pub fn read_types(parent_dir: &Path) -> io::Result<Vec<MdevType>> {
+pub(crate) fn read_types(parent_dir: &Path) -> io::Result<Vec<MdevType>> {
     let dir = types_dir(parent_dir);
     let mut types = Vec::new();
     for name in list_dir(&dir)? {
@@ -101,7 +101,7 @@ pub fn read_types(parent_dir: &Path) -> io::Result<Vec<MdevType>> {
 }
 
 /// The mdev devices of a parent: its UUID-named children with an `mdev_type` link.
-pub fn read_devices(parent_dir: &Path) -> io::Result<Vec<MdevDevice>> {
+pub(crate) fn read_devices(parent_dir: &Path) -> io::Result<Vec<MdevDevice>> {
     let mut devices = Vec::new();
     for name in list_dir(parent_dir)?.into_iter().filter(|n| is_uuid(n)) {
         let dir = parent_dir.join(&name);
@@ -120,20 +120,20 @@ pub fn read_devices(parent_dir: &Path) -> io::Result<Vec<MdevDevice>> {
 }
 
 /// The `create` attribute of a parent's type.
-pub fn create_path(root: &SysfsRoot, parent: &str, type_id: u32) -> PathBuf {
+pub(crate) fn create_path(root: &SysfsRoot, parent: &str, type_id: u32) -> PathBuf {
     types_dir(&root.pci_device(parent))
         .join(type_dir_name(type_id))
         .join("create")
 }
 
 /// The `remove` attribute of a device.
-pub fn remove_path(root: &SysfsRoot, uuid: &str) -> PathBuf {
+pub(crate) fn remove_path(root: &SysfsRoot, uuid: &str) -> PathBuf {
     root.path(MDEV_DEVICES).join(uuid).join("remove")
 }
 
 /// A fresh random UUID from the kernel (`/proc/sys/kernel/random/uuid`, on the real system even
 /// under a fake sysfs root: it is a source of randomness, not part of the host being managed).
-pub fn new_uuid() -> io::Result<String> {
+pub(crate) fn new_uuid() -> io::Result<String> {
     let text = std::fs::read_to_string("/proc/sys/kernel/random/uuid")?;
     let uuid = text.trim().to_ascii_lowercase();
     if is_uuid(&uuid) {

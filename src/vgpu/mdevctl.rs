@@ -9,7 +9,7 @@
 
 use std::path::PathBuf;
 
-pub const PROGRAM: &str = "mdevctl";
+pub(crate) const PROGRAM: &str = "mdevctl";
 
 fn program() -> Option<PathBuf> {
     which::which(PROGRAM).ok()
@@ -17,7 +17,7 @@ fn program() -> Option<PathBuf> {
 
 /// Define a device that exists, started automatically; `None` without mdevctl, else what went
 /// wrong.
-pub fn define(uuid: &str) -> Option<Result<(), String>> {
+pub(crate) fn define(uuid: &str) -> Option<Result<(), String>> {
     Some(crate::program::run(
         &program()?,
         &["define", "--uuid", uuid, "--auto"],
@@ -25,7 +25,7 @@ pub fn define(uuid: &str) -> Option<Result<(), String>> {
 }
 
 /// Remove the definition of a device.
-pub fn undefine(uuid: &str) -> Option<Result<(), String>> {
+pub(crate) fn undefine(uuid: &str) -> Option<Result<(), String>> {
     Some(crate::program::run(
         &program()?,
         &["undefine", "--uuid", uuid],

@@ -9,22 +9,22 @@
 //! `apply` run them through the one pipeline (`crate::pipeline`), which plans every mode into
 //! one plan and runs it with the journal, signals and progress of every changing command.
 
-pub mod desired;
-pub mod discover;
-pub mod dm_config;
-pub mod fake_kernel;
-pub mod host;
-pub mod in_use;
-pub mod input;
-pub mod make;
-pub mod mdev;
-pub mod mdevctl;
-pub mod plan;
-pub mod registry;
-pub mod session;
-pub mod sriov;
-pub mod sysfs;
-pub mod type_name;
-pub mod vfio;
-pub mod write;
-pub mod writer;
+pub(crate) mod desired;
+pub(crate) mod discover;
+pub(crate) mod dm_config;
+pub(crate) mod fake_kernel;
+pub(crate) mod host;
+pub(crate) mod in_use;
+pub(crate) mod input;
+pub(crate) mod make;
+pub(crate) mod mdev;
+pub(crate) mod mdevctl;
+pub(crate) mod plan;
+pub(crate) mod registry;
+pub(crate) mod session;
+pub(crate) mod sriov;
+pub(crate) mod sysfs;
+pub(crate) mod type_name;
+pub(crate) mod vfio;
+pub(crate) mod write;
+pub(crate) mod writer;

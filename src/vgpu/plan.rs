@@ -15,7 +15,7 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct PlanOptions {
+pub(crate) struct PlanOptions {
     /// Remove devices that a VM holds open.
     pub force: bool,
     /// The GPUs run in heterogeneous (mixed-size) vGPU mode, so one GPU may hold several
@@ -24,12 +24,12 @@ pub struct PlanOptions {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Plan {
+pub(crate) struct Plan {
     pub gpus: Vec<GpuPlan>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct GpuPlan {
+pub(crate) struct GpuPlan {
     pub index: Option<u32>,
     pub pci_bus_id: String,
     pub framework: Framework,
@@ -132,26 +132,14 @@ impl Step {
 }
 
 impl Plan {
-    pub fn step_count(&self) -> usize {
+    pub(crate) fn step_count(&self) -> usize {
         self.gpus.iter().map(|g| g.steps.len()).sum()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.step_count() == 0
-    }
-
-    /// GPUs that wait for their virtual functions.
-    pub fn needs_sriov(&self) -> bool {
-        self.gpus
-            .iter()
-            .flat_map(|g| &g.steps)
-            .any(|s| matches!(s, Step::EnableSriov { .. }))
     }
 }
 
 /// Plan the changes from `host` to `desired`. Errors name the input position of the offending
 /// value: bad input exits 2, a refusal to remove a device in use exits 1.
-pub fn plan(desired: &Desired, host: &Host, options: PlanOptions) -> Result<Plan> {
+pub(crate) fn plan(desired: &Desired, host: &Host, options: PlanOptions) -> Result<Plan> {
     let mut gpus = Vec::new();
     let mut busy = Vec::new();
     for want in &desired.gpus {

@@ -10,11 +10,11 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-pub const FILE_NAME: &str = "vgpu-types.json";
+pub(crate) const FILE_NAME: &str = "vgpu-types.json";
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct TypeRegistry {
+pub(crate) struct TypeRegistry {
     /// GPU (PF address) → type id → full name, each list complete.
     #[serde(default)]
     pub gpus: BTreeMap<String, BTreeMap<u32, String>>,
@@ -25,7 +25,7 @@ pub struct TypeRegistry {
 impl TypeRegistry {
     /// Load the registry; a missing file is an empty registry. A damaged one is ignored with the
     /// reason returned, since it is a cache the next apply rebuilds.
-    pub fn load(path: &Path) -> (TypeRegistry, Option<String>) {
+    pub(crate) fn load(path: &Path) -> (TypeRegistry, Option<String>) {
         match crate::fsutil::read_own_text(path, crate::source_file::MAX_INPUT_BYTES) {
             Ok(None) => (TypeRegistry::default(), None),
             Ok(Some(text)) => match serde_json::from_str(&text) {
@@ -43,12 +43,12 @@ impl TypeRegistry {
     }
 
     /// The full type list of a GPU, when known.
-    pub fn full_list(&self, pf: &str) -> Option<&BTreeMap<u32, String>> {
+    pub(crate) fn full_list(&self, pf: &str) -> Option<&BTreeMap<u32, String>> {
         self.gpus.get(pf)
     }
 
     /// Record a GPU's full type list (read while it held no vGPU).
-    pub fn learn(&mut self, pf: &str, types: BTreeMap<u32, String>) {
+    pub(crate) fn learn(&mut self, pf: &str, types: BTreeMap<u32, String>) {
         if types.is_empty() || self.gpus.get(pf) == Some(&types) {
             return;
         }
@@ -57,7 +57,7 @@ impl TypeRegistry {
     }
 
     /// Save when something new was learned.
-    pub fn save_if_changed(&mut self, path: &Path) -> Result<()> {
+    pub(crate) fn save_if_changed(&mut self, path: &Path) -> Result<()> {
         if !self.changed {
             return Ok(());
         }
@@ -77,7 +77,7 @@ impl TypeRegistry {
 }
 
 /// Where the registry lives under the state root.
-pub fn path(paths: &crate::paths::Paths) -> PathBuf {
+pub(crate) fn path(paths: &crate::paths::Paths) -> PathBuf {
     paths.lib_dir().join(FILE_NAME)
 }
 

@@ -11,15 +11,14 @@ use crate::output::Output;
 use crate::paths::Paths;
 
 /// The host and what gpushare knows of its type ids.
-pub struct Session<'a> {
+pub(crate) struct Session<'a> {
     pub root: SysfsRoot,
     pub paths: &'a Paths,
     pub registry: TypeRegistry,
-    pub out: &'a Output,
 }
 
 impl<'a> Session<'a> {
-    pub fn new(root: SysfsRoot, paths: &'a Paths, out: &'a Output) -> Session<'a> {
+    pub(crate) fn new(root: SysfsRoot, paths: &'a Paths, out: &'a Output) -> Session<'a> {
         let (registry, warning) = TypeRegistry::load(&registry::path(paths));
         if let Some(w) = warning {
             out.warn(w);
@@ -28,12 +27,11 @@ impl<'a> Session<'a> {
             root,
             paths,
             registry,
-            out,
         }
     }
 
     /// Read the host; "not a vGPU host" when no GPU carries vGPUs.
-    pub fn discover(&mut self) -> Result<Host> {
+    pub(crate) fn discover(&mut self) -> Result<Host> {
         let host = discover(&self.root, &self.registry)?;
         if host.gpus.is_empty() {
             return Err(not_a_vgpu_host(&host));
@@ -47,14 +45,14 @@ impl<'a> Session<'a> {
     }
 
     /// The host with the node's GPU indexes and names.
-    pub fn discover_on(&mut self, node: &Node) -> Result<Host> {
+    pub(crate) fn discover_on(&mut self, node: &Node) -> Result<Host> {
         let mut host = self.discover()?;
         attach_node(&mut host, node);
         Ok(host)
     }
 
     /// Keep what was learned about type ids (changing commands only).
-    pub fn save(&mut self) -> Result<()> {
+    pub(crate) fn save(&mut self) -> Result<()> {
         self.registry.save_if_changed(&registry::path(self.paths))
     }
 }

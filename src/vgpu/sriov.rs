@@ -7,10 +7,10 @@ use crate::error::{Error, Result};
 use std::path::PathBuf;
 
 /// Where the vGPU Manager installs it; not usually on PATH.
-pub const DEFAULT_PATH: &str = "/usr/lib/nvidia/sriov-manage";
+pub(crate) const DEFAULT_PATH: &str = "/usr/lib/nvidia/sriov-manage";
 
 /// `sriov-manage` on PATH, else the vGPU Manager's own copy.
-pub fn find() -> Result<PathBuf> {
+pub(crate) fn find() -> Result<PathBuf> {
     if let Ok(path) = which::which("sriov-manage") {
         return Ok(path);
     }
@@ -25,7 +25,7 @@ pub fn find() -> Result<PathBuf> {
 }
 
 /// `sriov-manage -e <pf>`.
-pub fn enable(pf: &str) -> Result<()> {
+pub(crate) fn enable(pf: &str) -> Result<()> {
     // The address goes on a command line: accept nothing but an address.
     if PciAddress::parse(pf).is_none() {
         return Err(Error::failed(format!("`{pf}` is not a PCI address")));

@@ -8,46 +8,46 @@ use std::fs;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-pub const PCI_DEVICES: &str = "/sys/bus/pci/devices";
-pub const MDEV_BUS: &str = "/sys/class/mdev_bus";
-pub const MDEV_DEVICES: &str = "/sys/bus/mdev/devices";
+pub(crate) const PCI_DEVICES: &str = "/sys/bus/pci/devices";
+pub(crate) const MDEV_BUS: &str = "/sys/class/mdev_bus";
+pub(crate) const MDEV_DEVICES: &str = "/sys/bus/mdev/devices";
 
 #[derive(Debug, Clone)]
-pub struct SysfsRoot {
+pub(crate) struct SysfsRoot {
     root: PathBuf,
 }
 
 impl SysfsRoot {
     /// The root, made absolute: links the fake kernel writes must not depend on the cwd.
-    pub fn new(root: impl Into<PathBuf>) -> Self {
+    pub(crate) fn new(root: impl Into<PathBuf>) -> Self {
         let root = root.into();
         SysfsRoot {
             root: std::path::absolute(&root).unwrap_or(root),
         }
     }
 
-    pub fn root(&self) -> &Path {
+    pub(crate) fn root(&self) -> &Path {
         &self.root
     }
 
     /// The real system (`/`), as opposed to a tree under another directory.
-    pub fn is_system(&self) -> bool {
+    pub(crate) fn is_system(&self) -> bool {
         self.root == Path::new("/")
     }
 
     /// An absolute system path (`/sys/...`, `/proc/...`) under the root.
-    pub fn path(&self, system_path: &str) -> PathBuf {
+    pub(crate) fn path(&self, system_path: &str) -> PathBuf {
         self.root.join(system_path.trim_start_matches('/'))
     }
 
     /// `/sys/bus/pci/devices/<bdf>` under the root.
-    pub fn pci_device(&self, bdf: &str) -> PathBuf {
+    pub(crate) fn pci_device(&self, bdf: &str) -> PathBuf {
         self.path(PCI_DEVICES).join(bdf)
     }
 }
 
 /// An attribute's content without the trailing newline; `None` when it does not exist.
-pub fn read_attr(path: &Path) -> io::Result<Option<String>> {
+pub(crate) fn read_attr(path: &Path) -> io::Result<Option<String>> {
     match fs::read_to_string(path) {
         Ok(s) => Ok(Some(s.trim_end().to_string())),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
@@ -56,7 +56,7 @@ pub fn read_attr(path: &Path) -> io::Result<Option<String>> {
 }
 
 /// A numeric attribute (`16`, `0x10de`); `None` when it does not exist or does not parse.
-pub fn read_number(path: &Path) -> Option<u64> {
+pub(crate) fn read_number(path: &Path) -> Option<u64> {
     let text = read_attr(path).ok()??;
     let t = text.trim();
     match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
@@ -66,13 +66,13 @@ pub fn read_number(path: &Path) -> Option<u64> {
 }
 
 /// The last component of a symlink's target (`driver` → `nvidia`, `iommu_group` → `42`).
-pub fn link_name(path: &Path) -> Option<String> {
+pub(crate) fn link_name(path: &Path) -> Option<String> {
     let target = fs::read_link(path).ok()?;
     target.file_name().map(|n| n.to_string_lossy().into_owned())
 }
 
 /// Names in a directory, sorted; empty when it does not exist.
-pub fn list_dir(path: &Path) -> io::Result<Vec<String>> {
+pub(crate) fn list_dir(path: &Path) -> io::Result<Vec<String>> {
     let entries = match fs::read_dir(path) {
         Ok(e) => e,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
@@ -88,7 +88,7 @@ pub fn list_dir(path: &Path) -> io::Result<Vec<String>> {
 
 /// Write a value to an existing attribute, as `echo VALUE > ATTR` does. The attribute is never
 /// created: a missing one is an error, not a new file.
-pub fn write_attr(path: &Path, value: &str) -> io::Result<()> {
+pub(crate) fn write_attr(path: &Path, value: &str) -> io::Result<()> {
     let mut f = fs::OpenOptions::new()
         .write(true)
         .truncate(true)
@@ -100,7 +100,7 @@ pub fn write_attr(path: &Path, value: &str) -> io::Result<()> {
 /// A PCI address `domain:bus:device.function`, compared by value so `0000:07:00.0` (sysfs) and
 /// `00000000:07:00.0` (NVML) are the same device.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct PciAddress {
+pub(crate) struct PciAddress {
     pub domain: u32,
     pub bus: u8,
     pub device: u8,
@@ -108,7 +108,7 @@ pub struct PciAddress {
 }
 
 impl PciAddress {
-    pub fn parse(text: &str) -> Option<PciAddress> {
+    pub(crate) fn parse(text: &str) -> Option<PciAddress> {
         let t = text.trim();
         let (domain, rest) = t.split_once(':')?;
         let (bus, rest) = rest.split_once(':')?;
@@ -138,7 +138,7 @@ impl std::fmt::Display for PciAddress {
 }
 
 /// Whether two bus ids (any padding, any case) name the same PCI device.
-pub fn same_pci_address(a: &str, b: &str) -> bool {
+pub(crate) fn same_pci_address(a: &str, b: &str) -> bool {
     matches!((PciAddress::parse(a), PciAddress::parse(b)), (Some(x), Some(y)) if x == y)
 }
 

@@ -9,7 +9,7 @@ use std::fmt;
 
 /// The vGPU series letter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Series {
+pub(crate) enum Series {
     /// Virtual applications.
     A,
     /// Virtual PC.
@@ -22,7 +22,7 @@ pub enum Series {
 
 /// A parsed vGPU type name.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TypeName {
+pub(crate) struct TypeName {
     /// The name as written, e.g. `A100-1-5CME`.
     pub text: String,
     /// MIG-backed types: GPU-instance slices (`1` in `A100-1-5C`); `None` for time-sliced types.
@@ -37,12 +37,12 @@ pub struct TypeName {
 const SUFFIXES: [&str; 4] = ["MEALL", "NOME", "ME", "GFX"];
 
 /// The short name configs use: the last word of the name sysfs or NVML prints.
-pub fn short_name(full: &str) -> &str {
+pub(crate) fn short_name(full: &str) -> &str {
     full.split_whitespace().last().unwrap_or(full)
 }
 
 impl TypeName {
-    pub fn parse(text: &str) -> Result<TypeName, String> {
+    pub(crate) fn parse(text: &str) -> Result<TypeName, String> {
         let bad = |why: &str| {
             format!("`{text}` is not a vGPU type name ({why}; e.g. A100-4C, T4-16Q, H200X-1-18C)")
         };
@@ -93,12 +93,12 @@ impl TypeName {
         })
     }
 
-    pub fn is_mig_backed(&self) -> bool {
+    pub(crate) fn is_mig_backed(&self) -> bool {
         self.gpu_slices.is_some()
     }
 
     /// Framebuffer in MiB as the name states it.
-    pub fn framebuffer_mib(&self) -> u64 {
+    pub(crate) fn framebuffer_mib(&self) -> u64 {
         match self.framebuffer_gb {
             0 => 512,
             gb => u64::from(gb) * 1024,
@@ -107,7 +107,7 @@ impl TypeName {
 
     /// The name without its MIG attribute suffix (`A100-1-5CME` → `A100-1-5C`), when it has one.
     /// vgpu-device-manager falls back to it when a host does not list the suffixed type.
-    pub fn without_suffix(&self) -> Option<String> {
+    pub(crate) fn without_suffix(&self) -> Option<String> {
         let suffix = self.suffix.as_deref()?;
         self.text.strip_suffix(suffix).map(str::to_string)
     }

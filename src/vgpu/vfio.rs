@@ -12,20 +12,20 @@ use super::sysfs::{SysfsRoot, read_attr};
 use std::io;
 use std::path::{Path, PathBuf};
 
-pub fn vendor_dir(vf_dir: &Path) -> PathBuf {
+pub(crate) fn vendor_dir(vf_dir: &Path) -> PathBuf {
     vf_dir.join("nvidia")
 }
 
-pub fn current_type_path(root: &SysfsRoot, vf: &str) -> PathBuf {
+pub(crate) fn current_type_path(root: &SysfsRoot, vf: &str) -> PathBuf {
     vendor_dir(&root.pci_device(vf)).join("current_vgpu_type")
 }
 
-pub fn creatable_path(root: &SysfsRoot, vf: &str) -> PathBuf {
+pub(crate) fn creatable_path(root: &SysfsRoot, vf: &str) -> PathBuf {
     vendor_dir(&root.pci_device(vf)).join("creatable_vgpu_types")
 }
 
 /// The type id a VF carries (0: none); `None` when the VF has no vendor directory.
-pub fn current_type(vf_dir: &Path) -> io::Result<Option<u32>> {
+pub(crate) fn current_type(vf_dir: &Path) -> io::Result<Option<u32>> {
     let Some(text) = read_attr(&vendor_dir(vf_dir).join("current_vgpu_type"))? else {
         return Ok(None);
     };
@@ -38,7 +38,7 @@ pub fn current_type(vf_dir: &Path) -> io::Result<Option<u32>> {
 }
 
 /// The types a VF can create now, `(id, full name)`.
-pub fn creatable_types(vf_dir: &Path) -> io::Result<Vec<(u32, String)>> {
+pub(crate) fn creatable_types(vf_dir: &Path) -> io::Result<Vec<(u32, String)>> {
     Ok(parse_creatable(
         &read_attr(&vendor_dir(vf_dir).join("creatable_vgpu_types"))?.unwrap_or_default(),
     ))
@@ -46,7 +46,7 @@ pub fn creatable_types(vf_dir: &Path) -> io::Result<Vec<(u32, String)>> {
 
 /// Parse `creatable_vgpu_types`. The driver prints `ID : Name` lines under a header; some builds
 /// print `Name   ID`. Lines without a numeric id (the header) are skipped.
-pub fn parse_creatable(text: &str) -> Vec<(u32, String)> {
+pub(crate) fn parse_creatable(text: &str) -> Vec<(u32, String)> {
     let mut types = Vec::new();
     for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
         let parsed = match line.split_once(':') {

@@ -5,7 +5,7 @@ use super::{mdev, vfio};
 use std::path::PathBuf;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Write {
+pub(crate) enum Write {
     /// `echo <uuid> > <parent>/mdev_supported_types/nvidia-<type_id>/create`
     MdevCreate {
         parent: String,
@@ -19,7 +19,7 @@ pub enum Write {
 }
 
 impl Write {
-    pub fn path(&self, root: &SysfsRoot) -> PathBuf {
+    pub(crate) fn path(&self, root: &SysfsRoot) -> PathBuf {
         match self {
             Write::MdevCreate {
                 parent, type_id, ..
@@ -29,7 +29,7 @@ impl Write {
         }
     }
 
-    pub fn value(&self) -> String {
+    pub(crate) fn value(&self) -> String {
         match self {
             Write::MdevCreate { uuid, .. } => uuid.clone(),
             Write::MdevRemove { .. } => "1".into(),

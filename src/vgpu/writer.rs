@@ -11,25 +11,25 @@ use super::write::Write;
 use crate::error::Result;
 use std::io;
 
-pub struct SysfsWriter {
+pub(crate) struct SysfsWriter {
     root: SysfsRoot,
     kernel: Option<FakeKernel>,
 }
 
 impl SysfsWriter {
-    pub fn new(root: &SysfsRoot) -> Result<SysfsWriter> {
+    pub(crate) fn new(root: &SysfsRoot) -> Result<SysfsWriter> {
         Ok(SysfsWriter {
             root: root.clone(),
             kernel: FakeKernel::load(root)?,
         })
     }
 
-    pub fn root(&self) -> &SysfsRoot {
+    pub(crate) fn root(&self) -> &SysfsRoot {
         &self.root
     }
 
     /// Make one write; the error is what the kernel answered.
-    pub fn write(&mut self, w: &Write) -> io::Result<()> {
+    pub(crate) fn write(&mut self, w: &Write) -> io::Result<()> {
         if let Some(kernel) = &mut self.kernel {
             kernel.check(w)?;
         }

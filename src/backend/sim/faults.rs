@@ -43,7 +43,7 @@ pub const OPERATIONS: [&str; 16] = [
 ];
 
 #[derive(Debug, Default)]
-pub struct Faults {
+pub(super) struct Faults {
     /// op -> the call numbers (1-based) that fail.
     planned: BTreeMap<&'static str, Vec<u32>>,
     /// Calls made in this process, on every thread.
@@ -70,7 +70,7 @@ fn env(name: &str) -> Option<String> {
 }
 
 impl Faults {
-    pub fn from_env() -> Result<Self> {
+    pub(super) fn from_env() -> Result<Self> {
         let mut faults = match env(ENV) {
             Some(spec) => Self::parse(&spec)?,
             None => Faults::default(),
@@ -90,7 +90,7 @@ impl Faults {
     }
 
     /// Before a changing operation runs: the simulated driver's slowness.
-    pub fn wait(&self) {
+    pub(super) fn wait(&self) {
         if let Some(d) = self.delay {
             std::thread::sleep(d);
         }
@@ -98,7 +98,7 @@ impl Faults {
 
     /// After `op` was made and recorded: raise the planned signal at the planned call (in the
     /// calling thread; the signal trap sees it like any other).
-    pub fn after(&self, op: &'static str) {
+    pub(super) fn after(&self, op: &'static str) {
         let Some(crash) = &self.crash else { return };
         if crash.op != op {
             return;
@@ -112,7 +112,7 @@ impl Faults {
         }
     }
 
-    pub fn parse(spec: &str) -> Result<Self> {
+    pub(super) fn parse(spec: &str) -> Result<Self> {
         let mut faults = Faults::default();
         for item in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
             let bad = || {
@@ -136,7 +136,7 @@ impl Faults {
     }
 
     /// Count a call of `op`; fail it if it is one of the planned ones.
-    pub fn check(&self, op: &'static str) -> Result<(), DriverError> {
+    pub(super) fn check(&self, op: &'static str) -> Result<(), DriverError> {
         let mut calls = self.calls.lock().unwrap_or_else(|e| e.into_inner());
         let n = calls.entry(op).or_insert(0);
         *n += 1;

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "op", rename_all = "snake_case", deny_unknown_fields)]
-pub enum SimOp {
+pub(super) enum SimOp {
     SetMigMode {
         gpu: u32,
         mode: MigMode,
@@ -63,7 +63,7 @@ pub enum SimOp {
 
 /// What a call answered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Answer {
+pub(super) enum Answer {
     Mode(ModeChange),
     /// The id of the instance it created.
     Id(u32),
@@ -71,7 +71,7 @@ pub enum Answer {
 }
 
 impl SimOp {
-    pub fn set_compute_mode(device: DeviceRef, mode: ComputeMode) -> SimOp {
+    pub(super) fn set_compute_mode(device: DeviceRef, mode: ComputeMode) -> SimOp {
         let mig_device = match device {
             DeviceRef::Gpu(_) => None,
             DeviceRef::Mig {
@@ -88,7 +88,7 @@ impl SimOp {
     }
 
     /// gpushare stopped (`running: false`) or started a GPU client.
-    pub fn client_changed(client: &Client, running: bool) -> SimOp {
+    pub(super) fn client_changed(client: &Client, running: bool) -> SimOp {
         match (client, running) {
             (Client::Service(unit), false) => SimOp::StopService { unit: unit.clone() },
             (Client::Service(unit), true) => SimOp::StartService { unit: unit.clone() },
@@ -113,7 +113,7 @@ impl SimOp {
     }
 
     /// The operation name fault injection counts (`GPUSHARE_SIM_FAIL`).
-    pub fn name(&self) -> &'static str {
+    pub(super) fn name(&self) -> &'static str {
         match self {
             SimOp::SetMigMode { .. } => "set_mig_mode",
             SimOp::Reset { .. } => "reset",
@@ -148,7 +148,7 @@ impl SimOp {
 
     /// Make the call on `state`, then `commit` it (record it in the log): all or nothing, as the
     /// driver does — a refused call, or one that cannot be recorded, changes nothing.
-    pub fn apply_then(
+    pub(super) fn apply_then(
         &self,
         state: &mut SimState,
         commit: impl FnOnce(&SimState) -> DriverResult<()>,
@@ -179,7 +179,7 @@ impl SimOp {
     }
 
     /// Make the call on `state` (all or nothing).
-    pub fn apply(&self, state: &mut SimState) -> DriverResult<Answer> {
+    pub(super) fn apply(&self, state: &mut SimState) -> DriverResult<Answer> {
         self.apply_then(state, |_| Ok(()))
     }
 

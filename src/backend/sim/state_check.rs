@@ -12,7 +12,7 @@ use serde_saphyr::Spanned;
 
 /// Where in the state file a problem is: an object (`field` None) or one of its fields.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum At {
+pub(super) enum At {
     Version,
     Gpu(usize, Option<&'static str>),
     Instance(usize, usize, Option<&'static str>),
@@ -21,7 +21,7 @@ pub enum At {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Problem {
+pub(super) struct Problem {
     pub at: At,
     pub message: String,
 }
@@ -34,7 +34,7 @@ fn problem(at: At, message: impl Into<String>) -> Problem {
 }
 
 /// Check a state loaded from a file.
-pub fn check(state: &SimState) -> Result<(), Problem> {
+pub(super) fn check(state: &SimState) -> Result<(), Problem> {
     if state.version != STATE_VERSION {
         return Err(problem(
             At::Version,
@@ -238,7 +238,7 @@ fn pos<T>(s: &Spanned<T>) -> (usize, usize) {
 }
 
 /// Line and column of `at` in the state file's `text`, when it can be found.
-pub fn locate(text: &str, at: At) -> Option<(usize, usize)> {
+pub(super) fn locate(text: &str, at: At) -> Option<(usize, usize)> {
     let located: Located = serde_saphyr::from_str(text).ok()?;
     let field = |f: Option<&'static str>, gpu: &LocatedGpu| -> Option<(usize, usize)> {
         let s = match f? {

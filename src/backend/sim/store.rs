@@ -31,7 +31,7 @@ struct Line {
     call: SimOp,
 }
 
-pub struct Store {
+pub(super) struct Store {
     path: PathBuf,
     log_path: PathBuf,
     /// Opened at the first call.
@@ -45,7 +45,7 @@ fn failed(detail: String) -> DriverError {
 }
 
 impl Store {
-    pub fn new(path: &Path) -> Store {
+    pub(super) fn new(path: &Path) -> Store {
         let mut log_path = path.as_os_str().to_owned();
         log_path.push(".ops");
         Store {
@@ -57,12 +57,12 @@ impl Store {
     }
 
     /// Whether calls were made that FILE does not hold yet.
-    pub fn pending(&self) -> bool {
+    pub(super) fn pending(&self) -> bool {
         self.pending
     }
 
     /// The state in FILE with the calls logged after it.
-    pub fn load(&mut self) -> Result<SimState> {
+    pub(super) fn load(&mut self) -> Result<SimState> {
         // A command that finishes rewrites FILE and empties the log while others may read them
         // (read-only commands take no lock): read until FILE stayed the same file throughout.
         for _ in 0..16 {
@@ -85,7 +85,7 @@ impl Store {
 
     /// Bring `state`, read from FILE by a program that serves the same node without this
     /// backend, up to date with the calls logged after it.
-    pub fn catch_up(&self, state: &mut SimState) -> Result<()> {
+    pub(super) fn catch_up(&self, state: &mut SimState) -> Result<()> {
         let log = self.read_log()?;
         self.replay(state, &log)
     }
@@ -141,7 +141,7 @@ impl Store {
     }
 
     /// Record a call made on `state` (which holds its effect).
-    pub fn append(&mut self, state: &SimState, call: &SimOp) -> DriverResult<()> {
+    pub(super) fn append(&mut self, state: &SimState, call: &SimOp) -> DriverResult<()> {
         let Some(id) = state.ops_id.clone() else {
             return Err(failed("the simulator state was never written".into()));
         };
@@ -176,7 +176,7 @@ impl Store {
     }
 
     /// Write all of `state` to FILE under a new id, then empty the log.
-    pub fn write(&mut self, state: &mut SimState) -> DriverResult<()> {
+    pub(super) fn write(&mut self, state: &mut SimState) -> DriverResult<()> {
         let id = crate::fsutil::random::hex64()
             .map_err(|e| failed(format!("no random id for the simulator state: {e}")))?;
         let previous = state.ops_id.replace(id);

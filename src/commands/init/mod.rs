@@ -29,7 +29,7 @@ use summary::{ConfigReport, InitReport, ManifestsReport, ProbeReport};
 /// `/etc/gpushare`: gpushare.toml and the manifests, readable by all.
 const ETC_DIR_MODE: u32 = 0o755;
 
-pub fn run(ctx: &mut Context, args: &InitArgs) -> Result<Exit> {
+pub(super) fn run(ctx: &mut Context, args: &InitArgs) -> Result<Exit> {
     let mut guard = take_guard(ctx, "init", args.dry_run)?;
     let result = run_locked(ctx, args, guard.as_mut());
     if let Some(guard) = guard.as_mut() {

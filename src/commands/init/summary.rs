@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, Serialize)]
-pub struct InitReport {
+pub(super) struct InitReport {
     pub config: ConfigReport,
     /// Every change made, with its status.
     pub changes: Plan,
@@ -26,48 +26,48 @@ pub struct InitReport {
 }
 
 #[derive(Debug, Serialize)]
-pub struct ConfigReport {
+pub(super) struct ConfigReport {
     pub path: PathBuf,
     /// False when it already said this.
     pub written: bool,
 }
 
 #[derive(Debug, Serialize)]
-pub struct ManifestsReport {
+pub(super) struct ManifestsReport {
     pub dir: PathBuf,
     pub files: Vec<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum ProbeStatus {
+pub(super) enum ProbeStatus {
     Passed,
     Failed,
     Skipped,
 }
 
 #[derive(Debug, Serialize)]
-pub struct ProbeReport {
+pub(super) struct ProbeReport {
     pub status: ProbeStatus,
     pub detail: String,
 }
 
 impl ProbeReport {
-    pub fn passed(targets: usize) -> Self {
+    pub(super) fn passed(targets: usize) -> Self {
         ProbeReport {
             status: ProbeStatus::Passed,
             detail: format!("{targets} target(s) keep their promise"),
         }
     }
 
-    pub fn failed(failures: usize) -> Self {
+    pub(super) fn failed(failures: usize) -> Self {
         ProbeReport {
             status: ProbeStatus::Failed,
             detail: format!("{failures} promise(s) not kept"),
         }
     }
 
-    pub fn skipped(why: &str) -> Self {
+    pub(super) fn skipped(why: &str) -> Self {
         ProbeReport {
             status: ProbeStatus::Skipped,
             detail: why.to_string(),
@@ -77,7 +77,7 @@ impl ProbeReport {
 
 /// What one GPU offers now.
 #[derive(Debug, Serialize)]
-pub struct Offer {
+pub(super) struct Offer {
     pub gpu: u32,
     pub name: String,
     /// The mode of its entry, or `untouched` when the file does not cover it.
@@ -86,7 +86,7 @@ pub struct Offer {
 }
 
 /// Read the node, the file and the MPS records, and say what each GPU offers.
-pub fn offers(ctx: &mut Context, config: &Path) -> Result<Vec<Offer>> {
+pub(super) fn offers(ctx: &mut Context, config: &Path) -> Result<Vec<Offer>> {
     let config = Config::load(config)?;
     let node = ctx.snapshot()?;
     let records = settings::load_all(&ctx.paths)?;
@@ -204,7 +204,7 @@ fn threads_and_clients(d: &DaemonSpec) -> String {
     format!("{clients}{threads}")
 }
 
-pub fn render(out: &Output, r: &InitReport) -> String {
+pub(super) fn render(out: &Output, r: &InitReport) -> String {
     let rows = r
         .gpus
         .iter()

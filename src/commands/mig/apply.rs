@@ -33,7 +33,7 @@ fn source(args: &MigFileArgs) -> Result<Source> {
     })
 }
 
-pub fn apply(ctx: &mut Context, args: &MigApplyArgs) -> Result<Exit> {
+pub(super) fn apply(ctx: &mut Context, args: &MigApplyArgs) -> Result<Exit> {
     let source = source(&args.file)?;
     let flags = FlagValues {
         config_file: args.file.file.display().to_string(),
@@ -64,7 +64,7 @@ pub fn apply(ctx: &mut Context, args: &MigApplyArgs) -> Result<Exit> {
 }
 
 /// Exit 0 when nothing would change, 3 otherwise (with the differences).
-pub fn assert(ctx: &mut Context, args: &MigFileArgs) -> Result<Exit> {
+pub(super) fn assert(ctx: &mut Context, args: &MigFileArgs) -> Result<Exit> {
     let (desired, plan) = plan_only(ctx, source(args)?, Path::new("/"), Options::default())?;
     ctx.out.data(&plan, |out| plan.render(out))?;
     if plan.is_converged() {

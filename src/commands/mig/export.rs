@@ -6,7 +6,7 @@ use crate::error::{Error, Exit, Result};
 use crate::mig::export::{export, unrepresentable};
 use crate::output::Format;
 
-pub fn run(ctx: &mut Context, args: &MigExportArgs) -> Result<Exit> {
+pub(super) fn run(ctx: &mut Context, args: &MigExportArgs) -> Result<Exit> {
     let node = ctx.snapshot()?;
     for w in unrepresentable(&node) {
         ctx.out.warn(w);

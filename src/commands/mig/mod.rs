@@ -13,7 +13,7 @@ use crate::pipeline::Options;
 use crate::pipeline::desired::Source;
 use std::path::Path;
 
-pub fn run(ctx: &mut Context, cmd: &MigCommand) -> Result<Exit> {
+pub(super) fn run(ctx: &mut Context, cmd: &MigCommand) -> Result<Exit> {
     match cmd {
         MigCommand::Profiles(args) => profiles::run(ctx, args),
         MigCommand::Apply(args) => apply::apply(ctx, args),

@@ -35,7 +35,7 @@ struct ProfileRow {
     placements: Vec<Placement>,
 }
 
-pub fn run(ctx: &mut Context, args: &MigProfilesArgs) -> Result<Exit> {
+pub(super) fn run(ctx: &mut Context, args: &MigProfilesArgs) -> Result<Exit> {
     let node = ctx.snapshot()?;
     let selected = args.gpu.resolve(&node)?;
     let mut rows = Vec::new();

@@ -15,7 +15,7 @@ use crate::pipeline::Options;
 use crate::pipeline::desired::Source;
 use std::path::Path;
 
-pub fn run(ctx: &mut Context, command: MpsCommand) -> Result<Exit> {
+pub(super) fn run(ctx: &mut Context, command: MpsCommand) -> Result<Exit> {
     let change = |command, force| Changing {
         command,
         sysfs_root: Path::new("/"),

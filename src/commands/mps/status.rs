@@ -19,7 +19,7 @@ struct StatusReport {
     daemons: Vec<DaemonStatus>,
 }
 
-pub fn run(ctx: &mut Context, args: &MpsStatusArgs) -> Result<Exit> {
+pub(super) fn run(ctx: &mut Context, args: &MpsStatusArgs) -> Result<Exit> {
     let records = settings::load_all(&ctx.paths)?;
     if records.is_empty() {
         ctx.out

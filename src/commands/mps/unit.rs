@@ -26,7 +26,7 @@ struct UnitReport {
     commands: Vec<String>,
 }
 
-pub fn run(ctx: &mut Context, args: &MpsUnitArgs) -> Result<Exit> {
+pub(super) fn run(ctx: &mut Context, args: &MpsUnitArgs) -> Result<Exit> {
     let s = &args.settings;
     if !mig_uuids(&s.gpu).is_empty() {
         return Err(Error::usage(

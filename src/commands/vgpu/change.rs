@@ -35,7 +35,7 @@ fn restrict(desired: &mut Desired, selector: &GpuSelector, node: &Node) -> Resul
     Ok(())
 }
 
-pub fn apply(ctx: &mut Context, args: &VgpuApplyArgs) -> Result<Exit> {
+pub(super) fn apply(ctx: &mut Context, args: &VgpuApplyArgs) -> Result<Exit> {
     changing::run(
         ctx,
         Source::Vgpu {
@@ -56,7 +56,7 @@ pub fn apply(ctx: &mut Context, args: &VgpuApplyArgs) -> Result<Exit> {
     )
 }
 
-pub fn clear(ctx: &mut Context, args: &VgpuClearArgs) -> Result<Exit> {
+pub(super) fn clear(ctx: &mut Context, args: &VgpuClearArgs) -> Result<Exit> {
     changing::run(
         ctx,
         Source::Vgpu {
@@ -77,7 +77,7 @@ pub fn clear(ctx: &mut Context, args: &VgpuClearArgs) -> Result<Exit> {
     )
 }
 
-pub fn assert(ctx: &mut Context, args: &VgpuAssertArgs) -> Result<Exit> {
+pub(super) fn assert(ctx: &mut Context, args: &VgpuAssertArgs) -> Result<Exit> {
     let (out, paths) = (ctx.out.clone(), ctx.paths.clone());
     let mut session = Session::new(SysfsRoot::new(&args.sysfs.sysfs_root), &paths, &out);
     let mut host = session.discover()?;

@@ -10,7 +10,7 @@ use crate::node::Node;
 use crate::node::selector::GpuSelector;
 use crate::vgpu::host::Host;
 
-pub fn run(ctx: &mut Context, cmd: &VgpuCommand) -> Result<Exit> {
+pub(super) fn run(ctx: &mut Context, cmd: &VgpuCommand) -> Result<Exit> {
     match cmd {
         VgpuCommand::Types(args) => show::types(ctx, args),
         VgpuCommand::Status(args) => show::status(ctx, args),

@@ -40,7 +40,7 @@ struct GpuTypes<'a> {
     types: &'a [VgpuType],
 }
 
-pub fn types(ctx: &mut Context, args: &VgpuShowArgs) -> Result<Exit> {
+pub(super) fn types(ctx: &mut Context, args: &VgpuShowArgs) -> Result<Exit> {
     let host = host(ctx, args)?;
     let view = TypesView {
         sysfs_root: &host.sysfs_root,
@@ -61,7 +61,7 @@ pub fn types(ctx: &mut Context, args: &VgpuShowArgs) -> Result<Exit> {
     Ok(Exit::Ok)
 }
 
-pub fn status(ctx: &mut Context, args: &VgpuShowArgs) -> Result<Exit> {
+pub(super) fn status(ctx: &mut Context, args: &VgpuShowArgs) -> Result<Exit> {
     let host = host(ctx, args)?;
     warn_in_use_unknown(ctx, &host);
     ctx.out.data(&host, |out| render_status(out, &host))?;

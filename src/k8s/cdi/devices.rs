@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 /// Where device nodes come from (`--dev-root`).
 #[derive(Debug, Clone, Default)]
-pub struct DeviceSource {
+pub(crate) struct DeviceSource {
     /// The root holding `dev/` and `proc/driver/`; `None` is `/` on a real node and the derived
     /// layout on a simulated one.
     pub root: Option<PathBuf>,
@@ -18,10 +18,10 @@ pub struct DeviceSource {
 }
 
 /// MIG capability minors: `gpu<G>/gi<I>/access` and `gpu<G>/gi<I>/ci<C>/access` → minor.
-pub type MigMinors = BTreeMap<String, u32>;
+pub(super) type MigMinors = BTreeMap<String, u32>;
 
 /// The driver's control nodes, in the order nvidia-ctk lists them.
-pub const CONTROL_NODES: [&str; 4] = [
+pub(super) const CONTROL_NODES: [&str; 4] = [
     "/dev/nvidia-modeset",
     "/dev/nvidia-uvm-tools",
     "/dev/nvidia-uvm",
@@ -30,7 +30,7 @@ pub const CONTROL_NODES: [&str; 4] = [
 
 /// What the spec needs to know about the node's device files.
 #[derive(Debug, Clone)]
-pub struct DeviceTree {
+pub(crate) struct DeviceTree {
     /// Root on the host (`/` = none): device nodes get `hostPath` under it.
     pub host_root: Option<PathBuf>,
     /// Control nodes present.
@@ -45,7 +45,7 @@ pub struct DeviceTree {
 /// The mig-minors table the driver creates: `config` 1, `monitor` 2, then for every GPU minor
 /// G (0..31) and GPU instance I (0..14) the GI cap followed by its 8 compute-instance caps
 /// (nvidia-caps numbering: 3 + G·135 + I·9 for the GI, +1+C for compute instance C).
-pub fn derived_mig_minors(gpu_minors: impl IntoIterator<Item = u32>) -> MigMinors {
+pub(super) fn derived_mig_minors(gpu_minors: impl IntoIterator<Item = u32>) -> MigMinors {
     let mut m = MigMinors::new();
     for g in gpu_minors {
         for i in 0..15u32 {
@@ -60,7 +60,7 @@ pub fn derived_mig_minors(gpu_minors: impl IntoIterator<Item = u32>) -> MigMinor
 }
 
 /// Parse `/proc/driver/nvidia-caps/mig-minors` (`<cap> <minor>` per line; others ignored).
-pub fn parse_mig_minors(text: &str) -> MigMinors {
+pub(super) fn parse_mig_minors(text: &str) -> MigMinors {
     text.lines()
         .filter_map(|l| {
             let mut parts = l.split_whitespace();
@@ -96,7 +96,7 @@ fn read_gpu_minor(root: &Path, gpu: &Gpu) -> Option<u32> {
 
 impl DeviceSource {
     /// The device tree of `gpus`: derived on a simulated node without `--dev-root`, read otherwise.
-    pub fn tree(&self, simulated: bool, gpus: &[Gpu]) -> Result<DeviceTree> {
+    pub(crate) fn tree(&self, simulated: bool, gpus: &[Gpu]) -> Result<DeviceTree> {
         let read = if self.derive {
             None
         } else {
@@ -164,7 +164,7 @@ impl DeviceSource {
 
 impl DeviceTree {
     /// The cap node of a MIG capability, checked to exist when the tree was read.
-    pub fn cap_node(&self, cap: &str) -> Result<String> {
+    pub(crate) fn cap_node(&self, cap: &str) -> Result<String> {
         let minor = self.mig_minors.get(cap).ok_or_else(|| {
             Error::failed(format!("the MIG capability {cap} has no minor in mig-minors"))
                 .with_hint("the driver lists every capability of its MIG devices; re-read the node after the MIG change")
@@ -192,7 +192,7 @@ impl DeviceTree {
     }
 
     /// A device node with its host path when the root is not `/`.
-    pub fn node(&self, path: &str) -> super::spec::DeviceNode {
+    pub(crate) fn node(&self, path: &str) -> super::spec::DeviceNode {
         super::spec::DeviceNode {
             path: path.to_string(),
             host_path: self

@@ -34,7 +34,7 @@ fn bind(host: &Path, container: &str) -> Mount {
 }
 
 /// Mounts of the driver files of `driver_version` found under `root`.
-pub fn mounts(root: &Path, driver_version: &str) -> Vec<Mount> {
+pub(super) fn mounts(root: &Path, driver_version: &str) -> Vec<Mount> {
     let suffix = format!(".so.{driver_version}");
     let mut out = Vec::new();
     for dir in LIB_DIRS {

@@ -5,9 +5,9 @@
 
 mod devices;
 mod driver_files;
-pub mod spec;
+pub(crate) mod spec;
 
-pub use devices::{DeviceSource, DeviceTree, derived_mig_minors, parse_mig_minors};
+pub(crate) use devices::{DeviceSource, DeviceTree};
 
 use super::layout::NodeLayout;
 use super::{Bundle, DocKind, Document, Request};
@@ -17,9 +17,9 @@ use crate::paths::Paths;
 use spec::{ContainerEdits, Device, DeviceNode, Spec};
 use std::path::PathBuf;
 
-pub const KIND: &str = "nvidia.com/gpu";
+pub(crate) const KIND: &str = "nvidia.com/gpu";
 /// The installed spec's file name (what nvidia-ctk and nvidia-cdi-refresh use).
-pub const FILE_NAME: &str = "nvidia.yaml";
+pub(crate) const FILE_NAME: &str = "nvidia.yaml";
 
 fn is_simulated(node: &Node) -> bool {
     node.source.starts_with("sim:")
@@ -45,7 +45,7 @@ fn mig_devices(gpu: &Gpu) -> Result<Vec<(usize, u32, u32, String)>> {
 }
 
 /// The spec of `node` with the device files of `tree`; `driver_root` adds the driver's files.
-pub fn build_spec(
+pub(crate) fn build_spec(
     node: &Node,
     tree: &DeviceTree,
     driver_root: Option<&std::path::Path>,
@@ -127,7 +127,7 @@ pub fn build_spec(
 }
 
 /// The spec of the node as it is, from a device source.
-pub fn spec_for(node: &Node, source: &DeviceSource) -> Result<(Spec, DeviceTree)> {
+pub(crate) fn spec_for(node: &Node, source: &DeviceSource) -> Result<(Spec, DeviceTree)> {
     // A spec lists every MIG device: it is never written from a layout the driver would not list.
     for gpu in &node.gpus {
         gpu.mig_instances()?;
@@ -140,7 +140,7 @@ pub fn spec_for(node: &Node, source: &DeviceSource) -> Result<(Spec, DeviceTree)
     Ok((spec, tree))
 }
 
-pub fn generate(req: &Request) -> Result<Bundle> {
+pub(crate) fn generate(req: &Request) -> Result<Bundle> {
     let mut bundle = Bundle::default();
     if req.devices.derive {
         // A layout checked before it is made (`init`): the spec lists the devices the node has,
@@ -195,12 +195,12 @@ fn mig_profiles_per_gpu(layout: &NodeLayout) -> Vec<Option<Vec<String>>> {
 }
 
 /// Where the installed spec lives.
-pub fn installed_path(paths: &Paths) -> PathBuf {
+pub(crate) fn installed_path(paths: &Paths) -> PathBuf {
     paths.cdi_dir().join(FILE_NAME)
 }
 
 /// Write `yaml` as the installed spec, atomically, mode 0644 (runtimes read it unprivileged).
-pub fn install(paths: &Paths, yaml: &str) -> Result<PathBuf> {
+pub(crate) fn install(paths: &Paths, yaml: &str) -> Result<PathBuf> {
     let path = installed_path(paths);
     let dir = paths.cdi_dir();
     std::fs::create_dir_all(&dir)
@@ -212,7 +212,7 @@ pub fn install(paths: &Paths, yaml: &str) -> Result<PathBuf> {
 
 /// After a MIG change: rewrite the installed spec from `node` when one is installed. Returns the
 /// path written, or `None` when no spec is installed (nothing to refresh).
-pub fn refresh_installed(paths: &Paths, node: &Node) -> Result<Option<PathBuf>> {
+pub(crate) fn refresh_installed(paths: &Paths, node: &Node) -> Result<Option<PathBuf>> {
     if !installed_path(paths).exists() {
         return Ok(None);
     }

@@ -4,13 +4,13 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 
 /// Every valid `cdiVersion`, oldest first (`specs-go/version.go`; "1.0.1" is not one).
-pub const VERSIONS: [&str; 10] = [
+pub(crate) const VERSIONS: [&str; 10] = [
     "0.1.0", "0.2.0", "0.3.0", "0.4.0", "0.5.0", "0.6.0", "0.7.0", "0.8.0", "1.0.0", "1.1.0",
 ];
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct Spec {
+pub(crate) struct Spec {
     pub cdi_version: String,
     pub kind: String,
     pub devices: Vec<Device>,
@@ -20,14 +20,14 @@ pub struct Spec {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct Device {
+pub(crate) struct Device {
     pub name: String,
     pub container_edits: ContainerEdits,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct ContainerEdits {
+pub(crate) struct ContainerEdits {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub env: Vec<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -37,7 +37,7 @@ pub struct ContainerEdits {
 }
 
 impl ContainerEdits {
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.env.is_empty() && self.device_nodes.is_empty() && self.mounts.is_empty()
     }
 }
@@ -45,7 +45,7 @@ impl ContainerEdits {
 /// A device node; major/minor/type are left to the runtime, which stats the host node.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct DeviceNode {
+pub(crate) struct DeviceNode {
     /// Path in the container.
     pub path: String,
     /// Path on the host, when it differs (a driver root other than `/`).
@@ -55,7 +55,7 @@ pub struct DeviceNode {
 
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct Mount {
+pub(crate) struct Mount {
     pub host_path: String,
     pub container_path: String,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -64,7 +64,7 @@ pub struct Mount {
 
 /// The lowest `cdiVersion` whose features this spec uses (`specs-go/version.go`): `hostPath` on
 /// a device node or a device name starting with a digit need 0.5.0; a `.` in the class 0.6.0.
-pub fn minimum_version(spec: &Spec) -> &'static str {
+pub(crate) fn minimum_version(spec: &Spec) -> &'static str {
     let class = spec.kind.split_once('/').map_or("", |(_, c)| c);
     let all_edits = std::iter::once(&spec.container_edits)
         .chain(spec.devices.iter().map(|d| &d.container_edits));
@@ -95,7 +95,7 @@ fn valid_kind_part(s: &str) -> bool {
 }
 
 /// A device name: alphanumeric first and last, `[A-Za-z0-9_.:-]` between (`:` allows `0:1`).
-pub fn valid_device_name(s: &str) -> bool {
+pub(crate) fn valid_device_name(s: &str) -> bool {
     let b = s.as_bytes();
     !b.is_empty()
         && b[0].is_ascii_alphanumeric()
@@ -110,7 +110,7 @@ fn version_index(v: &str) -> Option<usize> {
 }
 
 /// Check what the CDI library checks when it loads a spec; the problems found, if any.
-pub fn validate(spec: &Spec) -> Vec<String> {
+pub(crate) fn validate(spec: &Spec) -> Vec<String> {
     let mut problems = Vec::new();
     match version_index(&spec.cdi_version) {
         None => problems.push(format!(

@@ -15,7 +15,7 @@ pub(super) struct GpuRun {
 
 impl GpuRun {
     /// Make a change the driver makes; its status once made.
-    pub fn driver_call(
+    pub(super) fn driver_call(
         &mut self,
         change: &Change,
         backend: &dyn Backend,

@@ -20,7 +20,7 @@ use crate::plan::{Change, Operation, Phase, Plan};
 
 /// Add the node-wide steps to `plan` (its GPU changes in phase order). `first`: the first plan
 /// of a run, the one `apply-start` belongs to.
-pub fn add(plan: &mut Plan, desired: &Desired, seen: &Observed, first: bool) {
+pub(super) fn add(plan: &mut Plan, desired: &Desired, seen: &Observed, first: bool) {
     let changes_in = |phases: &[Phase]| {
         plan.changes
             .iter()
@@ -125,7 +125,7 @@ fn stop_detail(client: &Client, node: &Node) -> String {
 }
 
 /// Whether stopping `client` takes the holder away: a process of that unit, or that module.
-pub fn releases(client: &Client, holder: &crate::node::Holder) -> bool {
+pub(super) fn releases(client: &Client, holder: &crate::node::Holder) -> bool {
     match (client, holder.kind) {
         (Client::Service(unit), HolderKind::Process) => holder.unit.as_ref() == Some(unit),
         (Client::Module(module), HolderKind::Module) => holder.name.replace('-', "_") == *module,
@@ -135,7 +135,7 @@ pub fn releases(client: &Client, holder: &crate::node::Holder) -> bool {
 
 /// The node as the MIG planner should see it: the holders that listed, running GPU clients
 /// account for are gone by the time a reset needs them gone (they are stopped first).
-pub fn without_released_holders(node: &Node, desired: &Desired, seen: &Observed) -> Node {
+pub(super) fn without_released_holders(node: &Node, desired: &Desired, seen: &Observed) -> Node {
     let listed = &desired.around.clients;
     let running: Vec<Client> = listed
         .services

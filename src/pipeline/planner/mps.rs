@@ -19,12 +19,12 @@ use std::collections::BTreeMap;
 use toml::Spanned;
 
 #[derive(Debug, Default)]
-pub struct MpsSteps {
+pub(super) struct MpsSteps {
     pub changes: Vec<Change>,
     pub blockers: Vec<Blocker>,
 }
 
-pub fn plan(
+pub(super) fn plan(
     desired: &Desired,
     seen: &Observed,
     mig: &Plan,
@@ -426,7 +426,7 @@ fn devices_of(desired: &Desired, gpu: u32) -> String {
 }
 
 /// `4 clients, threads 25% each, 1/4 of the memory each`.
-pub fn describe_request(section: &MpsSection) -> String {
+pub(super) fn describe_request(section: &MpsSection) -> String {
     let r = MpsRequest::from_section(section);
     let mut parts = Vec::new();
     if let Some(n) = r.clients {

@@ -9,12 +9,12 @@ use crate::plan::{Blocker, Change, Operation};
 use crate::vgpu::plan::{self as vgpu_plan, PlanOptions, Step};
 
 #[derive(Debug, Default)]
-pub struct VgpuSteps {
+pub(super) struct VgpuSteps {
     pub changes: Vec<Change>,
     pub blockers: Vec<Blocker>,
 }
 
-pub fn plan(desired: &Desired, seen: &Observed, options: Options) -> Result<VgpuSteps> {
+pub(super) fn plan(desired: &Desired, seen: &Observed, options: Options) -> Result<VgpuSteps> {
     let mut out = VgpuSteps::default();
     if !desired.wants_vgpu() {
         return Ok(out);
