@@ -98,13 +98,7 @@ fn compute_instance_placements_are_asked_for_their_count_first() {
     let (_, module) = module_path!().split_once("::").unwrap();
     let name = format!("{module}::compute_instance_placements_are_asked_for_their_count_first");
     let out = std::process::Command::new(std::env::current_exe().unwrap())
-        .args([
-            "--exact",
-            &name,
-            "--nocapture",
-            "--test-threads",
-            "1",
-        ])
+        .args(["--exact", &name, "--nocapture", "--test-threads", "1"])
         .env(CHILD_GPU_INSTANCE, &three)
         .env(CHILD_NVML_LIB, &stand_in().lib)
         .env("NVML_STANDIN_STATE", node.nvml_state())

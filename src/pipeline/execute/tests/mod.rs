@@ -214,26 +214,28 @@ impl Runner for Recorder {
     }
 }
 
+/// An MPS daemon for a runner's step (the runners here never start one).
+fn daemon_spec() -> Box<crate::mps::settings::DaemonSpec> {
+    Box::new(crate::mps::settings::DaemonSpec {
+        version: 1,
+        name: "gpu1".into(),
+        pipe_dir: "/p".into(),
+        log_dir: "/l".into(),
+        multiuser: false,
+        clients: None,
+        thread_percentage: None,
+        devices: Vec::new(),
+        created_dirs: Vec::new(),
+    })
+}
+
 #[test]
 fn a_runner_makes_the_other_steps_and_can_stop_between_two() {
-    let spec = || {
-        Box::new(crate::mps::settings::DaemonSpec {
-            version: 1,
-            name: "gpu1".into(),
-            pipe_dir: "/p".into(),
-            log_dir: "/l".into(),
-            multiuser: false,
-            clients: None,
-            thread_percentage: None,
-            devices: Vec::new(),
-            created_dirs: Vec::new(),
-        })
-    };
     let plan = || Plan {
         changes: vec![
             Change::new(0, Operation::SetMigMode(MigMode::Enabled), "mode"),
-            Change::new(1, Operation::StartMpsDaemon(spec()), "daemon"),
-            Change::new(1, Operation::StopMpsDaemon(spec()), "stop"),
+            Change::new(1, Operation::StartMpsDaemon(daemon_spec()), "daemon"),
+            Change::new(1, Operation::StopMpsDaemon(daemon_spec()), "stop"),
         ],
         ..Plan::default()
     };

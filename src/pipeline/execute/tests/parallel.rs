@@ -174,18 +174,7 @@ fn gpus_change_at_once_each_in_order_and_phases_are_barriers() {
     let watched = Watched::new(a100());
     let mut plan = three_devices_each(0..4);
     // The runner's own step (not a driver call) comes in its own phase, after the MIG ones.
-    plan.changes.last_mut().unwrap().operation =
-        Operation::StopMpsDaemon(Box::new(crate::mps::settings::DaemonSpec {
-            version: 1,
-            name: "gpu1".into(),
-            pipe_dir: "/p".into(),
-            log_dir: "/l".into(),
-            multiuser: false,
-            clients: None,
-            thread_percentage: None,
-            devices: Vec::new(),
-            created_dirs: Vec::new(),
-        }));
+    plan.changes.last_mut().unwrap().operation = Operation::StopMpsDaemon(daemon_spec());
     let mut r = Recorder::new(watched.clone(), 99);
     assert_eq!(execute_with(&mut plan, &mut r, &quiet()).unwrap(), Exit::Ok);
     assert!(
