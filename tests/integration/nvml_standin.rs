@@ -411,6 +411,74 @@ fn a_create_failing_midway_then_the_rerun_converges() {
     );
 }
 
+/// The same through NVML with every GPU changing at once: the other GPUs' workers finish the
+/// calls they are in and start no more, the error says what each GPU got, and the next apply
+/// converges. (Which calls ran before the failure depends on the threads, so the simulator is
+/// not asked for the same node here.)
+#[test]
+fn a_create_failing_while_every_gpu_changes_then_the_rerun_converges() {
+    let Some(node) = TwinNode::new("dgx-a100") else {
+        return;
+    };
+    let cfg = mig_parted_config();
+    let apply = [
+        "mig",
+        "apply",
+        "-q",
+        "-f",
+        cfg.to_str().unwrap(),
+        "-c",
+        "all-balanced",
+    ];
+    let mut nvml = node.nvml();
+    nvml.env(
+        "NVML_STANDIN_FAIL",
+        "nvmlDeviceCreateGpuInstanceWithPlacement:11",
+    )
+    .args(apply)
+    .args(["--jobs", "8"]);
+    let (_, err) = run(&mut nvml, 1, "apply with a failing call");
+    assert!(err.contains("Unknown Error"), "{err}");
+    for gpu in 0..8 {
+        assert!(
+            err.contains(&format!("\n  GPU {gpu}: ")),
+            "GPU {gpu} is reported: {err}"
+        );
+    }
+    let calls = node.take_calls();
+    let failed: Vec<&Value> = changes(&calls)
+        .into_iter()
+        .filter(|c| c["ret"] != "SUCCESS")
+        .collect();
+    assert_eq!(failed.len(), 1, "one failing changing call: {failed:?}");
+    // 8 mode changes, the reset, then GPU instances: the 11th create fails; with at most one call
+    // in flight on each of the other GPUs, at most 11 + 7 creates were made in all.
+    let creates = calls
+        .iter()
+        .filter(|c| c["fn"] == "nvmlDeviceCreateGpuInstanceWithPlacement")
+        .count();
+    assert!((11..=18).contains(&creates), "{creates} creates");
+
+    run(node.nvml().args(apply), 0, "apply again");
+    let calls = node.take_calls();
+    assert_call_order(&calls, "the re-run");
+    let check = [
+        "mig",
+        "assert",
+        "-q",
+        "-f",
+        cfg.to_str().unwrap(),
+        "-c",
+        "all-balanced",
+    ];
+    run(node.nvml().args(check), 0, "assert");
+    run(node.nvml().args(apply), 0, "a third apply");
+    assert!(
+        changes(&node.take_calls()).is_empty(),
+        "the node had converged"
+    );
+}
+
 #[test]
 fn a_destroy_failing_midway_then_the_rerun_converges() {
     fails_midway_then_converges(
