@@ -96,6 +96,22 @@ fn err(kind: DriverErrorKind, detail: impl Into<String>) -> DriverError {
     DriverError::new(kind, detail)
 }
 
+/// The lowest id that none of `taken` holds, as the driver numbers a new instance: of n ids
+/// taken, one of 0..=n is free.
+fn lowest_free_id(taken: impl IntoIterator<Item = u32>) -> u32 {
+    let mut ids: Vec<u32> = taken.into_iter().collect();
+    ids.sort_unstable();
+    ids.dedup();
+    let mut free = 0;
+    for id in ids {
+        if id != free {
+            break;
+        }
+        free += 1;
+    }
+    free
+}
+
 /// A stable UUID body (8-4-4-4-12 hex) from a seed, so simulated ids never change between runs.
 pub fn stable_uuid(seed: &str) -> String {
     // Two FNV-1a passes with different offsets, each through the splitmix64 finaliser so that
@@ -456,7 +472,7 @@ impl SimState {
         let slot = table.memory_slices / placement.size - 1 + placement.start / placement.size;
         let taken = |id: u32| gpu.instances.iter().any(|g| g.id == id);
         let id = if taken(slot) {
-            (0..).find(|&i| !taken(i)).unwrap_or(slot)
+            lowest_free_id(gpu.instances.iter().map(|g| g.id))
         } else {
             slot
         };
@@ -528,9 +544,7 @@ impl SimState {
                 ),
             ));
         };
-        let id = (0..)
-            .find(|i| gi.compute_instances.iter().all(|c| c.id != *i))
-            .unwrap_or(0);
+        let id = lowest_free_id(gi.compute_instances.iter().map(|c| c.id));
         let name = self.name.clone();
         let gpu = self.gpu_mut(index)?;
         gpu.mig_serial += 1;
@@ -723,5 +737,18 @@ impl SimState {
             vgpu_host_mode: sim.vgpu_host_mode,
             notes: Vec::new(),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::lowest_free_id;
+
+    #[test]
+    fn the_lowest_free_id_fills_gaps_first() {
+        assert_eq!(lowest_free_id([]), 0);
+        assert_eq!(lowest_free_id([3, 5]), 0);
+        assert_eq!(lowest_free_id([1, 0, 3]), 2);
+        assert_eq!(lowest_free_id([2, 1, 0, 0]), 3);
     }
 }
