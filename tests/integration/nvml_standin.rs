@@ -18,6 +18,14 @@ fn mig_parted_config() -> PathBuf {
     repo().join("tests/fixtures/mig-parted/config-default.yaml")
 }
 
+/// `mig VERB -q -f config-default.yaml -c LABEL`.
+fn mig_parted(verb: &str, label: &str) -> Vec<String> {
+    let cfg = mig_parted_config();
+    ["mig", verb, "-q", "-f", cfg.to_str().unwrap(), "-c", label]
+        .map(String::from)
+        .to_vec()
+}
+
 /// The labels of mig-parted's config-default.yaml, in file order.
 fn labels() -> Vec<String> {
     let text = std::fs::read_to_string(mig_parted_config()).unwrap();
@@ -180,16 +188,14 @@ fn every_label_through_both_backends(preset: &str) {
     let Some(node) = TwinNode::new(preset) else {
         return;
     };
-    let cfg = mig_parted_config();
-    let cfg = cfg.to_str().unwrap();
     let (mut applied, mut refused) = (0, 0);
     let mut before = nvml_detect(&node);
     for label in labels() {
         let what = format!("{preset} {label}");
-        let apply = ["mig", "apply", "-q", "-f", cfg, "-c", &label];
+        let apply = mig_parted("apply", &label);
         let sim_code = node
             .sim()
-            .args(apply)
+            .args(&apply)
             .output()
             .unwrap()
             .status
@@ -202,14 +208,18 @@ fn every_label_through_both_backends(preset: &str) {
         node.take_calls();
 
         let mut dry = node.nvml();
-        dry.args(apply).args(["--dry-run", "--format", "json"]);
+        dry.args(&apply).args(["--dry-run", "--format", "json"]);
         let (plan, _) = run(&mut dry, sim_code, &format!("{what}: dry run"));
         assert!(
             changes(&node.take_calls()).is_empty(),
             "{what}: the dry run changed something"
         );
 
-        run(node.nvml().args(apply), sim_code, &format!("{what}: apply"));
+        run(
+            node.nvml().args(&apply),
+            sim_code,
+            &format!("{what}: apply"),
+        );
         let calls = node.take_calls();
         if sim_code != 0 {
             assert!(
@@ -231,21 +241,21 @@ fn every_label_through_both_backends(preset: &str) {
         let after = nvml_detect(&node);
         assert_kept_untouched(&calls, &kept_instances(&before, &after), &what);
 
-        run(node.nvml().args(apply), 0, &format!("{what}: again"));
+        run(node.nvml().args(&apply), 0, &format!("{what}: again"));
         let again = node.take_calls();
         assert!(
             changes(&again).is_empty(),
             "{what}: the second apply made changing calls: {:?}",
             changes(&again)
         );
-        let check = ["mig", "assert", "-q", "-f", cfg, "-c", &label];
+        let check = mig_parted("assert", &label);
         run(
-            node.nvml().args(check),
+            node.nvml().args(&check),
             0,
             &format!("{what}: assert (NVML)"),
         );
         run(
-            node.sim().args(check),
+            node.sim().args(&check),
             0,
             &format!("{what}: assert (simulator)"),
         );
@@ -273,18 +283,9 @@ fn mig_clear_through_nvml_destroys_compute_instances_first() {
     let Some(node) = TwinNode::new("dgx-a100") else {
         return;
     };
-    let cfg = mig_parted_config();
-    let apply = [
-        "mig",
-        "apply",
-        "-q",
-        "-f",
-        cfg.to_str().unwrap(),
-        "-c",
-        "all-balanced",
-    ];
-    run(node.nvml().args(apply), 0, "apply (NVML)");
-    run(node.sim().args(apply), 0, "apply (simulator)");
+    let apply = mig_parted("apply", "all-balanced");
+    run(node.nvml().args(&apply), 0, "apply (NVML)");
+    run(node.sim().args(&apply), 0, "apply (simulator)");
     node.take_calls();
     run(node.nvml().args(["mig", "clear", "-q"]), 0, "clear (NVML)");
     run(
@@ -359,25 +360,23 @@ fn fails_midway_then_converges(from: Option<&str>, to: &str, nvml_fault: &str, s
     let Some(node) = TwinNode::new("dgx-a100") else {
         return;
     };
-    let cfg = mig_parted_config();
-    let cfg = cfg.to_str().unwrap();
     if let Some(label) = from {
-        let apply = ["mig", "apply", "-q", "-f", cfg, "-c", label];
-        run(node.nvml().args(apply), 0, "first layout (NVML)");
-        run(node.sim().args(apply), 0, "first layout (simulator)");
+        let apply = mig_parted("apply", label);
+        run(node.nvml().args(&apply), 0, "first layout (NVML)");
+        run(node.sim().args(&apply), 0, "first layout (simulator)");
     }
-    let apply = ["mig", "apply", "-q", "-f", cfg, "-c", to];
+    let apply = mig_parted("apply", to);
     // One GPU after another, so that the n-th call is the same call on both nodes; the re-run
     // changes every GPU at once.
     let mut nvml = node.nvml();
     nvml.env("NVML_STANDIN_FAIL", nvml_fault)
-        .args(apply)
+        .args(&apply)
         .args(["--jobs", "1"]);
     let (_, err) = run(&mut nvml, 1, "apply with a failing call (NVML)");
     assert!(err.contains("Unknown Error"), "{err}");
     let mut sim = node.sim();
     sim.env("GPUSHARE_SIM_FAIL", sim_fault)
-        .args(apply)
+        .args(&apply)
         .args(["--jobs", "1"]);
     run(&mut sim, 1, "apply with a failing call (simulator)");
     let failed: Vec<Value> = node
@@ -390,14 +389,14 @@ fn fails_midway_then_converges(from: Option<&str>, to: &str, nvml_fault: &str, s
 
     let before = nvml_detect(&node);
     node.take_calls();
-    run(node.nvml().args(apply), 0, "apply again (NVML)");
-    run(node.sim().args(apply), 0, "apply again (simulator)");
+    run(node.nvml().args(&apply), 0, "apply again (NVML)");
+    run(node.sim().args(&apply), 0, "apply again (simulator)");
     let calls = node.take_calls();
     assert_call_order(&calls, "the re-run");
     let after = nvml_detect(&node);
     assert_kept_untouched(&calls, &kept_instances(&before, &after), "the re-run");
-    let check = ["mig", "assert", "-q", "-f", cfg, "-c", to];
-    run(node.nvml().args(check), 0, "assert");
+    let check = mig_parted("assert", to);
+    run(node.nvml().args(&check), 0, "assert");
     assert_same_node(&node, "after the re-run");
 }
 
@@ -420,22 +419,13 @@ fn a_create_failing_while_every_gpu_changes_then_the_rerun_converges() {
     let Some(node) = TwinNode::new("dgx-a100") else {
         return;
     };
-    let cfg = mig_parted_config();
-    let apply = [
-        "mig",
-        "apply",
-        "-q",
-        "-f",
-        cfg.to_str().unwrap(),
-        "-c",
-        "all-balanced",
-    ];
+    let apply = mig_parted("apply", "all-balanced");
     let mut nvml = node.nvml();
     nvml.env(
         "NVML_STANDIN_FAIL",
         "nvmlDeviceCreateGpuInstanceWithPlacement:11",
     )
-    .args(apply)
+    .args(&apply)
     .args(["--jobs", "8"]);
     let (_, err) = run(&mut nvml, 1, "apply with a failing call");
     assert!(err.contains("Unknown Error"), "{err}");
@@ -459,20 +449,12 @@ fn a_create_failing_while_every_gpu_changes_then_the_rerun_converges() {
         .count();
     assert!((11..=18).contains(&creates), "{creates} creates");
 
-    run(node.nvml().args(apply), 0, "apply again");
+    run(node.nvml().args(&apply), 0, "apply again");
     let calls = node.take_calls();
     assert_call_order(&calls, "the re-run");
-    let check = [
-        "mig",
-        "assert",
-        "-q",
-        "-f",
-        cfg.to_str().unwrap(),
-        "-c",
-        "all-balanced",
-    ];
-    run(node.nvml().args(check), 0, "assert");
-    run(node.nvml().args(apply), 0, "a third apply");
+    let check = mig_parted("assert", "all-balanced");
+    run(node.nvml().args(&check), 0, "assert");
+    run(node.nvml().args(&apply), 0, "a third apply");
     assert!(
         changes(&node.take_calls()).is_empty(),
         "the node had converged"
@@ -583,18 +565,9 @@ fn a_pending_mig_mode_is_applied_by_a_reset_with_nvml_released() {
     };
     enable_pending(&node);
     assert_same_node(&node, "MIG pending on every GPU");
-    let cfg = mig_parted_config();
-    let apply = [
-        "mig",
-        "apply",
-        "-q",
-        "-f",
-        cfg.to_str().unwrap(),
-        "-c",
-        "all-balanced",
-    ];
-    run(node.nvml().args(apply), 0, "apply (NVML)");
-    run(node.sim().args(apply), 0, "apply (simulator)");
+    let apply = mig_parted("apply", "all-balanced");
+    run(node.nvml().args(&apply), 0, "apply (NVML)");
+    run(node.sim().args(&apply), 0, "apply (simulator)");
     let calls = node.take_calls();
     assert_call_order(&calls, "apply with a reset");
     let resets: Vec<usize> = (0..calls.len())
