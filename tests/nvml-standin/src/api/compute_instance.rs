@@ -119,37 +119,33 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetComputeInstanceProfileInfoV(
             let (cp, p) = profile_at(raw(gpu_instance), profile, eng_profile)?;
             rec.out("id", cp.id());
             let name = format!("MIG {}", cp.name);
+            // The v2 and v3 structs share these fields; v3 adds `capabilities`, left 0.
+            macro_rules! filled {
+                ($t:ty) => {{
+                    // SAFETY: a plain C struct of integers and a char array: all zeroes is valid.
+                    let mut out: $t = unsafe { std::mem::zeroed() };
+                    out.version = version;
+                    out.id = cp.id();
+                    out.sliceCount = cp.slices;
+                    out.instanceCount = cp.max_instances;
+                    out.multiprocessorCount = cp.sm;
+                    out.sharedCopyEngineCount = p.profile.ce;
+                    out.sharedDecoderCount = p.profile.dec;
+                    out.sharedEncoderCount = p.profile.enc;
+                    out.sharedJpegCount = p.profile.jpeg;
+                    out.sharedOfaCount = p.profile.ofa;
+                    fill_name(&mut out.name, &name);
+                    out
+                }};
+            }
             if version == v2 {
-                // SAFETY: a plain C struct of integers and a char array: all zeroes is valid.
-                let mut out: nvmlComputeInstanceProfileInfo_v2_t = unsafe { std::mem::zeroed() };
-                out.version = version;
-                out.id = cp.id();
-                out.sliceCount = cp.slices;
-                out.instanceCount = cp.max_instances;
-                out.multiprocessorCount = cp.sm;
-                out.sharedCopyEngineCount = p.profile.ce;
-                out.sharedDecoderCount = p.profile.dec;
-                out.sharedEncoderCount = p.profile.enc;
-                out.sharedJpegCount = p.profile.jpeg;
-                out.sharedOfaCount = p.profile.ofa;
-                fill_name(&mut out.name, &name);
-                put(info, out)
+                put(info, filled!(nvmlComputeInstanceProfileInfo_v2_t))
             } else {
-                // SAFETY: as above.
-                let mut out: nvmlComputeInstanceProfileInfo_v3_t = unsafe { std::mem::zeroed() };
-                out.version = version;
-                out.id = cp.id();
-                out.sliceCount = cp.slices;
-                out.instanceCount = cp.max_instances;
-                out.multiprocessorCount = cp.sm;
-                out.sharedCopyEngineCount = p.profile.ce;
-                out.sharedDecoderCount = p.profile.dec;
-                out.sharedEncoderCount = p.profile.enc;
-                out.sharedJpegCount = p.profile.jpeg;
-                out.sharedOfaCount = p.profile.ofa;
-                fill_name(&mut out.name, &name);
                 // The caller's struct is a v3 one: its version says so.
-                put(info.cast::<nvmlComputeInstanceProfileInfo_v3_t>(), out)
+                put(
+                    info.cast::<nvmlComputeInstanceProfileInfo_v3_t>(),
+                    filled!(nvmlComputeInstanceProfileInfo_v3_t),
+                )
             }
         },
     )
@@ -173,14 +169,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetComputeInstancePossiblePlacements(
         Record::default()
             .handle(raw(gpu_instance))
             .arg("profileId", profile_id)
-            .arg(
-                "count",
-                if count.is_null() {
-                    0
-                } else {
-                    get(count.cast_const()).unwrap_or(0)
-                },
-            )
+            .arg("count", get(count.cast_const()).unwrap_or(0))
             .arg("buffer", !placements.is_null()),
         |rec| {
             require_root()?;

@@ -93,39 +93,34 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuInstanceProfileInfoV(
             let p = profile_at(raw(device), profile, true)?;
             rec.out("id", p.id);
             let name = format!("MIG {}", p.name);
+            // The v2 and v3 structs share these fields; v3 adds `capabilities`, left 0.
+            macro_rules! filled {
+                ($t:ty) => {{
+                    // SAFETY: a plain C struct of integers and a char array: all zeroes is valid.
+                    let mut out: $t = unsafe { std::mem::zeroed() };
+                    out.version = version;
+                    out.id = p.id;
+                    out.sliceCount = p.slices;
+                    out.instanceCount = p.max_instances;
+                    out.multiprocessorCount = p.sm;
+                    out.copyEngineCount = p.ce;
+                    out.decoderCount = p.dec;
+                    out.encoderCount = p.enc;
+                    out.jpegCount = p.jpeg;
+                    out.ofaCount = p.ofa;
+                    out.memorySizeMB = p.memory_mib;
+                    fill_name(&mut out.name, &name);
+                    out
+                }};
+            }
             if version == v2 {
-                // SAFETY: a plain C struct of integers and a char array: all zeroes is valid.
-                let mut out: nvmlGpuInstanceProfileInfo_v2_t = unsafe { std::mem::zeroed() };
-                out.version = version;
-                out.id = p.id;
-                out.sliceCount = p.slices;
-                out.instanceCount = p.max_instances;
-                out.multiprocessorCount = p.sm;
-                out.copyEngineCount = p.ce;
-                out.decoderCount = p.dec;
-                out.encoderCount = p.enc;
-                out.jpegCount = p.jpeg;
-                out.ofaCount = p.ofa;
-                out.memorySizeMB = p.memory_mib;
-                fill_name(&mut out.name, &name);
-                put(info, out)
+                put(info, filled!(nvmlGpuInstanceProfileInfo_v2_t))
             } else {
-                // SAFETY: as above.
-                let mut out: nvmlGpuInstanceProfileInfo_v3_t = unsafe { std::mem::zeroed() };
-                out.version = version;
-                out.id = p.id;
-                out.sliceCount = p.slices;
-                out.instanceCount = p.max_instances;
-                out.multiprocessorCount = p.sm;
-                out.copyEngineCount = p.ce;
-                out.decoderCount = p.dec;
-                out.encoderCount = p.enc;
-                out.jpegCount = p.jpeg;
-                out.ofaCount = p.ofa;
-                out.memorySizeMB = p.memory_mib;
-                fill_name(&mut out.name, &name);
                 // The caller's struct is a v3 one: its version says so.
-                put(info.cast::<nvmlGpuInstanceProfileInfo_v3_t>(), out)
+                put(
+                    info.cast::<nvmlGpuInstanceProfileInfo_v3_t>(),
+                    filled!(nvmlGpuInstanceProfileInfo_v3_t),
+                )
             }
         },
     )
@@ -189,14 +184,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuInstancePossiblePlacements_v2(
         Record::default()
             .handle(raw(device))
             .arg("profileId", profile_id)
-            .arg(
-                "count",
-                if count.is_null() {
-                    0
-                } else {
-                    get(count.cast_const()).unwrap_or(0)
-                },
-            )
+            .arg("count", get(count.cast_const()).unwrap_or(0))
             .arg("buffer", !placements.is_null()),
         |rec| {
             let list = gi_placements(raw(device), profile_id)?;
