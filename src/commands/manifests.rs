@@ -51,12 +51,12 @@ pub(super) fn generate(
 ) -> Result<Bundle> {
     let devices = cdi::DeviceSource {
         root: args.dev_root.clone(),
-        derive: false,
+        before_apply: false,
     };
     generate_with(ctx, args, config, devices)
 }
 
-/// [`generate`] with the device nodes from `devices` (`init` checks a layout with derived ones).
+/// [`generate`] with the device nodes from `devices` (`init` checks a layout before applying it).
 pub(super) fn generate_with(
     ctx: &mut Context,
     args: &ManifestsArgs,

@@ -257,7 +257,7 @@ mod tests {
             node_name: None,
             devices: cdi::DeviceSource {
                 root: None,
-                derive: false,
+                before_apply: false,
             },
         };
         let bundle = generate(&req).unwrap();

@@ -291,15 +291,20 @@ fn generated(
 }
 
 /// Generate the manifests of the file's targets in memory: an error when they cannot describe
-/// the layout. The device nodes are derived as the driver numbers them, not read: whether the
-/// node has them yet is for the manifests written after apply to find out.
+/// the layout. The node does not have the layout's devices yet: the CDI spec, which lists them,
+/// is left to the manifests written after apply.
 fn check_targets(ctx: &mut Context, config: &Config, path: &Path) -> Result<()> {
     if targets_of(config) > 0 {
-        let derived = DeviceSource {
+        let before_apply = DeviceSource {
             root: None,
-            derive: true,
+            before_apply: true,
         };
-        super::manifests::generate_with(ctx, &manifests_args(path, None), Some(config), derived)?;
+        super::manifests::generate_with(
+            ctx,
+            &manifests_args(path, None),
+            Some(config),
+            before_apply,
+        )?;
     }
     Ok(())
 }

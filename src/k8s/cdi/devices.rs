@@ -12,9 +12,9 @@ pub(crate) struct DeviceSource {
     /// The root holding `dev/` and `proc/driver/`; `None` is `/` on a real node and the derived
     /// layout on a simulated one.
     pub root: Option<PathBuf>,
-    /// Derive the device nodes as the driver numbers them instead of reading them (to check
-    /// what a layout's manifests say before the node has its devices).
-    pub derive: bool,
+    /// The manifests of a layout are checked before the node has its devices (`init`): the CDI
+    /// spec, which lists the devices the node has, is then not built.
+    pub before_apply: bool,
 }
 
 /// MIG capability minors: `gpu<G>/gi<I>/access` and `gpu<G>/gi<I>/ci<C>/access` → minor.
@@ -97,13 +97,10 @@ fn read_gpu_minor(root: &Path, gpu: &Gpu) -> Option<u32> {
 impl DeviceSource {
     /// The device tree of `gpus`: derived on a simulated node without `--dev-root`, read otherwise.
     pub(crate) fn tree(&self, simulated: bool, gpus: &[Gpu]) -> Result<DeviceTree> {
-        let read = if self.derive {
-            None
-        } else {
-            self.root
-                .clone()
-                .or_else(|| (!simulated).then(|| PathBuf::from("/")))
-        };
+        let read = self
+            .root
+            .clone()
+            .or_else(|| (!simulated).then(|| PathBuf::from("/")));
         let Some(root) = read else {
             // The driver numbers GPUs in PCI order, as NVML indexes them.
             let gpu_minors: BTreeMap<u32, u32> = gpus.iter().map(|g| (g.index, g.index)).collect();

@@ -142,9 +142,9 @@ pub(crate) fn spec_for(node: &Node, source: &DeviceSource) -> Result<(Spec, Devi
 
 pub(crate) fn generate(req: &Request) -> Result<Bundle> {
     let mut bundle = Bundle::default();
-    if req.devices.derive {
-        // A layout checked before it is made (`init`): the spec lists the devices the node has,
-        // which may be none yet (MIG enabled, no instance), so it is written only after the apply.
+    if req.devices.before_apply {
+        // The node may have no device yet (MIG enabled, no instance): the spec is written after
+        // the apply.
         bundle.note("CDI spec: written from the node's devices once it has the layout.");
         return Ok(bundle);
     }

@@ -149,7 +149,7 @@ fn a_device_root_is_read_and_becomes_host_paths() {
     }
     fake_root(dir.path(), &n, &minors);
     let source = DeviceSource {
-        derive: false,
+        before_apply: false,
         root: Some(dir.path().to_path_buf()),
     };
     let (spec, tree) = spec_for(&n, &source).unwrap();
@@ -184,7 +184,7 @@ fn missing_nodes_and_minors_are_errors() {
     let dir = tempfile::tempdir().unwrap();
     fake_root(dir.path(), &n, "config 1\n");
     let source = DeviceSource {
-        derive: false,
+        before_apply: false,
         root: Some(dir.path().to_path_buf()),
     };
     let e = spec_for(&n, &source).unwrap_err();
