@@ -4,8 +4,8 @@
 //! The executor's own thread stays the one writer: a worker asks it before each change (the
 //! runner journals the step and checks for a signal there; the steps that start together are
 //! synced to disk together) and tells it each outcome (status, journal, progress), so the journal
-//! and the progress are one coherent sequence, each step tagged with its GPU. After the first failure or signal no change starts anywhere; the changes
-//! in flight finish and are reported.
+//! and the progress are one coherent sequence, each step tagged with its GPU. After the first
+//! failure or signal no change starts anywhere; the changes in flight finish and are reported.
 
 use super::gpu_run::GpuRun;
 use super::{Progress, Runner, StepError, Stop};

@@ -16,11 +16,11 @@ pub struct StandIn {
 
 /// The stand-in, built with cargo in this build's own target directory. A plain `cargo test`
 /// has built it already (its `programs` test target makes cargo build the programs and the
-/// library), so this finds it fresh in a moment; run alone (`cargo test --test integration nvml_standin`), it
-/// builds only the stand-in, reusing gpushare's compiled dependencies. It asks for the same
-/// packages in test mode as `cargo test` does, so cargo resolves the same dependency features and
-/// rebuilds nothing. (Cargo holds its directory lock only while building, not while the tests
-/// run, so this nested cargo is not blocked.)
+/// library), so this finds it fresh in a moment; run alone (`cargo test --test integration
+/// nvml_standin`), it builds only the stand-in, reusing gpushare's compiled dependencies. It asks
+/// for the same packages in test mode as `cargo test` does, so cargo resolves the same dependency
+/// features and rebuilds nothing. (Cargo holds its directory lock only while building, not while
+/// the tests run, so this nested cargo is not blocked.)
 pub fn stand_in() -> &'static StandIn {
     static BUILT: OnceLock<StandIn> = OnceLock::new();
     BUILT.get_or_init(|| {
