@@ -14,20 +14,14 @@
 use super::layout::{
     GpuDesire, MigLayout, Problem, ProfileBook, Profiles, WantedInstance, check_feasible, resolve,
 };
-use crate::config::{Assignment, Config, GpuEntry, Mode, Select};
+use crate::config::{Assignment, Config, GpuEntry, Mode};
 use crate::error::{Error, Result};
 use crate::node::{Gpu, Node};
-use crate::output::Output;
 use std::ops::Range;
 use toml::Spanned;
 
 /// The MIG wish of every GPU the file covers.
-pub fn desires(
-    config: &Config,
-    node: &Node,
-    book: &ProfileBook,
-    out: &Output,
-) -> Result<Vec<GpuDesire>> {
+pub fn desires(config: &Config, node: &Node, book: &ProfileBook) -> Result<Vec<GpuDesire>> {
     let assignments = config.assign(node)?;
     check_entries_reach_mig(config, node, &assignments)?;
     let mut desires = Vec::new();
@@ -51,18 +45,8 @@ pub fn desires(
                     mode.as_str()
                 )),
             ),
-            Mode::Mig => {
-                if !gpu.mig.capable {
-                    // An explicit index is an error (checked above); "all" or a filter that
-                    // also matched MIG GPUs skips this one.
-                    out.note(format!(
-                        "GPU {} ({}) is not MIG-capable: {origin} leaves it alone",
-                        gpu.index, gpu.name
-                    ));
-                    continue;
-                }
-                (wanted(config, gpu, book, entry)?, None)
-            }
+            // Every GPU a MIG entry selects can do MIG (checked above).
+            Mode::Mig => (wanted(config, gpu, book, entry)?, None),
         };
         if !gpu.mig.capable {
             // MIG off on a GPU without MIG: nothing to do.
@@ -96,28 +80,19 @@ fn problem(config: &Config, span: Range<usize>, p: Problem) -> Error {
     }
 }
 
-/// A `mode = "mig"` entry must reach at least one MIG-capable GPU, and may not name one without
-/// MIG by index.
+/// A `mode = "mig"` entry may select only MIG-capable GPUs: one without MIG is a demand the node
+/// cannot meet (as mig-parted's `assert` says of `mig-enabled: true` there), also under `"all"`.
 fn check_entries_reach_mig(
     config: &Config,
     node: &Node,
     assignments: &[Assignment<'_>],
 ) -> Result<()> {
-    for entry in &config.file.gpus {
-        let e = entry.get_ref();
+    for a in assignments {
+        let e = a.entry.get_ref();
         if *e.mode.get_ref() != Mode::Mig {
             continue;
         }
-        let gpus: Vec<&Gpu> = assignments
-            .iter()
-            .filter(|a| std::ptr::eq(a.entry, entry))
-            .filter_map(|a| node.gpu(a.gpu))
-            .collect();
-        let explicit = matches!(e.select.get_ref(), Select::Indexes(_));
-        let bad = gpus.iter().find(|g| !g.mig.capable);
-        if let Some(gpu) = bad
-            && (explicit || gpus.iter().all(|g| !g.mig.capable))
-        {
+        if let Some(gpu) = node.gpu(a.gpu).filter(|g| !g.mig.capable) {
             return Err(problem(
                 config,
                 e.select.span(),
@@ -244,12 +219,7 @@ mod tests {
         let node = sim.snapshot().unwrap();
         let book = ProfileBook::load(&sim, &node);
         let config = Config::parse(SourceFile::inline("gpushare.toml", text))?;
-        desires(
-            &config,
-            &node,
-            &book,
-            &Output::new(Default::default(), true, Default::default()),
-        )
+        desires(&config, &node, &book)
     }
 
     fn err(preset: &str, text: &str) -> Error {
@@ -294,12 +264,7 @@ mod tests {
         book.set(0, answer);
         edit(&mut node);
         let config = Config::parse(SourceFile::inline("gpushare.toml", text))?;
-        desires(
-            &config,
-            &node,
-            &book,
-            &Output::new(Default::default(), true, Default::default()),
-        )
+        desires(&config, &node, &book)
     }
 
     fn refused() -> crate::backend::DriverResult<crate::backend::MigProfiles> {
@@ -476,10 +441,21 @@ mod tests {
             "[[gpus]]\nselect = \"all\"\nmode = \"mig\"\nmig.devices = {}\n",
         );
         assert!(e.message.contains("non MIG-capable"), "{}", e.message);
-        // "all" on a mixed node skips the GPUs without MIG.
-        let d = desires_for(
+        // "all" on a mixed node selects its T4s too: the file asks what they cannot do.
+        let e = err(
             "mixed",
             "[[gpus]]\nselect = \"all\"\nmode = \"mig\"\nmig.devices = { \"7g.80gb\" = 1 }\n",
+        );
+        assert!(
+            e.message
+                .starts_with("gpushare.toml:2:10: GPU 2 (Tesla T4): cannot set MIG mode"),
+            "{}",
+            e.message
+        );
+        // A filter that selects the MIG GPUs alone is the way to say it.
+        let d = desires_for(
+            "mixed",
+            "[[gpus]]\nselect = { model = \"*A100*\" }\nmode = \"mig\"\nmig.devices = { \"7g.80gb\" = 1 }\n",
         )
         .unwrap();
         assert_eq!(d.len(), 2);

@@ -175,7 +175,10 @@ pub fn not_capable(gpu: &Gpu) -> Problem {
             "GPU {} ({}): cannot set MIG mode on non MIG-capable GPU",
             gpu.index, gpu.name
         ),
-        Some("select only MIG-capable GPUs (see `gpushare mig profiles`)".into()),
+        Some(
+            "select only MIG-capable GPUs (a device-filter, or `devices: [...]`; `select = { model = \"…\" }` in gpushare.toml; `gpushare mig profiles` lists them)"
+                .into(),
+        ),
     )
 }
 

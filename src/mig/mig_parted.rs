@@ -12,8 +12,11 @@
 //!
 //! An entry applies to GPU *i* when its device filter matches (no filter: every GPU) and
 //! `devices` is `all` or lists *i*. Entries apply in order, so when several match a GPU the last
-//! one wins, as in mig-parted. GPUs no entry matches are left untouched. A GPU without MIG is
-//! skipped under `devices: all`; listed by index with `mig-enabled: true` it is an error.
+//! one wins, as in mig-parted. GPUs no entry matches are left untouched. A GPU without MIG that
+//! an entry with `mig-enabled: true` covers is an error, as in mig-parted's `assert` (`unable to
+//! assert MIG mode enabled on non MIG-capable GPU`): the file demands what the GPU cannot do.
+//! mig-parted's `apply` skips such a GPU under `devices: all` and then fails its own `assert`;
+//! gpushare never reports a label the node cannot have as applied.
 //! Each `mig-devices` entry is a MIG device: one GPU instance with one compute instance (`2c.`
 //! prefixes pick a smaller compute instance). The messages for invalid files are mig-parted's.
 
@@ -257,7 +260,7 @@ impl MigPartedConfig {
                 ));
             }
             if !gpu.mig.capable {
-                if entry.mig_enabled && entry.devices != Devices::All {
+                if entry.mig_enabled {
                     return Err(self.error(entry.devices_at, super::layout::not_capable(gpu)));
                 }
                 continue;

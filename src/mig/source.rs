@@ -62,7 +62,7 @@ impl DesiredFile {
                     ))
                     .with_hint("drop -c: a gpushare.toml has no labels"));
                 }
-                super::from_config::desires(c, node, book, out)
+                super::from_config::desires(c, node, book)
             }
         }
     }

@@ -68,7 +68,8 @@ impl Source {
     /// What the layout is called in messages: the file, or `label L of FILE`.
     pub fn describe(&self) -> String {
         match self {
-            Source::Gpushare(c) | Source::MigOf(c) => c.source.path.display().to_string(),
+            Source::Gpushare(c) => c.source.path.display().to_string(),
+            Source::MigOf(c) => format!("the MIG part of {}", c.source.path.display()),
             Source::MigParted { file, label } => {
                 format!("label {label} of {}", file.source.path.display())
             }
@@ -177,15 +178,10 @@ impl Desired {
 
     /// Check a gpushare.toml against `node`, every mode at once. `book`: the MIG profiles the
     /// driver offers on each GPU.
-    pub fn check(
-        config: Config,
-        node: &Node,
-        book: &ProfileBook,
-        out: &crate::output::Output,
-    ) -> Result<Desired> {
+    pub fn check(config: Config, node: &Node, book: &ProfileBook) -> Result<Desired> {
         let assignments = config.assign(node)?;
         check_kubernetes(&config)?;
-        let mig = from_config::desires(&config, node, book, out)?;
+        let mig = from_config::desires(&config, node, book)?;
         crate::mps::desired::validate(&config, &assignments, node)?;
         let layout = vgpu::desired::from_gpushare_toml(&config, node)?;
         drop(assignments);
@@ -215,7 +211,7 @@ impl Desired {
     ) -> Result<Desired> {
         let what = source.describe();
         match source {
-            Source::Gpushare(config) => Self::check(config, node, book, &ctx.out),
+            Source::Gpushare(config) => Self::check(config, node, book),
             Source::MigParted { file, label } => {
                 let mig = file.desires(file.select(Some(&label))?, node, book, &ctx.out)?;
                 Ok(Desired {
@@ -225,14 +221,13 @@ impl Desired {
                 })
             }
             Source::MigOf(config) => {
-                let mig = from_config::desires(&config, node, book, &ctx.out)?;
+                // The whole file is checked with the rules of `plan`: a command that reads it
+                // never calls the node's state that of a file it did not look at in full.
+                let whole = Self::check(config, node, book)?;
                 Ok(Desired {
-                    mig,
-                    around: Around {
-                        clients: config.gpu_clients()?,
-                        hooks: None,
-                    },
-                    mig_file: MigFile::Gpushare(config),
+                    mig: whole.mig,
+                    around: whole.around,
+                    mig_file: whole.mig_file,
                     ..Desired::new(what)
                 })
             }
@@ -303,7 +298,7 @@ impl Desired {
             MigFile::MigParted(file, label) => {
                 file.desires(file.select(Some(label))?, node, &book, &ctx.out)?
             }
-            MigFile::Gpushare(config) => from_config::desires(config, node, &book, &ctx.out)?,
+            MigFile::Gpushare(config) => from_config::desires(config, node, &book)?,
             MigFile::None => return Ok(None),
         };
         Ok(Some(Desired {

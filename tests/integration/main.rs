@@ -12,6 +12,7 @@ mod apply;
 mod common;
 mod detect;
 mod doctor;
+mod false_success;
 mod generated;
 mod hostile;
 mod install;

@@ -3,8 +3,9 @@
 //!
 //! The expectation is computed here from the YAML alone (read as plain data, without gpushare's
 //! parser) and the GPU catalog: per GPU the last matching entry, its mig-enabled and its
-//! mig-devices counts. Labels whose profiles a GPU does not have must be refused (exit 2) before
-//! anything changes. Runs in-process on the simulator, through the same code as `mig apply`.
+//! mig-devices counts. Labels whose profiles a GPU does not have, or that enable MIG on a GPU
+//! without it (mig-parted's `assert` fails there), must be refused (exit 2) before anything
+//! changes. Runs in-process on the simulator, through the same code as `mig apply`.
 
 use crate::common;
 
@@ -53,10 +54,20 @@ fn devices_match(entry: &Value, gpu: &Gpu) -> bool {
     }
 }
 
-fn expected(entries: &[Value], gpu: &Gpu) -> Expected {
-    let entry = entries
+fn last_match<'a>(entries: &'a [Value], gpu: &Gpu) -> Option<&'a Value> {
+    entries
         .iter()
-        .rfind(|e| filter_matches(e, gpu) && devices_match(e, gpu))?;
+        .rfind(|e| filter_matches(e, gpu) && devices_match(e, gpu))
+}
+
+/// The label enables MIG on this GPU, which has none.
+fn enables_mig_without_it(entries: &[Value], gpu: &Gpu) -> bool {
+    !gpu.mig.capable
+        && last_match(entries, gpu).is_some_and(|e| e["mig-enabled"] == Value::Bool(true))
+}
+
+fn expected(entries: &[Value], gpu: &Gpu) -> Expected {
+    let entry = last_match(entries, gpu)?;
     if !gpu.mig.capable {
         return None;
     }
@@ -139,6 +150,10 @@ fn check_file(name: &str) -> (usize, usize) {
             });
             let ok = matched
                 && indexes_exist
+                && !before
+                    .gpus
+                    .iter()
+                    .any(|g| enables_mig_without_it(entries, g))
                 && before.gpus.iter().zip(&wants).all(|(g, w)| match w {
                     Some(Some(counts)) => supported(g, counts),
                     _ => true,

@@ -209,7 +209,7 @@ fn node_dependent_errors() {
     )
     .unwrap_err();
     assert_eq!(e.message, "config.yaml:4:16: GPU 8 does not exist");
-    // A listed GPU without MIG: mig-parted's error; under `all` it is skipped.
+    // A GPU without MIG that an entry enables MIG on: mig-parted's error, listed or under `all`.
     let e = desires_on("mixed", "version: v1\nmig-configs:\n  x:\n    - devices: [2]\n      mig-enabled: true\n      mig-devices: {}\n", "x").unwrap_err();
     assert!(
         e.message.contains(
@@ -218,7 +218,20 @@ fn node_dependent_errors() {
         "{}",
         e.message
     );
-    let d = desires_on("mixed", "version: v1\nmig-configs:\n  x:\n    - devices: all\n      mig-enabled: true\n      mig-devices: {}\n", "x").unwrap();
+    let e = desires_on("mixed", "version: v1\nmig-configs:\n  x:\n    - devices: all\n      mig-enabled: true\n      mig-devices: {}\n", "x").unwrap_err();
+    assert!(
+        e.message
+            .contains("config.yaml:4:16: GPU 2 (Tesla T4): cannot set MIG mode"),
+        "{}",
+        e.message
+    );
+    // mig-enabled: false there is a success, as in mig-parted.
+    let d = desires_on(
+        "mixed",
+        "version: v1\nmig-configs:\n  x:\n    - devices: all\n      mig-enabled: false\n",
+        "x",
+    )
+    .unwrap();
     assert_eq!(d.len(), 2);
     let d = desires_on(
         "mixed",

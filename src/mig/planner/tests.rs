@@ -31,7 +31,7 @@ fn desires(sim: &SimBackend, config: &str) -> Vec<GpuDesire> {
     let node = sim.snapshot().unwrap();
     let book = ProfileBook::load(sim, &node);
     let config = Config::parse(SourceFile::inline("gpushare.toml", config)).unwrap();
-    from_config::desires(&config, &node, &book, &quiet()).unwrap()
+    from_config::desires(&config, &node, &book).unwrap()
 }
 
 fn plan_for(sim: &SimBackend, desires: &[GpuDesire], force: bool) -> Plan {

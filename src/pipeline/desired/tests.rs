@@ -5,7 +5,6 @@ use super::*;
 use crate::backend::Backend;
 use crate::backend::sim::SimBackend;
 use crate::error::Exit;
-use crate::output::Output;
 use crate::source_file::SourceFile;
 
 fn check(preset: &str, text: &str) -> Result<(Desired, Node)> {
@@ -13,12 +12,7 @@ fn check(preset: &str, text: &str) -> Result<(Desired, Node)> {
     let node = sim.snapshot().unwrap();
     let book = ProfileBook::load(&sim, &node);
     let config = Config::parse(SourceFile::inline("gpushare.toml", text))?;
-    let d = Desired::check(
-        config,
-        &node,
-        &book,
-        &Output::new(Default::default(), true, Default::default()),
-    )?;
+    let d = Desired::check(config, &node, &book)?;
     Ok((d, node))
 }
 

@@ -7,20 +7,15 @@ use crate::backend::sim::SimBackend;
 use crate::config::Config;
 use crate::mig::layout::ProfileBook;
 use crate::node::{ComputeMode, MigMode, Placement};
-use crate::output::Output;
 use crate::plan::Operation;
 use crate::source_file::SourceFile;
 use std::collections::BTreeSet;
-
-fn quiet() -> Output {
-    Output::new(Default::default(), true, Default::default())
-}
 
 fn desired(sim: &SimBackend, text: &str) -> Desired {
     let node = sim.snapshot().unwrap();
     let book = ProfileBook::load(sim, &node);
     let config = Config::parse(SourceFile::inline("gpushare.toml", text)).unwrap();
-    Desired::check(config, &node, &book, &quiet()).unwrap()
+    Desired::check(config, &node, &book).unwrap()
 }
 
 fn seen(sim: &SimBackend) -> Observed {
