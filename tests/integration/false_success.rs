@@ -141,3 +141,71 @@ fn mig_apply_of_a_gpushare_toml_checks_the_whole_file() {
         "{err}"
     );
 }
+
+/// Ten applies of two layouts at once on one `--sim-state`, each with its own `--state-root` (so
+/// gpushare's node lock does not order them): the simulator serialises them as the driver does.
+/// No false corruption message: each call applies to the node as the others left it, so an apply
+/// ends converged, or failed or unfinished as on a driver that others change meanwhile (exit 1 or
+/// 3), and a last apply of either layout converges and is then true.
+#[test]
+fn applies_on_one_simulated_node_from_several_state_roots_are_serialised() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("s.json");
+    let layouts = [
+        write(
+            dir.path(),
+            "a.yaml",
+            "version: v1\nmig-configs:\n  c:\n    - devices: all\n      mig-enabled: true\n      mig-devices: {\"1g.5gb\": 7}\n",
+        ),
+        write(
+            dir.path(),
+            "b.yaml",
+            "version: v1\nmig-configs:\n  c:\n    - devices: all\n      mig-enabled: true\n      mig-devices: {\"3g.20gb\": 2}\n",
+        ),
+    ];
+    on("dgx-a100", &state).arg("detect").assert().success();
+    let children: Vec<_> = (0..10)
+        .map(|i| {
+            let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin!("gpushare"));
+            cmd.env_clear()
+                .env("NO_COLOR", "1")
+                .arg("--sim")
+                .arg("dgx-a100")
+                .arg("--sim-state")
+                .arg(&state)
+                .arg("--state-root")
+                .arg(dir.path().join(format!("root{i}")))
+                .args(["mig", "apply", "-f"])
+                .arg(&layouts[i % 2])
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::piped());
+            (i, cmd.spawn().unwrap())
+        })
+        .collect();
+    for (i, child) in children {
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !err.contains("does not apply to the state it follows") && !err.contains("delete it"),
+            "apply {i}: a false corruption message: {err}"
+        );
+        assert!(
+            matches!(out.status.code(), Some(0 | 1 | 3)) && !err.contains("panicked"),
+            "apply {i}: exit {:?}: {err}",
+            out.status.code()
+        );
+    }
+    // The node is whole, and a last apply of either layout converges and is then true.
+    for layout in &layouts {
+        on("dgx-a100", &state)
+            .args(["mig", "apply", "-f"])
+            .arg(layout)
+            .assert()
+            .success();
+        on("dgx-a100", &state)
+            .args(["mig", "assert", "-f"])
+            .arg(layout)
+            .assert()
+            .success();
+    }
+}

@@ -152,14 +152,28 @@ impl SimBackend {
         Ok(answer)
     }
 
-    /// Make a change and its log line together, under the lock.
+    /// Make a change and its log line together, under the lock (and the state file's, on the
+    /// node as it is now).
     fn record(&self, op: &SimOp) -> DriverResult<Answer> {
         let mut kept = self.kept();
         let Kept { state, store } = &mut *kept;
-        op.apply_then(state, |s| match store {
-            Some(store) => store.append(s, op),
-            None => Ok(()),
-        })
+        let Some(store) = store else {
+            return op.apply_then(state, |_| Ok(()));
+        };
+        let _held = store.hold().map_err(driver_error)?;
+        store.refresh(state).map_err(driver_error)?;
+        op.apply_then(state, |s| store.append(s, op))
+    }
+
+    /// The state as it is now: other processes serving the same state file may have changed it.
+    fn current(&self) -> DriverResult<MutexGuard<'_, Kept>> {
+        let mut kept = self.kept();
+        let Kept { state, store } = &mut *kept;
+        if let Some(store) = store {
+            let _held = store.hold().map_err(driver_error)?;
+            store.refresh(state).map_err(driver_error)?;
+        }
+        Ok(kept)
     }
 }
 
@@ -201,6 +215,10 @@ fn build(sim: &str) -> Result<SimState> {
 
 /// An answer of another kind than the call gives: a bug in this file, reported as the driver
 /// would report a broken call.
+fn driver_error(e: Error) -> crate::backend::DriverError {
+    crate::backend::DriverError::new(crate::backend::DriverErrorKind::Unknown, e.message)
+}
+
 fn unexpected(answer: Answer) -> crate::backend::DriverError {
     crate::backend::DriverError::new(
         crate::backend::DriverErrorKind::Unknown,
@@ -214,13 +232,13 @@ impl Backend for SimBackend {
     }
 
     fn snapshot(&self) -> DriverResult<Node> {
-        self.kept().state.snapshot()
+        self.current()?.state.snapshot()
     }
 
     fn gpu_instance_profiles(&self, gpu: u32) -> DriverResult<MigProfiles> {
         // The simulated driver lists its profiles with MIG off too, as the v1 call does.
         Ok(MigProfiles::Listed {
-            profiles: self.kept().state.gpu_instance_profiles(gpu)?,
+            profiles: self.current()?.state.gpu_instance_profiles(gpu)?,
             source: ProfileSource::Driver,
         })
     }
@@ -230,7 +248,7 @@ impl Backend for SimBackend {
         gpu: u32,
         gpu_instance_id: u32,
     ) -> DriverResult<Vec<ComputeInstanceProfile>> {
-        self.kept()
+        self.current()?
             .state
             .compute_instance_profiles(gpu, gpu_instance_id)
     }

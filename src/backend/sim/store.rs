@@ -6,6 +6,12 @@
 //! have. FILE itself is rewritten (atomically) once per command, and the log emptied. Loading
 //! FILE replays the lines written for it: each line carries the `ops_id` of the state it follows,
 //! and every write of FILE gets a new id, so a line left from before is never replayed twice.
+//!
+//! Several processes may serve one FILE at once (commands with different `--state-root`s, the
+//! NVML stand-in), as several callers share one driver, and the driver serialises them: so does
+//! the simulator, with an flock on `FILE.lock` held for each call, each read of the node and each
+//! write of FILE. Under it the process first catches up with what the others did (FILE or its log
+//! changed since it last looked), so every call applies to the node as it is.
 
 use super::ops::SimOp;
 use super::state::SimState;
@@ -18,6 +24,7 @@ use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 /// More than this is not an operation log the simulator wrote.
 const LOG_LIMIT: u64 = 256 * 1024 * 1024;
@@ -34,10 +41,28 @@ struct Line {
 pub(super) struct Store {
     path: PathBuf,
     log_path: PathBuf,
+    lock_path: PathBuf,
     /// Opened at the first call.
     log: Option<File>,
     /// This process logged calls that FILE does not hold yet.
     pending: bool,
+    /// FILE and its log as this process last read or wrote them.
+    seen: Option<Seen>,
+}
+
+/// Which FILE (its inode: every write replaces it) and how long its log was.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Seen {
+    file: Option<(u64, u64)>,
+    log_len: u64,
+}
+
+/// A call holds the simulator's lock for microseconds; one held this long is a stopped process.
+const LOCK_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The simulator's lock, held while it lives (the kernel releases it when the holder dies).
+pub(super) struct Held {
+    _file: File,
 }
 
 fn failed(detail: String) -> DriverError {
@@ -46,14 +71,82 @@ fn failed(detail: String) -> DriverError {
 
 impl Store {
     pub(super) fn new(path: &Path) -> Store {
-        let mut log_path = path.as_os_str().to_owned();
-        log_path.push(".ops");
+        let beside = |suffix: &str| {
+            let mut p = path.as_os_str().to_owned();
+            p.push(suffix);
+            PathBuf::from(p)
+        };
         Store {
             path: path.to_path_buf(),
-            log_path: PathBuf::from(log_path),
+            log_path: beside(".ops"),
+            lock_path: beside(".lock"),
             log: None,
             pending: false,
+            seen: None,
         }
+    }
+
+    /// Take the simulator's lock (see the module doc). A reader that may not create the lock
+    /// file (another user's state) opens it read-only; flock needs no more.
+    pub(super) fn hold(&self) -> Result<Held> {
+        let cannot = |e: &dyn std::fmt::Display| {
+            Error::failed(format!(
+                "cannot take the simulator lock {}: {e}",
+                self.lock_path.display()
+            ))
+        };
+        let file = crate::fsutil::open_own_file(
+            &self.lock_path,
+            OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(false)
+                .mode(0o644),
+        )
+        .or_else(|e| match e.kind() {
+            std::io::ErrorKind::PermissionDenied => {
+                crate::fsutil::open_own_file(&self.lock_path, OpenOptions::new().read(true))
+            }
+            _ => Err(e),
+        })
+        .map_err(|e| cannot(&e))?;
+        let start = Instant::now();
+        loop {
+            match file.try_lock() {
+                Ok(()) => return Ok(Held { _file: file }),
+                Err(std::fs::TryLockError::WouldBlock) if start.elapsed() < LOCK_TIMEOUT => {
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+                Err(std::fs::TryLockError::WouldBlock) => {
+                    return Err(cannot(&format!(
+                        "another process has held it for {}s",
+                        LOCK_TIMEOUT.as_secs()
+                    ))
+                    .with_hint("a stopped gpushare or NVML stand-in holds it: end that process"));
+                }
+                Err(std::fs::TryLockError::Error(e)) => return Err(cannot(&e)),
+            }
+        }
+    }
+
+    fn now(&self) -> Seen {
+        Seen {
+            file: inode(&self.path),
+            log_len: std::fs::symlink_metadata(&self.log_path).map_or(0, |m| m.len()),
+        }
+    }
+
+    /// Under the lock: when another process changed FILE or its log since this one last looked,
+    /// `state` becomes the node as it is now. A store that never read FILE (a new one, or a
+    /// program's own state handed to [`Store::write`]) keeps `state`.
+    pub(super) fn refresh(&mut self, state: &mut SimState) -> Result<()> {
+        let now = self.now();
+        if now.file.is_none() || self.seen.is_none_or(|seen| seen == now) {
+            return Ok(());
+        }
+        *state = self.read()?;
+        Ok(())
     }
 
     /// Whether calls were made that FILE does not hold yet.
@@ -63,24 +156,20 @@ impl Store {
 
     /// The state in FILE with the calls logged after it.
     pub(super) fn load(&mut self) -> Result<SimState> {
-        // A command that finishes rewrites FILE and empties the log while others may read them
-        // (read-only commands take no lock): read until FILE stayed the same file throughout.
-        for _ in 0..16 {
-            let before = inode(&self.path);
-            let mut state = load_state(&self.path)?;
-            let log = self.read_log()?;
-            if inode(&self.path) != before {
-                continue;
-            }
-            // Replayed lines are not this process's to write out: a command that only reads
-            // (and takes no lock) never writes; the next one that makes a call writes them too.
-            self.replay(&mut state, &log)?;
-            return Ok(state);
-        }
-        Err(Error::failed(format!(
-            "{} keeps changing while it is read",
-            self.path.display()
-        )))
+        let _held = self.hold()?;
+        self.read()
+    }
+
+    /// Under the lock: FILE and the calls logged after it. Replayed lines are not this
+    /// process's to write out: a command that only reads never writes; the next one that makes
+    /// a call writes them too.
+    fn read(&mut self) -> Result<SimState> {
+        let seen = self.now();
+        let mut state = load_state(&self.path)?;
+        let log = self.read_log()?;
+        self.replay(&mut state, &log)?;
+        self.seen = Some(seen);
+        Ok(state)
     }
 
     /// Bring `state`, read from FILE by a program that serves the same node without this
@@ -172,11 +261,15 @@ impl Store {
         // that replay skips).
         log.write_all(text.as_bytes()).map_err(cannot)?;
         self.pending = true;
+        self.seen = Some(self.now());
         Ok(())
     }
 
-    /// Write all of `state` to FILE under a new id, then empty the log.
+    /// Write all of `state` to FILE under a new id, then empty the log; under the lock, after
+    /// catching up with the calls of others, so that none is lost.
     pub(super) fn write(&mut self, state: &mut SimState) -> DriverResult<()> {
+        let _held = self.hold().map_err(|e| failed(e.message))?;
+        self.refresh(state).map_err(|e| failed(e.message))?;
         let id = crate::fsutil::random::hex64()
             .map_err(|e| failed(format!("no random id for the simulator state: {e}")))?;
         let previous = state.ops_id.replace(id);
@@ -203,6 +296,7 @@ impl Store {
             ))
         })?;
         self.pending = false;
+        self.seen = Some(self.now());
         Ok(())
     }
 }
