@@ -43,13 +43,19 @@ pub(crate) async fn client(kubeconfig: Option<&Path>) -> Result<Client> {
         Some(paths) => {
             let mut merged: Option<Kubeconfig> = None;
             for path in std::env::split_paths(paths).filter(|p| !p.as_os_str().is_empty()) {
-                let next = Kubeconfig::read_from(&path).map_err(|e| {
+                let cannot = |e: &dyn std::fmt::Display| {
                     Error::usage(format!(
                         "cannot read the kubeconfig {}: {e}",
                         path.display()
                     ))
                     .with_hint("pass --kubeconfig FILE, or run in a pod with a service account")
-                })?;
+                };
+                // The bounded reader first: a FIFO or /dev/zero there is refused at once. kube
+                // reads it again, to make the paths in it absolute.
+                crate::fsutil::read_host(&path)
+                    .map_err(|e| cannot(&e))?
+                    .ok_or_else(|| cannot(&"it does not exist"))?;
+                let next = Kubeconfig::read_from(&path).map_err(|e| cannot(&e))?;
                 merged = Some(match merged {
                     Some(m) => m.merge(next).map_err(|e| {
                         Error::usage(format!(

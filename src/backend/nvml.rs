@@ -111,7 +111,7 @@ fn init_error(e: &DriverError, lib: &str) -> Error {
 /// (nvidia-persistenced, DCGM, nvidia_drm). Best effort: other users' fds need root to read.
 fn scan_holders(compute_pids: &[u32]) -> Vec<Holder> {
     let mut holders = Vec::new();
-    if let Ok(modules) = std::fs::read_to_string("/proc/modules") {
+    if let Ok(Some(modules)) = crate::fsutil::read_host(std::path::Path::new("/proc/modules")) {
         for name in ["nvidia_drm"] {
             if modules
                 .lines()
@@ -153,11 +153,13 @@ fn scan_holders(compute_pids: &[u32]) -> Vec<Holder> {
             })
         });
         if holds_gpu {
-            let name = std::fs::read_to_string(entry.path().join("comm"))
-                .map(|s| s.trim().to_string())
-                .unwrap_or_else(|_| "?".into());
-            let unit = std::fs::read_to_string(entry.path().join("cgroup"))
+            let name = crate::fsutil::read_host(&entry.path().join("comm"))
                 .ok()
+                .flatten()
+                .map_or_else(|| "?".into(), |s| s.trim().to_string());
+            let unit = crate::fsutil::read_host(&entry.path().join("cgroup"))
+                .ok()
+                .flatten()
                 .and_then(|text| crate::clients::systemd::unit_of_cgroup(&text));
             holders.push(Holder {
                 name,

@@ -116,7 +116,11 @@ pub(super) fn process(nvml: &Nvml, p: RawProcess) -> Process {
     let name = nvml
         .sys_process_name(p.pid, 256)
         .ok()
-        .or_else(|| std::fs::read_to_string(format!("/proc/{}/comm", p.pid)).ok())
+        .or_else(|| {
+            crate::fsutil::read_host(std::path::Path::new(&format!("/proc/{}/comm", p.pid)))
+                .ok()
+                .flatten()
+        })
         .map(|n| n.trim().rsplit('/').next().unwrap_or_default().to_string())
         .unwrap_or_else(|| "?".into());
     Process {

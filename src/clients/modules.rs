@@ -9,13 +9,10 @@ pub(crate) const PROGRAM: &str = "modprobe";
 
 /// The modules `<root>/proc/modules` lists. A file that cannot be read lists none.
 pub(crate) fn loaded(root: &Path) -> BTreeSet<String> {
-    // /proc/modules is a few kB; a fake tree is not trusted to be small.
-    let text = std::fs::File::open(root.join("proc/modules"))
-        .and_then(|f| {
-            let mut s = String::new();
-            std::io::Read::read_to_string(&mut std::io::Read::take(f, 4 * 1024 * 1024), &mut s)?;
-            Ok(s)
-        })
+    // /proc/modules is a few kB; a fake tree is not trusted to be small, or a file.
+    let text = crate::fsutil::read_host(&root.join("proc/modules"))
+        .ok()
+        .flatten()
         .unwrap_or_default();
     text.lines()
         .filter_map(|l| l.split_whitespace().next())

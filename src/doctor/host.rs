@@ -1,16 +1,28 @@
 //! Read-only access to the host's files under a root directory (`--host-root`), so the checks can
 //! be tested on a fake tree.
 
+use std::cell::RefCell;
 use std::path::PathBuf;
 
 #[derive(Debug, Clone)]
 pub(crate) struct Host {
     root: PathBuf,
+    /// Files that are there but were refused (a FIFO, a device, an oversize file), with why:
+    /// a check reads them as absent, and the report says so.
+    refused: RefCell<Vec<String>>,
 }
 
 impl Host {
     pub(crate) fn new(root: impl Into<PathBuf>) -> Self {
-        Host { root: root.into() }
+        Host {
+            root: root.into(),
+            refused: RefCell::default(),
+        }
+    }
+
+    /// What [`Host::read`] refused so far: `PATH: why`.
+    pub(crate) fn refused(&self) -> Vec<String> {
+        self.refused.borrow().clone()
     }
 
     /// A host path under the root.
@@ -22,8 +34,20 @@ impl Host {
         self.path(path).exists()
     }
 
+    /// A host file's text; `None` when it is missing, unreadable or refused (then recorded).
     pub(crate) fn read(&self, path: &str) -> Option<String> {
-        std::fs::read_to_string(self.path(path)).ok()
+        let full = self.path(path);
+        match crate::fsutil::read_host(&full) {
+            Ok(text) => text,
+            // Not root: the checks that need it say so themselves.
+            Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => None,
+            Err(e) => {
+                self.refused
+                    .borrow_mut()
+                    .push(format!("{}: {e}", full.display()));
+                None
+            }
+        }
     }
 
     /// Names of the entries of a directory, sorted; empty when it cannot be read.

@@ -147,7 +147,15 @@ pub(crate) fn run(ctx: &mut Context, host_root: Option<PathBuf>) -> Result<Exit>
         node: snapshot.as_ref().ok(),
         host_checked,
     };
-    let checks = checks(&inputs, snapshot.as_ref());
+    let mut checks = checks(&inputs, snapshot.as_ref());
+    let refused = host.refused();
+    if !refused.is_empty() {
+        checks.push(Check::fail(
+            "host-files",
+            format!("cannot read {}", refused.join("; ")),
+            "these host files must be regular files: the checks above read them as absent",
+        ));
+    }
     let mut summary = Summary::default();
     for c in &checks {
         match c.status {

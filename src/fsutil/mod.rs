@@ -1,6 +1,7 @@
-//! File helpers shared by every command that writes: atomic replace with explicit modes, and
-//! gpushare's own files and directories ([`own`]).
+//! File helpers: atomic replace with explicit modes, gpushare's own files and directories
+//! ([`own`]), and the bounded reader of the host's files ([`host_file`]).
 
+pub(crate) mod host_file;
 pub(crate) mod own;
 pub(crate) mod random;
 
@@ -9,6 +10,7 @@ use std::io::{self, Write};
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
+pub(crate) use host_file::{read_host, read_host_text};
 pub(crate) use own::{check_own_dir, open_own_file, own_dir, read_own_text};
 
 /// Write `bytes` to `path` atomically: a temporary file in the same directory, fsync, rename.

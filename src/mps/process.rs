@@ -17,8 +17,9 @@ pub(crate) fn alive(pid: u32) -> bool {
 }
 
 fn zombie(pid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+    crate::fsutil::read_host(Path::new(&format!("/proc/{pid}/stat")))
         .ok()
+        .flatten()
         .and_then(|stat| {
             // The state follows the command name, which is in parentheses and may hold spaces.
             let after = &stat[stat.rfind(')')? + 1..];
@@ -29,8 +30,9 @@ fn zombie(pid: u32) -> bool {
 
 /// The command name of a process (`/proc/<pid>/comm`).
 pub(crate) fn name(pid: u32) -> Option<String> {
-    std::fs::read_to_string(Path::new("/proc").join(pid.to_string()).join("comm"))
+    crate::fsutil::read_host(&Path::new("/proc").join(pid.to_string()).join("comm"))
         .ok()
+        .flatten()
         .map(|s| s.trim().to_string())
         .filter(|s| !s.is_empty())
 }

@@ -4,7 +4,6 @@
 
 use crate::vgpu::sysfs::{PciAddress, SysfsRoot};
 use std::collections::BTreeSet;
-use std::io::Read;
 
 /// The most CPU ids a list may name: larger lists are not a real sysfs file.
 const MAX_CPU: u32 = 1 << 16;
@@ -58,13 +57,8 @@ pub(crate) fn format_cpulist(cpus: &[u32]) -> String {
 pub(crate) fn gpu_local_cpus(sysfs: &SysfsRoot, pci_bus_id: &str) -> Option<Vec<u32>> {
     let bdf = PciAddress::parse(pci_bus_id)?.to_string();
     let path = sysfs.pci_device(&bdf).join("local_cpulist");
-    let mut text = String::new();
     // A sysfs cpulist is a line; never read more than a page of whatever is there instead.
-    std::fs::File::open(path)
-        .ok()?
-        .take(4096)
-        .read_to_string(&mut text)
-        .ok()?;
+    let text = crate::fsutil::read_host_text(&path, 4096).ok()??;
     let local = parse_cpulist(&text)?;
     let allowed = allowed_cpus()?;
     let both: Vec<u32> = local.intersection(&allowed).copied().collect();

@@ -54,7 +54,7 @@ pub(crate) fn discover(root: &SysfsRoot, registry: &TypeRegistry) -> Result<Host
     let mut other_gpus = Vec::new();
     for name in names {
         let dir = pci_dir.join(&name);
-        if !is_nvidia_gpu(&dir) || dir.join("physfn").symlink_metadata().is_ok() {
+        if !is_nvidia_gpu(&dir)? || dir.join("physfn").symlink_metadata().is_ok() {
             continue;
         }
         let reader = GpuReader {
@@ -92,9 +92,11 @@ pub(crate) fn attach_node(host: &mut Host, node: &Node) {
     }
 }
 
-fn is_nvidia_gpu(dir: &Path) -> bool {
-    read_number(&dir.join("vendor")) == Some(u64::from(NVIDIA_VENDOR))
-        && read_number(&dir.join("class")).is_some_and(|c| GPU_CLASSES.contains(&(c >> 8)))
+fn is_nvidia_gpu(dir: &Path) -> Result<bool> {
+    let number =
+        |name: &str| read_number(&dir.join(name)).map_err(|e| io_error(&dir.join(name), e));
+    Ok(number("vendor")? == Some(u64::from(NVIDIA_VENDOR))
+        && number("class")?.is_some_and(|c| GPU_CLASSES.contains(&(c >> 8))))
 }
 
 struct GpuReader<'a> {
@@ -108,14 +110,16 @@ struct GpuReader<'a> {
 impl GpuReader<'_> {
     fn read(&self, name: &str, dir: &Path) -> Result<Option<VgpuGpu>> {
         let driver = link_name(&dir.join("driver"));
-        let vendor = read_number(&dir.join("vendor")).unwrap_or(0) as u32;
-        let device = read_number(&dir.join("device")).unwrap_or(0) as u32;
+        let number =
+            |name: &str| read_number(&dir.join(name)).map_err(|e| io_error(&dir.join(name), e));
+        let vendor = number("vendor")?.unwrap_or(0) as u32;
+        let device = number("device")?.unwrap_or(0) as u32;
         let vfs = virtual_functions(dir).map_err(|e| io_error(dir, e))?;
-        let total_vfs = read_number(&dir.join("sriov_totalvfs")).map(|n| n as u32);
+        let enabled_vfs = number("sriov_numvfs")?.map_or(vfs.len() as u32, |n| n as u32);
+        let total_vfs = number("sriov_totalvfs")?.map(|n| n as u32);
         let sriov = total_vfs.map(|total| Sriov {
             total_vfs: total,
-            enabled_vfs: read_number(&dir.join("sriov_numvfs"))
-                .map_or(vfs.len() as u32, |n| n as u32),
+            enabled_vfs,
         });
         let in_mdev =
             |bdf: &str| PciAddress::parse(bdf).is_some_and(|a| self.mdev_parents.contains(&a));

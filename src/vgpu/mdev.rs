@@ -85,7 +85,7 @@ pub(crate) fn read_types(parent_dir: &Path) -> io::Result<Vec<MdevType>> {
         let full_name = read_attr(&type_dir.join("name"))?.unwrap_or_else(|| name.clone());
         let (framebuffer_mib, max_instance) =
             parse_description(&read_attr(&type_dir.join("description"))?.unwrap_or_default());
-        let available_instances = read_number(&type_dir.join("available_instances"))
+        let available_instances = read_number(&type_dir.join("available_instances"))?
             .and_then(|n| u32::try_from(n).ok())
             .unwrap_or(0);
         types.push(MdevType {
@@ -134,7 +134,8 @@ pub(crate) fn remove_path(root: &SysfsRoot, uuid: &str) -> PathBuf {
 /// A fresh random UUID from the kernel (`/proc/sys/kernel/random/uuid`, on the real system even
 /// under a fake sysfs root: it is a source of randomness, not part of the host being managed).
 pub(crate) fn new_uuid() -> io::Result<String> {
-    let text = std::fs::read_to_string("/proc/sys/kernel/random/uuid")?;
+    let text = crate::fsutil::read_host_text(Path::new("/proc/sys/kernel/random/uuid"), 64)?
+        .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, "no kernel UUID source"))?;
     let uuid = text.trim().to_ascii_lowercase();
     if is_uuid(&uuid) {
         Ok(uuid)

@@ -47,22 +47,32 @@ impl SysfsRoot {
 }
 
 /// An attribute's content without the trailing newline; `None` when it does not exist.
+/// A FIFO, a device or an oversize file there is an error, never a wait (see
+/// [`crate::fsutil::host_file`]).
 pub(crate) fn read_attr(path: &Path) -> io::Result<Option<String>> {
-    match fs::read_to_string(path) {
-        Ok(s) => Ok(Some(s.trim_end().to_string())),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(e),
-    }
+    Ok(crate::fsutil::read_host_text(path, ATTR_LIMIT)?.map(|s| s.trim_end().to_string()))
 }
 
-/// A numeric attribute (`16`, `0x10de`); `None` when it does not exist or does not parse.
-pub(crate) fn read_number(path: &Path) -> Option<u64> {
-    let text = read_attr(path).ok()??;
+/// A sysfs attribute is at most a page; a vGPU type's `description` is a line.
+const ATTR_LIMIT: u64 = 64 * 1024;
+
+/// A numeric attribute (`16`, `0x10de`); `None` when it does not exist or does not parse. One
+/// that is there but refused (a FIFO, a device) is an error.
+pub(crate) fn read_number(path: &Path) -> io::Result<Option<u64>> {
+    let Some(text) = read_attr(path).or_else(|e| match e.kind() {
+        io::ErrorKind::InvalidInput => Err(e),
+        _ => Ok(None),
+    })?
+    else {
+        return Ok(None);
+    };
     let t = text.trim();
-    match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
-        Some(hex) => u64::from_str_radix(hex, 16).ok(),
-        None => t.parse().ok(),
-    }
+    Ok(
+        match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+            Some(hex) => u64::from_str_radix(hex, 16).ok(),
+            None => t.parse().ok(),
+        },
+    )
 }
 
 /// The last component of a symlink's target (`driver` → `nvidia`, `iommu_group` → `42`).
@@ -184,8 +194,14 @@ mod tests {
         fs::write(dir.path().join("vendor"), "0x10de\n").unwrap();
         fs::write(dir.path().join("sriov_totalvfs"), "32\n").unwrap();
         fs::write(dir.path().join("junk"), "many\n").unwrap();
-        assert_eq!(read_number(&dir.path().join("vendor")), Some(0x10de));
-        assert_eq!(read_number(&dir.path().join("sriov_totalvfs")), Some(32));
-        assert_eq!(read_number(&dir.path().join("junk")), None);
+        assert_eq!(
+            read_number(&dir.path().join("vendor")).unwrap(),
+            Some(0x10de)
+        );
+        assert_eq!(
+            read_number(&dir.path().join("sriov_totalvfs")).unwrap(),
+            Some(32)
+        );
+        assert_eq!(read_number(&dir.path().join("junk")).unwrap(), None);
     }
 }

@@ -83,15 +83,28 @@ fn proc_bus_id(nvml_bus_id: &str) -> String {
     }
 }
 
-fn read_gpu_minor(root: &Path, gpu: &Gpu) -> Option<u32> {
+/// The driver's minor of a GPU; `None` when its information file does not say. A file that is
+/// there but refused (a FIFO, a device) is an error, never a guess.
+fn read_gpu_minor(root: &Path, gpu: &Gpu) -> Result<Option<u32>> {
     let path = root
         .join("proc/driver/nvidia/gpus")
         .join(proc_bus_id(&gpu.pci_bus_id))
         .join("information");
-    let text = std::fs::read_to_string(path).ok()?;
-    text.lines()
-        .find_map(|l| l.strip_prefix("Device Minor:"))
-        .and_then(|v| v.trim().parse().ok())
+    let text = match crate::fsutil::read_host(&path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::InvalidInput => {
+            return Err(Error::failed(format!(
+                "cannot read {}: {e}",
+                path.display()
+            )));
+        }
+        Err(_) => None,
+    };
+    Ok(text.and_then(|text| {
+        text.lines()
+            .find_map(|l| l.strip_prefix("Device Minor:"))
+            .and_then(|v| v.trim().parse().ok())
+    }))
 }
 
 impl DeviceSource {
@@ -120,7 +133,7 @@ impl DeviceSource {
             .collect();
         let mut gpu_minors = BTreeMap::new();
         for g in gpus {
-            let minor = read_gpu_minor(&root, g).unwrap_or(g.index);
+            let minor = read_gpu_minor(&root, g)?.unwrap_or(g.index);
             let node = format!("/dev/nvidia{minor}");
             if !exists(&node) {
                 return Err(Error::failed(format!(
@@ -137,9 +150,13 @@ impl DeviceSource {
             .iter()
             .any(|g| g.mig.instances.as_ref().is_none_or(|list| !list.is_empty()));
         let minors_file = root.join("proc/driver/nvidia-caps/mig-minors");
-        let mig_minors = match std::fs::read_to_string(&minors_file) {
-            Ok(text) => parse_mig_minors(&text),
-            Err(_) if !uses_mig => MigMinors::new(),
+        let mig_minors = match crate::fsutil::read_host(&minors_file) {
+            Ok(Some(text)) => parse_mig_minors(&text),
+            Ok(None) if !uses_mig => MigMinors::new(),
+            Ok(None) => {
+                return Err(Error::failed(format!("cannot read {}: it does not exist", minors_file.display()))
+                    .with_hint("the MIG capability minors come from the nvidia driver (nvidia-caps); is the driver loaded?"));
+            }
             Err(e) => {
                 return Err(Error::failed(format!(
                     "cannot read {}: {e}",

@@ -5,6 +5,7 @@
 //! hang, and leave the node as it was. The cases are built in `cases.rs`.
 
 mod cases;
+mod environment;
 use crate::common;
 
 use cases::{Case, Kind, Place};
@@ -51,6 +52,7 @@ fn gpushare() -> Command {
 
 struct Outcome {
     code: Option<i32>,
+    stdout: String,
     stderr: String,
     timed_out: bool,
 }
@@ -83,10 +85,11 @@ fn run(mut cmd: Command) -> Outcome {
         }
         std::thread::sleep(Duration::from_millis(5));
     };
-    let _ = out.join();
+    let stdout = String::from_utf8_lossy(&out.join().unwrap_or_default()).into_owned();
     let stderr = String::from_utf8_lossy(&err.join().unwrap_or_default()).into_owned();
     Outcome {
         code: status.and_then(|s| s.code()),
+        stdout,
         stderr,
         timed_out,
     }

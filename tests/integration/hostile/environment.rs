@@ -1,0 +1,256 @@
+//! Hostile environments, beside the hostile files of `cases.rs`: FIFOs and links to `/dev/zero`
+//! where gpushare reads host, device and sysfs files or a kubeconfig, planted output paths,
+//! control characters in arguments, invalid names and references, limits. Each case must end in
+//! time, never panic, print no raw control character, exit as the case says and name what it
+//! refused; a case that could change the node must leave it as it was.
+
+use super::{Outcome, gpushare, run};
+use crate::common;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// A FIFO at `path` (its parents made).
+pub(super) fn fifo(path: &Path) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let done = Command::new("mkfifo").arg(path).status().unwrap();
+    assert!(done.success(), "mkfifo {}", path.display());
+}
+
+/// A link to `/dev/zero` at `path`, which never ends.
+pub(super) fn zero(path: &Path) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", path).unwrap();
+}
+
+/// What a case must end with.
+pub(super) struct Expect {
+    pub codes: &'static [i32],
+    /// Said on stdout or stderr.
+    pub says: Vec<String>,
+}
+
+impl Expect {
+    pub(super) fn exit(codes: &'static [i32], says: &[&str]) -> Expect {
+        Expect {
+            codes,
+            says: says.iter().map(|s| s.to_string()).collect(),
+        }
+    }
+}
+
+/// What went wrong with one case, if anything.
+pub(super) fn problems(outcome: &Outcome, expect: &Expect) -> Vec<String> {
+    let mut problems = Vec::new();
+    if outcome.timed_out {
+        problems.push("still running at the deadline: a hang".into());
+    } else if !outcome.code.is_some_and(|c| expect.codes.contains(&c)) {
+        problems.push(format!("exit {:?}, not {:?}", outcome.code, expect.codes));
+    }
+    let both = format!("{}{}", outcome.stdout, outcome.stderr);
+    if both.contains("panicked") || both.contains("internal error") {
+        problems.push("a panic".into());
+    }
+    if both
+        .chars()
+        .any(|c| c.is_control() && c != '\n' && c != '\t')
+    {
+        problems.push("a raw control character in the output".into());
+    }
+    for want in &expect.says {
+        if !both.contains(want.as_str()) {
+            problems.push(format!("the output does not say `{want}`"));
+        }
+    }
+    if !problems.is_empty() {
+        let head: Vec<&str> = outcome.stderr.lines().take(4).collect();
+        problems.push(format!("stderr: {}", head.join(" | ")));
+    }
+    problems
+}
+
+/// Run every case; fail with the list of those that went wrong.
+pub(super) fn run_all(cases: Vec<(String, Command, Expect)>) {
+    let total = cases.len();
+    let mut failures = Vec::new();
+    for (name, cmd, expect) in cases {
+        let p = problems(&run(cmd), &expect);
+        if !p.is_empty() {
+            failures.push(format!("{name}:\n    {}", p.join("\n    ")));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {total} cases failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+fn doctor(root: &Path) -> Command {
+    let mut cmd = gpushare();
+    cmd.args(["--sim", "dgx-a100", "doctor", "--host-root"])
+        .arg(root);
+    cmd
+}
+
+/// Every host, device and sysfs file gpushare reads goes through one bounded, non-blocking
+/// reader: a FIFO there is refused at once, a link to `/dev/zero` too.
+#[test]
+fn fifos_and_endless_files_where_host_files_are_read_never_hang() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut cases = Vec::new();
+    for (i, file) in [
+        "proc/modules",
+        "proc/driver/nvidia-caps/mig-minors",
+        "etc/containerd/config.toml",
+        "etc/containerd/conf.d/99-x.toml",
+        "etc/docker/daemon.json",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        for (kind, plant) in [("FIFO", fifo as fn(&Path)), ("device", zero)] {
+            let root = dir.path().join(format!("host{i}-{kind}"));
+            let path = root.join(file);
+            plant(&path);
+            cases.push((
+                format!("doctor, a {kind} at {file}"),
+                doctor(&root),
+                Expect::exit(&[3], &["host-files", &path.display().to_string(), kind]),
+            ));
+        }
+    }
+    // The CDI spec's device tree under --dev-root.
+    let state = dir.path().join("mig.json");
+    let layout = common::write(
+        dir.path(),
+        "l.yaml",
+        "version: v1\nmig-configs:\n  c:\n    - devices: all\n      mig-enabled: true\n      mig-devices: {\"3g.20gb\": 2}\n",
+    );
+    let made = gpushare()
+        .args(["--sim", "dgx-a100", "--sim-state"])
+        .arg(&state)
+        .args(["--state-root"])
+        .arg(dir.path().join("state"))
+        .args(["mig", "apply", "-f"])
+        .arg(&layout)
+        .output()
+        .unwrap();
+    assert!(made.status.success());
+    let dev_root = |name: &str| -> PathBuf {
+        let root = dir.path().join(name);
+        let dev = root.join("dev");
+        std::fs::create_dir_all(&dev).unwrap();
+        for n in (0..8)
+            .map(|i| format!("nvidia{i}"))
+            .chain(["nvidiactl".into()])
+        {
+            std::fs::write(dev.join(n), "").unwrap();
+        }
+        root
+    };
+    let cdi = |root: &Path| {
+        let mut cmd = gpushare();
+        cmd.args(["--sim", "dgx-a100", "--sim-state"])
+            .arg(&state)
+            .args(["manifests", "--target", "cdi", "--dev-root"])
+            .arg(root);
+        cmd
+    };
+    for (kind, plant) in [("FIFO", fifo as fn(&Path)), ("device", zero)] {
+        let root = dev_root(&format!("dev-minors-{kind}"));
+        let path = root.join("proc/driver/nvidia-caps/mig-minors");
+        plant(&path);
+        cases.push((
+            format!("manifests --target cdi, a {kind} at mig-minors"),
+            cdi(&root),
+            Expect::exit(&[1], &[&path.display().to_string(), kind]),
+        ));
+        let root = dev_root(&format!("dev-info-{kind}"));
+        for bus in ["07", "0f", "47", "4e", "87", "90", "b7", "bd"] {
+            plant(&root.join(format!(
+                "proc/driver/nvidia/gpus/0000:{bus}:00.0/information"
+            )));
+        }
+        let minors = root.join("proc/driver/nvidia-caps/mig-minors");
+        std::fs::create_dir_all(minors.parent().unwrap()).unwrap();
+        std::fs::write(&minors, "config 1\nmonitor 2\n").unwrap();
+        cases.push((
+            format!("manifests --target cdi, a {kind} at every GPU's information"),
+            cdi(&root),
+            Expect::exit(&[1], &["information", kind]),
+        ));
+    }
+    // A vGPU type's files and a device's vendor under --sysfs-root.
+    for file in ["name", "description", "available_instances", "vendor"] {
+        for (kind, plant) in [("FIFO", fifo as fn(&Path)), ("device", zero)] {
+            let host = common::vgpu_host::a100_mdev_host();
+            let pf = host.pf(0);
+            let device = host.device_dir(&host.vfs(0)[0]);
+            let path = if file == "vendor" {
+                host.device_dir(&pf).join("vendor")
+            } else {
+                let types = device.join("mdev_supported_types");
+                let first = std::fs::read_dir(&types)
+                    .unwrap()
+                    .flatten()
+                    .map(|e| e.path())
+                    .min()
+                    .unwrap();
+                first.join(file)
+            };
+            std::fs::remove_file(&path).unwrap();
+            plant(&path);
+            for args in [["types"], ["status"]] {
+                let cmd: assert_cmd::Command = host.vgpu(&args);
+                let mut std_cmd = Command::new(cmd.get_program());
+                std_cmd.args(cmd.get_args());
+                for (k, v) in cmd.get_envs() {
+                    match v {
+                        Some(v) => std_cmd.env(k, v),
+                        None => std_cmd.env_remove(k),
+                    };
+                }
+                cases.push((
+                    format!("vgpu {}, a {kind} at {file}", args[0]),
+                    std_cmd,
+                    Expect::exit(&[1, 2, 3, 4], &[kind]),
+                ));
+            }
+            // The host's tree lives as long as its commands: keep it.
+            std::mem::forget(host);
+        }
+    }
+    // A kubeconfig, by flag and by KUBECONFIG.
+    for (kind, plant) in [("FIFO", fifo as fn(&Path)), ("device", zero)] {
+        let path = dir.path().join(format!("kubeconfig-{kind}"));
+        plant(&path);
+        let mut by_flag = gpushare();
+        by_flag
+            .args([
+                "agent",
+                "--node",
+                "n1",
+                "--configmap",
+                "gpushare/layouts",
+                "--kubeconfig",
+            ])
+            .arg(&path);
+        let mut by_env = gpushare();
+        by_env.env("KUBECONFIG", &path).args([
+            "agent",
+            "--node",
+            "n1",
+            "--configmap",
+            "gpushare/layouts",
+        ]);
+        for (how, cmd) in [("--kubeconfig", by_flag), ("KUBECONFIG", by_env)] {
+            cases.push((
+                format!("agent, {how} a {kind}"),
+                cmd,
+                Expect::exit(&[2], &[&path.display().to_string(), kind]),
+            ));
+        }
+    }
+    run_all(cases);
+}
