@@ -179,13 +179,15 @@ pub fn run() -> ExitCode {
         .and_then(|m| <Cli as clap::FromArgMatches>::from_arg_matches(&m).map(|cli| (cli, m)));
     let (cli, matches) = match parsed {
         Ok(parsed) => parsed,
+        // Help and version go out as clap writes them; an error quotes the arguments (and
+        // environment values) as given, so it is escaped like every other message.
+        Err(e) if e.use_stderr() => {
+            output::parse_error(&e.render().ansi().to_string());
+            return ExitCode::from(Exit::Usage.code());
+        }
         Err(e) => {
             let _ = e.print();
-            return ExitCode::from(if e.use_stderr() {
-                Exit::Usage.code()
-            } else {
-                0
-            });
+            return ExitCode::SUCCESS;
         }
     };
     let g = &cli.global;
@@ -231,6 +233,9 @@ pub fn run() -> ExitCode {
 }
 
 /// The clap command, for completions and the man page.
+/// The command line. Plain styles: clap then writes no escape sequence of its own, so the one
+/// an argument carries survives into the error text, where [`output::parse_error`] shows it
+/// escaped (clap's own plain rendering would drop it unseen).
 pub fn command() -> clap::Command {
-    <Cli as clap::CommandFactory>::command()
+    <Cli as clap::CommandFactory>::command().styles(clap::builder::Styles::plain())
 }

@@ -292,6 +292,12 @@ fn paint(enabled: bool, style: Style, text: &str) -> String {
     }
 }
 
+/// The argument parser's error (plain text) on stderr, its control characters escaped.
+pub fn parse_error(text: &str) {
+    let mut err = std::io::stderr().lock();
+    let _ = err.write_all(escape_controls(text, false).as_bytes());
+}
+
 /// Text for people as it goes to a terminal: control characters escaped (newlines and tabs
 /// kept), then this process's colour marks turned into SGR sequences (`color`) or dropped.
 pub fn for_terminal(text: &str, color: bool) -> String {

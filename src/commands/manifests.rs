@@ -116,6 +116,9 @@ pub(super) fn generate_with(
     };
     k8s::check_name(&name)?;
     let images = Images::parse(&args.images)?;
+    if let Some(n) = &args.node_name {
+        k8s::check_node_name(n)?;
+    }
     let node = ctx.snapshot()?;
     // The manifests describe the node's devices: never from a MIG layout the driver would not
     // list.

@@ -47,10 +47,11 @@ impl Images {
                         .with_hint(format!("images are: {}", names().join(", "))),
                 );
             }
-            if reference.is_empty() || reference.contains(char::is_whitespace) {
+            if let Err(why) = check_reference(reference) {
                 return Err(Error::usage(format!(
-                    "--image {arg}: `{reference}` is not an image reference"
-                )));
+                    "--image {name}={reference:?}: not an image reference: {why}"
+                ))
+                .with_hint("[REGISTRY[:PORT]/]PATH[:TAG][@sha256:DIGEST], e.g. registry.example.com/gpushare:0.1.0"));
             }
             overrides.insert(name.to_string(), reference.to_string());
         }
@@ -86,6 +87,94 @@ impl Images {
     }
 }
 
+/// An image reference as the distribution grammar has it: `[domain[:port]/]path[:tag][@digest]`,
+/// path components `[a-z0-9]+([._-][a-z0-9]+)*` (`__` too), a tag of at most 128 word characters,
+/// dots and dashes, a name of at most 255 characters.
+fn check_reference(reference: &str) -> std::result::Result<(), String> {
+    let (rest, digest) = match reference.split_once('@') {
+        Some((r, d)) => (r, Some(d)),
+        None => (reference, None),
+    };
+    if let Some(d) = digest {
+        let ok = d.split_once(':').is_some_and(|(algo, hex)| {
+            !algo.is_empty()
+                && algo
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || "+._-".contains(c))
+                && hex.len() >= 32
+                && hex.chars().all(|c| c.is_ascii_hexdigit())
+        });
+        if !ok {
+            return Err(format!("the digest `{d}` is not ALGORITHM:HEX"));
+        }
+    }
+    // A tag follows the last `:` after the last `/` (an earlier `:` is the registry's port).
+    let slash = rest.rfind('/').map_or(0, |i| i + 1);
+    let (name, tag) = match rest[slash..].rfind(':') {
+        Some(i) => (&rest[..slash + i], Some(&rest[slash + i + 1..])),
+        None => (rest, None),
+    };
+    if let Some(t) = tag {
+        let ok = !t.is_empty()
+            && t.len() <= 128
+            && t.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_')
+            && t.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "_.-".contains(c));
+        if !ok {
+            return Err(format!(
+                "the tag `{t}` is not 1 to 128 letters, digits, '_', '.' and '-'"
+            ));
+        }
+    }
+    if name.is_empty() || name.len() > 255 {
+        return Err(format!(
+            "the name is {} characters long; it must be 1 to 255",
+            name.len()
+        ));
+    }
+    let mut parts: Vec<&str> = name.split('/').collect();
+    if parts.len() > 1 && (parts[0].contains(['.', ':']) || parts[0] == "localhost") {
+        let domain = parts.remove(0);
+        let (host, port) = domain.split_once(':').unwrap_or((domain, ""));
+        let host_ok = host.split('.').all(|l| {
+            !l.is_empty()
+                && l.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
+                && !l.starts_with('-')
+                && !l.ends_with('-')
+        });
+        if !host_ok || !(port.is_empty() || port.chars().all(|c| c.is_ascii_digit())) {
+            return Err(format!("the registry `{domain}` is not HOST[:PORT]"));
+        }
+        if domain.contains(':') && port.is_empty() {
+            return Err(format!("the registry `{domain}` has an empty port"));
+        }
+    }
+    for part in parts {
+        // `__` is one separator; `-` may repeat.
+        let words = part.replace("__", "_");
+        let ok = words
+            .split(['.', '_'])
+            .flat_map(|w| {
+                w.split('-')
+                    .filter(|d| !d.is_empty())
+                    .chain(w.is_empty().then_some(""))
+            })
+            .all(|w| {
+                !w.is_empty()
+                    && w.chars()
+                        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+            })
+            && !part.starts_with(['.', '_', '-'])
+            && !part.ends_with(['.', '_', '-']);
+        if !ok {
+            return Err(format!(
+                "the path component `{part}` is not lowercase letters and digits separated by '.', '_', '__' or '-'"
+            ));
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -104,9 +193,28 @@ mod tests {
 
     #[test]
     fn bad_image_arguments_are_usage_errors() {
-        for bad in ["nope", "foo=bar", "gpushare=", "gpushare=a b"] {
+        let long = format!("gpushare=registry.example.com/{}:1", "a".repeat(5000));
+        for bad in [
+            "nope",
+            "foo=bar",
+            "gpushare=",
+            "gpushare=a b",
+            "gpushare=\u{1b}[2Jx:1",
+            "gpushare=Registry/UPPER:1",
+            "gpushare=x:",
+            "gpushare=x@sha256:zz",
+            long.as_str(),
+        ] {
             let e = Images::parse(&[bad.into()]).unwrap_err();
             assert_eq!(e.exit, crate::error::Exit::Usage, "{bad}");
+        }
+        for good in [
+            "gpushare=gpushare",
+            "gpushare=registry.example.com:5000/team/gpu_share-x:0.1.0",
+            "gpushare=localhost/a__b:latest",
+            "gpushare=nvcr.io/nvidia/k8s-device-plugin:v0.17.0@sha256:0123456789abcdef0123456789abcdef",
+        ] {
+            Images::parse(&[good.into()]).unwrap_or_else(|e| panic!("{good}: {}", e.message));
         }
         let e = Images::parse(&["foo=bar".into()]).unwrap_err();
         assert!(e.hint.unwrap().contains("device-plugin"));

@@ -139,6 +139,17 @@ pub(crate) fn check_namespace(ns: &str) -> Result<()> {
     .with_hint("e.g. namespace = \"gpu-operator\""))
 }
 
+/// `--node-name`: the name of a Node object, which lands in manifests and HAMi's per-node config.
+pub(crate) fn check_node_name(name: &str) -> Result<()> {
+    if objects::is_dns_subdomain(name) {
+        return Ok(());
+    }
+    Err(Error::usage(format!(
+        "--node-name {name:?}: a node name is a DNS-1123 subdomain: at most 253 characters, lowercase letters, digits, '-' and '.', each dot-separated part starting and ending with a letter or digit"
+    ))
+    .with_hint("use the name `kubectl get nodes` shows, e.g. --node-name gpu-node-1"))
+}
+
 pub(crate) fn check_name(name: &str) -> Result<()> {
     if objects::is_dns_label(name) && name.len() <= 30 {
         return Ok(());
