@@ -55,6 +55,12 @@ fn replace(path: &Path, bytes: &[u8], mode: u32, durable: bool) -> io::Result<()
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
+    if let Some(problem) = own::write_dir_problem(dir) {
+        return Err(io::Error::other(format!(
+            "refusing to write into {}: {problem}",
+            dir.display()
+        )));
+    }
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())

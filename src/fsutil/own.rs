@@ -151,6 +151,46 @@ pub(crate) fn check_own_dir(dir: &Path) -> Result<()> {
     })
 }
 
+/// The one rule for every other directory gpushare writes into (`/etc/cdi`, the systemd unit
+/// directory, `--out`, `--manifests-out`, the directory of `--config-out`): the directory reached
+/// — a link to one is followed — is owned by root or by the user gpushare runs as, and writable
+/// by no one else. Missing is fine: gpushare makes it (0755).
+pub(crate) fn write_dir_problem(dir: &Path) -> Option<String> {
+    let meta = match std::fs::metadata(dir) {
+        Ok(m) => m,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return None,
+        Err(e) => return Some(e.to_string()),
+    };
+    if !meta.is_dir() {
+        return Some(format!("it is {}, not a directory", kind_of(&meta)));
+    }
+    let uid = euid();
+    if meta.uid() != uid && meta.uid() != 0 {
+        return Some(format!(
+            "it is owned by uid {}, neither root nor uid {uid} that gpushare runs as (chown it, or write elsewhere)",
+            meta.uid()
+        ));
+    }
+    let mode = meta.mode() & 0o7777;
+    if mode & 0o022 != 0 {
+        return Some(format!(
+            "it is writable by other users (mode {mode:04o}): chmod go-w it, or write elsewhere"
+        ));
+    }
+    None
+}
+
+/// Whether gpushare may write `path`: nothing but a regular file there (no link, no FIFO), in a
+/// directory that keeps [`write_dir_problem`]'s rule. For the checks made before a command's
+/// first change.
+pub(crate) fn write_target_problem(path: &Path) -> Option<String> {
+    if let Err(e) = check_replaceable(path) {
+        return Some(e.to_string());
+    }
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty())?;
+    write_dir_problem(dir).map(|p| format!("its directory {}: {p}", dir.display()))
+}
+
 /// Why a directory with `meta` is unfit to hold gpushare's files when it runs as `uid`.
 fn dir_problem(meta: &std::fs::Metadata, uid: u32) -> Option<(String, String)> {
     if meta.file_type().is_symlink() {

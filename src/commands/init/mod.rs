@@ -23,7 +23,7 @@ use crate::pipeline::desired::Source;
 use crate::pipeline::guard::Guard;
 use crate::probe::report::Verdict;
 use crate::source_file::SourceFile;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use summary::{ConfigReport, InitReport, ManifestsReport, ProbeReport};
 
 /// `/etc/gpushare`: gpushare.toml and the manifests, readable by all.
@@ -88,6 +88,8 @@ fn run_locked(ctx: &mut Context, args: &InitArgs, mut guard: Option<&mut Guard>)
         }
     };
     let write = needs_writing(&config_out, &text, args.force)?;
+    let targets = targets_of(&config);
+    preflight_outputs(ctx, args, &config_out, write, targets > 0)?;
     let how = Converge {
         sysfs_root: &args.sysfs.sysfs_root,
         options: Options::default(),
@@ -95,7 +97,6 @@ fn run_locked(ctx: &mut Context, args: &InitArgs, mut guard: Option<&mut Guard>)
         yes: args.yes,
         around: Default::default(),
     };
-    let targets = targets_of(&config);
     let mut write_config = |ctx: &Context| -> Result<()> {
         if write {
             write_file(&config_out, &text, args.config_out.is_none())?;
@@ -235,6 +236,65 @@ fn command_line(args: &InitArgs) -> String {
     s
 }
 
+/// Every path `init` writes after its changes, checked before the first one: gpushare.toml, the
+/// manifests directory and what is in it, an installed CDI spec it refreshes. A path it could
+/// not write is bad input (exit 2): the node is not changed and then left half done.
+fn preflight_outputs(
+    ctx: &Context,
+    args: &InitArgs,
+    config_out: &Path,
+    write_config: bool,
+    manifests: bool,
+) -> Result<()> {
+    let refuse = |path: &Path, problem: String| {
+        Err(
+            Error::usage(format!("cannot write {}: {problem}", path.display()))
+                .with_hint("remove or fix it (or pick another path); nothing was changed"),
+        )
+    };
+    if write_config && let Some(p) = crate::fsutil::own::write_target_problem(config_out) {
+        return refuse(config_out, p);
+    }
+    let etc = ctx.paths.etc_dir();
+    let own_dirs: Vec<PathBuf> = match (&args.manifests_out, manifests) {
+        (None, true) => vec![etc.clone(), etc.join("manifests")],
+        _ if args.config_out.is_none() && write_config => vec![etc.clone()],
+        _ => Vec::new(),
+    };
+    for dir in &own_dirs {
+        if std::fs::symlink_metadata(dir).is_ok()
+            && let Err(e) = crate::fsutil::check_own_dir(dir)
+        {
+            return refuse(dir, e.message);
+        }
+    }
+    if manifests {
+        let dir = args
+            .manifests_out
+            .clone()
+            .unwrap_or_else(|| etc.join("manifests"));
+        if let Some(p) = crate::fsutil::own::write_dir_problem(&dir) {
+            return refuse(&dir, p);
+        }
+        // The directory holds the files gpushare writes there, regular files all.
+        if let Ok(entries) = std::fs::read_dir(&dir) {
+            for entry in entries.flatten() {
+                let path = entry.path();
+                if let Err(e) = crate::fsutil::own::check_replaceable(&path) {
+                    return refuse(&path, e.to_string());
+                }
+            }
+        }
+    }
+    let cdi = crate::k8s::cdi::installed_path(&ctx.paths);
+    if std::fs::symlink_metadata(&cdi).is_ok()
+        && let Some(p) = crate::fsutil::own::write_target_problem(&cdi)
+    {
+        return refuse(&cdi, p);
+    }
+    Ok(())
+}
+
 /// Whether `path` must be written: not when it already says exactly this; an error when it says
 /// something else and --force was not given.
 fn needs_writing(path: &Path, text: &str, force: bool) -> Result<bool> {
@@ -250,10 +310,11 @@ fn needs_writing(path: &Path, text: &str, force: bool) -> Result<bool> {
              `gpushare init -c FILE` to use it",
         )),
         Ok(Some(_)) => Ok(true),
-        Err(e) => Err(Error::failed(format!(
-            "cannot read {}: {e}",
-            path.display()
-        ))),
+        Err(e) => Err(
+            Error::usage(format!("cannot read {}: {e}", path.display())).with_hint(
+                "remove or fix it (or pick another path with --config-out); nothing was changed",
+            ),
+        ),
     }
 }
 

@@ -404,3 +404,182 @@ fn control_characters_and_invalid_names_in_arguments_are_refused_escaped() {
     }
     run_all(cases);
 }
+
+/// `init` checks every path it will write before its first change: a planted manifests
+/// directory or file, gpushare.toml or an installed CDI spec is refused with exit 2 and the
+/// path, and the node is not changed. The same rule holds for every directory gpushare writes
+/// into: the directory reached is owned by root (or the running user) and writable by no one
+/// else.
+#[test]
+fn planted_output_paths_are_refused_before_any_change() {
+    use std::os::unix::fs::{PermissionsExt, symlink};
+    let dir = tempfile::tempdir().unwrap();
+    let mut cases = Vec::new();
+    let mut states = Vec::new();
+    let chmod = |p: &Path, mode: u32| {
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).unwrap()
+    };
+    let foreign = |p: &Path| {
+        let done = Command::new("chown").arg("65534").arg(p).status().unwrap();
+        assert!(done.success());
+    };
+    /// What a case plants under its state root.
+    type Plant = Box<dyn Fn(&Path)>;
+    let plants: Vec<(&str, Plant)> = vec![
+        (
+            "the manifests directory a link",
+            Box::new(|r: &Path| {
+                let target = r.join("elsewhere");
+                std::fs::create_dir_all(&target).unwrap();
+                symlink(&target, r.join("etc/gpushare/manifests")).unwrap();
+            }),
+        ),
+        (
+            "the manifests directory a FIFO",
+            Box::new(|r: &Path| fifo(&r.join("etc/gpushare/manifests"))),
+        ),
+        (
+            "the manifests directory world-writable",
+            Box::new(move |r: &Path| {
+                let d = r.join("etc/gpushare/manifests");
+                std::fs::create_dir_all(&d).unwrap();
+                chmod(&d, 0o777);
+            }),
+        ),
+        (
+            "the manifests directory foreign-owned",
+            Box::new(move |r: &Path| {
+                let d = r.join("etc/gpushare/manifests");
+                std::fs::create_dir_all(&d).unwrap();
+                foreign(&d);
+            }),
+        ),
+        (
+            "/etc/gpushare world-writable",
+            Box::new(move |r: &Path| chmod(&r.join("etc/gpushare"), 0o777)),
+        ),
+        (
+            "a manifest file a FIFO",
+            Box::new(|r: &Path| fifo(&r.join("etc/gpushare/manifests/00-gpushare-namespace.yaml"))),
+        ),
+        (
+            "a manifest file a link",
+            Box::new(|r: &Path| {
+                let d = r.join("etc/gpushare/manifests");
+                std::fs::create_dir_all(&d).unwrap();
+                symlink("/etc/passwd", d.join("NOTES.txt")).unwrap();
+            }),
+        ),
+        (
+            "gpushare.toml a FIFO",
+            Box::new(|r: &Path| fifo(&r.join("etc/gpushare/gpushare.toml"))),
+        ),
+        (
+            "gpushare.toml a link",
+            Box::new(|r: &Path| {
+                symlink("/etc/passwd", r.join("etc/gpushare/gpushare.toml")).unwrap()
+            }),
+        ),
+        (
+            "the installed CDI spec a link",
+            Box::new(|r: &Path| {
+                std::fs::create_dir_all(r.join("etc/cdi")).unwrap();
+                symlink("/etc/passwd", r.join("etc/cdi/nvidia.yaml")).unwrap();
+            }),
+        ),
+        (
+            "the CDI directory world-writable",
+            Box::new(move |r: &Path| {
+                let d = r.join("etc/cdi");
+                std::fs::create_dir_all(&d).unwrap();
+                std::fs::write(d.join("nvidia.yaml"), "cdiVersion: 0.6.0\n").unwrap();
+                chmod(&d, 0o777);
+            }),
+        ),
+        (
+            "the CDI directory a link to a world-writable one",
+            Box::new(move |r: &Path| {
+                let d = r.join("open");
+                std::fs::create_dir_all(&d).unwrap();
+                std::fs::write(d.join("nvidia.yaml"), "cdiVersion: 0.6.0\n").unwrap();
+                chmod(&d, 0o777);
+                symlink(&d, r.join("etc/cdi")).unwrap();
+            }),
+        ),
+    ];
+    for (i, (name, plant)) in plants.iter().enumerate() {
+        let root = dir.path().join(format!("root{i}"));
+        std::fs::create_dir_all(root.join("etc/gpushare")).unwrap();
+        std::fs::set_permissions(
+            root.join("etc/gpushare"),
+            std::fs::Permissions::from_mode(0o755),
+        )
+        .unwrap();
+        plant(&root);
+        let state = dir.path().join(format!("node{i}.json"));
+        let mut made = gpushare();
+        made.args(["--sim", "dgx-a100", "--sim-state"])
+            .arg(&state)
+            .arg("detect");
+        assert!(made.output().unwrap().status.success());
+        let mut cmd = gpushare();
+        cmd.args(["--sim", "dgx-a100", "--sim-state"])
+            .arg(&state)
+            .arg("--state-root")
+            .arg(&root)
+            .args([
+                "init",
+                "--mode",
+                "mig",
+                "--profile",
+                "1g.5gb",
+                "--yes",
+                "--no-probe",
+            ]);
+        cases.push((
+            format!("init, {name}"),
+            cmd,
+            Expect::exit(&[2], &["nothing was changed"]),
+        ));
+        states.push((
+            name.to_string(),
+            state.clone(),
+            std::fs::read(&state).unwrap(),
+        ));
+    }
+    // Writes outside init follow the same directory rule.
+    let open = dir.path().join("open-out");
+    std::fs::create_dir_all(&open).unwrap();
+    chmod(&open, 0o777);
+    let mut out = gpushare();
+    out.args(["--sim", "t4x4", "manifests", "--target", "hami", "--out"])
+        .arg(&open);
+    cases.push((
+        "manifests --out a world-writable directory".into(),
+        out,
+        Expect::exit(&[1], &["writable by other users"]),
+    ));
+    let root = dir.path().join("cdi-install");
+    std::fs::create_dir_all(root.join("etc")).unwrap();
+    foreign(&root.join("etc"));
+    std::fs::create_dir_all(root.join("etc/cdi")).unwrap();
+    foreign(&root.join("etc/cdi"));
+    let mut install = gpushare();
+    install
+        .args(["--sim", "t4x4", "--state-root"])
+        .arg(&root)
+        .args(["manifests", "--target", "cdi", "--install"]);
+    cases.push((
+        "manifests --install into a foreign-owned /etc/cdi".into(),
+        install,
+        Expect::exit(&[1], &["owned by uid 65534"]),
+    ));
+    run_all(cases);
+    for (name, state, before) in states {
+        assert_eq!(
+            std::fs::read(&state).unwrap(),
+            before,
+            "{name}: the node changed"
+        );
+    }
+}
