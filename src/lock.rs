@@ -67,8 +67,16 @@ impl NodeLock {
                 .mode(LOCK_MODE),
         )
         .map_err(|e| {
-            Error::failed(format!("cannot open the lock {}: {e}", path.display()))
-                .with_hint("run as root, or move state paths with --state-root DIR")
+            let error = Error::failed(format!("cannot open the lock {}: {e}", path.display()));
+            // Root is refused a link or a FIFO there too: what helps is removing it.
+            if e.kind() == std::io::ErrorKind::PermissionDenied {
+                error.with_hint("run as root, or move state paths with --state-root DIR")
+            } else {
+                error.with_hint(format!(
+                    "remove {} (gpushare makes the lock itself), or move state paths with --state-root DIR",
+                    path.display()
+                ))
+            }
         })?;
         let start = Instant::now();
         loop {

@@ -18,15 +18,39 @@ pub struct LayoutFile {
     pub file: Option<PathBuf>,
     /// The config (label) of a vgpu-device-manager file.
     pub config: Option<String>,
+    /// The file as read and checked by [`LayoutFile::read_now`], before the node is looked at.
+    pub read: Option<SourceFile>,
 }
 
-/// Read the file and turn it into the desired layout on `node`.
+impl LayoutFile {
+    /// Read and check the file now: bad input is exit 2 before the node lock is taken and
+    /// before the vGPU host is looked for. What needs the node is checked later.
+    pub(crate) fn read_now(mut self, paths: &Paths) -> Result<Self> {
+        let path = self.path(paths);
+        let source = SourceFile::read_or_stdin(&path)?;
+        if is_vgpu_device_manager(&path, &source.text) {
+            DmConfig::parse(&source)?;
+        } else {
+            Config::parse(source.clone())?;
+        }
+        self.read = Some(source);
+        Ok(self)
+    }
+
+    fn path(&self, paths: &Paths) -> PathBuf {
+        self.file
+            .clone()
+            .unwrap_or_else(|| paths.system(config::DEFAULT_PATH))
+    }
+}
+
+/// Read the file (unless read already) and turn it into the desired layout on `node`.
 pub(crate) fn desired(args: &LayoutFile, node: &Node, paths: &Paths) -> Result<Desired> {
-    let path = args
-        .file
-        .clone()
-        .unwrap_or_else(|| paths.system(config::DEFAULT_PATH));
-    let source = SourceFile::read_or_stdin(&path)?;
+    let path = args.path(paths);
+    let source = match &args.read {
+        Some(source) => source.clone(),
+        None => SourceFile::read_or_stdin(&path)?,
+    };
     if is_vgpu_device_manager(&path, &source.text) {
         let file = DmConfig::parse(&source)?;
         let label = match (&args.config, file.configs.as_slice()) {

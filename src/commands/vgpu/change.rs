@@ -20,11 +20,14 @@ use crate::vgpu::sysfs::SysfsRoot;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
-fn layout_file(args: &VgpuFileArgs) -> LayoutFile {
+/// The layout file, read and checked before anything else.
+fn layout_file(ctx: &Context, args: &VgpuFileArgs) -> Result<LayoutFile> {
     LayoutFile {
         file: args.file.clone(),
         config: args.config.clone(),
+        read: None,
     }
+    .read_now(&ctx.paths)
 }
 
 /// Restrict a desired layout to the GPUs `--gpu` selects.
@@ -39,7 +42,7 @@ pub(super) fn apply(ctx: &mut Context, args: &VgpuApplyArgs) -> Result<Exit> {
     changing::run(
         ctx,
         Source::Vgpu {
-            layout: Some(layout_file(&args.input)),
+            layout: Some(layout_file(ctx, &args.input)?),
             gpus: args.gpu.clone(),
             heterogeneous: args.heterogeneous,
         },
@@ -78,12 +81,13 @@ pub(super) fn clear(ctx: &mut Context, args: &VgpuClearArgs) -> Result<Exit> {
 }
 
 pub(super) fn assert(ctx: &mut Context, args: &VgpuAssertArgs) -> Result<Exit> {
+    let layout = layout_file(ctx, &args.input)?;
     let (out, paths) = (ctx.out.clone(), ctx.paths.clone());
     let mut session = Session::new(SysfsRoot::new(&args.sysfs.sysfs_root), &paths, &out);
     let mut host = session.discover()?;
     let node = ctx.snapshot()?;
     attach_node(&mut host, &node);
-    let mut desired = input::desired(&layout_file(&args.input), &node, &paths)?;
+    let mut desired = input::desired(&layout, &node, &paths)?;
     restrict(&mut desired, &args.gpu, &node)?;
     // Only the difference matters here, not whether apply may remove what VMs use.
     let options = PlanOptions {

@@ -583,3 +583,58 @@ fn planted_output_paths_are_refused_before_any_change() {
         );
     }
 }
+
+/// Bad input is found before the environment: the file before the vGPU host is looked for, and
+/// a planted lock gets a hint a root user can follow.
+#[test]
+fn bad_input_is_reported_before_the_environment() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut cases = Vec::new();
+    let input = dir.path().join("layout.yaml");
+    fifo(&input);
+    let empty = dir.path().join("sysfs");
+    std::fs::create_dir_all(&empty).unwrap();
+    for command in ["apply", "assert"] {
+        let mut cmd = gpushare();
+        cmd.args(["--sim", "t4x4", "--state-root"])
+            .arg(dir.path().join("state"))
+            .args(["vgpu", command, "-f"])
+            .arg(&input)
+            .arg("--sysfs-root")
+            .arg(&empty);
+        cases.push((
+            format!("vgpu {command} -f FIFO on a node without vGPU"),
+            cmd,
+            Expect::exit(&[2], &["FIFO"]),
+        ));
+    }
+    let root = dir.path().join("planted");
+    std::fs::create_dir_all(root.join("run/gpushare")).unwrap();
+    std::os::unix::fs::symlink("/etc/passwd", root.join("run/gpushare/lock")).unwrap();
+    let layout = common::write(
+        dir.path(),
+        "none.toml",
+        "[[gpus]]\nselect = \"all\"\nmode = \"none\"\n",
+    );
+    let mut cmd = gpushare();
+    cmd.args(["--sim", "t4x4", "--state-root"])
+        .arg(&root)
+        .args(["apply", "-c"])
+        .arg(&layout);
+    cases.push((
+        "a link planted at the lock".into(),
+        cmd,
+        Expect::exit(&[1], &["hint: remove", "symbolic link"]),
+    ));
+    run_all(cases);
+    let err = run({
+        let mut cmd = gpushare();
+        cmd.args(["--sim", "t4x4", "--state-root"])
+            .arg(&root)
+            .args(["apply", "-c"])
+            .arg(&layout);
+        cmd
+    })
+    .stderr;
+    assert!(!err.contains("run as root"), "{err}");
+}
