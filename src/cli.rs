@@ -226,6 +226,12 @@ pub(crate) struct AroundArgs {
     /// apply-exit
     #[arg(short = 'k', long, value_name = "FILE", env = "MIG_PARTED_HOOKS_FILE")]
     pub hooks_file: Option<PathBuf>,
+
+    /// Seconds one hook command may run; then it is killed with what it started, and the apply
+    /// stops as after a failed step (GPU clients started again, the apply-exit hook run)
+    #[arg(long, value_name = "SECONDS", default_value_t = 300,
+          value_parser = clap::value_parser!(u64).range(1..=86400))]
+    pub hooks_timeout: u64,
 }
 
 /// How `init` shares the GPUs.

@@ -24,6 +24,7 @@ use serde::Deserialize;
 use serde_saphyr::Spanned;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 /// Where in a run a hook runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -95,7 +96,12 @@ pub struct Hooks {
     pub path: PathBuf,
     by_point: BTreeMap<HookPoint, Vec<HookCommand>>,
     flags: FlagValues,
+    /// How long one hook command may run (`--hooks-timeout`).
+    pub timeout: Duration,
 }
+
+/// A hook stops and starts host services: minutes at most. One that runs longer is stuck.
+pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(300);
 
 /// One hook, ready to run: what a plan change carries.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -104,6 +110,8 @@ pub struct Hook {
     pub commands: Vec<HookCommand>,
     /// The variables of [`FlagValues`].
     pub vars: BTreeMap<String, String>,
+    /// How long one command may run; then it is killed (its process group) and the hook fails.
+    pub timeout: Duration,
 }
 
 #[derive(Deserialize)]
@@ -208,6 +216,7 @@ impl Hooks {
             path: source.path.clone(),
             by_point,
             flags,
+            timeout: DEFAULT_TIMEOUT,
         })
     }
 
@@ -218,6 +227,7 @@ impl Hooks {
             point,
             commands: commands.clone(),
             vars: self.flags.vars(),
+            timeout: self.timeout,
         })
     }
 }
@@ -252,6 +262,7 @@ impl HookCommand {
     fn run(
         &self,
         vars: &BTreeMap<String, String>,
+        timeout: Duration,
         out: &Output,
     ) -> std::result::Result<(), String> {
         // As exec.Command does: a name without a slash is looked up on gpushare's PATH.
@@ -263,7 +274,12 @@ impl HookCommand {
         let mut expr = duct::cmd(&program, &self.args)
             .full_env(self.environment(vars))
             .stdin_null()
-            .unchecked();
+            .unchecked()
+            // Its own process group, so that a timeout ends what it started too.
+            .before_spawn(|cmd| {
+                std::os::unix::process::CommandExt::process_group(cmd, 0);
+                Ok(())
+            });
         if !self.workdir.is_empty() {
             expr = expr.dir(&self.workdir);
         }
@@ -273,9 +289,34 @@ impl HookCommand {
         } else {
             expr.stdout_to_stderr()
         };
-        let output = expr
-            .run()
+        let handle = expr
+            .start()
             .map_err(|e| format!("cannot run {}: {e}", self.describe()))?;
+        let deadline = Instant::now() + timeout;
+        let output = loop {
+            match handle.try_wait() {
+                Ok(Some(output)) => break output,
+                Ok(None) if Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+                Ok(None) => {
+                    for pid in handle.pids() {
+                        if let Ok(pid) = libc::pid_t::try_from(pid) {
+                            // SAFETY: kill(2) with a negative pid signals that process group,
+                            // the hook's own (made above); no memory is involved.
+                            unsafe { libc::kill(-pid, libc::SIGKILL) };
+                        }
+                    }
+                    let _ = handle.wait();
+                    return Err(format!(
+                        "{} did not finish within {}s and was killed (--hooks-timeout)",
+                        self.describe(),
+                        timeout.as_secs()
+                    ));
+                }
+                Err(e) => return Err(format!("cannot wait for {}: {e}", self.describe())),
+            }
+        };
         if output.status.success() {
             return Ok(());
         }
@@ -299,7 +340,7 @@ impl Hook {
     /// Run the commands in order; the first that fails stops the hook, with mig-parted's message.
     pub fn run(&self, out: &Output) -> Result<()> {
         for command in &self.commands {
-            command.run(&self.vars, out).map_err(|why| {
+            command.run(&self.vars, self.timeout, out).map_err(|why| {
                 Error::failed(format!("error running {} hook: {why}", self.point.name()))
                     .with_hint("fix the hook (or its hooks file), then run the same command again")
             })?;

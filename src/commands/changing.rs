@@ -36,7 +36,11 @@ pub(super) fn around(out: &Output, args: &AroundArgs, flags: FlagValues) -> Resu
         None => GpuClients::default(),
     };
     let hooks = match &args.hooks_file {
-        Some(path) => Some(Hooks::load(path, flags, out)?),
+        Some(path) => {
+            let mut hooks = Hooks::load(path, flags, out)?;
+            hooks.timeout = std::time::Duration::from_secs(args.hooks_timeout);
+            Some(hooks)
+        }
         None => None,
     };
     Ok(Around { clients, hooks })

@@ -146,6 +146,56 @@ fn a_failing_hook_stops_the_apply_and_apply_exit_still_runs() {
     assert_eq!(node.check(&cfg), 0);
 }
 
+/// A hook that never returns is killed at `--hooks-timeout` (with what it started), named in the
+/// error, and the apply stops as after a failed step: GPU clients started again, apply-exit run.
+#[test]
+fn a_hook_that_never_returns_is_killed_at_the_timeout() {
+    let node = held_node();
+    let cfg = node.write("gpushare.toml", LAYOUT);
+    let log = node.standin_log_path().display().to_string();
+    let mut text = String::from("version: v1\nhooks:\n");
+    for name in [
+        "apply-start",
+        "pre-apply-mode",
+        "pre-apply-config",
+        "apply-exit",
+    ] {
+        text.push_str(&format!("  {name}:\n"));
+        text.push_str(&logging(name, &log));
+        if name == "pre-apply-mode" {
+            text.push_str("  - command: /bin/sh\n    args: [\"-c\", \"sleep 1000; true\"]\n");
+        }
+    }
+    let hooks = node.write("hooks.yaml", &text);
+    let e = node.fails(
+        &[
+            "apply",
+            "-c",
+            &cfg,
+            "--hooks-file",
+            &hooks,
+            "--hooks-timeout",
+            "1",
+        ],
+        1,
+    );
+    assert!(
+        e.contains("error running pre-apply-mode hook: /bin/sh -c 'sleep 1000; true' did not finish within 1s"),
+        "{e}"
+    );
+    assert_eq!(
+        calls(&node),
+        [
+            "hook apply-start",
+            "systemctl stop nvidia-dcgm.service",
+            "hook pre-apply-mode",
+            "systemctl start --no-block nvidia-dcgm.service",
+            "hook apply-exit",
+        ]
+    );
+    assert_eq!(node.units()["nvidia-dcgm.service"], "active");
+}
+
 #[test]
 fn mig_apply_gives_hooks_its_flags_and_mode_only_skips_pre_apply_config() {
     let node = Node::preset("dgx-a100");

@@ -361,6 +361,7 @@ fn with_node_wide_steps(gpus: std::ops::Range<u32>) -> Plan {
             point,
             commands: Vec::new(),
             vars: Default::default(),
+            timeout: crate::hooks::DEFAULT_TIMEOUT,
         }))
     };
     let dcgm = || Client::Service("nvidia-dcgm.service".into());
