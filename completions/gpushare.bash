@@ -416,7 +416,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__apply)
-            opts="-c -y -k -q -h -V --config --sysfs-root --dry-run --force --yes --gpu-clients-file --hooks-file --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version"
+            opts="-c -y -k -q -h -V --config --sysfs-root --dry-run --force --yes --gpu-clients-file --hooks-file --hooks-timeout --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -443,6 +443,10 @@ _gpushare() {
                     return 0
                     ;;
                 -k)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --hooks-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1376,7 +1380,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__mig__subcmd__apply)
-            opts="-f -c -m -s -k -q -h -V --config-file --file --label --selected-config --dry-run --force --mode-only --skip-reset --gpu-clients-file --hooks-file --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version"
+            opts="-f -c -m -s -k -q -h -V --config-file --file --label --selected-config --dry-run --force --mode-only --skip-reset --gpu-clients-file --hooks-file --hooks-timeout --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1415,6 +1419,10 @@ _gpushare() {
                     return 0
                     ;;
                 -k)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --hooks-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2568,7 +2576,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__unit)
-            opts="-c -k -q -h -V --config --gpu-clients-file --hooks-file --install --uninstall --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version"
+            opts="-c -k -q -h -V --config --gpu-clients-file --hooks-file --hooks-timeout --install --uninstall --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2591,6 +2599,10 @@ _gpushare() {
                     return 0
                     ;;
                 -k)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --hooks-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

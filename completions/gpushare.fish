@@ -110,6 +110,7 @@ complete -c gpushare -n "__fish_gpushare_using_subcommand apply" -s c -l config 
 complete -c gpushare -n "__fish_gpushare_using_subcommand apply" -l sysfs-root -d 'Read and write sysfs and /proc under DIR instead of / (a fake tree, for tests and trials)' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand apply" -l gpu-clients-file -d 'mig-parted\'s GPU clients file: host services that hold the GPUs, stopped before MIG mode changes and resets and started again after them (with those of `[clients]`)' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand apply" -s k -l hooks-file -d 'mig-parted\'s hooks file: commands run at apply-start, pre-apply-mode, pre-apply-config and apply-exit' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand apply" -l hooks-timeout -d 'Seconds one hook command may run; then it is killed with what it started, and the apply stops as after a failed step (GPU clients started again, the apply-exit hook run)' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand apply" -l sim -d 'Use a simulated node: a preset name or a node file (TOML)' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand apply" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, each change kept as it is made)' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand apply" -l format -d 'Output format of the data on stdout' -r -f -a "table\t'Tables for people'
@@ -201,6 +202,7 @@ complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_s
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from apply" -s c -l selected-config -l label -d 'The label of the mig-parted config to use (not needed when the file has one label)' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from apply" -l gpu-clients-file -d 'mig-parted\'s GPU clients file: host services that hold the GPUs, stopped before MIG mode changes and resets and started again after them (with those of `[clients]`)' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from apply" -s k -l hooks-file -d 'mig-parted\'s hooks file: commands run at apply-start, pre-apply-mode, pre-apply-config and apply-exit' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from apply" -l hooks-timeout -d 'Seconds one hook command may run; then it is killed with what it started, and the apply stops as after a failed step (GPU clients started again, the apply-exit hook run)' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from apply" -l sim -d 'Use a simulated node: a preset name or a node file (TOML)' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from apply" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, each change kept as it is made)' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand mig; and __fish_seen_subcommand_from apply" -l format -d 'Output format of the data on stdout' -r -f -a "table\t'Tables for people'
@@ -586,6 +588,7 @@ complete -c gpushare -n "__fish_gpushare_using_subcommand probe" -s V -l version
 complete -c gpushare -n "__fish_gpushare_using_subcommand unit" -s c -l config -d 'The layout the unit applies [default: /etc/gpushare/gpushare.toml, under --state-root]' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand unit" -l gpu-clients-file -d 'mig-parted\'s GPU clients file: host services that hold the GPUs, stopped before MIG mode changes and resets and started again after them (with those of `[clients]`)' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand unit" -s k -l hooks-file -d 'mig-parted\'s hooks file: commands run at apply-start, pre-apply-mode, pre-apply-config and apply-exit' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand unit" -l hooks-timeout -d 'Seconds one hook command may run; then it is killed with what it started, and the apply stops as after a failed step (GPU clients started again, the apply-exit hook run)' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand unit" -l sim -d 'Use a simulated node: a preset name or a node file (TOML)' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand unit" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, each change kept as it is made)' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand unit" -l format -d 'Output format of the data on stdout' -r -f -a "table\t'Tables for people'

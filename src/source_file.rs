@@ -11,6 +11,9 @@ use std::ops::Range;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
+/// The toml crate's limit on nesting (its parser's `LIMIT`), named in the error that reaches it.
+const TOML_RECURSION_LIMIT: u32 = 80;
+
 /// The most gpushare reads from one input file or from stdin: 16 MiB, far beyond any real layout.
 pub const MAX_INPUT_BYTES: u64 = 16 * 1024 * 1024;
 
@@ -95,8 +98,36 @@ impl SourceFile {
     pub fn parse_toml<T: serde::de::DeserializeOwned>(&self) -> Result<T> {
         toml::from_str(&self.text).map_err(|e| {
             let message = e.message().trim().replace('\n', "; ");
+            if e.span().is_none() && message == "recursion limit" {
+                // The parser says no more: the deepest line is where the file went too deep.
+                return self
+                    .error_at(
+                        Some(self.deepest_line()),
+                        format!(
+                            "nested deeper than the TOML parser's recursion limit ({TOML_RECURSION_LIMIT} dotted key parts, tables or arrays inside one another)"
+                        ),
+                    )
+                    .with_hint("a gpushare.toml nests a few levels at most: flatten this key");
+            }
             self.error_at(e.span(), message)
         })
+    }
+
+    /// The start of the line with the most `.`, `[` and `{`: where a TOML file nests deepest.
+    fn deepest_line(&self) -> Range<usize> {
+        let mut offset = 0;
+        let mut best = (0, 0);
+        for line in self.text.split_inclusive('\n') {
+            let depth = line
+                .chars()
+                .filter(|c| matches!(c, '.' | '[' | '{'))
+                .count();
+            if depth > best.1 {
+                best = (offset, depth);
+            }
+            offset += line.len();
+        }
+        best.0..best.0
     }
 
     /// Deserialize the file as YAML, strictly: only `true` and `false` are booleans (not `yes`
@@ -107,11 +138,22 @@ impl SourceFile {
             strict_booleans: true,
             reject_unsupported_tags: true,
             reject_tagged_field_names: true,
+            // Room for every plain file up to MAX_INPUT_BYTES; what stays bounded is what an
+            // alias would multiply (the parser's own defaults).
+            budget: serde_saphyr::budget! {
+                max_nodes: YAML_MAX_NODES,
+                max_events: 2 * YAML_MAX_NODES,
+            },
         };
         serde_saphyr::from_str_with_options(&self.text, options).map_err(|e| {
             let position = e
                 .location()
                 .map(|l| (l.line() as usize, l.column() as usize));
+            if let serde_saphyr::Error::Budget { breach, .. } = &e {
+                return Error::in_file(&self.path, position, budget_message(breach)).with_hint(
+                    "a layout is a few kilobytes; check that this is the right file, or split it",
+                );
+            }
             let error = Error::in_file(&self.path, position, yaml_message(&e));
             // YAML ends a key (one not written `? key`) after 1024 characters: say so, or a
             // huge key only reads as "expected mapping start".
@@ -131,6 +173,34 @@ impl SourceFile {
     pub fn error_at_start(&self, message: impl std::fmt::Display) -> Error {
         self.error_at(Some(0..0), message)
     }
+}
+
+/// The most YAML nodes gpushare reads from one file: well past any file of
+/// [`MAX_INPUT_BYTES`] that does not use aliases (a 10 MB mig-parted file of 60,000 labels has
+/// about 500,000).
+const YAML_MAX_NODES: usize = 4_000_000;
+
+/// Which of the YAML reader's limits a file reached, and its value.
+fn budget_message(breach: &serde_saphyr::budget::BudgetBreach) -> String {
+    use serde_saphyr::budget::BudgetBreach as B;
+    let (what, limit) = match breach {
+        B::Nodes { .. } => (
+            "YAML nodes (scalars, lists and maps)",
+            YAML_MAX_NODES.to_string(),
+        ),
+        B::Events { .. } => ("YAML parser events", (2 * YAML_MAX_NODES).to_string()),
+        B::Aliases { .. } => ("aliases (`*name`)", "50,000".into()),
+        B::Anchors { .. } => ("anchors (`&name`)", "50,000".into()),
+        B::Depth { .. } => ("levels of nesting", "64".into()),
+        B::AliasAnchorRatio { .. } => (
+            "aliases per anchor (a file that expands without end)",
+            "10".into(),
+        ),
+        B::MergeKeys { .. } => ("merge keys (`<<`)", "10,000".into()),
+        B::ScalarBytes { .. } => ("bytes of values", "64 MiB".into()),
+        _ => return format!("the YAML reader's limit was reached: {breach:?}"),
+    };
+    format!("more {what} than gpushare's YAML reader takes (the limit is {limit})")
 }
 
 /// A YAML error's message without the parser's own location, snippet or advice about its

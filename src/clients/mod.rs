@@ -24,6 +24,17 @@ use crate::source_file::SourceFile;
 use serde::Deserialize;
 use std::path::Path;
 
+/// The most entries of one list of GPU clients: each is a `systemctl` or `modprobe` call before
+/// and after a change, and a node has a handful (mig-parted's default file lists 11).
+pub(crate) const MAX_CLIENTS: usize = 64;
+
+/// The error for the entry past [`MAX_CLIENTS`] in a list.
+pub(crate) fn too_many(what: &str) -> String {
+    format!(
+        "more than {MAX_CLIENTS} {what}: each is stopped and started around every change, so a node lists a handful"
+    )
+}
+
 /// The GPU clients a command may stop and start again, each list in the order given.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct GpuClients {
@@ -104,7 +115,14 @@ impl GpuClients {
             }
         }
         let mut clients = GpuClients::default();
-        for s in raw.systemd_services.unwrap_or_default() {
+        let services = raw.systemd_services.unwrap_or_default();
+        if let Some(s) = services.get(MAX_CLIENTS) {
+            return Err(
+                Error::in_file(&source.path, at(s), too_many("systemd-services"))
+                    .with_hint("list only the services that hold the GPUs open"),
+            );
+        }
+        for s in services {
             let unit =
                 unit_name(&s.value).map_err(|why| Error::in_file(&source.path, at(&s), why))?;
             if !clients.services.contains(&unit) {

@@ -245,6 +245,16 @@ impl Config {
         let Some(section) = &self.file.clients else {
             return Ok(clients);
         };
+        for (list, what) in [
+            (&section.systemd, "clients.systemd"),
+            (&section.modules, "clients.modules"),
+        ] {
+            if let Some(s) = list.get(crate::clients::MAX_CLIENTS) {
+                return Err(self
+                    .error_at(s.span(), crate::clients::too_many(what))
+                    .with_hint("list only the services and modules that hold the GPUs open"));
+            }
+        }
         for s in &section.systemd {
             let unit = unit_name(s.get_ref()).map_err(|why| self.error_at(s.span(), why))?;
             if !clients.services.contains(&unit) {

@@ -145,7 +145,26 @@ pub fn from_file(source: &SourceFile) -> Result<SimState> {
 
 fn build(source: &SourceFile, name: &str, file: NodeFile) -> Result<SimState> {
     if file.gpus.is_empty() {
-        return Err(source.error_at(None, "a node needs at least one [[gpus]] entry"));
+        // `gpus = []` is where the list is; a file without it fails to parse before this.
+        let mut offset = 0;
+        let mut at = None;
+        for line in source.text.split_inclusive('\n') {
+            let key = line.trim_start();
+            if key
+                .strip_prefix("gpus")
+                .is_some_and(|r| r.trim_start().starts_with('='))
+            {
+                let i = offset + line.len() - key.len();
+                at = Some(i..i);
+                break;
+            }
+            offset += line.len();
+        }
+        return Err(source
+            .error_at(at, "a node needs at least one [[gpus]] entry")
+            .with_hint(
+                "e.g. [[gpus]] model = \"NVIDIA A100-SXM4-40GB\" (see `gpushare sim models`)",
+            ));
     }
     let mut state = SimState {
         version: STATE_VERSION,

@@ -115,6 +115,7 @@ pub fn all() -> Vec<Case> {
     all.extend(node_file_cases());
     all.extend(sim_state_cases());
     all.extend(oversize_cases());
+    all.extend(limit_cases());
     all
 }
 
@@ -1045,4 +1046,21 @@ fn oversize_cases() -> Vec<Case> {
         case(kind, "just over 16 MiB", big(prefix), Place::Whole).says("larger than 16 MiB")
     })
     .collect()
+}
+
+/// Each limit of a parser is named with its value, at the place it was reached.
+fn limit_cases() -> Vec<Case> {
+    let dotted = format!("{TOML_MIG}x{} = 1\n", ".a".repeat(120));
+    let units: Vec<String> = (0..65).map(|i| format!("\"u{i}.service\"")).collect();
+    let clients = format!(
+        "[clients]\nsystemd = [\n{}\n]\n{TOML_MIG}",
+        units.join(",\n")
+    );
+    vec![
+        case(Kind::Toml, "100 dotted key parts", dotted, Place::At(5, 1))
+            .says("recursion limit (80"),
+        case(Kind::Toml, "65 GPU clients", clients, Place::At(67, 1)).says("more than 64"),
+        case(Kind::NodeFile, "gpus = []", "gpus = []\n", Place::At(1, 1))
+            .says("at least one [[gpus]]"),
+    ]
 }

@@ -638,3 +638,35 @@ fn bad_input_is_reported_before_the_environment() {
     .stderr;
     assert!(!err.contains("run as root"), "{err}");
 }
+
+/// A valid file within the input limit is read, however many labels it has: the YAML reader's
+/// limits are for files that expand without end, not for large plain ones.
+#[test]
+fn a_valid_ten_megabyte_mig_parted_file_is_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = String::from("version: v1\nmig-configs:\n");
+    for i in 0..60_000 {
+        text.push_str(&format!(
+            "  label-{i:05}:\n    - device-filter: [\"0x20B010DE\", \"0x20B210DE\"]\n      devices: all\n      mig-enabled: true\n      mig-devices:\n        \"1g.5gb\": 7\n        \"2g.10gb\": 0\n"
+        ));
+    }
+    assert!(text.len() > 10_000_000, "{} bytes", text.len());
+    let file = common::write(dir.path(), "big.yaml", &text);
+    let outcome = run({
+        let mut cmd = gpushare();
+        cmd.args([
+            "--sim",
+            "dgx-a100",
+            "mig",
+            "assert",
+            "-c",
+            "label-59999",
+            "-f",
+        ])
+        .arg(&file);
+        cmd
+    });
+    // The node does not have the label yet: exit 3, with what it needs.
+    let p = problems(&outcome, &Expect::exit(&[3], &["label label-59999"]));
+    assert!(p.is_empty(), "{}", p.join("\n"));
+}
