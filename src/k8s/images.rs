@@ -149,30 +149,23 @@ fn check_reference(reference: &str) -> std::result::Result<(), String> {
             return Err(format!("the registry `{domain}` has an empty port"));
         }
     }
-    for part in parts {
-        // `__` is one separator; `-` may repeat.
-        let words = part.replace("__", "_");
-        let ok = words
-            .split(['.', '_'])
-            .flat_map(|w| {
-                w.split('-')
-                    .filter(|d| !d.is_empty())
-                    .chain(w.is_empty().then_some(""))
-            })
-            .all(|w| {
-                !w.is_empty()
-                    && w.chars()
-                        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
-            })
-            && !part.starts_with(['.', '_', '-'])
-            && !part.ends_with(['.', '_', '-']);
-        if !ok {
-            return Err(format!(
-                "the path component `{part}` is not lowercase letters and digits separated by '.', '_', '__' or '-'"
-            ));
-        }
+    if let Some(part) = parts.iter().find(|p| !is_path_component(p)) {
+        return Err(format!(
+            "the path component `{part}` is not lowercase letters and digits separated by '.', '_', '__' or '-'"
+        ));
     }
     Ok(())
+}
+
+/// `[a-z0-9]+` runs joined by `.`, `_`, `__` or any number of `-`.
+fn is_path_component(part: &str) -> bool {
+    let alnum = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit();
+    part.starts_with(alnum)
+        && part.ends_with(alnum)
+        && part
+            .split(alnum)
+            .filter(|sep| !sep.is_empty())
+            .all(|sep| matches!(sep, "." | "_" | "__") || sep.chars().all(|c| c == '-'))
 }
 
 #[cfg(test)]
@@ -203,6 +196,9 @@ mod tests {
             "gpushare=Registry/UPPER:1",
             "gpushare=x:",
             "gpushare=x@sha256:zz",
+            "gpushare=a..b:1",
+            "gpushare=a___b:1",
+            "gpushare=-a:1",
             long.as_str(),
         ] {
             let e = Images::parse(&[bad.into()]).unwrap_err();
@@ -212,6 +208,7 @@ mod tests {
             "gpushare=gpushare",
             "gpushare=registry.example.com:5000/team/gpu_share-x:0.1.0",
             "gpushare=localhost/a__b:latest",
+            "gpushare=a--b.c_d:1",
             "gpushare=nvcr.io/nvidia/k8s-device-plugin:v0.17.0@sha256:0123456789abcdef0123456789abcdef",
         ] {
             Images::parse(&[good.into()]).unwrap_or_else(|e| panic!("{good}: {}", e.message));

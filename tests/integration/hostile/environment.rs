@@ -670,3 +670,52 @@ fn a_valid_ten_megabyte_mig_parted_file_is_read() {
     let p = problems(&outcome, &Expect::exit(&[3], &["label label-59999"]));
     assert!(p.is_empty(), "{}", p.join("\n"));
 }
+
+/// A hook that never returns and a GPU-clients list of thousands: the apply ends in time, with
+/// the timeout or the bound named.
+#[test]
+fn hooks_that_never_return_and_endless_client_lists_end_in_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let layout = common::write(
+        dir.path(),
+        "l.yaml",
+        "version: v1\nmig-configs:\n  c:\n    - devices: all\n      mig-enabled: false\n",
+    );
+    let hooks = common::write(
+        dir.path(),
+        "hooks.yaml",
+        "version: v1\nhooks:\n  apply-start:\n  - command: /bin/sh\n    args: [\"-c\", \"sleep 1000\"]\n",
+    );
+    let units: String = (0..5000).map(|i| format!("  - u{i}.service\n")).collect();
+    let clients = common::write(
+        dir.path(),
+        "gpu-clients.yaml",
+        &format!("version: v1\nsystemd-services:\n{units}"),
+    );
+    let apply = |extra: &[&std::ffi::OsStr]| {
+        let mut cmd = gpushare();
+        cmd.args(["--sim", "dgx-a100", "--state-root"])
+            .arg(dir.path().join("state"))
+            .args(["mig", "apply", "-c", "c", "-f"])
+            .arg(&layout)
+            .args(extra);
+        cmd
+    };
+    run_all(vec![
+        (
+            "a hook that never returns".into(),
+            apply(&[
+                "--hooks-file".as_ref(),
+                hooks.as_os_str(),
+                "--hooks-timeout".as_ref(),
+                "1".as_ref(),
+            ]),
+            Expect::exit(&[1], &["did not finish within 1s"]),
+        ),
+        (
+            "5,000 GPU clients".into(),
+            apply(&["--gpu-clients-file".as_ref(), clients.as_os_str()]),
+            Expect::exit(&[2], &["gpu-clients.yaml:67:5", "more than 64"]),
+        ),
+    ]);
+}
