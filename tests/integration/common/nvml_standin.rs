@@ -90,7 +90,7 @@ fn host_holds_nvidia_devices() -> Option<String> {
 }
 
 /// Environment variables of the stand-in, cleared before each run so the caller's never leak in.
-const STANDIN_ENV: [&str; 15] = [
+const STANDIN_ENV: [&str; 16] = [
     "NVML_STANDIN_STATE",
     "NVML_STANDIN_NODE",
     "NVML_STANDIN_LOG",
@@ -106,6 +106,7 @@ const STANDIN_ENV: [&str; 15] = [
     "NVML_STANDIN_MAX_MIG_DEVICES_ALWAYS",
     "NVML_STANDIN_OLD_DRIVER",
     "NVML_STANDIN_MIG_DEVICE_FAIL",
+    "NVML_STANDIN_STRICT",
 ];
 
 /// One node, twice: a state file the stand-in serves to the NVML backend, and a copy the

@@ -334,6 +334,24 @@ pub(crate) fn put_counted<T: Copy>(buf: *mut T, count: *mut c_uint, items: &[T])
     put_all(buf, items)
 }
 
+/// A caller's NUL-terminated string (an empty one for a null pointer); at most 256 bytes are
+/// looked at, more than any id NVML takes.
+pub(crate) fn c_str_arg(p: *const std::os::raw::c_char) -> String {
+    if p.is_null() {
+        return String::new();
+    }
+    let mut bytes = Vec::new();
+    for i in 0..256 {
+        // SAFETY: nvml.h's contract: a NUL-terminated string; reading stops at its NUL.
+        let b = unsafe { *p.add(i) } as u8;
+        if b == 0 {
+            break;
+        }
+        bytes.push(b);
+    }
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
 /// Copy a string into a caller's `char` buffer of `len` bytes, with its NUL.
 pub(crate) fn put_str(buf: *mut std::os::raw::c_char, len: c_uint, text: &str) -> Answer {
     if buf.is_null() {

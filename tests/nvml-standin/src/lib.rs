@@ -26,6 +26,7 @@
 //! | `NVML_STANDIN_OLD_DRIVER=1` | the `_v2`/`_v3`/`V` calls answer FUNCTION_NOT_FOUND; the older ones answer |
 //! | `NVML_STANDIN_MIG_DEVICE_FAIL=FN:CODE,…` | every call of FN on a MIG device handle fails with CODE |
 //! | `NVML_STANDIN_FAIL=FN:N[:CODE],…` | the N-th call of FN in this process fails with CODE (default 999, UNKNOWN) and changes nothing |
+//! | `NVML_STANDIN_STRICT=1` | an entry point go-nvml binds that the stand-in does not implement names itself on stderr and aborts the caller (without it: NOT_SUPPORTED, logged) |
 //!
 //! Every process that holds NVML initialised has a pid file in `<state>.holders/`; the stand-in
 //! `nvidia-smi -r` (src/bin/nvidia-smi.rs) refuses to reset while another live process is there,
@@ -42,6 +43,7 @@ pub mod log;
 pub mod node;
 pub mod profiles;
 pub mod switches;
+mod unimplemented;
 
 pub const STATE_ENV: &str = "NVML_STANDIN_STATE";
 pub const NODE_ENV: &str = "NVML_STANDIN_NODE";
@@ -58,6 +60,7 @@ pub const PROFILES_NEED_MIG_ENV: &str = "NVML_STANDIN_PROFILES_NEED_MIG";
 pub const MAX_MIG_ALWAYS_ENV: &str = "NVML_STANDIN_MAX_MIG_DEVICES_ALWAYS";
 pub const OLD_DRIVER_ENV: &str = "NVML_STANDIN_OLD_DRIVER";
 pub const MIG_DEVICE_FAIL_ENV: &str = "NVML_STANDIN_MIG_DEVICE_FAIL";
+pub const STRICT_ENV: &str = "NVML_STANDIN_STRICT";
 
 /// The init and shutdown entry points, for the stand-in's own programs (nvml-client).
 pub use api::{nvmlInit_v2, nvmlShutdown};

@@ -8,6 +8,11 @@ fn flag(name: &str) -> bool {
     std::env::var(name).is_ok_and(|v| !v.is_empty() && v != "0")
 }
 
+/// `NVML_STANDIN_STRICT`: an unimplemented entry point aborts its caller, named.
+pub fn strict() -> bool {
+    flag(crate::STRICT_ENV)
+}
+
 /// `NVML_STANDIN_NON_ROOT`: play a caller without root.
 pub fn non_root() -> bool {
     flag(crate::NON_ROOT_ENV)

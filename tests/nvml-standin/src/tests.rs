@@ -305,6 +305,13 @@ unsafe fn steps() {
         SUCCESS
     );
     assert_eq!((cur, pend), (1, 1));
+    // An entry point go-nvml binds and the stand-in does not implement answers NOT_SUPPORTED
+    // (NVML_STANDIN_STRICT, unset here, would abort the caller instead), and is exported: the
+    // build made a stub of every one.
+    assert_eq!(
+        crate::unimplemented::nvmlDeviceGetPowerUsage(),
+        NOT_SUPPORTED
+    );
     assert_eq!(nvmlShutdown(), SUCCESS);
     assert!(handles::session().is_none());
     let _ = std::fs::remove_dir_all(&dir);

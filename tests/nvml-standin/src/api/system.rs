@@ -86,6 +86,20 @@ pub unsafe extern "C" fn nvmlSystemGetDriverVersion(version: *mut c_char, length
     })
 }
 
+/// `12.550.163.01`: the CUDA major version the driver supports, then the driver's version, as
+/// NVML reports its own.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nvmlSystemGetNVMLVersion(version: *mut c_char, length: c_uint) -> Ret {
+    call("nvmlSystemGetNVMLVersion", Record::default(), |_| {
+        let driver = node::read(|s| Ok(s.driver_version.clone()))?;
+        put_str(
+            version,
+            length,
+            &format!("{}.{driver}", cuda_version()? / 1000),
+        )
+    })
+}
+
 /// `13.0` → 13000, as NVML encodes CUDA versions.
 fn cuda_version() -> Result<c_int, Fail> {
     let text = node::read(|s| Ok(s.cuda_driver_version.clone()))?;
@@ -154,4 +168,54 @@ pub unsafe extern "C" fn nvmlDeviceGetHandleByIndex_v2(
             put(device, Handle::Device { gpu: index }.as_ptr())
         },
     )
+}
+
+/// `0000:07:00.0`, `00000000:07:00.0` or `07:00.0` (domain 0), any case: (domain, bus, device,
+/// function), as the driver compares bus ids.
+fn pci_address(text: &str) -> Option<(u32, u32, u32, u32)> {
+    let (rest, function) = text.trim().rsplit_once('.')?;
+    let mut parts: Vec<&str> = rest.split(':').collect();
+    if parts.len() == 2 {
+        parts.insert(0, "0");
+    }
+    let hex = |p: &str| u32::from_str_radix(p, 16).ok();
+    match parts.as_slice() {
+        [d, b, dev] => Some((hex(d)?, hex(b)?, hex(dev)?, hex(function)?)),
+        _ => None,
+    }
+}
+
+fn by_pci_bus_id(name: &'static str, bus_id: *const c_char, device: *mut nvmlDevice_t) -> Ret {
+    let wanted = c_str_arg(bus_id);
+    call(
+        name,
+        Record::default().arg("pciBusId", wanted.clone()),
+        |_| {
+            let wanted = pci_address(&wanted)
+                .ok_or_else(|| Fail::new(INVALID_ARGUMENT, "not a PCI bus id"))?;
+            let index = node::read(|s| {
+                s.gpus
+                    .iter()
+                    .position(|g| pci_address(&g.pci_bus_id) == Some(wanted))
+                    .ok_or_else(|| Fail::new(NOT_FOUND, "no GPU at this bus id"))
+            })?;
+            put(device, Handle::Device { gpu: index as u32 }.as_ptr())
+        },
+    )
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nvmlDeviceGetHandleByPciBusId_v2(
+    bus_id: *const c_char,
+    device: *mut nvmlDevice_t,
+) -> Ret {
+    by_pci_bus_id("nvmlDeviceGetHandleByPciBusId_v2", bus_id, device)
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nvmlDeviceGetHandleByPciBusId(
+    bus_id: *const c_char,
+    device: *mut nvmlDevice_t,
+) -> Ret {
+    by_pci_bus_id("nvmlDeviceGetHandleByPciBusId", bus_id, device)
 }
