@@ -503,3 +503,35 @@ pub unsafe extern "C" fn nvmlDeviceGetComputeRunningProcesses(
         },
     )
 }
+
+/// No simulated node has an NVLink fabric (no fabric manager, no cliques): the answer of a GPU
+/// outside one, on every handle.
+#[unsafe(no_mangle)]
+pub extern "C" fn nvmlDeviceGetGpuFabricInfo(device: nvmlDevice_t) -> Ret {
+    call(
+        "nvmlDeviceGetGpuFabricInfo",
+        Record::default().handle(raw(device)),
+        |_| {
+            device_handle(raw(device))?;
+            Err(Fail::new(
+                NOT_SUPPORTED,
+                "the simulated node has no NVLink fabric",
+            ))
+        },
+    )
+}
+
+#[unsafe(no_mangle)]
+pub extern "C" fn nvmlDeviceGetGpuFabricInfoV(device: nvmlDevice_t) -> Ret {
+    call(
+        "nvmlDeviceGetGpuFabricInfoV",
+        Record::default().handle(raw(device)),
+        |_| {
+            device_handle(raw(device))?;
+            Err(Fail::new(
+                NOT_SUPPORTED,
+                "the simulated node has no NVLink fabric",
+            ))
+        },
+    )
+}

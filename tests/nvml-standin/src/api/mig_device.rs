@@ -192,3 +192,45 @@ pub unsafe extern "C" fn nvmlDeviceGetDeviceHandleFromMigDeviceHandle(
         },
     )
 }
+
+/// The engines and size of a MIG device; nvml.h: "only supports MIG device handles" (a whole
+/// GPU is NOT_SUPPORTED).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nvmlDeviceGetAttributes_v2(
+    device: nvmlDevice_t,
+    attributes: *mut nvml_wrapper_sys::bindings::nvmlDeviceAttributes_t,
+) -> Ret {
+    call(
+        "nvmlDeviceGetAttributes_v2",
+        Record::default().handle(raw(device)),
+        |_| {
+            let Handle::MigDevice { gpu: g, gi, ci } = device_handle(raw(device))? else {
+                return Err(Fail::new(NOT_SUPPORTED, "not a MIG device handle"));
+            };
+            let found = node::read(|s| {
+                let g = gpu(s, g)?;
+                let table = profiles::table(g)?;
+                let instance = live_gi(g, gi)?;
+                let compute = live_ci(instance, ci)?;
+                let gi_profile = profiles::gi_profile_of(table, instance)?;
+                let ci_profile = profiles::ci_profile_by_id(table, gi_profile, compute.profile_id)?;
+                Ok((gi_profile, ci_profile))
+            })?;
+            let (gi_profile, ci_profile) = found;
+            put(
+                attributes,
+                nvml_wrapper_sys::bindings::nvmlDeviceAttributes_t {
+                    multiprocessorCount: ci_profile.sm,
+                    sharedCopyEngineCount: gi_profile.ce,
+                    sharedDecoderCount: gi_profile.dec,
+                    sharedEncoderCount: gi_profile.enc,
+                    sharedJpegCount: gi_profile.jpeg,
+                    sharedOfaCount: gi_profile.ofa,
+                    gpuInstanceSliceCount: gi_profile.slices,
+                    computeInstanceSliceCount: ci_profile.slices,
+                    memorySizeMB: gi_profile.memory_mib,
+                },
+            )
+        },
+    )
+}
