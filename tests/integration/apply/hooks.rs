@@ -29,8 +29,13 @@ fn logging(name: &str, log: &str) -> String {
     )
 }
 
-/// Every hook logs; `extra` is appended to the named hook (a failing command).
+/// Every hook logs; the named hook also fails (`/bin/false`).
 fn hooks_file(node: &Node, fail: Option<&str>) -> String {
+    hooks_file_with(node, fail.map(|name| (name, "  - command: /bin/false\n")))
+}
+
+/// Every hook logs; `extra` is a command (YAML) appended to the named hook.
+fn hooks_file_with(node: &Node, extra: Option<(&str, &str)>) -> String {
     let log = node.standin_log_path().display().to_string();
     let mut text = String::from("version: v1\nhooks:\n");
     for name in [
@@ -41,8 +46,10 @@ fn hooks_file(node: &Node, fail: Option<&str>) -> String {
     ] {
         text.push_str(&format!("  {name}:\n"));
         text.push_str(&logging(name, &log));
-        if fail == Some(name) {
-            text.push_str("  - command: /bin/false\n");
+        if let Some((hook, command)) = extra
+            && hook == name
+        {
+            text.push_str(command);
         }
     }
     node.write("hooks.yaml", &text)
@@ -152,21 +159,13 @@ fn a_failing_hook_stops_the_apply_and_apply_exit_still_runs() {
 fn a_hook_that_never_returns_is_killed_at_the_timeout() {
     let node = held_node();
     let cfg = node.write("gpushare.toml", LAYOUT);
-    let log = node.standin_log_path().display().to_string();
-    let mut text = String::from("version: v1\nhooks:\n");
-    for name in [
-        "apply-start",
-        "pre-apply-mode",
-        "pre-apply-config",
-        "apply-exit",
-    ] {
-        text.push_str(&format!("  {name}:\n"));
-        text.push_str(&logging(name, &log));
-        if name == "pre-apply-mode" {
-            text.push_str("  - command: /bin/sh\n    args: [\"-c\", \"sleep 1000; true\"]\n");
-        }
-    }
-    let hooks = node.write("hooks.yaml", &text);
+    let hooks = hooks_file_with(
+        &node,
+        Some((
+            "pre-apply-mode",
+            "  - command: /bin/sh\n    args: [\"-c\", \"sleep 1000; true\"]\n",
+        )),
+    );
     let e = node.fails(
         &[
             "apply",

@@ -260,147 +260,86 @@ fn fifos_and_endless_files_where_host_files_are_read_never_hang() {
 #[test]
 fn control_characters_and_invalid_names_in_arguments_are_refused_escaped() {
     let mut cases = Vec::new();
-    /// Name, arguments, environment, what the error must say.
-    type ArgCase<'a> = (&'a str, Vec<&'a str>, Vec<(&'a str, &'a str)>, &'a str);
-    let arg_cases: Vec<ArgCase> = vec![
-        (
-            "a bidi override in --gpu",
-            vec!["--sim", "t4x4", "detect", "--gpu", "0\u{202e}"],
-            vec![],
-            "\\u{202e}",
-        ),
-        (
-            "ESC and BEL in --gpu",
-            vec![
-                "--sim",
-                "t4x4",
-                "detect",
-                "--gpu",
-                "\u{1b}]0;PWN\u{7}\u{1b}[2J0",
-            ],
-            vec![],
-            "\\x1b]0;PWN\\x07",
-        ),
-        (
-            "ESC in --format",
-            vec!["--format", "\u{1b}[2J", "detect"],
-            vec![],
-            "\\x1b[2J",
-        ),
-        (
-            "ESC in a subcommand",
-            vec!["\u{1b}[2Jdetect"],
-            vec![],
-            "\\x1b[2Jdetect",
-        ),
-        (
-            "ESC in GPUSHARE_JOBS",
-            vec!["--sim", "t4x4", "detect"],
-            vec![("GPUSHARE_JOBS", "\u{1b}[2J")],
-            "\\x1b[2J",
-        ),
-        (
-            "ESC in GPUSHARE_LOCK_TIMEOUT",
-            vec!["--sim", "t4x4", "detect"],
-            vec![("GPUSHARE_LOCK_TIMEOUT", "\u{1b}[2J")],
-            "\\x1b[2J",
-        ),
-        (
-            "ESC in --node-name",
-            vec![
-                "--sim",
-                "t4x4",
-                "manifests",
-                "--target",
-                "hami",
-                "--node-name",
-                "\u{1b}[2J",
-            ],
-            vec![],
-            "DNS-1123",
-        ),
-        (
-            "an upper-case --node-name",
-            vec![
-                "--sim",
-                "t4x4",
-                "manifests",
-                "--target",
-                "hami",
-                "--node-name",
-                "Node1",
-            ],
-            vec![],
-            "DNS-1123",
-        ),
-        (
-            "an empty --node-name",
-            vec![
-                "--sim",
-                "t4x4",
-                "manifests",
-                "--target",
-                "hami",
-                "--node-name",
-                "",
-            ],
-            vec![],
-            "DNS-1123",
-        ),
-        (
-            "ESC in --image",
-            vec![
-                "--sim",
-                "t4x4",
-                "manifests",
-                "--target",
-                "agent",
-                "--image",
-                "gpushare=\u{1b}[2Jx:1",
-            ],
-            vec![],
-            "not an image reference",
-        ),
-    ];
-    for (name, args, env, says) in arg_cases {
+    let mut case = |name: &str, args: &[&str], env: &[(&str, &str)], says: &str| {
         let mut cmd = gpushare();
-        cmd.args(&args);
+        cmd.args(args);
         for (k, v) in env {
             cmd.env(k, v);
         }
-        cases.push((name.to_string(), cmd, Expect::exit(&[2], &[says])));
+        let says: &[&str] = if says.is_empty() { &[] } else { &[says] };
+        cases.push((name.to_string(), cmd, Expect::exit(&[2], says)));
+    };
+    let detect = ["--sim", "t4x4", "detect"];
+    case(
+        "a bidi override in --gpu",
+        &[&detect[..], &["--gpu", "0\u{202e}"]].concat(),
+        &[],
+        "\\u{202e}",
+    );
+    case(
+        "ESC and BEL in --gpu",
+        &[&detect[..], &["--gpu", "\u{1b}]0;PWN\u{7}\u{1b}[2J0"]].concat(),
+        &[],
+        "\\x1b]0;PWN\\x07",
+    );
+    case(
+        "ESC in --format",
+        &["--format", "\u{1b}[2J", "detect"],
+        &[],
+        "\\x1b[2J",
+    );
+    case(
+        "ESC in a subcommand",
+        &["\u{1b}[2Jdetect"],
+        &[],
+        "\\x1b[2Jdetect",
+    );
+    for var in ["GPUSHARE_JOBS", "GPUSHARE_LOCK_TIMEOUT"] {
+        case(
+            &format!("ESC in {var}"),
+            &detect,
+            &[(var, "\u{1b}[2J")],
+            "\\x1b[2J",
+        );
     }
     let long_node = "n".repeat(300);
-    let long_image = format!("gpushare=registry.example.com/{}:1", "a".repeat(5000));
-    for (name, args) in [
-        (
-            "a 300-character --node-name",
-            vec![
-                "--sim",
-                "t4x4",
-                "manifests",
-                "--target",
-                "hami",
-                "--node-name",
-                long_node.as_str(),
-            ],
-        ),
-        (
-            "a 5,000-character --image",
-            vec![
-                "--sim",
-                "t4x4",
-                "manifests",
-                "--target",
-                "agent",
-                "--image",
-                long_image.as_str(),
-            ],
-        ),
+    for (what, value) in [
+        ("ESC in", "\u{1b}[2J"),
+        ("an upper-case", "Node1"),
+        ("an empty", ""),
+        ("a 300-character", long_node.as_str()),
     ] {
-        let mut cmd = gpushare();
-        cmd.args(&args);
-        cases.push((name.to_string(), cmd, Expect::exit(&[2], &[])));
+        let args = [
+            "--sim",
+            "t4x4",
+            "manifests",
+            "--target",
+            "hami",
+            "--node-name",
+            value,
+        ];
+        case(&format!("{what} --node-name"), &args, &[], "DNS-1123");
+    }
+    let long_image = format!("gpushare=registry.example.com/{}:1", "a".repeat(5000));
+    for (what, value) in [
+        ("ESC in", "gpushare=\u{1b}[2Jx:1"),
+        ("a 5,000-character", long_image.as_str()),
+    ] {
+        let args = [
+            "--sim",
+            "t4x4",
+            "manifests",
+            "--target",
+            "agent",
+            "--image",
+            value,
+        ];
+        case(
+            &format!("{what} --image"),
+            &args,
+            &[],
+            "not an image reference",
+        );
     }
     run_all(cases);
 }

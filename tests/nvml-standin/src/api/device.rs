@@ -506,32 +506,22 @@ pub unsafe extern "C" fn nvmlDeviceGetComputeRunningProcesses(
 
 /// No simulated node has an NVLink fabric (no fabric manager, no cliques): the answer of a GPU
 /// outside one, on every handle.
+fn no_fabric(name: &'static str, device: nvmlDevice_t) -> Ret {
+    call(name, Record::default().handle(raw(device)), |_| {
+        device_handle(raw(device))?;
+        Err(Fail::new(
+            NOT_SUPPORTED,
+            "the simulated node has no NVLink fabric",
+        ))
+    })
+}
+
 #[unsafe(no_mangle)]
 pub extern "C" fn nvmlDeviceGetGpuFabricInfo(device: nvmlDevice_t) -> Ret {
-    call(
-        "nvmlDeviceGetGpuFabricInfo",
-        Record::default().handle(raw(device)),
-        |_| {
-            device_handle(raw(device))?;
-            Err(Fail::new(
-                NOT_SUPPORTED,
-                "the simulated node has no NVLink fabric",
-            ))
-        },
-    )
+    no_fabric("nvmlDeviceGetGpuFabricInfo", device)
 }
 
 #[unsafe(no_mangle)]
 pub extern "C" fn nvmlDeviceGetGpuFabricInfoV(device: nvmlDevice_t) -> Ret {
-    call(
-        "nvmlDeviceGetGpuFabricInfoV",
-        Record::default().handle(raw(device)),
-        |_| {
-            device_handle(raw(device))?;
-            Err(Fail::new(
-                NOT_SUPPORTED,
-                "the simulated node has no NVLink fabric",
-            ))
-        },
-    )
+    no_fabric("nvmlDeviceGetGpuFabricInfoV", device)
 }
