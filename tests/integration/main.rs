@@ -21,6 +21,7 @@ mod mig;
 mod mig_parted_compat;
 mod mock_nvml;
 mod mps;
+mod nvidia_device_plugin;
 mod nvidia_gfd;
 mod nvidia_mig_parted;
 mod nvml_standin;

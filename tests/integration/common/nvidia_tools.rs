@@ -136,7 +136,18 @@ impl NvidiaNode {
     /// One of NVIDIA's programs on the stand-in, strict: an NVML entry point the stand-in does
     /// not implement aborts it, named.
     pub fn nvidia(&self, program: &str) -> Command {
-        let mut cmd = Command::new(self.tools.join(program));
+        let mut cmd = Command::new(self.program(program));
+        self.environment(&mut cmd);
+        cmd
+    }
+
+    /// The path of one of NVIDIA's programs.
+    pub fn program(&self, program: &str) -> PathBuf {
+        self.tools.join(program)
+    }
+
+    /// The environment NVIDIA's programs run in on this node (nothing of the test's own).
+    pub fn environment(&self, cmd: &mut Command) {
         cmd.env_clear()
             .env("PATH", std::env::var_os("PATH").unwrap_or_default())
             .env("LD_LIBRARY_PATH", self.path("lib"))
@@ -144,7 +155,6 @@ impl NvidiaNode {
             .env("NVML_STANDIN_STRICT", "1")
             .env("REALTOOLS_PROC_MODULES", self.path("modules"))
             .env("REALTOOLS_PCI_ROOT", self.path("pci"));
-        cmd
     }
 
     /// `nvidia-mig-parted ARGS`.

@@ -25,6 +25,7 @@ pub const IN_USE: Ret = sys::nvmlReturn_enum_NVML_ERROR_IN_USE;
 pub const INSUFFICIENT_RESOURCES: Ret = sys::nvmlReturn_enum_NVML_ERROR_INSUFFICIENT_RESOURCES;
 pub const ARGUMENT_VERSION_MISMATCH: Ret =
     sys::nvmlReturn_enum_NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+pub const TIMEOUT: Ret = sys::nvmlReturn_enum_NVML_ERROR_TIMEOUT;
 pub const UNKNOWN: Ret = sys::nvmlReturn_enum_NVML_ERROR_UNKNOWN;
 
 /// The `NVML_ERROR_*` name of a code, as the log writes it.
@@ -36,6 +37,7 @@ pub fn code_name(code: Ret) -> &'static str {
         NOT_SUPPORTED => "NOT_SUPPORTED",
         NO_PERMISSION => "NO_PERMISSION",
         NOT_FOUND => "NOT_FOUND",
+        TIMEOUT => "TIMEOUT",
         INSUFFICIENT_SIZE => "INSUFFICIENT_SIZE",
         DRIVER_NOT_LOADED => "DRIVER_NOT_LOADED",
         LIBRARY_NOT_FOUND => "LIBRARY_NOT_FOUND",

@@ -238,6 +238,60 @@ unsafe fn steps() {
     assert_eq!(id, gi_info.id);
     assert_eq!(nvmlDeviceGetGpuInstanceId(a100, &mut id), NOT_SUPPORTED);
 
+    // Minor numbers follow the GPUs' order; a MIG device has none. UUIDs find both.
+    let mut minor = 9u32;
+    assert_eq!(nvmlDeviceGetMinorNumber(t4, &mut minor), SUCCESS);
+    assert_eq!(minor, 2);
+    assert_eq!(nvmlDeviceGetMinorNumber(mig, &mut minor), NOT_SUPPORTED);
+    let mut found: nvmlDevice_t = null_mut();
+    assert_eq!(
+        nvmlDeviceGetHandleByUUID(uuid.as_ptr(), &mut found),
+        SUCCESS
+    );
+    assert_eq!(found, mig);
+    assert_eq!(nvmlDeviceGetUUID(a100, uuid.as_mut_ptr(), 96), SUCCESS);
+    assert_eq!(
+        nvmlDeviceGetHandleByUUID(uuid.as_ptr(), &mut found),
+        SUCCESS
+    );
+    assert_eq!(found, a100);
+    let missing = c"GPU-00000000-0000-0000-0000-000000000000";
+    assert_eq!(
+        nvmlDeviceGetHandleByUUID(missing.as_ptr(), &mut found),
+        NOT_FOUND
+    );
+
+    // Event sets: Xid and ECC events are supported; nothing happens on a simulated node, so a
+    // wait times out; a freed set is no set.
+    let mut events: nvmlEventSet_t = null_mut();
+    assert_eq!(nvmlEventSetCreate(&mut events), SUCCESS);
+    let mut supported = 0u64;
+    assert_eq!(
+        nvmlDeviceGetSupportedEventTypes(a100, &mut supported),
+        SUCCESS
+    );
+    assert_eq!(supported & 0x10b, 0x10b, "{supported:#x}");
+    assert_eq!(
+        nvmlDeviceGetSupportedEventTypes(t4, &mut supported),
+        SUCCESS
+    );
+    assert_eq!(
+        supported & 0x100,
+        0,
+        "no MIG, no MIG reconfiguration events"
+    );
+    assert_eq!(nvmlDeviceRegisterEvents(a100, 0x8, events), SUCCESS);
+    assert_eq!(nvmlDeviceRegisterEvents(t4, 0x100, events), NOT_SUPPORTED);
+    assert_eq!(nvmlDeviceRegisterEvents(mig, 0x8, events), NOT_SUPPORTED);
+    let mut event: nvmlEventData_t = zeroed();
+    assert_eq!(nvmlEventSetWait_v2(events, &mut event, 10), TIMEOUT);
+    assert_eq!(nvmlEventSetFree(events), SUCCESS);
+    assert_eq!(
+        nvmlEventSetWait_v2(events, &mut event, 10),
+        INVALID_ARGUMENT
+    );
+    assert_eq!(nvmlEventSetFree(events), INVALID_ARGUMENT);
+
     // A caller without root.
     set(crate::NON_ROOT_ENV, Some("1"));
     let mut list = [null_mut(); 2];

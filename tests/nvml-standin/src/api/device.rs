@@ -334,6 +334,21 @@ pub extern "C" fn nvmlDeviceSetComputeMode(device: nvmlDevice_t, mode: nvmlCompu
     )
 }
 
+/// The minor number of `/dev/nvidiaN`: the driver numbers GPUs in PCI order, as the simulator
+/// indexes them. A MIG device has no node of its own.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nvmlDeviceGetMinorNumber(device: nvmlDevice_t, minor: *mut c_uint) -> Ret {
+    call(
+        "nvmlDeviceGetMinorNumber",
+        Record::default().handle(raw(device)),
+        |_| {
+            let index = whole_gpu(raw(device))?;
+            node::read(|s| gpu(s, index).map(|_| ()))?;
+            put(minor, index)
+        },
+    )
+}
+
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nvmlDeviceGetPersistenceMode(
     device: nvmlDevice_t,

@@ -2,6 +2,7 @@
 
 mod compute_instance;
 mod device;
+mod event;
 mod gpu_instance;
 mod mig_device;
 mod system;
@@ -9,7 +10,7 @@ mod system;
 pub use system::{nvmlInit_v2, nvmlShutdown};
 
 #[cfg(test)]
-pub use {compute_instance::*, device::*, gpu_instance::*, mig_device::*, system::*};
+pub use {compute_instance::*, device::*, event::*, gpu_instance::*, mig_device::*, system::*};
 
 use crate::call::{Fail, INVALID_ARGUMENT, NOT_SUPPORTED};
 use crate::handles::{self, Handle};

@@ -219,3 +219,38 @@ pub unsafe extern "C" fn nvmlDeviceGetHandleByPciBusId(
 ) -> Ret {
     by_pci_bus_id("nvmlDeviceGetHandleByPciBusId", bus_id, device)
 }
+
+/// A GPU by its `GPU-…` UUID, or a MIG device by its `MIG-…` UUID (a MIG device handle, as
+/// drivers since R470 answer).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nvmlDeviceGetHandleByUUID(
+    uuid: *const c_char,
+    device: *mut nvmlDevice_t,
+) -> Ret {
+    let wanted = c_str_arg(uuid);
+    call(
+        "nvmlDeviceGetHandleByUUID",
+        Record::default().arg("uuid", wanted.clone()),
+        |_| {
+            let handle = node::read(|s| {
+                for (index, g) in s.gpus.iter().enumerate() {
+                    let gpu = index as u32;
+                    if g.uuid == wanted {
+                        return Ok(Handle::Device { gpu });
+                    }
+                    for gi in &g.instances {
+                        if let Some(ci) = gi.compute_instances.iter().find(|c| c.uuid == wanted) {
+                            return Ok(Handle::MigDevice {
+                                gpu,
+                                gi: gi.id,
+                                ci: ci.id,
+                            });
+                        }
+                    }
+                }
+                Err(Fail::new(NOT_FOUND, "no GPU or MIG device has this UUID"))
+            })?;
+            put(device, handle.as_ptr())
+        },
+    )
+}

@@ -1,0 +1,163 @@
+//! NVIDIA's device plugin on an [`NvidiaNode`], registered with the stand-in kubelet.
+//!
+//! The plugin insists on `/var/lib/kubelet/device-plugins` (a constant of the kubelet API) and
+//! reads `/proc/driver/nvidia-caps/mig-minors`. It runs in a private mount namespace (as root,
+//! `unshare -m`) where both are bind mounts of folders in the node's temporary directory, so the
+//! host's `/var/lib` and `/proc` are never written, and the stand-in kubelet outside the
+//! namespace serves and dials the same sockets through the temporary folder.
+//!
+//! Without root or `unshare` a test says loudly that it skipped; with
+//! `GPUSHARE_REQUIRE_NVIDIA_TOOLS=1` (as `.ci/run` sets it) it fails instead.
+
+use super::nvidia_tools::NvidiaNode;
+use kubelet_standin::Kubelet;
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+/// Inside the namespace: the node's folders over the paths the plugin insists on, then the
+/// plugin. `/var/lib/kubelet` need not exist on the host: a tmpfs over `/var/lib` (in the
+/// namespace only) gives it a mount point.
+const MOUNTS: &str = r#"set -e
+root=$1; shift
+if [ ! -d /var/lib/kubelet ]; then mount -t tmpfs tmpfs /var/lib; mkdir /var/lib/kubelet; fi
+mount --bind "$root/kubelet" /var/lib/kubelet
+mount --bind "$root/driver" /proc/driver
+exec "$@"
+"#;
+
+/// Whether this machine can give the plugin a private mount namespace; when it cannot, the
+/// test says so loudly (or fails under GPUSHARE_REQUIRE_NVIDIA_TOOLS=1).
+fn namespaces(test: &str) -> bool {
+    let ok = Command::new("unshare")
+        .args(["-m", "--propagation", "private", "true"])
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if ok {
+        return true;
+    }
+    let why = "`unshare -m` is refused here (it needs root and the unshare program)";
+    if std::env::var_os("GPUSHARE_REQUIRE_NVIDIA_TOOLS").is_some_and(|v| v == "1") {
+        panic!("{test}: GPUSHARE_REQUIRE_NVIDIA_TOOLS=1 but {why}");
+    }
+    eprintln!("SKIPPED: {test}: {why}");
+    false
+}
+
+/// The driver's `/proc/driver/nvidia-caps/mig-minors`: `config`, `monitor`, then for each of 32
+/// GPUs and 15 GPU instances the instance's `access` minor followed by its 8 compute
+/// instances'.
+pub fn mig_minors() -> String {
+    let mut text = String::from("config 1\nmonitor 2\n");
+    let mut minor = 3;
+    for gpu in 0..32 {
+        for gi in 0..15 {
+            text += &format!("gpu{gpu}/gi{gi}/access {minor}\n");
+            minor += 1;
+            for ci in 0..8 {
+                text += &format!("gpu{gpu}/gi{gi}/ci{ci}/access {minor}\n");
+                minor += 1;
+            }
+        }
+    }
+    text
+}
+
+/// The minor of a GPU or compute instance's `access` capability in [`mig_minors`].
+pub fn mig_minor(gpu: u64, gi: u64, ci: Option<u64>) -> u64 {
+    3 + gpu * 15 * 9 + gi * 9 + ci.map_or(0, |c| 1 + c)
+}
+
+/// NVIDIA's device plugin running on a node, and the kubelet it registered with.
+pub struct DevicePlugin {
+    pub kubelet: Kubelet,
+    child: Child,
+    log: std::path::PathBuf,
+}
+
+impl DevicePlugin {
+    /// Start `nvidia-device-plugin` with `config` (its config file) and the container `env` of
+    /// a DaemonSet; None (said loudly) where no mount namespace can be had.
+    pub fn start(
+        test: &str,
+        node: &NvidiaNode,
+        config: &Path,
+        env: &BTreeMap<String, String>,
+    ) -> Option<DevicePlugin> {
+        if !namespaces(test) {
+            return None;
+        }
+        let root = node.path("host");
+        let plugins = root.join("kubelet/device-plugins");
+        let caps = root.join("driver/nvidia-caps");
+        std::fs::create_dir_all(&plugins).unwrap();
+        std::fs::create_dir_all(&caps).unwrap();
+        std::fs::write(caps.join("mig-minors"), mig_minors()).unwrap();
+        let kubelet = Kubelet::start(&plugins).unwrap();
+        let log = node.path("device-plugin.log");
+        let out = std::fs::File::create(&log).unwrap();
+        let mut cmd = Command::new("unshare");
+        node.environment(&mut cmd);
+        cmd.envs(env)
+            .env("CONFIG_FILE", config)
+            .args(["-m", "--propagation", "private", "sh", "-c", MOUNTS, "sh"])
+            .arg(&root)
+            .arg(node.program("nvidia-device-plugin"))
+            .stdin(Stdio::null())
+            .stdout(out.try_clone().unwrap())
+            .stderr(out);
+        let child = cmd.spawn().unwrap();
+        Some(DevicePlugin {
+            kubelet,
+            child,
+            log,
+        })
+    }
+
+    /// What the plugin has logged so far.
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    /// Wait until exactly `resources` are registered, each having listed its devices.
+    pub fn listed(&mut self, resources: &[String]) -> BTreeMap<String, kubelet_standin::Plugin> {
+        let found = self.kubelet.wait_for(
+            &format!("the plugin to list {resources:?}"),
+            Duration::from_secs(60),
+            |plugins| {
+                resources
+                    .iter()
+                    .all(|r| plugins.get(r).is_some_and(|p| p.lists > 0))
+            },
+        );
+        match found {
+            Ok(plugins) => plugins,
+            Err(why) => {
+                let status = self.child.try_wait().ok().flatten();
+                panic!(
+                    "{why}\nplugin exited: {status:?}\nplugin log:\n{}",
+                    self.log()
+                );
+            }
+        }
+    }
+}
+
+impl Drop for DevicePlugin {
+    fn drop(&mut self) {
+        // SIGTERM: the plugin stops its servers and removes its sockets.
+        // SAFETY: kill(2) on our own child's pid; no memory is involved.
+        unsafe { libc::kill(self.child.id() as i32, libc::SIGTERM) };
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while std::time::Instant::now() < deadline {
+            if self.child.try_wait().ok().flatten().is_some() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
