@@ -26,6 +26,7 @@ mod nvidia_gfd;
 mod nvidia_mig_parted;
 mod nvml_standin;
 mod nvml_standin_driver;
+mod pods_on_slices;
 mod probe;
 mod probe_driver;
 mod probe_mps;

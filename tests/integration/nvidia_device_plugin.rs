@@ -5,103 +5,9 @@
 //! device it was asked for, for the `mixed` and `single` strategies.
 
 use crate::common;
-use common::device_plugin::{DevicePlugin, mig_minor};
+use common::device_plugin::{DevicePlugin, by_resource, generated, mig_devices, mig_minor};
 use common::nvidia_tools::{NvidiaNode, tools};
-use serde_json::Value;
 use std::collections::BTreeMap;
-use std::path::PathBuf;
-
-/// `gpushare mig apply` of a config-default label.
-fn apply(node: &NvidiaNode, label: &str) {
-    let file = common::repo().join("tests/fixtures/mig-parted/config-default.yaml");
-    node.gpushare()
-        .args(["mig", "apply", "-c", label, "-f"])
-        .arg(&file)
-        .assert()
-        .success();
-}
-
-/// What gpushare generated for the plugin: its config file (written beside the node) and the
-/// plugin container's environment in the DaemonSet.
-fn generated(node: &NvidiaNode) -> (PathBuf, BTreeMap<String, String>, Value) {
-    let out = node.path("manifests");
-    node.gpushare()
-        .args(["manifests", "--target", "nvidia-device-plugin", "--out"])
-        .arg(&out)
-        .assert()
-        .success();
-    let mut config = None;
-    let mut env = BTreeMap::new();
-    for entry in std::fs::read_dir(&out).unwrap() {
-        let path = entry.unwrap().path();
-        if path.extension().is_none_or(|e| e != "yaml") {
-            continue;
-        }
-        let doc: Value = serde_saphyr::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-        match doc["kind"].as_str() {
-            Some("ConfigMap") => {
-                config = Some(doc["data"]["config.yaml"].as_str().unwrap().to_string())
-            }
-            Some("DaemonSet") if doc["metadata"]["name"] == "nvidia-device-plugin-gpushare" => {
-                let container = &doc["spec"]["template"]["spec"]["containers"][0];
-                for e in container["env"].as_array().unwrap() {
-                    env.insert(
-                        e["name"].as_str().unwrap().to_string(),
-                        e["value"].as_str().unwrap_or_default().to_string(),
-                    );
-                }
-            }
-            _ => {}
-        }
-    }
-    let config = config.expect("a ConfigMap with config.yaml");
-    let parsed: Value = serde_saphyr::from_str(&config).unwrap();
-    let file = node.path("device-plugin-config.yaml");
-    std::fs::write(&file, &config).unwrap();
-    assert!(env.contains_key("CONFIG_FILE"), "{env:?}");
-    (file, env, parsed)
-}
-
-/// A MIG device as `gpushare detect` reports it.
-#[derive(Debug, Clone)]
-struct MigDevice {
-    uuid: String,
-    profile: String,
-    gpu: u64,
-    gi: u64,
-    ci: u64,
-}
-
-fn mig_devices(detect: &Value) -> Vec<MigDevice> {
-    let mut out = Vec::new();
-    for g in detect["gpus"].as_array().unwrap() {
-        for gi in g["mig"]["instances"].as_array().unwrap() {
-            for ci in gi["compute_instances"].as_array().unwrap() {
-                out.push(MigDevice {
-                    uuid: ci["uuid"].as_str().unwrap().to_string(),
-                    profile: ci["profile"].as_str().unwrap().to_string(),
-                    gpu: g["index"].as_u64().unwrap(),
-                    gi: gi["gpu_instance_id"].as_u64().unwrap(),
-                    ci: ci["compute_instance_id"].as_u64().unwrap(),
-                });
-            }
-        }
-    }
-    out
-}
-
-/// Resource name → the sorted UUIDs it should advertise.
-fn by_resource(
-    devices: &[MigDevice],
-    name: impl Fn(&MigDevice) -> String,
-) -> BTreeMap<String, Vec<String>> {
-    let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    for d in devices {
-        out.entry(name(d)).or_default().push(d.uuid.clone());
-    }
-    out.values_mut().for_each(|v| v.sort());
-    out
-}
 
 /// The plugin advertises exactly `wanted`, every device healthy, and allocates each device by
 /// its UUID.
@@ -165,8 +71,8 @@ fn device_plugin_lists_and_allocates_the_mig_devices_gpushare_made_mixed() {
     let test = "nvidia_device_plugin::mixed";
     let Some(tools) = tools(test) else { return };
     let node = NvidiaNode::new(tools, "dgx-a100");
-    apply(&node, "all-balanced");
-    let (config, env, parsed) = generated(&node);
+    node.mig_apply("all-balanced");
+    let (config, env, parsed) = generated(&node, &[]);
     assert_eq!(parsed["flags"]["migStrategy"], "mixed");
     let devices = mig_devices(&node.detect());
     let wanted = by_resource(&devices, |d| format!("nvidia.com/mig-{}", d.profile));
@@ -194,8 +100,8 @@ fn device_plugin_passes_the_capability_devices_of_each_mig_device() {
     let test = "nvidia_device_plugin::device_specs";
     let Some(tools) = tools(test) else { return };
     let node = NvidiaNode::new(tools, "dgx-h100");
-    apply(&node, "all-balanced");
-    let (config, env, _) = generated(&node);
+    node.mig_apply("all-balanced");
+    let (config, env, _) = generated(&node, &[]);
     let text = std::fs::read_to_string(&config).unwrap();
     let flipped = text.replace("passDeviceSpecs: false", "passDeviceSpecs: true");
     assert_ne!(text, flipped, "{text}");
@@ -239,8 +145,8 @@ fn device_plugin_lists_and_allocates_the_mig_devices_gpushare_made_single() {
     let test = "nvidia_device_plugin::single";
     let Some(tools) = tools(test) else { return };
     let node = NvidiaNode::new(tools, "dgx-a100");
-    apply(&node, "all-1g.5gb");
-    let (config, env, parsed) = generated(&node);
+    node.mig_apply("all-1g.5gb");
+    let (config, env, parsed) = generated(&node, &[]);
     assert_eq!(parsed["flags"]["migStrategy"], "single");
     let devices = mig_devices(&node.detect());
     assert_eq!(devices.len(), 56);

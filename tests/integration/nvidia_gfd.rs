@@ -9,12 +9,7 @@ use std::collections::BTreeMap;
 
 /// `gpushare mig apply` of a config-default label, then GFD's labels.
 fn labels_after(node: &NvidiaNode, label: &str, strategy: &str) -> BTreeMap<String, String> {
-    let file = common::repo().join("tests/fixtures/mig-parted/config-default.yaml");
-    node.gpushare()
-        .args(["mig", "apply", "-c", label, "-f"])
-        .arg(&file)
-        .assert()
-        .success();
+    node.mig_apply(label);
     let machine = node.path("machine-type");
     std::fs::write(&machine, "DGX\n").unwrap();
     let out_file = node.path("gfd.labels");

@@ -7,13 +7,11 @@
 //! Skipped (loudly) without the tool or etcd; `.ci/run` installs etcd and requires them.
 
 mod agent_process;
-mod api_server;
-mod cluster;
 use crate::common;
 
 use agent_process::{AgentProcess, device_at, profiles};
-use api_server::ApiServer;
-use cluster::{Cluster, wait_for};
+use common::api_server::ApiServer;
+use common::cluster::{Cluster, wait_for};
 use common::repo;
 use serde_json::{Value, json};
 use std::time::Duration;

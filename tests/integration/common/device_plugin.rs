@@ -11,8 +11,9 @@
 
 use super::nvidia_tools::NvidiaNode;
 use kubelet_standin::Kubelet;
+use serde_json::Value;
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
@@ -70,6 +71,90 @@ pub fn mig_minor(gpu: u64, gi: u64, ci: Option<u64>) -> u64 {
     3 + gpu * 15 * 9 + gi * 9 + ci.map_or(0, |c| 1 + c)
 }
 
+/// What gpushare generated for the plugin: its config file (written beside the node) and the
+/// plugin container's environment in the DaemonSet.
+/// `args` go to `gpushare manifests` (a `-c gpushare.toml`, say).
+pub fn generated(node: &NvidiaNode, args: &[&str]) -> (PathBuf, BTreeMap<String, String>, Value) {
+    let out = node.path("manifests");
+    node.gpushare()
+        .args(["manifests", "--target", "nvidia-device-plugin", "--out"])
+        .arg(&out)
+        .args(args)
+        .assert()
+        .success();
+    let mut config = None;
+    let mut env = BTreeMap::new();
+    for entry in std::fs::read_dir(&out).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "yaml") {
+            continue;
+        }
+        let doc: Value = serde_saphyr::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        match doc["kind"].as_str() {
+            Some("ConfigMap") => {
+                config = Some(doc["data"]["config.yaml"].as_str().unwrap().to_string())
+            }
+            Some("DaemonSet") if doc["metadata"]["name"] == "nvidia-device-plugin-gpushare" => {
+                let container = &doc["spec"]["template"]["spec"]["containers"][0];
+                for e in container["env"].as_array().unwrap() {
+                    env.insert(
+                        e["name"].as_str().unwrap().to_string(),
+                        e["value"].as_str().unwrap_or_default().to_string(),
+                    );
+                }
+            }
+            _ => {}
+        }
+    }
+    let config = config.expect("a ConfigMap with config.yaml");
+    let parsed: Value = serde_saphyr::from_str(&config).unwrap();
+    let file = node.path("device-plugin-config.yaml");
+    std::fs::write(&file, &config).unwrap();
+    assert!(env.contains_key("CONFIG_FILE"), "{env:?}");
+    (file, env, parsed)
+}
+
+/// A MIG device as `gpushare detect` reports it.
+#[derive(Debug, Clone)]
+pub struct MigDevice {
+    pub uuid: String,
+    pub profile: String,
+    pub gpu: u64,
+    pub gi: u64,
+    pub ci: u64,
+}
+
+pub fn mig_devices(detect: &Value) -> Vec<MigDevice> {
+    let mut out = Vec::new();
+    for g in detect["gpus"].as_array().unwrap() {
+        for gi in g["mig"]["instances"].as_array().unwrap() {
+            for ci in gi["compute_instances"].as_array().unwrap() {
+                out.push(MigDevice {
+                    uuid: ci["uuid"].as_str().unwrap().to_string(),
+                    profile: ci["profile"].as_str().unwrap().to_string(),
+                    gpu: g["index"].as_u64().unwrap(),
+                    gi: gi["gpu_instance_id"].as_u64().unwrap(),
+                    ci: ci["compute_instance_id"].as_u64().unwrap(),
+                });
+            }
+        }
+    }
+    out
+}
+
+/// Resource name → the sorted UUIDs it should advertise.
+pub fn by_resource(
+    devices: &[MigDevice],
+    name: impl Fn(&MigDevice) -> String,
+) -> BTreeMap<String, Vec<String>> {
+    let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for d in devices {
+        out.entry(name(d)).or_default().push(d.uuid.clone());
+    }
+    out.values_mut().for_each(|v| v.sort());
+    out
+}
+
 /// NVIDIA's device plugin running on a node, and the kubelet it registered with.
 pub struct DevicePlugin {
     pub kubelet: Kubelet,
@@ -90,12 +175,10 @@ impl DevicePlugin {
             return None;
         }
         let root = node.path("host");
-        let plugins = root.join("kubelet/device-plugins");
         let caps = root.join("driver/nvidia-caps");
-        std::fs::create_dir_all(&plugins).unwrap();
         std::fs::create_dir_all(&caps).unwrap();
         std::fs::write(caps.join("mig-minors"), mig_minors()).unwrap();
-        let kubelet = Kubelet::start(&plugins).unwrap();
+        let kubelet = Kubelet::start(&root.join("kubelet")).unwrap();
         let log = node.path("device-plugin.log");
         let out = std::fs::File::create(&log).unwrap();
         let mut cmd = Command::new("unshare");

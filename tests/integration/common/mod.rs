@@ -1,5 +1,7 @@
 //! Helpers shared by the integration tests: run the real binary in a clean environment.
 
+pub mod api_server;
+pub mod cluster;
 pub mod cuda_standin;
 pub mod device_plugin;
 pub mod nvidia_tools;

@@ -129,6 +129,16 @@ impl NvidiaNode {
         cmd
     }
 
+    /// `gpushare mig apply` of a label of mig-parted's `config-default.yaml`.
+    pub fn mig_apply(&self, label: &str) {
+        let file = repo().join("tests/fixtures/mig-parted/config-default.yaml");
+        self.gpushare()
+            .args(["mig", "apply", "-c", label, "-f"])
+            .arg(&file)
+            .assert()
+            .success();
+    }
+
     pub fn detect(&self) -> Value {
         super::json(self.gpushare().arg("detect"))
     }

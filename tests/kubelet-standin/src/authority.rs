@@ -21,6 +21,24 @@ const PRIORITY: u8 = 0x20;
 /// SETTINGS_MAX_FRAME_SIZE's least value: every peer takes frames this large.
 const MAX_FRAME: usize = 16_384;
 
+/// The connections of `listener`, each through the relay: what a tonic server serves on a
+/// socket that grpc-go clients dial.
+pub(crate) fn incoming(
+    listener: tokio::net::UnixListener,
+) -> tokio_stream::wrappers::ReceiverStream<std::io::Result<tokio::io::DuplexStream>> {
+    let (relayed, incoming) = tokio::sync::mpsc::channel(16);
+    tokio::spawn(async move {
+        while let Ok((client, _)) = listener.accept().await {
+            let (outer, inner) = tokio::io::duplex(64 * 1024);
+            tokio::spawn(relay(client, outer));
+            if relayed.send(Ok(inner)).await.is_err() {
+                return;
+            }
+        }
+    });
+    tokio_stream::wrappers::ReceiverStream::new(incoming)
+}
+
 /// Relay one connection between a client and the server until either side closes.
 pub(crate) async fn relay<C, S>(client: C, server: S)
 where

@@ -1,15 +1,21 @@
 //! A stand-in kubelet for gpushare's tests: the part of the kubelet a device plugin talks to,
 //! over the kubelet's own gRPC API (`proto/`, Kubernetes 1.36).
 //!
-//! [`Kubelet::start`] serves the device manager's `Registration` service at
-//! `DIR/kubelet.sock`. A plugin that registers is checked as the kubelet checks it (API version,
-//! extended resource name), then dialled at `DIR/<endpoint>` as the kubelet does: its options are
-//! read and its `ListAndWatch` stream is followed, so [`Kubelet::plugins`] always holds the
-//! devices each resource last advertised. [`Kubelet::allocate`] asks a plugin for a container's
-//! devices, refusing IDs the plugin has not advertised as healthy, as the kubelet never sends
-//! them.
+//! [`Kubelet::start`] takes a folder that plays `/var/lib/kubelet`. It serves the device
+//! manager's `Registration` service at `device-plugins/kubelet.sock`. A plugin that registers is
+//! checked as the kubelet checks it (API version, extended resource name), then dialled at
+//! `device-plugins/<endpoint>` as the kubelet does: its options are read and its `ListAndWatch`
+//! stream is followed, so [`Kubelet::plugins`] always holds the devices each resource last
+//! advertised. [`Kubelet::allocate`] asks a plugin for a container's devices, refusing IDs the
+//! plugin has not advertised as healthy, as the kubelet never sends them.
 //!
-//! The API is synchronous for tests; the gRPC runs on the stand-in's own runtime.
+//! [`Kubelet::join`] makes it a node of a real API server: it keeps the Node's capacity and
+//! allocatable equal to the plugins' devices, admits the pods bound to it, gives each container
+//! distinct devices (released when the pod goes) and records what each container got. The
+//! pod-resources API (`pod-resources/kubelet.sock`) answers from those allocations.
+//!
+//! The API is synchronous for tests; the gRPC and the API calls run on the stand-in's own
+//! runtime.
 
 pub mod api {
     //! The generated messages, servers and clients.
@@ -24,13 +30,17 @@ pub mod api {
 }
 
 mod authority;
+mod node;
 mod plugin;
+mod pod_resources;
+mod pods;
 mod registration;
 mod resource_name;
 #[cfg(test)]
 mod tests;
 
 pub use plugin::Plugin;
+pub use pods::Assigned;
 pub use resource_name::check_resource_name;
 
 use api::deviceplugin::ContainerAllocateResponse;
@@ -50,6 +60,8 @@ struct Known {
     plugins: BTreeMap<String, Connected>,
     /// Registrations refused, with the kubelet's reason.
     refused: Vec<String>,
+    /// The pods admitted on this node, in order: what each container got.
+    admitted: Vec<pods::Admitted>,
 }
 
 #[derive(Default)]
@@ -71,41 +83,115 @@ impl Shared {
 
 /// A running stand-in kubelet; dropping it stops serving and removes its socket.
 pub struct Kubelet {
-    dir: PathBuf,
+    root: PathBuf,
     shared: Arc<Shared>,
     runtime: tokio::runtime::Runtime,
 }
 
 impl Kubelet {
-    /// Serve `Registration` at `DIR/kubelet.sock` (DIR plays `/var/lib/kubelet/device-plugins`).
-    pub fn start(dir: &Path) -> std::io::Result<Kubelet> {
+    /// Serve `Registration` at `ROOT/device-plugins/kubelet.sock` and pod-resources at
+    /// `ROOT/pod-resources/kubelet.sock` (ROOT plays `/var/lib/kubelet`).
+    pub fn start(root: &Path) -> std::io::Result<Kubelet> {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .enable_all()
             .build()?;
         let shared = Arc::new(Shared::default());
+        let kubelet = Kubelet {
+            root: root.to_path_buf(),
+            shared,
+            runtime,
+        };
+        let registration = kubelet.bind(&kubelet.plugin_dir())?;
+        kubelet.runtime.spawn(registration::serve(
+            registration,
+            kubelet.plugin_dir(),
+            kubelet.shared.clone(),
+        ));
+        let lister = kubelet.bind(&root.join("pod-resources"))?;
+        kubelet
+            .runtime
+            .spawn(pod_resources::serve(lister, kubelet.shared.clone()));
+        Ok(kubelet)
+    }
+
+    /// A listener at `DIR/kubelet.sock`; a socket left by an earlier kubelet is replaced, as the
+    /// kubelet replaces its own.
+    fn bind(&self, dir: &Path) -> std::io::Result<tokio::net::UnixListener> {
+        std::fs::create_dir_all(dir)?;
         let socket = dir.join("kubelet.sock");
-        // A socket left by an earlier kubelet is replaced, as the kubelet replaces its own.
         match std::fs::remove_file(&socket) {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
             _ => {}
         }
-        let listener = runtime.block_on(async { tokio::net::UnixListener::bind(&socket) })?;
-        runtime.spawn(registration::serve(
-            listener,
-            dir.to_path_buf(),
-            shared.clone(),
-        ));
-        Ok(Kubelet {
-            dir: dir.to_path_buf(),
-            shared,
-            runtime,
-        })
+        self.runtime
+            .block_on(async { tokio::net::UnixListener::bind(&socket) })
+    }
+
+    /// The device-plugin directory (`/var/lib/kubelet/device-plugins`).
+    pub fn plugin_dir(&self) -> PathBuf {
+        self.root.join("device-plugins")
     }
 
     /// The socket plugins register at.
     pub fn socket(&self) -> PathBuf {
-        self.dir.join("kubelet.sock")
+        self.plugin_dir().join("kubelet.sock")
+    }
+
+    /// The pod-resources socket (`/var/lib/kubelet/pod-resources/kubelet.sock`).
+    pub fn pod_resources_socket(&self) -> PathBuf {
+        self.root.join("pod-resources/kubelet.sock")
+    }
+
+    /// Become node `name` of the API server `kubeconfig` names: register the Node if it is not
+    /// there (with `labels`), mark it ready, then keep its status and admit its pods until the
+    /// kubelet is dropped.
+    pub fn join(
+        &self,
+        kubeconfig: &Path,
+        name: &str,
+        labels: &BTreeMap<String, String>,
+    ) -> Result<(), String> {
+        let client = self.runtime.block_on(async {
+            let file = kube::config::Kubeconfig::read_from(kubeconfig)
+                .map_err(|e| format!("{}: {e}", kubeconfig.display()))?;
+            let options = kube::config::KubeConfigOptions::default();
+            let config = kube::Config::from_custom_kubeconfig(file, &options)
+                .await
+                .map_err(|e| format!("{}: {e}", kubeconfig.display()))?;
+            kube::Client::try_from(config).map_err(|e| e.to_string())
+        })?;
+        self.runtime
+            .block_on(node::register(client.clone(), name, labels))?;
+        self.runtime.spawn(node::keep_status(
+            client.clone(),
+            name.to_string(),
+            self.shared.clone(),
+        ));
+        self.runtime
+            .spawn(pods::admit(client, name.to_string(), self.shared.clone()));
+        Ok(())
+    }
+
+    /// What each container admitted so far got, in order of admission; released devices are
+    /// gone from it.
+    pub fn assigned(&self) -> Vec<Assigned> {
+        self.shared
+            .lock()
+            .admitted
+            .iter()
+            .flat_map(|p| p.assigned())
+            .collect()
+    }
+
+    /// Pods this kubelet refused to admit: `namespace/name` and the reason.
+    pub fn rejected(&self) -> Vec<(String, String)> {
+        self.shared
+            .lock()
+            .admitted
+            .iter()
+            .filter_map(|p| p.rejected.clone().map(|why| (p.key(), why)))
+            .collect()
     }
 
     /// Resource name → what its plugin last advertised.
@@ -206,8 +292,19 @@ impl Kubelet {
     }
 }
 
+/// A server that stopped: tests see it as calls that fail, so say why.
+fn say_stopped(service: &str, served: Result<(), tonic::transport::Error>) {
+    if let Err(e) = served {
+        let _ = std::io::Write::write_all(
+            &mut std::io::stderr(),
+            format!("kubelet-standin: {service} stopped: {e}\n").as_bytes(),
+        );
+    }
+}
+
 impl Drop for Kubelet {
     fn drop(&mut self) {
         let _ = std::fs::remove_file(self.socket());
+        let _ = std::fs::remove_file(self.pod_resources_socket());
     }
 }

@@ -61,9 +61,18 @@ impl Connected {
         self.client.clone()
     }
 
+    /// The devices that can be allocated: healthy, while the plugin's stream lasts (a plugin
+    /// that went away leaves its devices in the capacity but none allocatable).
+    pub(crate) fn allocatable(&self) -> Vec<String> {
+        match self.seen.ended {
+            Some(_) => vec![],
+            None => self.seen.healthy(),
+        }
+    }
+
     /// The kubelet allocates only devices the plugin advertised as healthy.
     pub(crate) fn check_allocatable(&self, ids: &[String]) -> Result<(), String> {
-        let healthy = self.seen.healthy();
+        let healthy = self.allocatable();
         match ids.iter().find(|id| !healthy.contains(id)) {
             Some(id) => Err(format!(
                 "{id} is not a healthy device of the plugin at {} (healthy: {healthy:?})",

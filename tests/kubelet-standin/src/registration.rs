@@ -47,30 +47,12 @@ impl Registration for Service {
     }
 }
 
-/// Serve `Registration` on the kubelet's socket until the runtime stops; each connection goes
-/// through the [`authority`](crate::authority) relay.
+/// Serve `Registration` on the kubelet's socket until the runtime stops.
 pub(crate) async fn serve(listener: tokio::net::UnixListener, dir: PathBuf, shared: Arc<Shared>) {
-    let (relayed, incoming) = tokio::sync::mpsc::channel(16);
-    tokio::spawn(async move {
-        while let Ok((client, _)) = listener.accept().await {
-            let (outer, inner) = tokio::io::duplex(64 * 1024);
-            tokio::spawn(crate::authority::relay(client, outer));
-            if relayed.send(Ok::<_, std::io::Error>(inner)).await.is_err() {
-                return;
-            }
-        }
-    });
-    let incoming = tokio_stream::wrappers::ReceiverStream::new(incoming);
     let service = RegistrationServer::new(Service { dir, shared });
-    if let Err(e) = tonic::transport::Server::builder()
+    let served = tonic::transport::Server::builder()
         .add_service(service)
-        .serve_with_incoming(incoming)
-        .await
-    {
-        // Tests see it as plugins that never register; say why.
-        let _ = std::io::Write::write_all(
-            &mut std::io::stderr(),
-            format!("kubelet-standin: Registration stopped: {e}\n").as_bytes(),
-        );
-    }
+        .serve_with_incoming(crate::authority::incoming(listener))
+        .await;
+    crate::say_stopped("Registration", served);
 }

@@ -111,6 +111,7 @@ fn device(id: &str, health: &str) -> Device {
 fn the_kubelet_checks_registrations_and_follows_a_plugin() {
     let dir = tempfile::tempdir().unwrap();
     let kubelet = Kubelet::start(dir.path()).unwrap();
+    let plugins = kubelet.plugin_dir();
     let rt = tokio::runtime::Runtime::new().unwrap();
     let register = |version: &str, endpoint: &str, resource: &str| {
         rt.block_on(async {
@@ -138,8 +139,7 @@ fn the_kubelet_checks_registrations_and_follows_a_plugin() {
     assert!(kubelet.plugins().is_empty());
 
     let (devices, watched) = watch::channel(vec![device("a", "Healthy"), device("b", "Healthy")]);
-    let listener =
-        rt.block_on(async { tokio::net::UnixListener::bind(dir.path().join("fake.sock")) });
+    let listener = rt.block_on(async { tokio::net::UnixListener::bind(plugins.join("fake.sock")) });
     let listener = listener.unwrap();
     rt.spawn(
         tonic::transport::Server::builder()

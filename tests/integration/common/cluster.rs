@@ -158,6 +158,14 @@ impl Cluster {
             .expect("the pod");
     }
 
+    /// The pods of a namespace.
+    pub fn pods(&self, ns: &str) -> Vec<Pod> {
+        let api: Api<Pod> = Api::namespaced(self.client.clone(), ns);
+        self.run(api.list(&ListParams::default()))
+            .expect("pods")
+            .items
+    }
+
     /// What the kubelet does once a pod's containers are gone: remove it at once.
     pub fn remove_pod(&self, ns: &str, name: &str) {
         let api: Api<Pod> = Api::namespaced(self.client.clone(), ns);
@@ -167,9 +175,14 @@ impl Cluster {
 
     /// `(reason, message)` of the events about a node, oldest first.
     pub fn events(&self, node: &str) -> Vec<(String, String)> {
-        let api: Api<Event> = Api::namespaced(self.client.clone(), "default");
+        self.events_of("default", "Node", node)
+    }
+
+    /// `(reason, message)` of the events about an object, oldest first.
+    pub fn events_of(&self, ns: &str, kind: &str, name: &str) -> Vec<(String, String)> {
+        let api: Api<Event> = Api::namespaced(self.client.clone(), ns);
         let params = ListParams::default().fields(&format!(
-            "involvedObject.kind=Node,involvedObject.name={node}"
+            "involvedObject.kind={kind},involvedObject.name={name}"
         ));
         let mut items = self.run(api.list(&params)).expect("events").items;
         items.sort_by_key(|e| {

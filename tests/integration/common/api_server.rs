@@ -52,6 +52,15 @@ fn missing() -> Option<String> {
 impl ApiServer {
     /// Start one for `test`; None (after saying so) when this machine cannot.
     pub fn start(test: &str) -> Option<ApiServer> {
+        ApiServer::start_with(test, false)
+    }
+
+    /// The same with a real kube-scheduler beside it.
+    pub fn with_scheduler(test: &str) -> Option<ApiServer> {
+        ApiServer::start_with(test, true)
+    }
+
+    fn start_with(test: &str, scheduler: bool) -> Option<ApiServer> {
         if let Some(why) = missing() {
             if std::env::var_os("GPUSHARE_REQUIRE_KUBE").is_some_and(|v| v == "1") {
                 panic!("{test}: GPUSHARE_REQUIRE_KUBE=1 but {why}");
@@ -66,7 +75,11 @@ impl ApiServer {
         let tool = tool_dir();
         let out = {
             let _one = STARTING.lock().unwrap_or_else(|p| p.into_inner());
-            Command::new("bash")
+            let mut start = Command::new("bash");
+            if scheduler {
+                start.env("KUBE_REAL_SCHEDULER", "1");
+            }
+            start
                 .arg(tool.join("start.sh"))
                 .stdin(Stdio::null())
                 .output()

@@ -1,0 +1,262 @@
+//! Pods land on the slices gpushare made, end to end: a real kube-apiserver and kube-scheduler
+//! (`../shared/tools/kube-apiserver`), NVIDIA's device plugin on the NVML stand-in with the
+//! config `gpushare manifests` generated, and the stand-in kubelet as the node (its status from
+//! the plugin's devices, its pods admitted with distinct devices).
+//!
+//! For every resource the node offers, one pod more than it has devices is created: that many
+//! are bound and each gets its own device, and the last stays Pending with the scheduler's
+//! `Insufficient …` event.
+
+use crate::common;
+use common::api_server::ApiServer;
+use common::cluster::{Cluster, wait_for};
+use common::device_plugin::{DevicePlugin, by_resource, generated, mig_devices};
+use common::nvidia_tools::{NvidiaNode, tools};
+use serde_json::json;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+use std::time::Duration;
+
+const NODE: &str = "gpu-node-1";
+const WAIT: Duration = Duration::from_secs(90);
+
+/// A cluster of one GPU node. Dropped in order: the plugin and its kubelet, the client, the
+/// API server.
+struct Scene {
+    plugin: DevicePlugin,
+    /// The plugin's config file, as gpushare generated it.
+    config: PathBuf,
+    cluster: Cluster,
+    _server: ApiServer,
+    node: NvidiaNode,
+}
+
+/// The node prepared by `prepare` (which returns the arguments for `gpushare manifests`), the
+/// plugin with gpushare's config, the stand-in kubelet joined to a real API server and
+/// scheduler.
+fn scene(
+    test: &str,
+    preset: &str,
+    prepare: impl FnOnce(&NvidiaNode) -> Vec<String>,
+) -> Option<Scene> {
+    let tools = tools(test)?;
+    let node = NvidiaNode::new(tools, preset);
+    let args = prepare(&node);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (config, env, _) = generated(&node, &args);
+    let server = ApiServer::with_scheduler(test)?;
+    let cluster = Cluster::connect(&server.kubeconfig);
+    let plugin = DevicePlugin::start(test, &node, &config, &env)?;
+
+    plugin
+        .kubelet
+        .join(&server.kubeconfig, NODE, &BTreeMap::new())
+        .unwrap();
+    Some(Scene {
+        plugin,
+        config,
+        cluster,
+        _server: server,
+        node,
+    })
+}
+
+fn pod(name: &str, resource: &str) -> serde_json::Value {
+    json!({
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": { "name": name, "namespace": "default" },
+        "spec": {
+            "terminationGracePeriodSeconds": 0,
+            "containers": [{
+                "name": "cuda",
+                "image": "registry.k8s.io/pause:3.10",
+                "resources": { "limits": { resource: "1" } },
+            }],
+        },
+    })
+}
+
+impl Scene {
+    /// The Node's allocatable count of each resource, once it equals `wanted`'s device counts.
+    fn advertised(&mut self, wanted: &BTreeMap<String, Vec<String>>) {
+        let resources: Vec<String> = wanted.keys().cloned().collect();
+        self.plugin.listed(&resources);
+        wait_for("the Node to advertise the devices", WAIT, || {
+            let node = self.cluster.node(NODE);
+            let allocatable = node.status?.allocatable?;
+            wanted
+                .iter()
+                .all(|(r, ids)| {
+                    allocatable
+                        .get(r)
+                        .is_some_and(|q| q.0 == ids.len().to_string())
+                })
+                .then_some(())
+        });
+    }
+
+    /// For each resource, one pod more than its devices: all but one bound, each holding one
+    /// distinct device of that resource; the last Pending for `Insufficient <resource>`.
+    fn one_pod_too_many(&mut self, wanted: &BTreeMap<String, Vec<String>>) {
+        self.advertised(wanted);
+        let mut names: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        for (resource, ids) in wanted {
+            let short = resource.rsplit('/').next().unwrap().replace('.', "-");
+            for i in 0..=ids.len() {
+                let name = format!("{short}-{i}");
+                self.cluster.create_pod(pod(&name, resource));
+                names.entry(resource.clone()).or_default().push(name);
+            }
+        }
+        let total: usize = wanted.values().map(Vec::len).sum();
+        let kubelet = &self.plugin.kubelet;
+        let assigned = wait_for("every device to be assigned", WAIT, || {
+            let a = kubelet.assigned();
+            (a.len() >= total).then_some(a)
+        });
+        assert!(kubelet.rejected().is_empty(), "{:?}", kubelet.rejected());
+        let pods = self.cluster.pods("default");
+        for (resource, ids) in wanted {
+            let got: Vec<_> = assigned
+                .iter()
+                .filter(|a| &a.resource == resource)
+                .collect();
+            let devices: Vec<String> = got.iter().flat_map(|a| a.devices.clone()).collect();
+            let distinct: BTreeSet<&String> = devices.iter().collect();
+            assert_eq!(devices.len(), ids.len(), "{resource}: {got:#?}");
+            assert_eq!(
+                distinct.len(),
+                devices.len(),
+                "{resource}: a device given twice"
+            );
+            let wanted_set: BTreeSet<&String> = ids.iter().collect();
+            assert_eq!(distinct, wanted_set, "{resource}");
+            for a in &got {
+                assert_eq!(a.devices.len(), 1, "{a:?}");
+                // A time-sliced replica `<UUID>::<n>` is its GPU to the container.
+                let uuid = a.devices[0].split("::").next().unwrap();
+                assert_eq!(
+                    a.response
+                        .envs
+                        .get("NVIDIA_VISIBLE_DEVICES")
+                        .map(String::as_str),
+                    Some(uuid),
+                    "{a:?}"
+                );
+            }
+            // The one left over is Pending, unbound, for want of this resource.
+            let unbound: Vec<&String> = names[resource]
+                .iter()
+                .filter(|n| {
+                    pods.iter().any(|p| {
+                        p.metadata.name.as_deref() == Some(n.as_str())
+                            && p.spec.as_ref().and_then(|s| s.node_name.as_ref()).is_none()
+                    })
+                })
+                .collect();
+            assert_eq!(unbound.len(), 1, "{resource}: unbound {unbound:?}");
+            let why = format!("Insufficient {resource}");
+            wait_for(
+                &format!("{}'s FailedScheduling event", unbound[0]),
+                WAIT,
+                || {
+                    self.cluster
+                        .events_of("default", "Pod", unbound[0])
+                        .iter()
+                        .any(|(reason, message)| {
+                            reason == "FailedScheduling" && message.contains(&why)
+                        })
+                        .then_some(())
+                },
+            );
+        }
+    }
+}
+
+#[test]
+fn pods_land_on_the_mig_devices_gpushare_made_mixed() {
+    let test = "pods_on_slices::mixed";
+    let Some(mut s) = scene(test, "dgx-a100", |node| {
+        node.mig_apply("all-balanced");
+        vec![]
+    }) else {
+        return;
+    };
+    let wanted = by_resource(&mig_devices(&s.node.detect()), |d| {
+        format!("nvidia.com/mig-{}", d.profile)
+    });
+    assert_eq!(wanted.len(), 3, "{wanted:?}");
+    s.one_pod_too_many(&wanted);
+}
+
+#[test]
+fn pods_land_on_the_mig_devices_gpushare_made_single() {
+    let test = "pods_on_slices::single";
+    let Some(mut s) = scene(test, "dgx-a100", |node| {
+        node.mig_apply("all-1g.5gb");
+        vec![]
+    }) else {
+        return;
+    };
+    let wanted = by_resource(&mig_devices(&s.node.detect()), |_| "nvidia.com/gpu".into());
+    assert_eq!(wanted["nvidia.com/gpu"].len(), 56);
+    s.one_pod_too_many(&wanted);
+}
+
+#[test]
+fn pods_share_time_sliced_gpus_four_to_a_gpu() {
+    let test = "pods_on_slices::time_slicing";
+    let Some(mut s) = scene(test, "t4x4", |node| {
+        let toml = node.path("gpushare.toml");
+        std::fs::write(
+            &toml,
+            "[[gpus]]\nselect = \"all\"\nmode = \"time-slicing\"\ntime_slicing.replicas = 4\n",
+        )
+        .unwrap();
+        node.gpushare()
+            .arg("apply")
+            .arg("-c")
+            .arg(&toml)
+            .assert()
+            .success();
+        vec!["-c".into(), toml.to_string_lossy().into_owned()]
+    }) else {
+        return;
+    };
+    // The plugin names each replica `<GPU UUID>::<n>`.
+    let detect = s.node.detect();
+    let mut replicas = Vec::new();
+    for g in detect["gpus"].as_array().unwrap() {
+        for n in 0..4 {
+            replicas.push(format!("{}::{n}", g["uuid"].as_str().unwrap()));
+        }
+    }
+    replicas.sort();
+    let wanted = BTreeMap::from([("nvidia.com/gpu".to_string(), replicas)]);
+    s.one_pod_too_many(&wanted);
+
+    // GPU feature discovery, with the same config, labels the sharing.
+    let machine = s.node.path("machine-type");
+    std::fs::write(&machine, "t4x4\n").unwrap();
+    let labels = s.node.path("gfd.labels");
+    let out = s
+        .node
+        .nvidia("gpu-feature-discovery")
+        .args(["--oneshot", "--use-node-feature-api=false", "--config-file"])
+        .arg(&s.config)
+        .arg("--output-file")
+        .arg(&labels)
+        .arg("--machine-type-file")
+        .arg(&machine)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", common::nvidia_tools::said(&out));
+    let labels = std::fs::read_to_string(&labels).unwrap();
+    for wanted in [
+        "nvidia.com/gpu.replicas=4",
+        "nvidia.com/gpu.sharing-strategy=time-slicing",
+        "nvidia.com/gpu.count=4",
+    ] {
+        assert!(labels.lines().any(|l| l == wanted), "{wanted}:\n{labels}");
+    }
+}
