@@ -536,13 +536,17 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__detect)
-            opts="-q -h -V --gpu --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version"
+            opts="-q -h -V --gpu --host-root --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --gpu)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --host-root)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

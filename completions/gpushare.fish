@@ -130,6 +130,7 @@ complete -c gpushare -n "__fish_gpushare_using_subcommand apply" -s q -l quiet -
 complete -c gpushare -n "__fish_gpushare_using_subcommand apply" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c gpushare -n "__fish_gpushare_using_subcommand apply" -s V -l version -d 'Print version'
 complete -c gpushare -n "__fish_gpushare_using_subcommand detect" -l gpu -d 'Only these GPUs: `all`, indexes `0,2`, ranges `0-3`, UUIDs or PCI bus ids' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand detect" -l host-root -d 'Ask the kubelet under DIR which pods hold the devices (DIR/var/lib/kubelet/pod-resources/kubelet.sock); on a real node DIR is / unless given, on a simulated one the kubelet is asked only when it is given' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand detect" -l sim -d 'Use a simulated node: a preset name or a node file (TOML)' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand detect" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, each change kept as it is made)' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand detect" -l format -d 'Output format of the data on stdout' -r -f -a "table\t'Tables for people'

@@ -469,6 +469,12 @@ pub(crate) struct DetectArgs {
     /// Only these GPUs: `all`, indexes `0,2`, ranges `0-3`, UUIDs or PCI bus ids
     #[arg(long, value_name = "SEL", default_value = "all")]
     pub gpu: GpuSelector,
+
+    /// Ask the kubelet under DIR which pods hold the devices
+    /// (DIR/var/lib/kubelet/pod-resources/kubelet.sock); on a real node DIR is / unless given,
+    /// on a simulated one the kubelet is asked only when it is given
+    #[arg(long, value_name = "DIR")]
+    pub host_root: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

@@ -64,6 +64,7 @@ pub mod output;
 mod paths;
 pub mod pipeline;
 mod plan;
+mod pod_resources;
 mod probe;
 mod program;
 pub mod source_file;
@@ -101,6 +102,11 @@ impl Context {
             backend: None,
             catalog_warned: false,
         }
+    }
+
+    /// Whether the node is simulated (its GPUs are not this host's).
+    pub(crate) fn simulated(&self) -> bool {
+        self.backend_options.simulated()
     }
 
     pub fn backend(&mut self) -> Result<&dyn Backend> {

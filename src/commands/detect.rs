@@ -5,7 +5,9 @@ use crate::cli::DetectArgs;
 use crate::error::{Exit, Result};
 use crate::node::{ComputeMode, Gpu, MigState, Node, VgpuHostMode};
 use crate::output::{Output, Style, table};
+use crate::pod_resources::{self, Holders, PodDevice};
 use serde::Serialize;
+use std::path::PathBuf;
 
 /// What `detect` prints: the node, and the MPS daemons gpushare started on it.
 #[derive(Serialize)]
@@ -14,6 +16,9 @@ struct Detected {
     node: Node,
     /// From the daemons' records (`mps status` asks the daemons themselves).
     mps: Vec<MpsDaemon>,
+    /// The devices pods hold, as the kubelet's pod-resources API says; null when it was not
+    /// asked or did not answer.
+    pods: Option<Vec<PodDevice>>,
 }
 
 #[derive(Serialize)]
@@ -41,7 +46,34 @@ pub(super) fn run(ctx: &mut Context, args: &DetectArgs) -> Result<Exit> {
             thread_percentage: d.thread_percentage,
         })
         .collect();
-    let detected = Detected { node, mps };
+    let root = match &args.host_root {
+        Some(root) => Some(root.clone()),
+        None if ctx.simulated() => None,
+        None => Some(PathBuf::from("/")),
+    };
+    let pods = match root.map(|r| pod_resources::read(&node, &r)) {
+        None => None,
+        Some(Holders::Known(held)) => Some(
+            held.into_iter()
+                .filter(|d| d.gpu.is_none_or(|g| selected.contains(&g)))
+                .collect(),
+        ),
+        Some(Holders::NoSocket(socket)) => {
+            ctx.out.note(format!(
+                "no kubelet socket at {}: which pods hold the devices is unknown",
+                socket.display()
+            ));
+            None
+        }
+        Some(Holders::Refused(socket, why)) => {
+            ctx.out.warn(format!(
+                "the kubelet at {} did not say which pods hold the devices: {why}",
+                socket.display()
+            ));
+            None
+        }
+    };
+    let detected = Detected { node, mps, pods };
     ctx.out.data(&detected, |out| render(out, &detected))?;
     for line in detected.node.note_lines(|_| true) {
         ctx.out.warn(line);
@@ -205,6 +237,25 @@ fn render(out: &Output, detected: &Detected) -> String {
     if !node.holders.is_empty() {
         let names: Vec<String> = node.holders.iter().map(|h| h.describe()).collect();
         s.push_str(&format!("\nHolding the GPUs open: {}\n", names.join(", ")));
+    }
+    if let Some(pods) = detected.pods.as_ref().filter(|p| !p.is_empty()) {
+        let rows = pods
+            .iter()
+            .map(|d| {
+                vec![
+                    known(d.gpu),
+                    d.device_id.clone(),
+                    d.resource.clone(),
+                    format!("{}/{}", d.namespace, d.pod),
+                    d.container.clone(),
+                ]
+            })
+            .collect();
+        s.push('\n');
+        s.push_str(&table(
+            &["GPU", "DEVICE", "RESOURCE", "POD", "CONTAINER"],
+            rows,
+        ));
     }
     for d in &detected.mps {
         s.push_str(&format!(

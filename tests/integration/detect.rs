@@ -294,3 +294,47 @@ fn a_vgpu_host_gpu_reports_its_host_mode() {
     let err = fails_with(gpushare().arg("--sim").arg(&bad).arg("detect"), 2);
     assert!(err.contains("bad.toml:3:18"), "{err}");
 }
+
+#[test]
+fn detect_says_when_the_kubelet_cannot_say_who_holds_the_devices() {
+    let dir = tempfile::tempdir().unwrap();
+    let sim = |extra: &[&std::ffi::OsStr]| {
+        let mut cmd = gpushare();
+        cmd.args(["--sim", "dgx-a100", "detect", "--format", "json"])
+            .args(extra);
+        cmd.output().unwrap()
+    };
+    // A simulated node asks no kubelet unless told where one is: unknown, and quiet about it.
+    let out = sim(&[]);
+    assert!(out.status.success());
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(json["pods"].is_null(), "{json}");
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("kubelet"));
+
+    // No socket: unknown, with a note; detect still succeeds.
+    let out = sim(&["--host-root".as_ref(), dir.path().as_os_str()]);
+    assert!(out.status.success());
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(json["pods"].is_null(), "{json}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("no kubelet socket at"), "{stderr}");
+
+    // A socket that hangs up on every caller: unknown, with a warning that says why.
+    let sockets = dir.path().join("var/lib/kubelet/pod-resources");
+    std::fs::create_dir_all(&sockets).unwrap();
+    let listener = std::os::unix::net::UnixListener::bind(sockets.join("kubelet.sock")).unwrap();
+    std::thread::spawn(move || {
+        for conn in listener.incoming() {
+            drop(conn);
+        }
+    });
+    let out = sim(&["--host-root".as_ref(), dir.path().as_os_str()]);
+    assert!(out.status.success());
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(json["pods"].is_null(), "{json}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("did not say which pods hold the devices"),
+        "{stderr}"
+    );
+}

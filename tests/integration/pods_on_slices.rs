@@ -187,6 +187,31 @@ fn pods_land_on_the_mig_devices_gpushare_made_mixed() {
     });
     assert_eq!(wanted.len(), 3, "{wanted:?}");
     s.one_pod_too_many(&wanted);
+
+    // gpushare asks the kubelet's pod-resources API which pod holds which MIG device.
+    let devices = mig_devices(&s.node.detect());
+    let detect = common::json(
+        s.node
+            .gpushare()
+            .args(["detect", "--host-root"])
+            .arg(s.plugin.host_root()),
+    );
+    let held = detect["pods"].as_array().expect("pods known");
+    let assigned = s.plugin.kubelet.assigned();
+    assert_eq!(held.len(), assigned.len(), "{held:#?}");
+    for a in &assigned {
+        let device = devices.iter().find(|d| d.uuid == a.devices[0]).unwrap();
+        let entry = held
+            .iter()
+            .find(|h| h["device_id"] == a.devices[0].as_str())
+            .unwrap_or_else(|| panic!("{a:?} not in {held:#?}"));
+        assert_eq!(entry["pod"], a.pod.as_str());
+        assert_eq!(entry["namespace"], "default");
+        assert_eq!(entry["container"], "cuda");
+        assert_eq!(entry["resource"], a.resource.as_str());
+        assert_eq!(entry["gpu"], device.gpu);
+        assert_eq!(entry["mig_device"], device.uuid.as_str());
+    }
 }
 
 #[test]

@@ -23,8 +23,8 @@ use std::time::Duration;
 const MOUNTS: &str = r#"set -e
 root=$1; shift
 if [ ! -d /var/lib/kubelet ]; then mount -t tmpfs tmpfs /var/lib; mkdir /var/lib/kubelet; fi
-mount --bind "$root/kubelet" /var/lib/kubelet
-mount --bind "$root/driver" /proc/driver
+mount --bind "$root/var/lib/kubelet" /var/lib/kubelet
+mount --bind "$root/proc/driver" /proc/driver
 exec "$@"
 "#;
 
@@ -158,6 +158,7 @@ pub fn by_resource(
 /// NVIDIA's device plugin running on a node, and the kubelet it registered with.
 pub struct DevicePlugin {
     pub kubelet: Kubelet,
+    root: PathBuf,
     child: Child,
     log: std::path::PathBuf,
 }
@@ -175,10 +176,10 @@ impl DevicePlugin {
             return None;
         }
         let root = node.path("host");
-        let caps = root.join("driver/nvidia-caps");
+        let caps = root.join("proc/driver/nvidia-caps");
         std::fs::create_dir_all(&caps).unwrap();
         std::fs::write(caps.join("mig-minors"), mig_minors()).unwrap();
-        let kubelet = Kubelet::start(&root.join("kubelet")).unwrap();
+        let kubelet = Kubelet::start(&root.join("var/lib/kubelet")).unwrap();
         let log = node.path("device-plugin.log");
         let out = std::fs::File::create(&log).unwrap();
         let mut cmd = Command::new("unshare");
@@ -194,9 +195,16 @@ impl DevicePlugin {
         let child = cmd.spawn().unwrap();
         Some(DevicePlugin {
             kubelet,
+            root,
             child,
             log,
         })
+    }
+
+    /// The host the plugin sees (`--host-root` for gpushare): the kubelet's folder is its
+    /// `var/lib/kubelet`.
+    pub fn host_root(&self) -> PathBuf {
+        self.root.clone()
     }
 
     /// What the plugin has logged so far.

@@ -1,5 +1,5 @@
 //! A stand-in kubelet for gpushare's tests: the part of the kubelet a device plugin talks to,
-//! over the kubelet's own gRPC API (`proto/`, Kubernetes 1.36).
+//! over the kubelet's own gRPC API (the repository's `proto/`, Kubernetes 1.36).
 //!
 //! [`Kubelet::start`] takes a folder that plays `/var/lib/kubelet`. It serves the device
 //! manager's `Registration` service at `device-plugins/kubelet.sock`. A plugin that registers is

@@ -26,16 +26,16 @@ pub struct Assigned {
     pub response: ContainerAllocateResponse,
 }
 
+/// A container's devices of one resource and the plugin's answer: (resource, IDs, answer).
+type Got = (String, Vec<String>, ContainerAllocateResponse);
+
 /// A pod the kubelet has admitted, or rejected.
 pub(crate) struct Admitted {
     namespace: String,
     name: String,
     uid: String,
     /// Per container, in the pod's order: its name and what it got of each resource.
-    containers: Vec<(
-        String,
-        Vec<(String, Vec<String>, ContainerAllocateResponse)>,
-    )>,
+    containers: Vec<(String, Vec<Got>)>,
     pub(crate) rejected: Option<String>,
 }
 
