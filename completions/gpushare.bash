@@ -342,7 +342,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__agent)
-            opts="-q -h -V --node --configmap --kubeconfig --health-addr --pause-timeout --retry --sysfs-root --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version"
+            opts="-q -h -V --node --configmap --kubeconfig --health-addr --pause-timeout --retry --host-root --sysfs-root --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -369,6 +369,10 @@ _gpushare() {
                     return 0
                     ;;
                 --retry)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --host-root)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -621,6 +621,7 @@ set edit:completion:arg-completer[gpushare] = {|@words|
             cand --health-addr 'Serve the health endpoint (GET /healthz) on this address'
             cand --pause-timeout 'Seconds the paused GPU clients get to leave the node before the change is given up'
             cand --retry 'Seconds before a failed run is tried again (bad layouts wait for a change instead)'
+            cand --host-root 'Ask the kubelet under DIR which pods hold which devices (DIR/var/lib/kubelet/pod-resources/kubelet.sock) [default: / on a real node; a simulated node asks only when it is given]'
             cand --sysfs-root 'Read and write sysfs and /proc under DIR instead of / (a fake tree, for tests and trials)'
             cand --sim 'Use a simulated node: a preset name or a node file (TOML)'
             cand --sim-state 'Keep the simulated node''s changes in FILE (loaded when it exists, each change kept as it is made)'

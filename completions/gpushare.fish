@@ -546,6 +546,7 @@ complete -c gpushare -n "__fish_gpushare_using_subcommand agent" -l kubeconfig -
 complete -c gpushare -n "__fish_gpushare_using_subcommand agent" -l health-addr -d 'Serve the health endpoint (GET /healthz) on this address' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand agent" -l pause-timeout -d 'Seconds the paused GPU clients get to leave the node before the change is given up' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand agent" -l retry -d 'Seconds before a failed run is tried again (bad layouts wait for a change instead)' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand agent" -l host-root -d 'Ask the kubelet under DIR which pods hold which devices (DIR/var/lib/kubelet/pod-resources/kubelet.sock) [default: / on a real node; a simulated node asks only when it is given]' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand agent" -l sysfs-root -d 'Read and write sysfs and /proc under DIR instead of / (a fake tree, for tests and trials)' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand agent" -l sim -d 'Use a simulated node: a preset name or a node file (TOML)' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand agent" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, each change kept as it is made)' -r -F

@@ -391,6 +391,12 @@ pub(crate) struct AgentArgs {
           value_parser = clap::value_parser!(u64).range(1..))]
     pub retry: u64,
 
+    /// Ask the kubelet under DIR which pods hold which devices
+    /// (DIR/var/lib/kubelet/pod-resources/kubelet.sock) [default: / on a real node; a simulated
+    /// node asks only when it is given]
+    #[arg(long, value_name = "DIR")]
+    pub host_root: Option<PathBuf>,
+
     #[command(flatten)]
     pub sysfs: SysfsArgs,
 }

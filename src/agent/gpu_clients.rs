@@ -8,6 +8,7 @@
 
 use crate::node::Node;
 use crate::plan::{Operation, Plan};
+use crate::pod_resources::PodDevice;
 use k8s_openapi::api::core::v1::{Container, Pod};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -175,6 +176,74 @@ pub(crate) fn blocking_pods(pods: &[Pod], taken: &Taken) -> Vec<String> {
         }
     }
     out
+}
+
+/// The pods whose devices, as the kubelet allocated them, the plan destroys, as
+/// `namespace/name (device, …)`: a MIG device whose compute or GPU instance goes or whose GPU
+/// changes MIG mode, a whole GPU (or a replica of one) that changes mode or loses instances. A
+/// held NVIDIA device that is not on this node's devices counts as lost: it is not known to stay.
+pub(crate) fn blocking_holders(held: &[PodDevice], plan: &Plan, node: &Node) -> Vec<String> {
+    let mut whole = BTreeSet::new();
+    let mut gpu_instances = BTreeSet::new();
+    let mut compute_instances = BTreeSet::new();
+    for c in &plan.changes {
+        match &c.operation {
+            Operation::SetMigMode(_) | Operation::ResetIfPending => {
+                whole.insert(c.gpu);
+            }
+            Operation::DestroyGpuInstance { gpu_instance_id } => {
+                gpu_instances.insert((c.gpu, *gpu_instance_id));
+            }
+            Operation::DestroyComputeInstance {
+                gpu_instance_id,
+                compute_instance_id,
+            } => {
+                compute_instances.insert((c.gpu, *gpu_instance_id, *compute_instance_id));
+            }
+            _ => {}
+        }
+    }
+    let touched = |gpu: u32| {
+        whole.contains(&gpu)
+            || gpu_instances.iter().any(|(g, _)| *g == gpu)
+            || compute_instances.iter().any(|(g, _, _)| *g == gpu)
+    };
+    let mut lost: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for d in held {
+        let what = match (d.gpu, &d.mig_device) {
+            (None, _) => Some(format!("{} (not a device of this node)", d.device_id)),
+            (Some(gpu), None) => touched(gpu).then(|| format!("GPU {gpu}")),
+            (Some(gpu), Some(uuid)) => {
+                let place = node.gpu(gpu).and_then(|g| {
+                    g.mig.instances.iter().flatten().find_map(|gi| {
+                        gi.compute_instances
+                            .iter()
+                            .find(|ci| ci.uuid.as_deref() == Some(uuid))
+                            .map(|ci| (gi.gpu_instance_id, ci.compute_instance_id))
+                    })
+                });
+                match place {
+                    Some((gi, ci))
+                        if !whole.contains(&gpu)
+                            && !gpu_instances.contains(&(gpu, gi))
+                            && !compute_instances.contains(&(gpu, gi, ci)) =>
+                    {
+                        None
+                    }
+                    Some((gi, ci)) => Some(format!("{uuid} on GPU {gpu} GI {gi} CI {ci}")),
+                    None => Some(format!("{uuid} (not a device of this node)")),
+                }
+            }
+        };
+        if let Some(what) = what {
+            lost.entry(format!("{}/{}", d.namespace, d.pod))
+                .or_default()
+                .push(what);
+        }
+    }
+    lost.into_iter()
+        .map(|(pod, devices)| format!("{pod} ({})", devices.join(", ")))
+        .collect()
 }
 
 /// `pod/name` of a pod, for messages.
@@ -404,6 +473,94 @@ mod tests {
         assert_eq!(
             blocking_pods(&pods, &t),
             ["ns/small (nvidia.com/mig-1g.5gb)"]
+        );
+    }
+
+    #[test]
+    fn held_devices_block_only_when_the_plan_destroys_them() {
+        // GPU 0 with two 3g.20gb instances, each with its compute instance; GPU 1 whole.
+        let sim = SimBackend::from_preset("dgx-a100").unwrap();
+        sim.set_mig_mode(0, crate::node::MigMode::Enabled).unwrap();
+        let mut gis = Vec::new();
+        for start in [0, 4] {
+            let at = crate::node::Placement { start, size: 4 };
+            let gi = sim.create_gpu_instance(0, 9, at).unwrap();
+            sim.create_compute_instance(0, gi, 2).unwrap();
+            gis.push(gi);
+        }
+        let node = sim.snapshot().unwrap();
+        let mig = |gi: u32| {
+            node.gpus[0]
+                .mig
+                .instances
+                .as_ref()
+                .unwrap()
+                .iter()
+                .find(|i| i.gpu_instance_id == gi)
+                .unwrap()
+                .compute_instances[0]
+                .uuid
+                .clone()
+                .unwrap()
+        };
+        let held = |pod: &str, gpu: Option<u32>, mig_device: Option<String>, id: &str| PodDevice {
+            namespace: "ns".into(),
+            pod: pod.into(),
+            container: "c".into(),
+            resource: "nvidia.com/mig-3g.20gb".into(),
+            device_id: id.into(),
+            gpu,
+            mig_device,
+        };
+        let (kept, lost) = (mig(gis[0]), mig(gis[1]));
+        let holders = vec![
+            held("keeps", Some(0), Some(kept.clone()), &kept),
+            held("loses", Some(0), Some(lost.clone()), &lost),
+            held("whole", Some(1), None, "GPU-1"),
+        ];
+        let destroy = |gi: u32| Plan {
+            changes: vec![
+                Change::new(
+                    0,
+                    Operation::DestroyComputeInstance {
+                        gpu_instance_id: gi,
+                        compute_instance_id: 0,
+                    },
+                    "ci",
+                ),
+                Change::new(
+                    0,
+                    Operation::DestroyGpuInstance {
+                        gpu_instance_id: gi,
+                    },
+                    "gi",
+                ),
+            ],
+            ..Plan::default()
+        };
+        // The instance that goes names its pod and itself; the kept one and GPU 1 do not block.
+        assert_eq!(
+            blocking_holders(&holders, &destroy(gis[1]), &node),
+            [format!("ns/loses ({lost} on GPU 0 GI {} CI 0)", gis[1])]
+        );
+        // A MIG mode change on GPU 1 takes its whole-GPU holder only.
+        let mode = Plan {
+            changes: vec![Change::new(
+                1,
+                Operation::SetMigMode(crate::node::MigMode::Enabled),
+                "mode",
+            )],
+            ..Plan::default()
+        };
+        assert_eq!(
+            blocking_holders(&holders, &mode, &node),
+            ["ns/whole (GPU 1)"]
+        );
+        // A device the node does not have is not known to stay.
+        let stray = [held("stray", None, None, "GPU-gone")];
+        assert_eq!(
+            blocking_holders(&stray, &mode, &node),
+            ["ns/stray (GPU-gone (not a device of this node))"]
         );
     }
 }

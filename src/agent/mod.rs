@@ -99,6 +99,11 @@ pub(crate) fn run(ctx: &mut Context, args: &AgentArgs) -> Result<Exit> {
         sysfs_root: args.sysfs.sysfs_root.clone(),
         pause_timeout: Duration::from_secs(args.pause_timeout),
         retry: Duration::from_secs(args.retry),
+        pod_resources_root: match &args.host_root {
+            Some(root) => Some(root.clone()),
+            None if ctx.simulated() => None,
+            None => Some(std::path::PathBuf::from("/")),
+        },
     };
     let mut agent = Agent::new(ctx, &cluster, settings, health.clone(), &trap);
     health.update(|s| s.state = "watching".into());

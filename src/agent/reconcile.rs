@@ -23,6 +23,7 @@ use crate::pipeline::planner::changes_anything;
 use crate::pipeline::signals::Trap;
 use crate::plan::join;
 use crate::plan::{Plan, Status};
+use crate::pod_resources::{self, Holders};
 use k8s_openapi::api::core::v1::Node;
 use kube::ResourceExt;
 use std::collections::{BTreeMap, BTreeSet};
@@ -37,6 +38,8 @@ pub(crate) struct Settings {
     pub pause_timeout: Duration,
     /// When a failed run is tried again.
     pub retry: Duration,
+    /// The host root of the kubelet to ask which pods hold which devices; None: not asked.
+    pub pod_resources_root: Option<PathBuf>,
 }
 
 /// How a pass ended.
@@ -257,8 +260,20 @@ impl<'a> Agent<'a> {
     /// User pods that hold what the plan takes away, as an error naming them.
     fn blocked_by_pods(&mut self, plan: &Plan, what: &str) -> Result<Option<Error>> {
         let snapshot = self.ctx.snapshot()?;
-        let pods = self.cluster.pods_on_node()?;
-        let blocking = gpu_clients::blocking_pods(&pods, &gpu_clients::taken(plan, &snapshot));
+        // What the kubelet allocated says exactly which devices are held; without it, the
+        // pods' resource names say which may be.
+        let held = self
+            .settings
+            .pod_resources_root
+            .as_deref()
+            .map(|root| pod_resources::read(&snapshot, root));
+        let blocking = match held {
+            Some(Holders::Known(held)) => gpu_clients::blocking_holders(&held, plan, &snapshot),
+            _ => {
+                let pods = self.cluster.pods_on_node()?;
+                gpu_clients::blocking_pods(&pods, &gpu_clients::taken(plan, &snapshot))
+            }
+        };
         if blocking.is_empty() {
             return Ok(None);
         }

@@ -10,7 +10,7 @@
 
 use super::objects::{
     env, env_field, host_path, is_builtin_namespace, labels, meta, mount, namespace, pod_meta,
-    selector, toleration,
+    read_only_mount, selector, toleration,
 };
 use super::rbac::{cluster_binding, role_binding, rule, rule_on, service_account};
 use super::{Bundle, Document, Request};
@@ -202,6 +202,8 @@ fn daemonset(ns: &str, image: String) -> DaemonSet {
                             mount("state", "/var/lib/gpushare"),
                             mount("cdi", "/etc/cdi"),
                             mount("tmp", "/tmp"),
+                            // Which pod holds which device (the kubelet's pod-resources API).
+                            read_only_mount("pod-resources", "/var/lib/kubelet/pod-resources"),
                         ]),
                         ..Default::default()
                     }],
@@ -209,6 +211,11 @@ fn daemonset(ns: &str, image: String) -> DaemonSet {
                         host_path("run", "/run/gpushare", Some("DirectoryOrCreate")),
                         host_path("state", "/var/lib/gpushare", Some("DirectoryOrCreate")),
                         host_path("cdi", "/etc/cdi", Some("DirectoryOrCreate")),
+                        host_path(
+                            "pod-resources",
+                            "/var/lib/kubelet/pod-resources",
+                            Some("Directory"),
+                        ),
                         Volume {
                             name: "tmp".into(),
                             empty_dir: Some(EmptyDirVolumeSource::default()),
