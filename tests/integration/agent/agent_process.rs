@@ -42,6 +42,17 @@ impl AgentProcess {
     /// Start the agent for `node` with the layouts of `configmap`, as the service account of
     /// `kubeconfig`; wait until it says where its health endpoint is.
     pub fn start(dir: &Path, kubeconfig: &Path, node: &str, configmap: &str) -> AgentProcess {
+        AgentProcess::start_with(dir, kubeconfig, node, configmap, &[])
+    }
+
+    /// The same with more arguments for `gpushare agent`.
+    pub fn start_with(
+        dir: &Path,
+        kubeconfig: &Path,
+        node: &str,
+        configmap: &str,
+        extra: &[&std::ffi::OsStr],
+    ) -> AgentProcess {
         let log = dir.join("agent.log");
         let file = std::fs::File::create(&log).unwrap();
         let child = gpushare()
@@ -57,6 +68,7 @@ impl AgentProcess {
                 "--retry",
                 "2",
             ])
+            .args(extra)
             .stdin(Stdio::null())
             .stdout(file.try_clone().unwrap())
             .stderr(file)

@@ -13,6 +13,7 @@ use super::nvidia_tools::NvidiaNode;
 use kubelet_standin::Kubelet;
 use serde_json::Value;
 use std::collections::BTreeMap;
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
@@ -159,7 +160,11 @@ pub fn by_resource(
 pub struct DevicePlugin {
     pub kubelet: Kubelet,
     root: PathBuf,
-    child: Child,
+    /// The plugin's process while it runs (the DaemonSet's pod, as a test plays it).
+    child: Option<Child>,
+    /// Its environment and arguments, to start it again.
+    envs: Vec<(OsString, OsString)>,
+    args: Vec<OsString>,
     log: std::path::PathBuf,
 }
 
@@ -180,25 +185,73 @@ impl DevicePlugin {
         std::fs::create_dir_all(&caps).unwrap();
         std::fs::write(caps.join("mig-minors"), mig_minors()).unwrap();
         let kubelet = Kubelet::start(&root.join("var/lib/kubelet")).unwrap();
-        let log = node.path("device-plugin.log");
-        let out = std::fs::File::create(&log).unwrap();
         let mut cmd = Command::new("unshare");
         node.environment(&mut cmd);
-        cmd.envs(env)
-            .env("CONFIG_FILE", config)
-            .args(["-m", "--propagation", "private", "sh", "-c", MOUNTS, "sh"])
-            .arg(&root)
-            .arg(node.program("nvidia-device-plugin"))
-            .stdin(Stdio::null())
-            .stdout(out.try_clone().unwrap())
-            .stderr(out);
-        let child = cmd.spawn().unwrap();
-        Some(DevicePlugin {
+        cmd.envs(env).env("CONFIG_FILE", config);
+        let envs = cmd
+            .get_envs()
+            .filter_map(|(k, v)| Some((k.to_os_string(), v?.to_os_string())))
+            .collect();
+        let mut args: Vec<OsString> = ["-m", "--propagation", "private", "sh", "-c", MOUNTS, "sh"]
+            .iter()
+            .map(OsString::from)
+            .collect();
+        args.push(root.clone().into());
+        args.push(node.program("nvidia-device-plugin").into());
+        let mut plugin = DevicePlugin {
             kubelet,
             root,
-            child,
-            log,
-        })
+            child: None,
+            envs,
+            args,
+            log: node.path("device-plugin.log"),
+        };
+        plugin.resume();
+        Some(plugin)
+    }
+
+    /// Start the plugin again (a DaemonSet's pod coming back), its log appended to.
+    pub fn resume(&mut self) {
+        let out = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&self.log)
+            .unwrap();
+        let child = Command::new("unshare")
+            .env_clear()
+            .envs(self.envs.iter().map(|(k, v)| (k, v)))
+            .args(&self.args)
+            .stdin(Stdio::null())
+            .stdout(out.try_clone().unwrap())
+            .stderr(out)
+            .spawn()
+            .unwrap();
+        self.child = Some(child);
+    }
+
+    /// Stop the plugin (its pod leaving the node) and wait until it has exited; the kubelet
+    /// stays.
+    pub fn pause(&mut self) {
+        let Some(mut child) = self.child.take() else {
+            return;
+        };
+        // SIGTERM: the plugin stops its servers and removes its sockets.
+        // SAFETY: kill(2) on our own child's pid; no memory is involved.
+        unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while std::time::Instant::now() < deadline {
+            if child.try_wait().ok().flatten().is_some() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+
+    /// Whether the plugin's process runs.
+    pub fn running(&self) -> bool {
+        self.child.is_some()
     }
 
     /// The host the plugin sees (`--host-root` for gpushare): the kubelet's folder is its
@@ -226,7 +279,10 @@ impl DevicePlugin {
         match found {
             Ok(plugins) => plugins,
             Err(why) => {
-                let status = self.child.try_wait().ok().flatten();
+                let status = self
+                    .child
+                    .as_mut()
+                    .and_then(|c| c.try_wait().ok().flatten());
                 panic!(
                     "{why}\nplugin exited: {status:?}\nplugin log:\n{}",
                     self.log()
@@ -238,17 +294,6 @@ impl DevicePlugin {
 
 impl Drop for DevicePlugin {
     fn drop(&mut self) {
-        // SIGTERM: the plugin stops its servers and removes its sockets.
-        // SAFETY: kill(2) on our own child's pid; no memory is involved.
-        unsafe { libc::kill(self.child.id() as i32, libc::SIGTERM) };
-        let deadline = std::time::Instant::now() + Duration::from_secs(10);
-        while std::time::Instant::now() < deadline {
-            if self.child.try_wait().ok().flatten().is_some() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        self.pause();
     }
 }

@@ -113,8 +113,10 @@ impl NvidiaNode {
         self.dir.path().join(name)
     }
 
+    /// The simulator's state file (named as the agent's tests name theirs, so `gpushare agent`
+    /// can run on this node).
     pub fn state(&self) -> PathBuf {
-        self.path("state.json")
+        self.path("node.json")
     }
 
     /// gpushare on this node (the simulator on its state file).
