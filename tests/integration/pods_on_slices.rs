@@ -285,3 +285,175 @@ fn pods_share_time_sliced_gpus_four_to_a_gpu() {
         assert!(labels.lines().any(|l| l == wanted), "{wanted}:\n{labels}");
     }
 }
+
+/// One HTTP request's path and JSON body, read off a connection.
+fn read_request(conn: &mut std::net::TcpStream) -> Option<(String, serde_json::Value)> {
+    use std::io::Read;
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 4096];
+    let head_end = loop {
+        let n = conn.read(&mut chunk).ok()?;
+        if n == 0 {
+            return None;
+        }
+        buf.extend_from_slice(&chunk[..n]);
+        if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+            break i + 4;
+        }
+    };
+    let head = String::from_utf8_lossy(&buf[..head_end]).to_string();
+    let path = head.split_whitespace().nth(1)?.to_string();
+    let length: usize = head
+        .lines()
+        .find_map(|l| {
+            let (k, v) = l.split_once(':')?;
+            k.eq_ignore_ascii_case("content-length")
+                .then(|| v.trim().parse().ok())?
+        })
+        .unwrap_or(0);
+    while buf.len() < head_end + length {
+        let n = conn.read(&mut chunk).ok()?;
+        if n == 0 {
+            return None;
+        }
+        buf.extend_from_slice(&chunk[..n]);
+    }
+    Some((
+        path,
+        serde_json::from_slice(&buf[head_end..head_end + length]).ok()?,
+    ))
+}
+
+/// A stand-in for Aliyun's scheduler extender at `listener`: it answers `filter` by keeping
+/// every node it is offered and `bind` by binding the pod through the API server, as the
+/// extender does, and records each call as (path, body).
+fn serve_extender(
+    listener: std::net::TcpListener,
+    kubeconfig: PathBuf,
+    calls: std::sync::Arc<std::sync::Mutex<Vec<(String, serde_json::Value)>>>,
+) {
+    use std::io::Write;
+    let cluster = Cluster::connect(&kubeconfig);
+    for conn in listener.incoming() {
+        let Ok(mut conn) = conn else { continue };
+        let Some((path, body)) = read_request(&mut conn) else {
+            continue;
+        };
+        let answer = if path.ends_with("/filter") {
+            json!({ "NodeNames": body["NodeNames"], "FailedNodes": {}, "Error": "" })
+        } else if path.ends_with("/bind") {
+            cluster.bind(
+                body["PodNamespace"].as_str().unwrap_or_default(),
+                body["PodName"].as_str().unwrap_or_default(),
+                body["Node"].as_str().unwrap_or_default(),
+            );
+            json!({ "Error": "" })
+        } else {
+            json!({ "Error": format!("no verb {path}") })
+        };
+        calls.lock().unwrap().push((path, body));
+        let text = answer.to_string();
+        let _ = write!(
+            conn,
+            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{text}",
+            text.len()
+        );
+    }
+}
+
+#[test]
+fn a_pod_of_the_gpushare_scheduler_reaches_the_extender() {
+    // Aliyun's extender cannot be built offline, so the test serves its URL itself; the
+    // kube-scheduler is real and runs gpushare's KubeSchedulerConfiguration unchanged but for
+    // the extender's address (the Service's DNS name becomes the loopback port, as the NOTES
+    // say for a scheduler outside the cluster).
+    let test = "pods_on_slices::extender";
+    let dir = tempfile::tempdir().unwrap();
+    let out = common::gpushare()
+        .args([
+            "--sim",
+            "dgx-a100",
+            "manifests",
+            "--target",
+            "gpushare-extender",
+            "--out",
+        ])
+        .arg(dir.path().join("out"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let config_map = std::fs::read_to_string(
+        dir.path()
+            .join("out/13-configmap-gpushare-scheduler-config.yaml"),
+    )
+    .unwrap();
+    let doc: serde_json::Value = serde_saphyr::from_str(&config_map).unwrap();
+    let config = doc["data"]["config.yaml"].as_str().unwrap();
+    let service = "http://gpushare-schd-extender.kube-system.svc:12345";
+    assert!(config.contains(service), "{config}");
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let file = dir.path().join("scheduler.yaml");
+    std::fs::write(
+        &file,
+        config.replace(service, &format!("http://127.0.0.1:{port}")),
+    )
+    .unwrap();
+    let Some(server) = ApiServer::with_scheduler_config(test, &file) else {
+        return;
+    };
+    let cluster = Cluster::connect(&server.kubeconfig);
+    let calls = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    {
+        let (kubeconfig, calls) = (server.kubeconfig.clone(), calls.clone());
+        std::thread::spawn(move || serve_extender(listener, kubeconfig, calls));
+    }
+    // The node as Aliyun's device plugin advertises it: GPU memory in GiB, 8 × 40.
+    cluster.create_node(NODE, &[("gpushare", "true")]);
+    cluster.make_ready(NODE, &[("aliyun.com/gpu-mem", "320")]);
+    cluster.create_pod(json!({
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": { "name": "shares-a-gpu", "namespace": "default" },
+        "spec": {
+            "schedulerName": "gpushare-scheduler",
+            "containers": [{
+                "name": "cuda", "image": "registry.k8s.io/pause:3.10",
+                "resources": { "limits": { "aliyun.com/gpu-mem": "10" } },
+            }],
+        },
+    }));
+    wait_for("the pod to be bound by the extender", WAIT, || {
+        cluster
+            .pods("default")
+            .into_iter()
+            .find(|p| p.metadata.name.as_deref() == Some("shares-a-gpu"))
+            .and_then(|p| p.spec?.node_name)
+            .filter(|n| n == NODE)
+    });
+    let calls = calls.lock().unwrap().clone();
+    let filter = calls
+        .iter()
+        .find(|(path, _)| path == "/gpushare-scheduler/filter")
+        .unwrap_or_else(|| panic!("no filter call: {calls:?}"));
+    // The extender API's fields are Go's, capitalised (k8s.io/kube-scheduler/extender/v1).
+    assert_eq!(filter.1["Pod"]["metadata"]["name"], "shares-a-gpu");
+    assert_eq!(
+        filter.1["NodeNames"],
+        json!([NODE]),
+        "nodeCacheCapable: names only"
+    );
+    assert!(
+        filter.1["Nodes"].is_null(),
+        "nodeCacheCapable: no Node objects"
+    );
+    let bind = calls
+        .iter()
+        .find(|(path, _)| path == "/gpushare-scheduler/bind")
+        .unwrap_or_else(|| panic!("no bind call: {calls:?}"));
+    assert_eq!(bind.1["PodName"], "shares-a-gpu");
+    assert_eq!(bind.1["Node"], NODE);
+}

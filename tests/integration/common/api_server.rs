@@ -52,15 +52,21 @@ fn missing() -> Option<String> {
 impl ApiServer {
     /// Start one for `test`; None (after saying so) when this machine cannot.
     pub fn start(test: &str) -> Option<ApiServer> {
-        ApiServer::start_with(test, false)
+        ApiServer::start_with(test, None)
     }
 
     /// The same with a real kube-scheduler beside it.
     pub fn with_scheduler(test: &str) -> Option<ApiServer> {
-        ApiServer::start_with(test, true)
+        ApiServer::start_with(test, Some(None))
     }
 
-    fn start_with(test: &str, scheduler: bool) -> Option<ApiServer> {
+    /// The same with a kube-scheduler that runs the KubeSchedulerConfiguration in `config`.
+    pub fn with_scheduler_config(test: &str, config: &Path) -> Option<ApiServer> {
+        ApiServer::start_with(test, Some(Some(config)))
+    }
+
+    /// `scheduler`: None for none, Some(None) for its defaults, Some(Some(FILE)) for a config.
+    fn start_with(test: &str, scheduler: Option<Option<&Path>>) -> Option<ApiServer> {
         if let Some(why) = missing() {
             if std::env::var_os("GPUSHARE_REQUIRE_KUBE").is_some_and(|v| v == "1") {
                 panic!("{test}: GPUSHARE_REQUIRE_KUBE=1 but {why}");
@@ -76,8 +82,11 @@ impl ApiServer {
         let out = {
             let _one = STARTING.lock().unwrap_or_else(|p| p.into_inner());
             let mut start = Command::new("bash");
-            if scheduler {
+            if let Some(config) = scheduler {
                 start.env("KUBE_REAL_SCHEDULER", "1");
+                if let Some(config) = config {
+                    start.env("KUBE_REAL_SCHEDULER_CONFIG", config);
+                }
             }
             start
                 .arg(tool.join("start.sh"))
@@ -193,6 +202,18 @@ impl Drop for ApiServer {
             );
             for l in tail.iter().rev() {
                 eprintln!("{l}");
+            }
+            if let Ok(log) = std::fs::read_to_string(self.dir.join("scheduler.log")) {
+                eprintln!("--- last lines of the scheduler log:");
+                let tail: Vec<&str> = log
+                    .lines()
+                    .filter(|l| !l.contains("configmap_cafile_content"))
+                    .rev()
+                    .take(20)
+                    .collect();
+                for l in tail.iter().rev() {
+                    eprintln!("{l}");
+                }
             }
         }
         let _ = Command::new("bash")

@@ -112,6 +112,40 @@ impl Cluster {
             .expect("the node");
     }
 
+    /// What a kubelet does for a node whose device plugin the test plays: the admission's
+    /// taint removed, and `resources` (besides CPU, memory and pods) in its capacity and
+    /// allocatable.
+    pub fn make_ready(&self, name: &str, resources: &[(&str, &str)]) {
+        let api: Api<Node> = Api::all(self.client.clone());
+        self.run(api.patch(
+            name,
+            &PatchParams::default(),
+            &Patch::Merge(json!({ "spec": { "taints": null } })),
+        ))
+        .expect("the node untainted");
+        let mut have = to_map(&[("cpu", "64"), ("memory", "512Gi"), ("pods", "110")]);
+        have.extend(to_map(resources));
+        self.run(api.patch_status(
+            name,
+            &PatchParams::default(),
+            &Patch::Merge(json!({ "status": { "capacity": have, "allocatable": have } })),
+        ))
+        .expect("the node's status");
+    }
+
+    /// Bind a pod to a node, as a scheduler (or its extender) does.
+    pub fn bind(&self, ns: &str, pod: &str, node: &str) {
+        let api: Api<Pod> = Api::namespaced(self.client.clone(), ns);
+        let binding = json!({
+            "apiVersion": "v1", "kind": "Binding",
+            "metadata": { "name": pod, "namespace": ns },
+            "target": { "apiVersion": "v1", "kind": "Node", "name": node },
+        });
+        let _: Value = self
+            .run(api.create_subresource("binding", pod, &PostParams::default(), &binding))
+            .expect("the binding");
+    }
+
     /// Set (Some) or remove (None) node labels.
     pub fn label(&self, node: &str, labels: &[(&str, Option<&str>)]) {
         let map: serde_json::Map<String, Value> = labels

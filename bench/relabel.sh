@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Relabel to first pods bound, end to end: the agent test that relabels a DGX A100 from
+# all-balanced to all-3g.20gb while pods hold instances (tests/integration/agent/
+# relabel_with_pods.rs), run RUNS times; prints, per run, the time from the blocking pod's
+# deletion to the eighth waiting pod holding its new slice. Goal: the driver's own time plus
+# under 5 s (the simulator's driver time is about 0; the agent's retry interval, 2 s in the
+# test, is in the figure). Needs what the test needs: root, unshare, etcd, ../shared.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+runs="${RUNS:-3}"
+export GPUSHARE_REQUIRE_KUBE=1 GPUSHARE_REQUIRE_NVIDIA_TOOLS=1
+for i in $(seq "$runs"); do
+  cargo test --locked --quiet --test integration relabel_with_pods -- --nocapture 2>&1 |
+    grep -o 'took [0-9.]* s' | sed "s/^/run $i: /"
+done
