@@ -52,29 +52,7 @@ fn setup(test: &str, node: &str, node_labels: &[(&str, &str)]) -> Option<Setup> 
     let server = ApiServer::start(test)?;
     let cluster = Cluster::connect(&server.kubeconfig);
     let dir = tempfile::tempdir().unwrap();
-    // The manifests, as a user generates them, applied with strict validation.
-    let out = common::gpushare()
-        .current_dir(repo())
-        .args([
-            "--sim",
-            "dgx-a100",
-            "--format",
-            "json",
-            "manifests",
-            "--target",
-            "agent",
-        ])
-        .args(["-c", "tests/fixtures/k8s/balanced.toml", "--namespace", NS])
-        .args(["--image", "gpushare=registry.example.com/gpushare:0.1.0"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let docs: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
-    cluster.apply_documents(&docs);
+    apply_agent_manifests(&cluster);
     cluster.put_layouts(
         NS,
         "gpushare-layouts",
@@ -90,6 +68,30 @@ fn setup(test: &str, node: &str, node_labels: &[(&str, &str)]) -> Option<Setup> 
         server,
         _dir: dir,
     })
+}
+
+/// The agent's manifests, as a user generates them, applied with strict validation.
+fn apply_agent_manifests(cluster: &Cluster) {
+    let out = common::gpushare()
+        .current_dir(repo())
+        .args(["--sim", "dgx-a100", "--format", "json", "manifests"])
+        .args([
+            "--target",
+            "agent",
+            "-c",
+            "tests/fixtures/k8s/balanced.toml",
+        ])
+        .args(["--namespace", NS])
+        .args(["--image", "gpushare=registry.example.com/gpushare:0.1.0"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let docs: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    cluster.apply_documents(&docs);
 }
 
 impl Setup {

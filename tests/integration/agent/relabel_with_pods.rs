@@ -10,12 +10,12 @@
 //! bind.
 
 use super::agent_process::{AgentProcess, profiles};
-use super::{CONFIGMAP, DEVICE_PLUGIN, NS, gpu_client_pod};
+use super::{CONFIGMAP, DEVICE_PLUGIN, NS, apply_agent_manifests, gpu_client_pod};
 use crate::common::api_server::ApiServer;
 use crate::common::cluster::{Cluster, wait_for};
 use crate::common::device_plugin::{DevicePlugin, generated};
 use crate::common::nvidia_tools::{NvidiaNode, tools};
-use crate::common::{self, repo};
+use crate::common::repo;
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -83,27 +83,7 @@ fn a_relabel_keeps_the_instances_pods_hold_and_brings_new_slices_to_pending_pods
         return;
     };
     let cluster = Cluster::connect(&server.kubeconfig);
-    let out = common::gpushare()
-        .current_dir(repo())
-        .args(["--sim", "dgx-a100", "--format", "json", "manifests"])
-        .args([
-            "--target",
-            "agent",
-            "-c",
-            "tests/fixtures/k8s/balanced.toml",
-            "--namespace",
-            NS,
-        ])
-        .args(["--image", "gpushare=registry.example.com/gpushare:0.1.0"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let docs: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
-    cluster.apply_documents(&docs);
+    apply_agent_manifests(&cluster);
     let layouts =
         std::fs::read_to_string(repo().join("tests/fixtures/mig-parted/config-default.yaml"))
             .unwrap();

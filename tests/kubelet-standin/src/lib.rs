@@ -44,11 +44,13 @@ pub use pods::Assigned;
 pub use resource_name::check_resource_name;
 
 use api::deviceplugin::ContainerAllocateResponse;
+use api::deviceplugin::device_plugin_client::DevicePluginClient;
 use plugin::Connected;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
+use tonic::transport::Channel;
 
 /// The device-plugin API versions this kubelet speaks (`pluginapi.SupportedVersions`).
 pub const SUPPORTED_VERSIONS: [&str; 1] = ["v1beta1"];
@@ -243,6 +245,21 @@ impl Kubelet {
         }
     }
 
+    /// The client of the plugin that registered `resource`, once `check` holds of it.
+    fn client_of(
+        &self,
+        resource: &str,
+        check: impl FnOnce(&Connected) -> Result<(), String>,
+    ) -> Result<DevicePluginClient<Channel>, String> {
+        let known = self.shared.lock();
+        let plugin = known
+            .plugins
+            .get(resource)
+            .ok_or_else(|| format!("no plugin has registered {resource}"))?;
+        check(plugin)?;
+        Ok(plugin.client())
+    }
+
     /// `Allocate` of one container's devices of `resource`, as the kubelet asks it when the
     /// container is created. IDs that are not healthy devices of that resource are refused here.
     pub fn allocate(
@@ -250,15 +267,7 @@ impl Kubelet {
         resource: &str,
         ids: &[String],
     ) -> Result<ContainerAllocateResponse, String> {
-        let client = {
-            let known = self.shared.lock();
-            let plugin = known
-                .plugins
-                .get(resource)
-                .ok_or_else(|| format!("no plugin has registered {resource}"))?;
-            plugin.check_allocatable(ids)?;
-            plugin.client()
-        };
+        let client = self.client_of(resource, |plugin| plugin.check_allocatable(ids))?;
         self.runtime.block_on(plugin::allocate(client, ids))
     }
 
@@ -270,19 +279,14 @@ impl Kubelet {
         must_include: &[String],
         size: i32,
     ) -> Result<Vec<String>, String> {
-        let client = {
-            let known = self.shared.lock();
-            let plugin = known
-                .plugins
-                .get(resource)
-                .ok_or_else(|| format!("no plugin has registered {resource}"))?;
-            if !plugin.view().options.get_preferred_allocation_available {
-                return Err(format!(
+        let client = self.client_of(resource, |plugin| {
+            match plugin.view().options.get_preferred_allocation_available {
+                true => Ok(()),
+                false => Err(format!(
                     "the plugin of {resource} offers no preferred allocation"
-                ));
+                )),
             }
-            plugin.client()
-        };
+        })?;
         self.runtime.block_on(plugin::preferred_allocation(
             client,
             available,
