@@ -1,12 +1,15 @@
-//! A stand-in `nvidia-smi` for the stand-in NVML: only `nvidia-smi -r -i <ids>` (a GPU reset),
-//! which gpushare runs to apply a pending MIG mode, as mig-parted does.
+//! A stand-in `nvidia-smi` for the stand-in NVML: `nvidia-smi -r -i <ids>` (a GPU reset), which
+//! gpushare runs to apply a pending MIG mode, as mig-parted does, and `nvidia-smi -i <ids> -c
+//! <mode>` (a compute mode), which NVIDIA's MPS control daemon runs before it starts a daemon.
 //!
 //! The reset follows the simulator's rules (no reset while processes or services hold the GPU;
 //! none where resets are not possible), and also what the driver does with NVML clients: it is
 //! refused while any other live process holds the stand-in NVML initialised. Every run is
 //! logged to `NVML_STANDIN_LOG` like an NVML call (`"fn": "nvidia-smi"`).
 
-use gpushare::backend::DriverErrorKind;
+use gpushare::backend::sim::state::SimState;
+use gpushare::backend::{DeviceRef, DriverErrorKind};
+use gpushare::node::ComputeMode;
 use nvml_standin::{LOG_ENV, STATE_ENV, holders, log, node};
 use std::process::ExitCode;
 
@@ -35,34 +38,55 @@ fn main() -> ExitCode {
     ExitCode::from(code)
 }
 
-/// The GPUs `-i` names (bus ids or indexes, comma-separated).
-fn targets(args: &[String]) -> Result<String, (u8, String)> {
+/// What a run asks for.
+enum Verb {
+    Reset,
+    ComputeMode(ComputeMode),
+}
+
+/// The verb and the GPUs `-i` names (bus ids, indexes or UUIDs, comma-separated).
+fn parse(args: &[String]) -> Result<(Verb, String), (u8, String)> {
     let usage = || {
         (
             INVALID_ARGUMENT,
-            "this stand-in nvidia-smi knows only `nvidia-smi -r -i <bus ids or indexes>`"
+            "this stand-in nvidia-smi knows only `nvidia-smi -r -i <ids>` and \
+             `nvidia-smi -i <ids> -c <mode>`"
                 .to_string(),
         )
     };
-    let reset = args.iter().any(|a| a == "-r" || a == "--gpu-reset");
+    let mut verb = None;
     let mut ids = None;
     let mut it = args.iter();
     while let Some(a) = it.next() {
-        if a == "-i" || a == "--id" {
-            ids = it.next().cloned();
-        } else if let Some(v) = a.strip_prefix("--id=") {
-            ids = Some(v.to_string());
+        let (flag, inline) = match a.split_once('=') {
+            Some((f, v)) if f.starts_with("--") => (f, Some(v.to_string())),
+            _ => (a.as_str(), None),
+        };
+        let mut value = || inline.clone().or_else(|| it.next().cloned());
+        match flag {
+            "-r" | "--gpu-reset" => verb = Some(Verb::Reset),
+            "-i" | "--id" => ids = value(),
+            "-c" | "--compute-mode" => {
+                let mode = match value().as_deref() {
+                    Some("0" | "DEFAULT") => ComputeMode::Default,
+                    Some("2" | "PROHIBITED") => ComputeMode::Prohibited,
+                    Some("3" | "EXCLUSIVE_PROCESS") => ComputeMode::ExclusiveProcess,
+                    _ => return Err(usage()),
+                };
+                verb = Some(Verb::ComputeMode(mode));
+            }
+            _ => return Err(usage()),
         }
     }
-    match (reset, ids) {
-        (true, Some(ids)) if !ids.is_empty() => Ok(ids),
+    match (verb, ids) {
+        (Some(verb), Some(ids)) if !ids.is_empty() => Ok((verb, ids)),
         _ => Err(usage()),
     }
 }
 
 fn run(args: &[String]) -> (u8, String) {
-    let ids = match targets(args) {
-        Ok(ids) => ids,
+    let (verb, ids) = match parse(args) {
+        Ok(parsed) => parsed,
         Err(e) => return e,
     };
     let Ok(path) = node::path() else {
@@ -84,12 +108,15 @@ fn run(args: &[String]) -> (u8, String) {
             Err(_) => state
                 .gpus
                 .iter()
-                .position(|g| g.pci_bus_id.eq_ignore_ascii_case(id)),
+                .position(|g| g.pci_bus_id.eq_ignore_ascii_case(id) || g.uuid == id),
         };
         match index {
             Some(i) => indexes.push(i as u32),
             None => return (NOT_FOUND, format!("No devices were found matching `{id}`")),
         }
+    }
+    if let Verb::ComputeMode(mode) = verb {
+        return compute_mode(&path, &mut state, &indexes, mode);
     }
     let buses: Vec<String> = state.gpus.iter().map(|g| g.pci_bus_id.clone()).collect();
     let bus = |i: u32| buses[i as usize].clone();
@@ -129,5 +156,39 @@ fn run(args: &[String]) -> (u8, String) {
         .iter()
         .map(|&i| format!("GPU {} was successfully reset.", bus(i)))
         .collect();
+    (0, format!("{}\nAll done.", done.join("\n")))
+}
+
+/// `-c`: set the GPUs' compute mode, as root only (nvidia-smi's rule).
+fn compute_mode(
+    path: &std::path::Path,
+    state: &mut SimState,
+    indexes: &[u32],
+    mode: ComputeMode,
+) -> (u8, String) {
+    if nvml_standin::switches::non_root() {
+        return (4, "Insufficient Permissions".into());
+    }
+    let mut done = Vec::new();
+    for &i in indexes {
+        if let Err(e) = state.set_compute_mode(DeviceRef::Gpu(i), mode) {
+            let code = match e.kind {
+                DriverErrorKind::NotSupported => NOT_SUPPORTED,
+                _ => OTHER,
+            };
+            return (
+                code,
+                format!("Unable to set the compute mode of GPU {i}: {}", e.detail),
+            );
+        }
+        let bus = &state.gpus[i as usize].pci_bus_id;
+        done.push(format!(
+            "Set compute mode to {} for GPU {bus}.",
+            mode.as_str().to_ascii_uppercase()
+        ));
+    }
+    if let Err(e) = node::save(path, state) {
+        return (OTHER, e.detail.unwrap_or_default());
+    }
     (0, format!("{}\nAll done.", done.join("\n")))
 }
