@@ -10,20 +10,24 @@
 use crate::common;
 use common::api_server::ApiServer;
 use common::cluster::{Cluster, wait_for};
-use common::device_plugin::{DevicePlugin, by_resource, generated, mig_devices};
+use common::device_plugin::{
+    DevicePlugin, InHost, NODE_NAME as NODE, by_resource, generated, mig_devices,
+    mps_control_daemon, mps_daemon_env,
+};
 use common::nvidia_tools::{NvidiaNode, tools};
 use serde_json::json;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::time::Duration;
 
-const NODE: &str = "gpu-node-1";
 const WAIT: Duration = Duration::from_secs(90);
 
 /// A cluster of one GPU node. Dropped in order: the plugin and its kubelet, the client, the
 /// API server.
 struct Scene {
     plugin: DevicePlugin,
+    /// NVIDIA's MPS control daemon, for the plugin's MPS mode.
+    _mps: Option<InHost>,
     /// The plugin's config file, as gpushare generated it.
     config: PathBuf,
     cluster: Cluster,
@@ -39,6 +43,16 @@ fn scene(
     preset: &str,
     prepare: impl FnOnce(&NvidiaNode) -> Vec<String>,
 ) -> Option<Scene> {
+    scene_with(test, preset, prepare, false)
+}
+
+/// The same, with NVIDIA's MPS control daemon started before the plugin when `mps` is set.
+fn scene_with(
+    test: &str,
+    preset: &str,
+    prepare: impl FnOnce(&NvidiaNode) -> Vec<String>,
+    mps: bool,
+) -> Option<Scene> {
     let tools = tools(test)?;
     let node = NvidiaNode::new(tools, preset);
     let args = prepare(&node);
@@ -46,6 +60,15 @@ fn scene(
     let (config, env, _) = generated(&node, &args);
     let server = ApiServer::with_scheduler(test)?;
     let cluster = Cluster::connect(&server.kubeconfig);
+    let mps = match mps {
+        true => Some(mps_control_daemon(
+            test,
+            &node,
+            &config,
+            &mps_daemon_env(&node),
+        )?),
+        false => None,
+    };
     let plugin = DevicePlugin::start(test, &node, &config, &env)?;
 
     plugin
@@ -54,6 +77,7 @@ fn scene(
         .unwrap();
     Some(Scene {
         plugin,
+        _mps: mps,
         config,
         cluster,
         _server: server,
@@ -456,4 +480,54 @@ fn a_pod_of_the_gpushare_scheduler_reaches_the_extender() {
         .unwrap_or_else(|| panic!("no bind call: {calls:?}"));
     assert_eq!(bind.1["PodName"], "shares-a-gpu");
     assert_eq!(bind.1["Node"], NODE);
+}
+
+#[test]
+fn pods_share_gpus_through_the_plugins_mps_mode() {
+    // The plugin's MPS mode: NVIDIA's MPS control daemon sets each GPU EXCLUSIVE_PROCESS (the
+    // stand-in nvidia-smi) and starts a daemon per resource (the stand-in
+    // nvidia-cuda-mps-control); the plugin checks it is healthy, then advertises the replicas.
+    let test = "pods_on_slices::mps";
+    let Some(mut s) = scene_with(
+        test,
+        "t4x4",
+        |node| {
+            let toml = node.path("gpushare.toml");
+            std::fs::write(
+                &toml,
+                "[[gpus]]\nselect = \"all\"\nmode = \"mps\"\nmps.clients = 4\n",
+            )
+            .unwrap();
+            vec!["-c".into(), toml.to_string_lossy().into_owned()]
+        },
+        true,
+    ) else {
+        return;
+    };
+    let detect = s.node.detect();
+    let mut replicas = Vec::new();
+    for g in detect["gpus"].as_array().unwrap() {
+        assert_eq!(g["compute_mode"], "exclusive_process", "{g}");
+        for n in 0..4 {
+            replicas.push(format!("{}::{n}", g["uuid"].as_str().unwrap()));
+        }
+    }
+    replicas.sort();
+    let wanted = BTreeMap::from([("nvidia.com/gpu".to_string(), replicas)]);
+    s.one_pod_too_many(&wanted);
+    // Every container is pointed at the daemon: its pipe directory, mounted from the host.
+    for a in s.plugin.kubelet.assigned() {
+        let r = &a.response;
+        assert_eq!(
+            r.envs.get("CUDA_MPS_PIPE_DIRECTORY").map(String::as_str),
+            Some("/mps/nvidia.com/gpu/pipe"),
+            "{a:?}"
+        );
+        assert!(
+            r.mounts
+                .iter()
+                .any(|m| m.host_path == "/run/nvidia/mps/nvidia.com/gpu/pipe"),
+            "{a:?}"
+        );
+    }
 }

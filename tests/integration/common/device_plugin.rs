@@ -1,10 +1,13 @@
-//! NVIDIA's device plugin on an [`NvidiaNode`], registered with the stand-in kubelet.
+//! NVIDIA's device plugin (and, for MPS, its MPS control daemon) on an [`NvidiaNode`],
+//! registered with the stand-in kubelet.
 //!
-//! The plugin insists on `/var/lib/kubelet/device-plugins` (a constant of the kubelet API) and
-//! reads `/proc/driver/nvidia-caps/mig-minors`. It runs in a private mount namespace (as root,
-//! `unshare -m`) where both are bind mounts of folders in the node's temporary directory, so the
-//! host's `/var/lib` and `/proc` are never written, and the stand-in kubelet outside the
-//! namespace serves and dials the same sockets through the temporary folder.
+//! The programs insist on paths of the host: `/var/lib/kubelet/device-plugins` (a constant of
+//! the kubelet API), `/proc/driver/nvidia-caps/mig-minors`, and `/mps` (the MPS root inside their
+//! containers). Each runs as root in a private mount namespace and a private root: a tmpfs with
+//! the host's top-level folders bind-mounted in, `/mps` made in the tmpfs, and the node's
+//! temporary folders bound over those paths. The host's `/var/lib`, `/proc` and `/` are never
+//! written, and the stand-in kubelet outside serves and dials the same sockets through the
+//! temporary folders.
 //!
 //! Without root or `unshare` a test says loudly that it skipped; with
 //! `GPUSHARE_REQUIRE_NVIDIA_TOOLS=1` (as `.ci/run` sets it) it fails instead.
@@ -18,15 +21,25 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-/// Inside the namespace: the node's folders over the paths the plugin insists on, then the
-/// plugin. `/var/lib/kubelet` need not exist on the host: a tmpfs over `/var/lib` (in the
-/// namespace only) gives it a mount point.
+/// Inside the namespace: a private root that is the host's but for the node's folders over the
+/// paths the programs insist on, then the program. `/var/lib/kubelet` need not exist on the
+/// host: a tmpfs over `/var/lib` (in the namespace only) gives it a mount point.
 const MOUNTS: &str = r#"set -e
 root=$1; shift
-if [ ! -d /var/lib/kubelet ]; then mount -t tmpfs tmpfs /var/lib; mkdir /var/lib/kubelet; fi
-mount --bind "$root/var/lib/kubelet" /var/lib/kubelet
-mount --bind "$root/proc/driver" /proc/driver
-exec "$@"
+new="$root/newroot"
+mount -t tmpfs tmpfs "$new"
+for e in /*; do
+  n=${e#/}
+  if [ -L "$e" ]; then ln -s "$(readlink "$e")" "$new/$n"
+  elif [ -d "$e" ]; then mkdir "$new/$n"; mount --rbind "$e" "$new/$n"
+  fi
+done
+if [ ! -d /var/lib/kubelet ]; then mount -t tmpfs tmpfs "$new/var/lib"; mkdir "$new/var/lib/kubelet"; fi
+mount --bind "$root/var/lib/kubelet" "$new/var/lib/kubelet"
+mount --bind "$root/proc/driver" "$new/proc/driver"
+mkdir "$new/mps"
+mount --bind "$root/run/nvidia/mps" "$new/mps"
+exec chroot "$new" "$@"
 "#;
 
 /// Whether this machine can give the plugin a private mount namespace; when it cannot, the
@@ -96,13 +109,7 @@ pub fn generated(node: &NvidiaNode, args: &[&str]) -> (PathBuf, BTreeMap<String,
                 config = Some(doc["data"]["config.yaml"].as_str().unwrap().to_string())
             }
             Some("DaemonSet") if doc["metadata"]["name"] == "nvidia-device-plugin-gpushare" => {
-                let container = &doc["spec"]["template"]["spec"]["containers"][0];
-                for e in container["env"].as_array().unwrap() {
-                    env.insert(
-                        e["name"].as_str().unwrap().to_string(),
-                        e["value"].as_str().unwrap_or_default().to_string(),
-                    );
-                }
+                env = container_env(&doc);
             }
             _ => {}
         }
@@ -113,6 +120,39 @@ pub fn generated(node: &NvidiaNode, args: &[&str]) -> (PathBuf, BTreeMap<String,
     std::fs::write(&file, &config).unwrap();
     assert!(env.contains_key("CONFIG_FILE"), "{env:?}");
     (file, env, parsed)
+}
+
+/// The environment of a DaemonSet's first container; a field of the pod (`spec.nodeName`) is
+/// the node's name in these tests, [`NODE_NAME`].
+fn container_env(daemonset: &Value) -> BTreeMap<String, String> {
+    let container = &daemonset["spec"]["template"]["spec"]["containers"][0];
+    let mut env = BTreeMap::new();
+    for e in container["env"].as_array().into_iter().flatten() {
+        let value = match e["valueFrom"]["fieldRef"]["fieldPath"].as_str() {
+            Some("spec.nodeName") => NODE_NAME.to_string(),
+            _ => e["value"].as_str().unwrap_or_default().to_string(),
+        };
+        env.insert(e["name"].as_str().unwrap().to_string(), value);
+    }
+    env
+}
+
+/// The name the tests give their GPU node.
+pub const NODE_NAME: &str = "gpu-node-1";
+
+/// The container environment of the MPS control daemon's DaemonSet that [`generated`] wrote.
+pub fn mps_daemon_env(node: &NvidiaNode) -> BTreeMap<String, String> {
+    for entry in std::fs::read_dir(node.path("manifests")).unwrap() {
+        let text = std::fs::read_to_string(entry.unwrap().path()).unwrap_or_default();
+        let Ok(doc) = serde_saphyr::from_str::<Value>(&text) else {
+            continue;
+        };
+        let name = doc["spec"]["template"]["spec"]["containers"][0]["name"].as_str();
+        if doc["kind"] == "DaemonSet" && name == Some("mps-control-daemon-ctr") {
+            return container_env(&doc);
+        }
+    }
+    panic!("gpushare generated no MPS control daemon");
 }
 
 /// A MIG device as `gpushare detect` reports it.
@@ -156,38 +196,34 @@ pub fn by_resource(
     out
 }
 
-/// NVIDIA's device plugin running on a node, and the kubelet it registered with.
-pub struct DevicePlugin {
-    pub kubelet: Kubelet,
-    root: PathBuf,
-    /// The plugin's process while it runs (the DaemonSet's pod, as a test plays it).
+/// One of NVIDIA's programs in its private root on a node, as a DaemonSet's pod runs it:
+/// stopped and started again as its pod leaves and comes back.
+pub struct InHost {
     child: Option<Child>,
     /// Its environment and arguments, to start it again.
     envs: Vec<(OsString, OsString)>,
     args: Vec<OsString>,
-    log: std::path::PathBuf,
+    log: PathBuf,
 }
 
-impl DevicePlugin {
-    /// Start `nvidia-device-plugin` with `config` (its config file) and the container `env` of
-    /// a DaemonSet; None (said loudly) where no mount namespace can be had.
-    pub fn start(
-        test: &str,
+impl InHost {
+    /// Start `program` of NVIDIA's with the container `env` of its DaemonSet and `config` as its
+    /// config file, logging to `LOG.log` beside the node. The stand-ins of `nvidia-smi` and
+    /// `nvidia-cuda-mps-control` come first on its PATH.
+    fn start(
         node: &NvidiaNode,
+        program: &str,
         config: &Path,
         env: &BTreeMap<String, String>,
-    ) -> Option<DevicePlugin> {
-        if !namespaces(test) {
-            return None;
-        }
-        let root = node.path("host");
-        let caps = root.join("proc/driver/nvidia-caps");
-        std::fs::create_dir_all(&caps).unwrap();
-        std::fs::write(caps.join("mig-minors"), mig_minors()).unwrap();
-        let kubelet = Kubelet::start(&root.join("var/lib/kubelet")).unwrap();
+    ) -> InHost {
+        let root = host(node);
         let mut cmd = Command::new("unshare");
         node.environment(&mut cmd);
-        cmd.envs(env).env("CONFIG_FILE", config);
+        let path = std::env::join_paths([node.stand_in_programs()].into_iter().chain(
+            std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
+        ))
+        .unwrap();
+        cmd.envs(env).env("CONFIG_FILE", config).env("PATH", path);
         let envs = cmd
             .get_envs()
             .filter_map(|(k, v)| Some((k.to_os_string(), v?.to_os_string())))
@@ -196,21 +232,19 @@ impl DevicePlugin {
             .iter()
             .map(OsString::from)
             .collect();
-        args.push(root.clone().into());
-        args.push(node.program("nvidia-device-plugin").into());
-        let mut plugin = DevicePlugin {
-            kubelet,
-            root,
+        args.push(root.into());
+        args.push(node.program(program).into());
+        let mut run = InHost {
             child: None,
             envs,
             args,
-            log: node.path("device-plugin.log"),
+            log: node.path(&format!("{program}.log")),
         };
-        plugin.resume();
-        Some(plugin)
+        run.resume();
+        run
     }
 
-    /// Start the plugin again (a DaemonSet's pod coming back), its log appended to.
+    /// Start it again (its pod coming back), its log appended to.
     pub fn resume(&mut self) {
         let out = std::fs::OpenOptions::new()
             .create(true)
@@ -229,13 +263,11 @@ impl DevicePlugin {
         self.child = Some(child);
     }
 
-    /// Stop the plugin (its pod leaving the node) and wait until it has exited; the kubelet
-    /// stays.
+    /// Stop it (SIGTERM: the programs clean up after themselves) and wait until it has exited.
     pub fn pause(&mut self) {
         let Some(mut child) = self.child.take() else {
             return;
         };
-        // SIGTERM: the plugin stops its servers and removes its sockets.
         // SAFETY: kill(2) on our own child's pid; no memory is involved.
         unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
         let deadline = std::time::Instant::now() + Duration::from_secs(10);
@@ -249,9 +281,114 @@ impl DevicePlugin {
         let _ = child.wait();
     }
 
-    /// Whether the plugin's process runs.
+    /// Whether its process runs.
     pub fn running(&self) -> bool {
         self.child.is_some()
+    }
+
+    /// What it has logged so far.
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    fn exited(&mut self) -> Option<std::process::ExitStatus> {
+        self.child
+            .as_mut()
+            .and_then(|c| c.try_wait().ok().flatten())
+    }
+}
+
+impl Drop for InHost {
+    fn drop(&mut self) {
+        self.pause();
+    }
+}
+
+/// The node's view of the host, made once: the kubelet's folder, the driver's `mig-minors`,
+/// the MPS root, and the mount point of the private root.
+fn host(node: &NvidiaNode) -> PathBuf {
+    let root = node.path("host");
+    let caps = root.join("proc/driver/nvidia-caps");
+    for dir in [
+        &caps,
+        &root.join("var/lib/kubelet"),
+        &root.join("run/nvidia/mps"),
+        &root.join("newroot"),
+    ] {
+        std::fs::create_dir_all(dir).unwrap();
+    }
+    std::fs::write(caps.join("mig-minors"), mig_minors()).unwrap();
+    root
+}
+
+/// NVIDIA's MPS control daemon (the device plugin's MPS mode) with `config`, as its DaemonSet
+/// runs it, once it has written its `.ready` file (its daemons run); None (said loudly) where no
+/// mount namespace can be had.
+pub fn mps_control_daemon(
+    test: &str,
+    node: &NvidiaNode,
+    config: &Path,
+    env: &BTreeMap<String, String>,
+) -> Option<InHost> {
+    if !namespaces(test) {
+        return None;
+    }
+    let mut daemon = InHost::start(node, "mps-control-daemon", config, env);
+    let ready = host(node).join("run/nvidia/mps/.ready");
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while !ready.exists() {
+        if std::time::Instant::now() > deadline || daemon.exited().is_some() {
+            panic!("the MPS control daemon is not ready:\n{}", daemon.log());
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    Some(daemon)
+}
+
+/// NVIDIA's device plugin running on a node, and the kubelet it registered with.
+pub struct DevicePlugin {
+    pub kubelet: Kubelet,
+    root: PathBuf,
+    /// The plugin's process (the DaemonSet's pod, as a test plays it).
+    process: InHost,
+}
+
+impl DevicePlugin {
+    /// Start `nvidia-device-plugin` with `config` (its config file) and the container `env` of
+    /// a DaemonSet; None (said loudly) where no mount namespace can be had.
+    pub fn start(
+        test: &str,
+        node: &NvidiaNode,
+        config: &Path,
+        env: &BTreeMap<String, String>,
+    ) -> Option<DevicePlugin> {
+        if !namespaces(test) {
+            return None;
+        }
+        let root = host(node);
+        let kubelet = Kubelet::start(&root.join("var/lib/kubelet")).unwrap();
+        let process = InHost::start(node, "nvidia-device-plugin", config, env);
+        Some(DevicePlugin {
+            kubelet,
+            root,
+            process,
+        })
+    }
+
+    /// Start the plugin again (a DaemonSet's pod coming back).
+    pub fn resume(&mut self) {
+        self.process.resume();
+    }
+
+    /// Stop the plugin (its pod leaving the node) and wait until it has exited; the kubelet
+    /// stays.
+    pub fn pause(&mut self) {
+        self.process.pause();
+    }
+
+    /// Whether the plugin's process runs.
+    pub fn running(&self) -> bool {
+        self.process.running()
     }
 
     /// The host the plugin sees (`--host-root` for gpushare): the kubelet's folder is its
@@ -262,7 +399,7 @@ impl DevicePlugin {
 
     /// What the plugin has logged so far.
     pub fn log(&self) -> String {
-        std::fs::read_to_string(&self.log).unwrap_or_default()
+        self.process.log()
     }
 
     /// Wait until exactly `resources` are registered, each having listed its devices.
@@ -279,21 +416,12 @@ impl DevicePlugin {
         match found {
             Ok(plugins) => plugins,
             Err(why) => {
-                let status = self
-                    .child
-                    .as_mut()
-                    .and_then(|c| c.try_wait().ok().flatten());
+                let status = self.process.exited();
                 panic!(
                     "{why}\nplugin exited: {status:?}\nplugin log:\n{}",
                     self.log()
                 );
             }
         }
-    }
-}
-
-impl Drop for DevicePlugin {
-    fn drop(&mut self) {
-        self.pause();
     }
 }

@@ -153,6 +153,20 @@ impl NvidiaNode {
         cmd
     }
 
+    /// A folder with the stand-ins of `nvidia-smi` (NVML's) and `nvidia-cuda-mps-control`, for
+    /// the PATH of NVIDIA's programs that run them.
+    pub fn stand_in_programs(&self) -> PathBuf {
+        let dir = self.path("stand-in-bin");
+        if !dir.exists() {
+            std::fs::create_dir_all(&dir).unwrap();
+            let mps = repo().join("tests/support/bin/nvidia-cuda-mps-control");
+            std::os::unix::fs::symlink(stand_in().bin.join("nvidia-smi"), dir.join("nvidia-smi"))
+                .unwrap();
+            std::os::unix::fs::symlink(mps, dir.join("nvidia-cuda-mps-control")).unwrap();
+        }
+        dir
+    }
+
     /// The path of one of NVIDIA's programs.
     pub fn program(&self, program: &str) -> PathBuf {
         self.tools.join(program)
