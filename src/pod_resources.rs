@@ -18,7 +18,7 @@ mod api {
 }
 
 /// Where the kubelet serves pod-resources, under the host's root.
-pub(crate) const SOCKET: &str = "var/lib/kubelet/pod-resources/kubelet.sock";
+const SOCKET: &str = "var/lib/kubelet/pod-resources/kubelet.sock";
 /// The kubelet answers at once or not at all.
 const TIMEOUT: Duration = Duration::from_secs(5);
 
@@ -123,20 +123,11 @@ fn matched(
     let mut gpu = None;
     let mut mig_device = None;
     for g in &node.gpus {
-        if g.uuid == id || (id.parse::<u32>() == Ok(g.index) && !id.is_empty()) {
+        if g.uuid == id || id.parse::<u32>() == Ok(g.index) {
             gpu = Some(g.index);
-        }
-        for ci in g
-            .mig
-            .instances
-            .iter()
-            .flatten()
-            .flat_map(|gi| &gi.compute_instances)
-        {
-            if ci.uuid.as_deref() == Some(id) {
-                gpu = Some(g.index);
-                mig_device = ci.uuid.clone();
-            }
+        } else if g.mig_device(id).is_some() {
+            gpu = Some(g.index);
+            mig_device = Some(id.to_string());
         }
     }
     if gpu.is_none() && !resource.starts_with("nvidia.com/") {

@@ -214,14 +214,10 @@ pub(crate) fn blocking_holders(held: &[PodDevice], plan: &Plan, node: &Node) -> 
             (None, _) => Some(format!("{} (not a device of this node)", d.device_id)),
             (Some(gpu), None) => touched(gpu).then(|| format!("GPU {gpu}")),
             (Some(gpu), Some(uuid)) => {
-                let place = node.gpu(gpu).and_then(|g| {
-                    g.mig.instances.iter().flatten().find_map(|gi| {
-                        gi.compute_instances
-                            .iter()
-                            .find(|ci| ci.uuid.as_deref() == Some(uuid))
-                            .map(|ci| (gi.gpu_instance_id, ci.compute_instance_id))
-                    })
-                });
+                let place = node
+                    .gpu(gpu)
+                    .and_then(|g| g.mig_device(uuid))
+                    .map(|(gi, ci)| (gi.gpu_instance_id, ci.compute_instance_id));
                 match place {
                     Some((gi, ci))
                         if !whole.contains(&gpu)

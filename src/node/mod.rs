@@ -389,6 +389,16 @@ impl Gpu {
         }
     }
 
+    /// The GPU and compute instance of the MIG device with `uuid`, when it is on this GPU.
+    pub fn mig_device(&self, uuid: &str) -> Option<(&GpuInstance, &ComputeInstance)> {
+        self.mig.instances.iter().flatten().find_map(|gi| {
+            gi.compute_instances
+                .iter()
+                .find(|ci| ci.uuid.as_deref() == Some(uuid))
+                .map(|ci| (gi, ci))
+        })
+    }
+
     /// The MIG device UUID of compute instance `ci` of `gi`, for what addresses the MIG device by
     /// it (CDI, MPS, the probe); an error naming the device and why the driver did not say.
     pub fn mig_uuid<'a>(
