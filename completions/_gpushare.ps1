@@ -45,6 +45,7 @@ Register-ArgumentCompleter -Native -CommandName 'gpushare' -ScriptBlock {
             [CompletionResult]::new('vgpu', 'vgpu', [CompletionResultType]::ParameterValue, 'vGPU on KVM hosts: list types, show devices, apply a layout (mdev and SR-IOV, through sysfs)')
             [CompletionResult]::new('manifests', 'manifests', [CompletionResultType]::ParameterValue, 'Generate cluster wiring for this node: device plugin, gpushare extender, HAMi, DRA, CDI, node agent')
             [CompletionResult]::new('agent', 'agent', [CompletionResultType]::ParameterValue, 'Run as the node agent of a Kubernetes DaemonSet: apply the layout the node''s label names')
+            [CompletionResult]::new('controller', 'controller', [CompletionResultType]::ParameterValue, 'MIG on demand for the cluster: reshape idle MIG capacity of the nodes labelled gpushare.io/mig.on-demand=true for pods that wait for nvidia.com/mig-<profile>, never touching an instance a pod holds, and give it back to each node''s own layout once no pod waits. One Deployment; replicas elect a leader with a Lease. It writes layouts in node annotations; each node''s agent applies them. Runs until SIGTERM')
             [CompletionResult]::new('probe', 'probe', [CompletionResultType]::ParameterValue, 'Measure memory, bandwidth and latency on every GPU, MIG device and MPS client, and check that each gives what it was promised')
             [CompletionResult]::new('unit', 'unit', [CompletionResultType]::ParameterValue, 'Print, install or remove the boot unit that applies gpushare.toml at every boot')
             [CompletionResult]::new('sim', 'sim', [CompletionResultType]::ParameterValue, 'Simulated nodes: presets, the GPU models they can hold, a reboot')
@@ -641,6 +642,7 @@ Register-ArgumentCompleter -Native -CommandName 'gpushare' -ScriptBlock {
             [CompletionResult]::new('--image', '--image', [CompletionResultType]::ParameterName, 'Image of a component: device-plugin, gpushare-extender, gpushare-device-plugin, hami, cuda, kube-scheduler, gpushare (repeatable)')
             [CompletionResult]::new('--name', '--name', [CompletionResultType]::ParameterName, 'Name of this layout: the node label value that selects it, and part of object names [default: the stem of -c, or gpushare]')
             [CompletionResult]::new('--node-name', '--node-name', [CompletionResultType]::ParameterName, 'Kubernetes name of this node, for the label commands in the notes (and HAMi''s node config)')
+            [CompletionResult]::new('--mig-strategy', '--mig-strategy', [CompletionResultType]::ParameterName, 'The device plugin''s MIG strategy: `auto` is `single` where every GPU has MIG devices of one profile, `mixed` otherwise; `mixed` always names a resource per profile (what MIG on demand needs: `gpushare controller` changes the profiles)')
             [CompletionResult]::new('--dev-root', '--dev-root', [CompletionResultType]::ParameterName, 'cdi: read device nodes and MIG minors under DIR (`DIR/dev`, `DIR/proc/driver`) [default: /]')
             [CompletionResult]::new('--sim', '--sim', [CompletionResultType]::ParameterName, 'Use a simulated node: a preset name or a node file (TOML)')
             [CompletionResult]::new('--sim-state', '--sim-state', [CompletionResultType]::ParameterName, 'Keep the simulated node''s changes in FILE (loaded when it exists, each change kept as it is made)')
@@ -669,7 +671,34 @@ Register-ArgumentCompleter -Native -CommandName 'gpushare' -ScriptBlock {
             [CompletionResult]::new('--pause-timeout', '--pause-timeout', [CompletionResultType]::ParameterName, 'Seconds the paused GPU clients get to leave the node before the change is given up')
             [CompletionResult]::new('--retry', '--retry', [CompletionResultType]::ParameterName, 'Seconds before a failed run is tried again (bad layouts wait for a change instead)')
             [CompletionResult]::new('--host-root', '--host-root', [CompletionResultType]::ParameterName, 'Ask the kubelet under DIR which pods hold which devices (DIR/var/lib/kubelet/pod-resources/kubelet.sock) [default: / on a real node; a simulated node asks only when it is given]')
+            [CompletionResult]::new('--publish-every', '--publish-every', [CompletionResultType]::ParameterName, 'Seconds between publications of the node''s MIG state for `gpushare controller` (on a node labelled gpushare.io/mig.on-demand=true; only a change is written)')
             [CompletionResult]::new('--sysfs-root', '--sysfs-root', [CompletionResultType]::ParameterName, 'Read and write sysfs and /proc under DIR instead of / (a fake tree, for tests and trials)')
+            [CompletionResult]::new('--sim', '--sim', [CompletionResultType]::ParameterName, 'Use a simulated node: a preset name or a node file (TOML)')
+            [CompletionResult]::new('--sim-state', '--sim-state', [CompletionResultType]::ParameterName, 'Keep the simulated node''s changes in FILE (loaded when it exists, each change kept as it is made)')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format of the data on stdout')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour (NO_COLOR is honoured with `auto`)')
+            [CompletionResult]::new('--nvml-lib', '--nvml-lib', [CompletionResultType]::ParameterName, 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual')
+            [CompletionResult]::new('--state-root', '--state-root', [CompletionResultType]::ParameterName, 'Keep every state path (lock, journal, run dirs, written files) under DIR')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once')
+            [CompletionResult]::new('--jobs', '--jobs', [CompletionResultType]::ParameterName, 'How many GPUs a changing command changes at once (default: every GPU it changes; 1: one change after another, in plan order)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only data and errors (no progress or notes on stderr)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only data and errors (no progress or notes on stderr)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'gpushare;controller' {
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'kubeconfig file(s) to reach the API server [default: the pod''s service account]')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace of the leader-election Lease')
+            [CompletionResult]::new('--lease', '--lease', [CompletionResultType]::ParameterName, 'Name of the leader-election Lease')
+            [CompletionResult]::new('--id', '--id', [CompletionResultType]::ParameterName, 'This replica''s identity in the Lease [default: hostname-pid]')
+            [CompletionResult]::new('--lease-seconds', '--lease-seconds', [CompletionResultType]::ParameterName, 'Seconds a leader''s Lease lasts unrenewed before another replica takes over')
+            [CompletionResult]::new('--interval', '--interval', [CompletionResultType]::ParameterName, 'Milliseconds between two looks at the cluster')
+            [CompletionResult]::new('--max-reshaping', '--max-reshaping', [CompletionResultType]::ParameterName, 'At most this many nodes reshaping at once')
+            [CompletionResult]::new('--cooldown', '--cooldown', [CompletionResultType]::ParameterName, 'Seconds after a layout is written before that node is changed again')
+            [CompletionResult]::new('--give-back-after', '--give-back-after', [CompletionResultType]::ParameterName, 'Seconds a node''s reshaped capacity stays once no pod waits for it, before it goes back to the node''s own layout')
             [CompletionResult]::new('--sim', '--sim', [CompletionResultType]::ParameterName, 'Use a simulated node: a preset name or a node file (TOML)')
             [CompletionResult]::new('--sim-state', '--sim-state', [CompletionResultType]::ParameterName, 'Keep the simulated node''s changes in FILE (loaded when it exists, each change kept as it is made)')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format of the data on stdout')
@@ -874,6 +903,7 @@ Register-ArgumentCompleter -Native -CommandName 'gpushare' -ScriptBlock {
             [CompletionResult]::new('vgpu', 'vgpu', [CompletionResultType]::ParameterValue, 'vGPU on KVM hosts: list types, show devices, apply a layout (mdev and SR-IOV, through sysfs)')
             [CompletionResult]::new('manifests', 'manifests', [CompletionResultType]::ParameterValue, 'Generate cluster wiring for this node: device plugin, gpushare extender, HAMi, DRA, CDI, node agent')
             [CompletionResult]::new('agent', 'agent', [CompletionResultType]::ParameterValue, 'Run as the node agent of a Kubernetes DaemonSet: apply the layout the node''s label names')
+            [CompletionResult]::new('controller', 'controller', [CompletionResultType]::ParameterValue, 'MIG on demand for the cluster: reshape idle MIG capacity of the nodes labelled gpushare.io/mig.on-demand=true for pods that wait for nvidia.com/mig-<profile>, never touching an instance a pod holds, and give it back to each node''s own layout once no pod waits. One Deployment; replicas elect a leader with a Lease. It writes layouts in node annotations; each node''s agent applies them. Runs until SIGTERM')
             [CompletionResult]::new('probe', 'probe', [CompletionResultType]::ParameterValue, 'Measure memory, bandwidth and latency on every GPU, MIG device and MPS client, and check that each gives what it was promised')
             [CompletionResult]::new('unit', 'unit', [CompletionResultType]::ParameterValue, 'Print, install or remove the boot unit that applies gpushare.toml at every boot')
             [CompletionResult]::new('sim', 'sim', [CompletionResultType]::ParameterValue, 'Simulated nodes: presets, the GPU models they can hold, a reboot')
@@ -966,6 +996,9 @@ Register-ArgumentCompleter -Native -CommandName 'gpushare' -ScriptBlock {
             break
         }
         'gpushare;help;agent' {
+            break
+        }
+        'gpushare;help;controller' {
             break
         }
         'gpushare;help;probe' {

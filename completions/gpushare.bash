@@ -25,6 +25,9 @@ _gpushare() {
             gpushare,completions)
                 cmd="gpushare__subcmd__completions"
                 ;;
+            gpushare,controller)
+                cmd="gpushare__subcmd__controller"
+                ;;
             gpushare,detect)
                 cmd="gpushare__subcmd__detect"
                 ;;
@@ -72,6 +75,9 @@ _gpushare() {
                 ;;
             gpushare__subcmd__help,completions)
                 cmd="gpushare__subcmd__help__subcmd__completions"
+                ;;
+            gpushare__subcmd__help,controller)
+                cmd="gpushare__subcmd__help__subcmd__controller"
                 ;;
             gpushare__subcmd__help,detect)
                 cmd="gpushare__subcmd__help__subcmd__detect"
@@ -296,7 +302,7 @@ _gpushare() {
 
     case "${cmd}" in
         gpushare)
-            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version init plan apply detect doctor mig mps vgpu manifests agent probe unit sim completions man help"
+            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version init plan apply detect doctor mig mps vgpu manifests agent controller probe unit sim completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -342,7 +348,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__agent)
-            opts="-q -h -V --node --configmap --kubeconfig --health-addr --pause-timeout --retry --host-root --sysfs-root --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version"
+            opts="-q -h -V --node --configmap --kubeconfig --health-addr --pause-timeout --retry --host-root --publish-every --sysfs-root --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -373,6 +379,10 @@ _gpushare() {
                     return 0
                     ;;
                 --host-root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --publish-every)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -539,6 +549,88 @@ _gpushare() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        gpushare__subcmd__controller)
+            opts="-q -h -V --kubeconfig --namespace --lease --id --lease-seconds --interval --max-reshaping --cooldown --give-back-after --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --kubeconfig)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lease)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lease-seconds)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --interval)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-reshaping)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cooldown)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --give-back-after)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sim)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sim-state)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "table json yaml" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --nvml-lib)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --state-root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --jobs)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         gpushare__subcmd__detect)
             opts="-q -h -V --gpu --host-root --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -644,7 +736,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__help)
-            opts="init plan apply detect doctor mig mps vgpu manifests agent probe unit sim completions man help"
+            opts="init plan apply detect doctor mig mps vgpu manifests agent controller probe unit sim completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -686,6 +778,20 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__help__subcmd__completions)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gpushare__subcmd__help__subcmd__controller)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1256,14 +1362,14 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__manifests)
-            opts="-c -q -h -V --target --config --out --k8s-version --namespace --image --name --node-name --helm-values --examples --install --dev-root --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version"
+            opts="-c -q -h -V --target --config --out --k8s-version --namespace --image --name --node-name --helm-values --mig-strategy --examples --install --dev-root --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --target)
-                    COMPREPLY=($(compgen -W "nvidia-device-plugin gpushare-extender hami dra cdi agent" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "nvidia-device-plugin gpushare-extender hami dra cdi agent controller" -- "${cur}"))
                     return 0
                     ;;
                 --config)
@@ -1296,6 +1402,10 @@ _gpushare() {
                     ;;
                 --node-name)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mig-strategy)
+                    COMPREPLY=($(compgen -W "auto mixed" -- "${cur}"))
                     return 0
                     ;;
                 --dev-root)

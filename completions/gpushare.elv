@@ -42,6 +42,7 @@ set edit:completion:arg-completer[gpushare] = {|@words|
             cand vgpu 'vGPU on KVM hosts: list types, show devices, apply a layout (mdev and SR-IOV, through sysfs)'
             cand manifests 'Generate cluster wiring for this node: device plugin, gpushare extender, HAMi, DRA, CDI, node agent'
             cand agent 'Run as the node agent of a Kubernetes DaemonSet: apply the layout the node''s label names'
+            cand controller 'MIG on demand for the cluster: reshape idle MIG capacity of the nodes labelled gpushare.io/mig.on-demand=true for pods that wait for nvidia.com/mig-<profile>, never touching an instance a pod holds, and give it back to each node''s own layout once no pod waits. One Deployment; replicas elect a leader with a Lease. It writes layouts in node annotations; each node''s agent applies them. Runs until SIGTERM'
             cand probe 'Measure memory, bandwidth and latency on every GPU, MIG device and MPS client, and check that each gives what it was promised'
             cand unit 'Print, install or remove the boot unit that applies gpushare.toml at every boot'
             cand sim 'Simulated nodes: presets, the GPU models they can hold, a reboot'
@@ -595,6 +596,7 @@ set edit:completion:arg-completer[gpushare] = {|@words|
             cand --image 'Image of a component: device-plugin, gpushare-extender, gpushare-device-plugin, hami, cuda, kube-scheduler, gpushare (repeatable)'
             cand --name 'Name of this layout: the node label value that selects it, and part of object names [default: the stem of -c, or gpushare]'
             cand --node-name 'Kubernetes name of this node, for the label commands in the notes (and HAMi''s node config)'
+            cand --mig-strategy 'The device plugin''s MIG strategy: `auto` is `single` where every GPU has MIG devices of one profile, `mixed` otherwise; `mixed` always names a resource per profile (what MIG on demand needs: `gpushare controller` changes the profiles)'
             cand --dev-root 'cdi: read device nodes and MIG minors under DIR (`DIR/dev`, `DIR/proc/driver`) [default: /]'
             cand --sim 'Use a simulated node: a preset name or a node file (TOML)'
             cand --sim-state 'Keep the simulated node''s changes in FILE (loaded when it exists, each change kept as it is made)'
@@ -622,7 +624,33 @@ set edit:completion:arg-completer[gpushare] = {|@words|
             cand --pause-timeout 'Seconds the paused GPU clients get to leave the node before the change is given up'
             cand --retry 'Seconds before a failed run is tried again (bad layouts wait for a change instead)'
             cand --host-root 'Ask the kubelet under DIR which pods hold which devices (DIR/var/lib/kubelet/pod-resources/kubelet.sock) [default: / on a real node; a simulated node asks only when it is given]'
+            cand --publish-every 'Seconds between publications of the node''s MIG state for `gpushare controller` (on a node labelled gpushare.io/mig.on-demand=true; only a change is written)'
             cand --sysfs-root 'Read and write sysfs and /proc under DIR instead of / (a fake tree, for tests and trials)'
+            cand --sim 'Use a simulated node: a preset name or a node file (TOML)'
+            cand --sim-state 'Keep the simulated node''s changes in FILE (loaded when it exists, each change kept as it is made)'
+            cand --format 'Output format of the data on stdout'
+            cand --color 'When to use colour (NO_COLOR is honoured with `auto`)'
+            cand --nvml-lib 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual'
+            cand --state-root 'Keep every state path (lock, journal, run dirs, written files) under DIR'
+            cand --lock-timeout 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once'
+            cand --jobs 'How many GPUs a changing command changes at once (default: every GPU it changes; 1: one change after another, in plan order)'
+            cand -q 'Print only data and errors (no progress or notes on stderr)'
+            cand --quiet 'Print only data and errors (no progress or notes on stderr)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'gpushare;controller'= {
+            cand --kubeconfig 'kubeconfig file(s) to reach the API server [default: the pod''s service account]'
+            cand --namespace 'Namespace of the leader-election Lease'
+            cand --lease 'Name of the leader-election Lease'
+            cand --id 'This replica''s identity in the Lease [default: hostname-pid]'
+            cand --lease-seconds 'Seconds a leader''s Lease lasts unrenewed before another replica takes over'
+            cand --interval 'Milliseconds between two looks at the cluster'
+            cand --max-reshaping 'At most this many nodes reshaping at once'
+            cand --cooldown 'Seconds after a layout is written before that node is changed again'
+            cand --give-back-after 'Seconds a node''s reshaped capacity stays once no pod waits for it, before it goes back to the node''s own layout'
             cand --sim 'Use a simulated node: a preset name or a node file (TOML)'
             cand --sim-state 'Keep the simulated node''s changes in FILE (loaded when it exists, each change kept as it is made)'
             cand --format 'Output format of the data on stdout'
@@ -813,6 +841,7 @@ set edit:completion:arg-completer[gpushare] = {|@words|
             cand vgpu 'vGPU on KVM hosts: list types, show devices, apply a layout (mdev and SR-IOV, through sysfs)'
             cand manifests 'Generate cluster wiring for this node: device plugin, gpushare extender, HAMi, DRA, CDI, node agent'
             cand agent 'Run as the node agent of a Kubernetes DaemonSet: apply the layout the node''s label names'
+            cand controller 'MIG on demand for the cluster: reshape idle MIG capacity of the nodes labelled gpushare.io/mig.on-demand=true for pods that wait for nvidia.com/mig-<profile>, never touching an instance a pod holds, and give it back to each node''s own layout once no pod waits. One Deployment; replicas elect a leader with a Lease. It writes layouts in node annotations; each node''s agent applies them. Runs until SIGTERM'
             cand probe 'Measure memory, bandwidth and latency on every GPU, MIG device and MPS client, and check that each gives what it was promised'
             cand unit 'Print, install or remove the boot unit that applies gpushare.toml at every boot'
             cand sim 'Simulated nodes: presets, the GPU models they can hold, a reboot'
@@ -881,6 +910,8 @@ set edit:completion:arg-completer[gpushare] = {|@words|
         &'gpushare;help;manifests'= {
         }
         &'gpushare;help;agent'= {
+        }
+        &'gpushare;help;controller'= {
         }
         &'gpushare;help;probe'= {
         }

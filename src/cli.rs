@@ -132,6 +132,13 @@ pub(crate) enum Command {
     /// Node. Runs until SIGTERM.
     Agent(AgentArgs),
 
+    /// MIG on demand for the cluster: reshape idle MIG capacity of the nodes labelled
+    /// gpushare.io/mig.on-demand=true for pods that wait for nvidia.com/mig-<profile>, never
+    /// touching an instance a pod holds, and give it back to each node's own layout once no pod
+    /// waits. One Deployment; replicas elect a leader with a Lease. It writes layouts in node
+    /// annotations; each node's agent applies them. Runs until SIGTERM.
+    Controller(ControllerArgs),
+
     /// Measure memory, bandwidth and latency on every GPU, MIG device and MPS client, and check
     /// that each gives what it was promised
     ///
@@ -351,6 +358,12 @@ pub(crate) struct ManifestsArgs {
     #[arg(long)]
     pub helm_values: bool,
 
+    /// The device plugin's MIG strategy: `auto` is `single` where every GPU has MIG devices of
+    /// one profile, `mixed` otherwise; `mixed` always names a resource per profile (what MIG on
+    /// demand needs: `gpushare controller` changes the profiles)
+    #[arg(long, value_enum, value_name = "STRATEGY", default_value = "auto")]
+    pub mig_strategy: MigStrategyChoice,
+
     /// Add a pod per target that requests one slice
     #[arg(long)]
     pub examples: bool,
@@ -397,8 +410,69 @@ pub(crate) struct AgentArgs {
     #[arg(long, value_name = "DIR")]
     pub host_root: Option<PathBuf>,
 
+    /// Seconds between publications of the node's MIG state for `gpushare controller` (on a
+    /// node labelled gpushare.io/mig.on-demand=true; only a change is written)
+    #[arg(long, value_name = "SECONDS", default_value_t = 10,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub publish_every: u64,
+
     #[command(flatten)]
     pub sysfs: SysfsArgs,
+}
+
+/// `manifests --mig-strategy`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum MigStrategyChoice {
+    Auto,
+    Mixed,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ControllerArgs {
+    /// kubeconfig file(s) to reach the API server [default: the pod's service account]
+    #[arg(long, env = "KUBECONFIG", value_name = "FILE")]
+    pub kubeconfig: Option<PathBuf>,
+
+    /// Namespace of the leader-election Lease
+    #[arg(
+        long,
+        env = "POD_NAMESPACE",
+        value_name = "NAMESPACE",
+        default_value = "kube-system"
+    )]
+    pub namespace: String,
+
+    /// Name of the leader-election Lease
+    #[arg(long, value_name = "NAME", default_value = "gpushare-controller")]
+    pub lease: String,
+
+    /// This replica's identity in the Lease [default: hostname-pid]
+    #[arg(long, env = "POD_NAME", value_name = "ID")]
+    pub id: Option<String>,
+
+    /// Seconds a leader's Lease lasts unrenewed before another replica takes over
+    #[arg(long, value_name = "SECONDS", default_value_t = 15,
+          value_parser = clap::value_parser!(u64).range(2..=3600))]
+    pub lease_seconds: u64,
+
+    /// Milliseconds between two looks at the cluster
+    #[arg(long = "interval", value_name = "MS", default_value_t = 2000,
+          value_parser = clap::value_parser!(u64).range(100..=600_000))]
+    pub interval_ms: u64,
+
+    /// At most this many nodes reshaping at once
+    #[arg(long, value_name = "N", default_value_t = 2,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_reshaping: u32,
+
+    /// Seconds after a layout is written before that node is changed again
+    #[arg(long, value_name = "SECONDS", default_value_t = 60)]
+    pub cooldown: u64,
+
+    /// Seconds a node's reshaped capacity stays once no pod waits for it, before it goes back
+    /// to the node's own layout
+    #[arg(long, value_name = "SECONDS", default_value_t = 300)]
+    pub give_back_after: u64,
 }
 
 #[derive(Debug, Args)]

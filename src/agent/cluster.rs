@@ -97,20 +97,8 @@ impl Cluster {
         }
     }
 
-    /// Run one call on the runtime, within the deadline.
     fn call<T>(&self, what: &str, f: impl Future<Output = kube::Result<T>>) -> Result<T> {
-        // The timer is made inside the runtime (it needs its clock).
-        match self
-            .handle
-            .block_on(async { tokio::time::timeout(CALL_TIMEOUT, f).await })
-        {
-            Ok(Ok(v)) => Ok(v),
-            Ok(Err(e)) => Err(api_error(what, e)),
-            Err(_) => Err(Error::failed(format!(
-                "Kubernetes API: {what}: no answer within {} s",
-                CALL_TIMEOUT.as_secs()
-            ))),
-        }
+        call(&self.handle, what, f)
     }
 
     pub(crate) fn get_node(&self) -> Result<Node> {
@@ -171,6 +159,23 @@ impl Cluster {
     }
 }
 
+/// Run one call on the runtime, within the deadline.
+pub(crate) fn call<T>(
+    handle: &tokio::runtime::Handle,
+    what: &str,
+    f: impl Future<Output = kube::Result<T>>,
+) -> Result<T> {
+    // The timer is made inside the runtime (it needs its clock).
+    match handle.block_on(async { tokio::time::timeout(CALL_TIMEOUT, f).await }) {
+        Ok(Ok(v)) => Ok(v),
+        Ok(Err(e)) => Err(api_error(what, e)),
+        Err(_) => Err(Error::failed(format!(
+            "Kubernetes API: {what}: no answer within {} s",
+            CALL_TIMEOUT.as_secs()
+        ))),
+    }
+}
+
 /// A core/v1 Event about `node` (the kind `kubectl describe node` lists).
 pub(crate) fn event(
     node: &Node,
@@ -179,19 +184,34 @@ pub(crate) fn event(
     reason: &str,
     message: &str,
 ) -> Event {
+    let about = ObjectReference {
+        api_version: Some("v1".into()),
+        kind: Some("Node".into()),
+        name: Some(node_name.into()),
+        uid: node.metadata.uid.clone(),
+        ..Default::default()
+    };
+    event_about(about, COMPONENT, node_name, kind, reason, message)
+}
+
+/// A core/v1 Event about any object, from `component` on `host`.
+pub(crate) fn event_about(
+    about: ObjectReference,
+    component: &str,
+    host: &str,
+    kind: EventType,
+    reason: &str,
+    message: &str,
+) -> Event {
     let now = k8s_openapi::jiff::Timestamp::now();
+    let name = about.name.clone().unwrap_or_default();
     Event {
         metadata: ObjectMeta {
-            generate_name: Some(format!("{node_name}.gpushare.")),
+            generate_name: Some(format!("{name}.gpushare.")),
+            namespace: about.namespace.clone(),
             ..Default::default()
         },
-        involved_object: ObjectReference {
-            api_version: Some("v1".into()),
-            kind: Some("Node".into()),
-            name: Some(node_name.into()),
-            uid: node.metadata.uid.clone(),
-            ..Default::default()
-        },
+        involved_object: about,
         reason: Some(reason.into()),
         message: Some(clip(message, 1024)),
         type_: Some(
@@ -202,14 +222,14 @@ pub(crate) fn event(
             .into(),
         ),
         source: Some(EventSource {
-            component: Some(COMPONENT.into()),
-            host: Some(node_name.into()),
+            component: Some(component.into()),
+            host: Some(host.into()),
         }),
         first_timestamp: Some(Time(now)),
         last_timestamp: Some(Time(now)),
         action: Some(reason.into()),
-        reporting_component: Some(format!("gpushare.io/{COMPONENT}")),
-        reporting_instance: Some(clip(&format!("{COMPONENT}-{node_name}"), 128)),
+        reporting_component: Some(format!("gpushare.io/{component}")),
+        reporting_instance: Some(clip(&format!("{component}-{host}"), 128)),
         count: Some(1),
         ..Default::default()
     }
@@ -231,8 +251,8 @@ fn api_error(what: &str, e: kube::Error) -> Error {
     let err = Error::failed(format!("Kubernetes API: {what}: {}", describe(&e)));
     match &e {
         kube::Error::Api(s) if s.code == 403 => err.with_hint(
-            "the agent's service account lacks a permission: apply the RBAC objects of \
-             `gpushare manifests --target agent`",
+            "the service account lacks a permission: apply the RBAC objects of \
+             `gpushare manifests --target agent` (or `--target controller`)",
         ),
         kube::Error::Api(s) if s.code == 401 => {
             err.with_hint("the credentials were refused: check the kubeconfig or the token")

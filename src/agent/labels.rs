@@ -61,9 +61,29 @@ impl Choice {
     }
 }
 
-/// The gpushare label wins; `nvidia.com/mig.config` otherwise; nothing without either (or with
-/// an empty value).
-pub(crate) fn choose(labels: &BTreeMap<String, String>) -> Option<Choice> {
+/// The name of the controller's layout in messages.
+pub(crate) const ON_DEMAND: &str = "on-demand";
+
+/// The layout of a node: the controller's (annotation `gpushare.io/mig.layout`) while the node
+/// opts in to MIG on demand, its baseline otherwise.
+pub(crate) fn choose(
+    labels: &BTreeMap<String, String>,
+    annotations: &BTreeMap<String, String>,
+) -> Option<Choice> {
+    if crate::on_demand::opted_in(labels)
+        && annotations.contains_key(crate::on_demand::LAYOUT_ANNOTATION)
+    {
+        return Some(Choice {
+            label: crate::on_demand::LAYOUT_ANNOTATION,
+            name: ON_DEMAND.into(),
+        });
+    }
+    baseline(labels)
+}
+
+/// The layout the node's labels choose: the gpushare label wins; `nvidia.com/mig.config`
+/// otherwise; nothing without either (or with an empty value).
+pub(crate) fn baseline(labels: &BTreeMap<String, String>) -> Option<Choice> {
     [CONFIG_LABEL, MIG_CONFIG_LABEL]
         .into_iter()
         .find_map(|label| {
@@ -124,16 +144,26 @@ mod tests {
 
     #[test]
     fn the_gpushare_label_wins_and_the_operators_is_honoured() {
-        assert_eq!(choose(&labels(&[])), None);
-        assert_eq!(choose(&labels(&[(CONFIG_LABEL, "")])), None);
-        let c = choose(&labels(&[(MIG_CONFIG_LABEL, "all-1g.5gb")])).unwrap();
+        assert_eq!(baseline(&labels(&[])), None);
+        assert_eq!(baseline(&labels(&[(CONFIG_LABEL, "")])), None);
+        let c = baseline(&labels(&[(MIG_CONFIG_LABEL, "all-1g.5gb")])).unwrap();
         assert_eq!((c.label, c.name.as_str()), (MIG_CONFIG_LABEL, "all-1g.5gb"));
-        let c = choose(&labels(&[
+        let c = baseline(&labels(&[
             (MIG_CONFIG_LABEL, "all-1g.5gb"),
             (CONFIG_LABEL, "balanced"),
         ]))
         .unwrap();
         assert_eq!(c.describe(), "gpushare.io/config=balanced");
+        // The controller's layout wins while the node opts in.
+        let layout = labels(&[(crate::on_demand::LAYOUT_ANNOTATION, "[[gpus]]")]);
+        let opted = labels(&[
+            (CONFIG_LABEL, "balanced"),
+            (crate::on_demand::OPT_IN_LABEL, "true"),
+        ]);
+        assert_eq!(choose(&opted, &layout).unwrap().name, ON_DEMAND);
+        assert_eq!(choose(&opted, &labels(&[])).unwrap().name, "balanced");
+        let out = labels(&[(CONFIG_LABEL, "balanced")]);
+        assert_eq!(choose(&out, &layout).unwrap().name, "balanced");
     }
 
     #[test]

@@ -106,6 +106,17 @@ pub(crate) fn find(
     )
 }
 
+/// The controller's layout for `node` (annotation `gpushare.io/mig.layout`), checked as any
+/// gpushare.toml; errors name the node and the annotation.
+pub(crate) fn on_demand(node: &str, text: &str) -> Result<Found> {
+    let at = format!("node/{node}[{}]", crate::on_demand::LAYOUT_ANNOTATION);
+    let config = Config::parse(SourceFile::inline(&at, text))?;
+    Ok(Found {
+        source: Source::Gpushare(config),
+        text: text.to_string(),
+    })
+}
+
 /// `it offers: a, b; and the labels of config.yaml: x, y`.
 fn offered(data: &BTreeMap<String, String>) -> String {
     let names: Vec<&str> = data

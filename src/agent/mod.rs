@@ -104,6 +104,7 @@ pub(crate) fn run(ctx: &mut Context, args: &AgentArgs) -> Result<Exit> {
             None if ctx.simulated() => None,
             None => Some(std::path::PathBuf::from("/")),
         },
+        publish_every: Duration::from_secs(args.publish_every),
     };
     let mut agent = Agent::new(ctx, &cluster, settings, health.clone(), &trap);
     health.update(|s| s.state = "watching".into());
@@ -119,6 +120,7 @@ pub(crate) fn run(ctx: &mut Context, args: &AgentArgs) -> Result<Exit> {
                 agent.pass();
             }
             Err(RecvTimeoutError::Timeout) if agent.retry_due() => agent.pass(),
+            Err(RecvTimeoutError::Timeout) if agent.publish_due() => agent.publish(),
             Err(RecvTimeoutError::Timeout) => {}
             Err(RecvTimeoutError::Disconnected) => {
                 return Err(Error::failed("the watches stopped"));

@@ -16,9 +16,11 @@ use super::labels::{self, Choice, State};
 use super::layouts::{self, Found};
 use crate::Context;
 use crate::error::{Error, Exit, Result};
+use crate::mig::layout::ProfileBook;
+use crate::on_demand::{self, published::MigState};
 use crate::pipeline::Options;
 use crate::pipeline::converge::{Converge, Converged, converge, take_guard};
-use crate::pipeline::desired::Source;
+use crate::pipeline::desired::{Desired, Source};
 use crate::pipeline::planner::changes_anything;
 use crate::pipeline::signals::Trap;
 use crate::plan::join;
@@ -40,6 +42,8 @@ pub(crate) struct Settings {
     pub retry: Duration,
     /// The host root of the kubelet to ask which pods hold which devices; None: not asked.
     pub pod_resources_root: Option<PathBuf>,
+    /// How often the MIG state is published for the controller (on a node that opts in).
+    pub publish_every: Duration,
 }
 
 /// How a pass ended.
@@ -71,6 +75,8 @@ pub(crate) struct Agent<'a> {
     retry_at: Option<Instant>,
     /// No pass has finished since the agent started.
     first_pass: bool,
+    /// When the MIG state was last published.
+    published_at: Option<Instant>,
 }
 
 /// A failure of a pass that is not about the layout (the API server did not answer): the pass
@@ -94,6 +100,7 @@ impl<'a> Agent<'a> {
             last: None,
             retry_at: None,
             first_pass: true,
+            published_at: None,
         }
     }
 
@@ -102,10 +109,85 @@ impl<'a> Agent<'a> {
         self.retry_at.is_some_and(|t| Instant::now() >= t)
     }
 
+    /// The MIG state is due to be published again.
+    pub(crate) fn publish_due(&self) -> bool {
+        self.published_at
+            .is_none_or(|t| t.elapsed() >= self.settings.publish_every)
+    }
+
+    /// Publish the node's MIG state for the controller; a failure is logged and tried again
+    /// at the next turn.
+    pub(crate) fn publish(&mut self) {
+        self.published_at = Some(Instant::now());
+        if let Err(e) = self.try_publish() {
+            self.ctx
+                .out
+                .warn(format!("cannot publish the MIG state: {}", e.message));
+        }
+    }
+
+    fn try_publish(&mut self) -> Result<()> {
+        let node = self.cluster.get_node()?;
+        let have = node.annotations().get(on_demand::STATE_ANNOTATION);
+        let text = if on_demand::opted_in(node.labels()) {
+            Some(self.mig_state(&node)?.to_json())
+        } else {
+            None
+        };
+        if have == text.as_ref() {
+            return Ok(());
+        }
+        let annotations = BTreeMap::from([(on_demand::STATE_ANNOTATION.to_string(), text)]);
+        self.cluster
+            .patch_node(&labels::merge_patch(&BTreeMap::new(), &annotations))?;
+        Ok(())
+    }
+
+    /// The node's MIG state: instances, who holds them, and the baseline layout's wishes.
+    fn mig_state(&mut self, node: &Node) -> Result<MigState> {
+        let snapshot = self.ctx.snapshot()?;
+        let book = ProfileBook::load(self.ctx.backend()?, &snapshot);
+        let held = match self
+            .settings
+            .pod_resources_root
+            .as_deref()
+            .map(|root| pod_resources::read(&snapshot, root))
+        {
+            Some(Holders::Known(held)) => Some(held),
+            _ => None,
+        };
+        // The baseline as this pass would check it; one that cannot be read has no wishes.
+        let baseline = match labels::baseline(node.labels()) {
+            Some(choice) => {
+                let data = self.cluster.layouts_data()?;
+                layouts::find(&self.cluster.layouts, data.as_ref(), &choice.name)
+                    .and_then(|found| {
+                        Desired::check_source(
+                            self.ctx,
+                            found.source,
+                            &snapshot,
+                            &book,
+                            &self.settings.sysfs_root,
+                        )
+                    })
+                    .map(|d| d.mig)
+                    .unwrap_or_default()
+            }
+            None => Vec::new(),
+        };
+        Ok(MigState::of(
+            &snapshot,
+            |g| book.known(g).ok().flatten(),
+            held.as_deref(),
+            &baseline,
+        ))
+    }
+
     /// One pass; what goes wrong is logged, reported on the node when it can be, and retried.
     pub(crate) fn pass(&mut self) {
         self.health.update(|s| s.busy = true);
         let result = self.try_pass();
+        self.publish();
         if result.is_ok() {
             self.first_pass = false;
         }
@@ -124,7 +206,7 @@ impl<'a> Agent<'a> {
     fn try_pass(&mut self) -> Result<()> {
         let node = self.cluster.get_node()?;
         let node = self.restore_left_paused(node)?;
-        let Some(choice) = labels::choose(node.labels()) else {
+        let Some(choice) = labels::choose(node.labels(), node.annotations()) else {
             self.health.update(|s| {
                 s.state = "idle".into();
                 s.layout = None;
@@ -134,8 +216,15 @@ impl<'a> Agent<'a> {
             return Ok(());
         };
         self.health.update(|s| s.layout = Some(choice.describe()));
-        let data = self.cluster.layouts_data()?;
-        let found = layouts::find(&self.cluster.layouts, data.as_ref(), &choice.name);
+        let found = match node.annotations().get(on_demand::LAYOUT_ANNOTATION) {
+            Some(text) if choice.label == on_demand::LAYOUT_ANNOTATION => {
+                layouts::on_demand(&self.cluster.node, text)
+            }
+            _ => {
+                let data = self.cluster.layouts_data()?;
+                layouts::find(&self.cluster.layouts, data.as_ref(), &choice.name)
+            }
+        };
         let key = Key {
             choice: choice.clone(),
             layout: match &found {

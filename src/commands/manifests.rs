@@ -125,11 +125,12 @@ pub(super) fn generate_with(
     for gpu in &node.gpus {
         gpu.mig_instances()?;
     }
-    let layout = match config {
+    let mut layout = match config {
         Some(c) => NodeLayout::desired(&node, c)?,
         None => NodeLayout::observed(&node)
             .with_running_mps(&node, &crate::mps::settings::load_all(&ctx.paths)?),
     };
+    layout.mixed = args.mig_strategy == crate::cli::MigStrategyChoice::Mixed;
     let req = Request {
         node: &node,
         layout,

@@ -34,6 +34,7 @@ pub(crate) fn dispatch(ctx: &mut Context, command: Command) -> Result<Exit> {
         Command::Man => generate::man(ctx),
         Command::Manifests(args) => manifests::run(ctx, &args),
         Command::Agent(args) => crate::agent::run(ctx, &args),
+        Command::Controller(args) => crate::controller::run(ctx, &args),
         Command::Probe(args) => probe::run(ctx, &args),
         Command::Unit(args) => unit::run(ctx, &args),
     }

@@ -48,7 +48,7 @@ impl MigStrategy {
             .gpus
             .iter()
             .all(|g| g.mig.as_ref().is_some_and(|m| !m.is_empty()));
-        if all_mig && every_gpu_has_devices && profiles.len() == 1 {
+        if all_mig && every_gpu_has_devices && profiles.len() == 1 && !layout.mixed {
             MigStrategy::Single
         } else {
             MigStrategy::Mixed

@@ -121,6 +121,9 @@ pub(crate) fn generate(target: Target, req: &Request) -> Result<Bundle> {
         Target::Cdi => {
             b.note("Example: docker run --rm --device nvidia.com/gpu=all ubuntu nvidia-smi -L (or =0, =0:1, =GPU-…, =MIG-…)");
         }
+        Target::Controller => {
+            b.note("Example: a pod with limits nvidia.com/mig-3g.20gb: 1 on a cluster of 1g.5gb nodes that opt in; kubectl describe pod shows MigReshaping, then it runs.");
+        }
         Target::Agent => {
             b.note(format!(
                 "Example: kubectl describe node <node> shows the agent's events; kubectl -n {} logs daemonset/{} each run.",

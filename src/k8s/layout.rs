@@ -14,6 +14,9 @@ use toml::Spanned;
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct NodeLayout {
     pub gpus: Vec<GpuLayout>,
+    /// The device plugin's mixed MIG strategy even where one profile would do
+    /// (`--mig-strategy mixed`: under MIG on demand the profiles change).
+    pub mixed: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -100,6 +103,7 @@ impl NodeLayout {
     pub(crate) fn observed(node: &Node) -> NodeLayout {
         NodeLayout {
             gpus: node.gpus.iter().map(observed_gpu).collect(),
+            mixed: false,
         }
     }
 
@@ -145,7 +149,7 @@ impl NodeLayout {
                 None => gpus.push(observed_gpu(gpu)),
             }
         }
-        Ok(NodeLayout { gpus })
+        Ok(NodeLayout { gpus, mixed: false })
     }
 
     pub(crate) fn any_mig(&self) -> bool {

@@ -7,6 +7,7 @@
 pub(crate) mod agent;
 pub(crate) mod bundle;
 pub(crate) mod cdi;
+pub(crate) mod controller;
 pub(crate) mod device_plugin;
 pub(crate) mod dra;
 pub(crate) mod examples;
@@ -42,6 +43,8 @@ pub(crate) enum Target {
     Cdi,
     /// A ConfigMap with gpushare.toml and a DaemonSet that applies it on labelled nodes
     Agent,
+    /// The MIG-on-demand controller: a Deployment with leader election and its RBAC
+    Controller,
 }
 
 impl Target {
@@ -53,6 +56,7 @@ impl Target {
             Target::Dra => "dra",
             Target::Cdi => "cdi",
             Target::Agent => "agent",
+            Target::Controller => "controller",
         }
     }
 
@@ -120,6 +124,7 @@ pub(crate) fn generate(target: Target, req: &Request) -> Result<Bundle> {
         Target::Dra => dra::generate(req)?,
         Target::Cdi => cdi::generate(req)?,
         Target::Agent => agent::generate(req)?,
+        Target::Controller => controller::generate(req)?,
     };
     if req.examples {
         bundle.extend(examples::generate(target, req)?);

@@ -56,7 +56,7 @@ fn snapshot(name: &str, target: &str, text: &str) {
 fn check_snapshots(name: &str, targets: &[&str]) {
     for target in targets {
         let mut extra = vec!["--target", target, "--examples"];
-        if *target == "agent" {
+        if *target == "agent" || *target == "controller" {
             extra.extend(["--image", AGENT_IMAGE]);
         }
         snapshot(name, target, &output(name, &extra));
@@ -73,6 +73,7 @@ fn snapshots_dgx_a100() {
             "hami",
             "dra",
             "cdi",
+            "controller",
         ],
     );
 }

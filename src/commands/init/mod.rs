@@ -391,6 +391,7 @@ fn manifests_args(config: &Path, dir: Option<&Path>) -> ManifestsArgs {
         node_name: None,
         helm_values: false,
         examples: false,
+        mig_strategy: crate::cli::MigStrategyChoice::Auto,
         install: false,
         dev_root: None,
     }

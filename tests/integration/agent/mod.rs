@@ -7,6 +7,7 @@
 //! Skipped (loudly) without the tool or etcd; `.ci/run` installs etcd and requires them.
 
 mod agent_process;
+mod mig_on_demand;
 mod relabel_with_pods;
 use crate::common;
 
@@ -72,15 +73,23 @@ fn setup(test: &str, node: &str, node_labels: &[(&str, &str)]) -> Option<Setup> 
 
 /// The agent's manifests, as a user generates them, applied with strict validation.
 fn apply_agent_manifests(cluster: &Cluster) {
-    let out = common::gpushare()
-        .current_dir(repo())
-        .args(["--sim", "dgx-a100", "--format", "json", "manifests"])
-        .args([
+    apply_manifests(
+        cluster,
+        &[
             "--target",
             "agent",
             "-c",
             "tests/fixtures/k8s/balanced.toml",
-        ])
+        ],
+    );
+}
+
+/// `gpushare manifests ARGS` in the test namespace, applied with strict validation.
+fn apply_manifests(cluster: &Cluster, args: &[&str]) {
+    let out = common::gpushare()
+        .current_dir(repo())
+        .args(["--sim", "dgx-a100", "--format", "json", "manifests"])
+        .args(args)
         .args(["--namespace", NS])
         .args(["--image", "gpushare=registry.example.com/gpushare:0.1.0"])
         .output()
@@ -140,6 +149,39 @@ fn gpu_client_pod(name: &str, node: &str, label: &str, operator_style: bool) -> 
         "metadata": { "name": name, "namespace": NS },
         "spec": spec,
     })
+}
+
+/// The device plugin's pod on `node`, as its DaemonSet makes it.
+fn plugin_pod(node: &str) -> Value {
+    gpu_client_pod(&format!("device-plugin-{node}"), node, DEVICE_PLUGIN, false)
+}
+
+/// The device plugin's DaemonSet, played on each node: while the node's deploy label is paused
+/// the plugin is stopped and its pod gone; otherwise both are there.
+fn play_daemonsets(
+    kubeconfig: &std::path::Path,
+    plugins: &[(
+        String,
+        std::sync::Arc<std::sync::Mutex<common::device_plugin::DevicePlugin>>,
+    )],
+    stop: &std::sync::atomic::AtomicBool,
+) {
+    let cluster = Cluster::connect(kubeconfig);
+    while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+        for (node, plugin) in plugins {
+            let paused = cluster.labels(node).get(DEVICE_PLUGIN).map(String::as_str)
+                == Some("paused-for-mig-change");
+            let mut plugin = plugin.lock().unwrap();
+            if paused && plugin.running() {
+                plugin.pause();
+                cluster.remove_pod(NS, &format!("device-plugin-{node}"));
+            } else if !paused && !plugin.running() {
+                plugin.resume();
+                cluster.create_pod(plugin_pod(node));
+            }
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
 }
 
 /// A user's pod on `node` holding one `resource`.

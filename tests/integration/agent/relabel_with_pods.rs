@@ -10,7 +10,7 @@
 //! bind.
 
 use super::agent_process::{AgentProcess, profiles};
-use super::{CONFIGMAP, DEVICE_PLUGIN, NS, apply_agent_manifests, gpu_client_pod};
+use super::{CONFIGMAP, DEVICE_PLUGIN, NS, apply_agent_manifests, play_daemonsets, plugin_pod};
 use crate::common::api_server::ApiServer;
 use crate::common::cluster::{Cluster, wait_for};
 use crate::common::device_plugin::{DevicePlugin, generated};
@@ -18,14 +18,12 @@ use crate::common::nvidia_tools::{NvidiaNode, tools};
 use crate::common::repo;
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 const NODE: &str = "gpu-node-1";
 const MIG_CONFIG: &str = "nvidia.com/mig.config";
-const PAUSED: &str = "paused-for-mig-change";
 const WAIT: Duration = Duration::from_secs(120);
 
 /// A pod the scheduler places, holding one `resource`.
@@ -41,25 +39,6 @@ fn pod(name: &str, resource: &str) -> Value {
             }],
         },
     })
-}
-
-/// The device plugin's DaemonSet, played: while the node's deploy label is paused the plugin
-/// is stopped and its pod gone; otherwise both are there.
-fn play_daemonset(kubeconfig: &Path, plugin: Arc<Mutex<DevicePlugin>>, stop: Arc<AtomicBool>) {
-    let cluster = Cluster::connect(kubeconfig);
-    while !stop.load(Ordering::Relaxed) {
-        let paused = cluster.labels(NODE).get(DEVICE_PLUGIN).map(String::as_str) == Some(PAUSED);
-        let mut plugin = plugin.lock().unwrap();
-        if paused && plugin.running() {
-            plugin.pause();
-            cluster.remove_pod(NS, "device-plugin");
-        } else if !paused && !plugin.running() {
-            plugin.resume();
-            cluster.create_pod(gpu_client_pod("device-plugin", NODE, DEVICE_PLUGIN, false));
-        }
-        drop(plugin);
-        std::thread::sleep(Duration::from_millis(100));
-    }
 }
 
 /// The Node's allocatable count of `resource` (0 when it has none).
@@ -101,12 +80,12 @@ fn a_relabel_keeps_the_instances_pods_hold_and_brings_new_slices_to_pending_pods
         .join(&server.kubeconfig, NODE, &BTreeMap::new())
         .unwrap();
     let host_root = plugin.host_root();
-    cluster.create_pod(gpu_client_pod("device-plugin", NODE, DEVICE_PLUGIN, false));
+    cluster.create_pod(plugin_pod(NODE));
     let plugin = Arc::new(Mutex::new(plugin));
     let stop = Arc::new(AtomicBool::new(false));
     let daemonset = {
         let (kubeconfig, plugin, stop) = (server.kubeconfig.clone(), plugin.clone(), stop.clone());
-        std::thread::spawn(move || play_daemonset(&kubeconfig, plugin, stop))
+        std::thread::spawn(move || play_daemonsets(&kubeconfig, &[(NODE.into(), plugin)], &stop))
     };
     let agent_kubeconfig = node.path("agent.kubeconfig");
     cluster.service_account_kubeconfig(NS, "gpushare-agent", &agent_kubeconfig);

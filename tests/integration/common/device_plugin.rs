@@ -163,6 +163,8 @@ pub struct MigDevice {
     pub gpu: u64,
     pub gi: u64,
     pub ci: u64,
+    /// The start of its GPU instance's placement.
+    pub start: u64,
 }
 
 pub fn mig_devices(detect: &Value) -> Vec<MigDevice> {
@@ -176,6 +178,7 @@ pub fn mig_devices(detect: &Value) -> Vec<MigDevice> {
                     gpu: g["index"].as_u64().unwrap(),
                     gi: gi["gpu_instance_id"].as_u64().unwrap(),
                     ci: ci["compute_instance_id"].as_u64().unwrap(),
+                    start: gi["placement"]["start"].as_u64().unwrap(),
                 });
             }
         }

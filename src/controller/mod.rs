@@ -1,0 +1,350 @@
+//! `gpushare controller`: MIG on demand for the cluster. One Deployment; its replicas elect a
+//! leader with a Lease ([`lease`]), and the leader, every `--interval`, reads the nodes that opt
+//! in and the pods, builds each node's view ([`views`]), decides ([`crate::on_demand::decide`])
+//! and writes the layouts it chose in node annotations, which the nodes' agents apply through
+//! the pipeline. It never touches a node's driver. Every decision is an Event on the pod (why
+//! it waits, which node is reshaped for it) and on the node.
+//!
+//! Each write is one node's whole layout, so a controller killed between two writes leaves
+//! every node with a layout that is whole; the next leader sees the layouts under way (their
+//! coming instances are promised to the pods waiting) and decides the rest.
+
+pub(crate) mod lease;
+pub(crate) mod views;
+
+use crate::Context;
+use crate::agent::cluster::{self, EventType, call, event_about};
+use crate::cli::ControllerArgs;
+use crate::error::{Error, Exit, Result};
+use crate::on_demand::decide::{self, Change, Limits, Verdict};
+use crate::on_demand::{self, demand, layout};
+use crate::pipeline::signals::Trap;
+use k8s_openapi::api::coordination::v1::Lease;
+use k8s_openapi::api::core::v1::{Event, Node, ObjectReference, Pod};
+use kube::api::{Api, ListParams, Patch, PatchParams, PostParams};
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::{Duration, Instant};
+
+const COMPONENT: &str = "gpushare-controller";
+
+pub(crate) fn run(ctx: &mut Context, args: &ControllerArgs) -> Result<Exit> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .thread_name("gpushare-controller-api")
+        .enable_all()
+        .build()
+        .map_err(|e| Error::failed(format!("cannot start the controller's runtime: {e}")))?;
+    let client = runtime.block_on(cluster::client(args.kubeconfig.as_deref()))?;
+    let identity = args.id.clone().unwrap_or_else(|| {
+        let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
+        format!("{}-{}", host.trim(), std::process::id())
+    });
+    let elector = lease::Elector {
+        api: Api::<Lease>::namespaced(client.clone(), &args.namespace),
+        name: args.lease.clone(),
+        identity: identity.clone(),
+        duration_seconds: args.lease_seconds as i32,
+    };
+    let mut controller = Controller {
+        handle: runtime.handle().clone(),
+        client,
+        args,
+        out: ctx.out.clone(),
+        needed_at: BTreeMap::new(),
+        told: BTreeMap::new(),
+        writes: 0,
+        started: Instant::now(),
+        seen_pending: BTreeSet::new(),
+        deferred: 0,
+    };
+    ctx.out.note(format!(
+        "gpushare controller {identity}: lease {}/{}; MIG on demand for nodes labelled {}=true",
+        args.namespace,
+        args.lease,
+        on_demand::OPT_IN_LABEL
+    ));
+    let trap = Trap::install();
+    // None until the first answer: each change, the first included, is said.
+    let mut leading: Option<bool> = None;
+    let stopped = loop {
+        if let Some(signal) = trap.received() {
+            break signal;
+        }
+        let turn = Instant::now();
+        match elector.hold(&controller.handle) {
+            Ok(now_leading) => {
+                if Some(now_leading) != leading {
+                    ctx.out.note(if now_leading {
+                        "leading: this replica decides"
+                    } else {
+                        "not leading: another replica holds the lease"
+                    });
+                    controller.needed_at.clear();
+                    controller.started = Instant::now();
+                }
+                leading = Some(now_leading);
+            }
+            Err(e) => {
+                ctx.out.warn(format!("{}; trying again", e.message));
+                leading = None;
+            }
+        }
+        if leading == Some(true)
+            && let Err(e) = controller.turn()
+        {
+            ctx.out.warn(format!("{}; trying again", e.message));
+        }
+        let wait = Duration::from_millis(args.interval_ms).saturating_sub(turn.elapsed());
+        std::thread::sleep(wait.min(Duration::from_millis(args.interval_ms)));
+    };
+    ctx.out
+        .note(format!("gpushare controller: stopping on {stopped}"));
+    drop(controller);
+    runtime.shutdown_timeout(Duration::from_secs(1));
+    Ok(Exit::Ok)
+}
+
+struct Controller<'a> {
+    handle: tokio::runtime::Handle,
+    client: kube::Client,
+    args: &'a ControllerArgs,
+    out: crate::output::Output,
+    /// When each node last had a pod that needed its reshaped capacity.
+    needed_at: BTreeMap<String, Instant>,
+    /// What each pod was last told, so an event is recorded once per change.
+    told: BTreeMap<String, String>,
+    /// Layout writes made (for `GPUSHARE_CONTROLLER_STOP_AFTER_WRITES`).
+    writes: u32,
+    /// Since when this replica leads: the grace period starts there for every node.
+    started: Instant,
+    /// The pending pods of the last turn, and for how many turns new ones kept coming.
+    seen_pending: BTreeSet<String>,
+    deferred: u32,
+}
+
+/// A burst of pods arrives over a few turns: new demand waits while it grows (up to this many
+/// turns), so that the burst is decided at once and touches the fewest nodes.
+const MAX_DEFER: u32 = 4;
+
+impl Controller<'_> {
+    /// One look at the cluster and what follows from it.
+    fn turn(&mut self) -> Result<()> {
+        let nodes_api: Api<Node> = Api::all(self.client.clone());
+        let selector = format!("{}=true", on_demand::OPT_IN_LABEL);
+        let nodes = call(
+            &self.handle,
+            "list nodes",
+            nodes_api.list(&ListParams::default().labels(&selector)),
+        )?
+        .items;
+        let pods_api: Api<Pod> = Api::all(self.client.clone());
+        let pods = call(
+            &self.handle,
+            "list pods",
+            pods_api.list(
+                &ListParams::default().fields("status.phase!=Succeeded,status.phase!=Failed"),
+            ),
+        )?
+        .items;
+        let pending = demand::pending(&pods);
+        let names: BTreeSet<String> = pending.iter().map(|p| p.name.clone()).collect();
+        let grew = names.iter().any(|n| !self.seen_pending.contains(n));
+        self.seen_pending = names;
+        if grew && self.deferred < MAX_DEFER {
+            self.deferred += 1;
+            return Ok(());
+        }
+        self.deferred = 0;
+        let timing = views::Timing {
+            now: unix_now(),
+            cooldown: self.args.cooldown,
+        };
+        let grace = Duration::from_secs(self.args.give_back_after);
+        let mut unreadable = Vec::new();
+        let mut node_views = Vec::new();
+        for n in &nodes {
+            let name = n.metadata.name.clone().unwrap_or_default();
+            let since = self.needed_at.get(&name).copied().unwrap_or(self.started);
+            match views::view(n, &pods, &timing, since.elapsed() >= grace) {
+                Ok(v) => node_views.push(v),
+                Err(why) => unreadable.push(format!("{name}: {why}")),
+            }
+        }
+        let decided = Instant::now();
+        let decision = decide::decide(
+            &mut node_views,
+            &pending,
+            &Limits {
+                max_reshaping: self.args.max_reshaping as usize,
+            },
+        );
+        let took = decided.elapsed();
+        for (_, verdict) in &decision.verdicts {
+            if let Verdict::Waiting { node } | Verdict::Reshaping { node, .. } = verdict {
+                self.needed_at.insert(node.clone(), Instant::now());
+            }
+        }
+        if !decision.changes.is_empty() {
+            self.out.note(format!(
+                "decided for {} pending pod(s) over {} node(s) in {:.1} ms",
+                pending.len(),
+                node_views.len(),
+                took.as_secs_f64() * 1000.0
+            ));
+        }
+        for (name, change) in &decision.changes {
+            let listed = nodes
+                .iter()
+                .find(|n| n.metadata.name.as_deref() == Some(name.as_str()));
+            if let Some(node) = listed {
+                self.write(node, name, change)?;
+            }
+        }
+        let by_name: BTreeMap<String, &Pod> =
+            pending.iter().map(|p| (p.name.clone(), p.pod)).collect();
+        for (pod, verdict) in &decision.verdicts {
+            let mut v = verdict.clone();
+            if let Verdict::NoFit(why) = &mut v
+                && !unreadable.is_empty()
+            {
+                why.push_str(&format!("; not planned for: {}", unreadable.join("; ")));
+            }
+            if let Some(p) = by_name.get(pod) {
+                self.tell(p, pod, &v)?;
+            }
+        }
+        let waiting: BTreeSet<&String> = by_name.keys().collect();
+        self.told.retain(|pod, _| waiting.contains(pod));
+        Ok(())
+    }
+
+    /// Write one node's layout (or remove it), and say so on the node.
+    fn write(&mut self, node: &Node, name: &str, change: &Change) -> Result<()> {
+        let (annotations, reason, message) = match change {
+            Change::Layout(l, why) => (
+                BTreeMap::from([
+                    (
+                        on_demand::LAYOUT_ANNOTATION.to_string(),
+                        Some(layout::render(name, l)),
+                    ),
+                    (
+                        on_demand::WRITTEN_ANNOTATION.to_string(),
+                        Some(unix_now().to_string()),
+                    ),
+                ]),
+                "MigReshape",
+                why.clone(),
+            ),
+            Change::Baseline => (
+                BTreeMap::from([
+                    (on_demand::LAYOUT_ANNOTATION.to_string(), None),
+                    (on_demand::WRITTEN_ANNOTATION.to_string(), None),
+                ]),
+                "MigBaseline",
+                "the node has its baseline layout again: the controller's layout is removed"
+                    .to_string(),
+            ),
+        };
+        let patch = crate::agent::labels::merge_patch(&BTreeMap::new(), &annotations);
+        let api: Api<Node> = Api::all(self.client.clone());
+        let params = PatchParams {
+            field_manager: Some(COMPONENT.into()),
+            ..Default::default()
+        };
+        call(
+            &self.handle,
+            &format!("patch node {name}"),
+            api.patch(name, &params, &Patch::Merge(&patch)),
+        )?;
+        self.out.note(format!("node {name}: {message}"));
+        let about = ObjectReference {
+            api_version: Some("v1".into()),
+            kind: Some("Node".into()),
+            name: Some(name.into()),
+            uid: node.metadata.uid.clone(),
+            ..Default::default()
+        };
+        self.record(
+            cluster::EVENTS_NAMESPACE,
+            about,
+            EventType::Normal,
+            reason,
+            &message,
+        )?;
+        self.writes += 1;
+        // A test hook: stop as a killed process would, between two writes of one decision.
+        if std::env::var("GPUSHARE_CONTROLLER_STOP_AFTER_WRITES")
+            .ok()
+            .and_then(|n| n.parse::<u32>().ok())
+            .is_some_and(|n| self.writes >= n)
+        {
+            self.out
+                .warn("stopping after the writes asked for (a test)");
+            std::process::exit(137);
+        }
+        Ok(())
+    }
+
+    /// Tell a pending pod where it stands, once per change.
+    fn tell(&mut self, pod: &Pod, name: &str, verdict: &Verdict) -> Result<()> {
+        let (kind, reason, message) = match verdict {
+            Verdict::Waiting { node } => (
+                EventType::Normal,
+                "MigWaiting",
+                format!("idle MIG instances for it are on node {node} (or coming there)"),
+            ),
+            Verdict::Reshaping {
+                node,
+                gpus,
+                destroyed,
+            } => (
+                EventType::Normal,
+                "MigReshaping",
+                format!(
+                    "node {node} is being reshaped for it: GPU(s) {} ({destroyed} idle instance(s) replaced)",
+                    crate::plan::join(gpus)
+                ),
+            ),
+            Verdict::NoFit(why) => (EventType::Warning, "MigNoFit", why.clone()),
+        };
+        if self.told.get(name) == Some(&message) {
+            return Ok(());
+        }
+        self.told.insert(name.to_string(), message.clone());
+        let namespace = pod.metadata.namespace.as_deref().unwrap_or("default");
+        let about = ObjectReference {
+            api_version: Some("v1".into()),
+            kind: Some("Pod".into()),
+            name: pod.metadata.name.clone(),
+            namespace: Some(namespace.into()),
+            uid: pod.metadata.uid.clone(),
+            ..Default::default()
+        };
+        self.record(namespace, about, kind, reason, &message)
+    }
+
+    fn record(
+        &self,
+        namespace: &str,
+        about: ObjectReference,
+        kind: EventType,
+        reason: &str,
+        message: &str,
+    ) -> Result<()> {
+        let api: Api<Event> = Api::namespaced(self.client.clone(), namespace);
+        let mut event = event_about(about, COMPONENT, COMPONENT, kind, reason, message);
+        event.metadata.namespace = Some(namespace.into());
+        call(
+            &self.handle,
+            &format!("create event {reason}"),
+            api.create(&PostParams::default(), &event),
+        )
+        .map(|_| ())
+    }
+}
+
+fn unix_now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}

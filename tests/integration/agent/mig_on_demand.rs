@@ -1,0 +1,517 @@
+//! MIG on demand, end to end: a real API server and scheduler, four simulated DGX A100 nodes at
+//! mig-parted's `all-1g.5gb`, each with NVIDIA's device plugin (mixed strategy) on the NVML
+//! stand-in, the stand-in kubelet and `gpushare agent`; and `gpushare controller` as its
+//! manifests' service account. Pods that ask for profiles no node has wait until the controller
+//! reshapes idle instances for them, and the agents' journals (the driver calls they made)
+//! show that no instance a pod held was destroyed.
+//!
+//! 1. One pod for a 3g.20gb that may only go to the nodes of pool b is bound there, on merged
+//!    idle 1g.5gb instances.
+//! 2. A burst of 20 (eight 7g.40gb, twelve 3g.20gb, two of them pinned to the node whose every
+//!    instance is held) is served by reshaping two nodes; the two pinned ones stay Pending with
+//!    an event that says why.
+//! 3. The pods go; after the grace period the nodes return to `all-1g.5gb` and the controller's
+//!    layouts are removed.
+//! 4. Sixteen 7g.40gb need two nodes; the leading controller stops (as a killed process) after
+//!    its first write, and the second replica takes the Lease and finishes the decision; every
+//!    node is whole at every step.
+
+use super::agent_process::{AgentProcess, profiles};
+use super::{
+    CONFIGMAP, DEVICE_PLUGIN, NS, apply_agent_manifests, apply_manifests, play_daemonsets,
+    plugin_pod,
+};
+use crate::common::api_server::ApiServer;
+use crate::common::cluster::{Cluster, wait_for};
+use crate::common::device_plugin::{DevicePlugin, generated, mig_devices};
+use crate::common::nvidia_tools::{NvidiaNode, tools};
+use crate::common::repo;
+use serde_json::{Value, json};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+const WAIT: Duration = Duration::from_secs(180);
+const LAYOUT: &str = "gpushare.io/mig.layout";
+const HOSTNAME: &str = "kubernetes.io/hostname";
+
+/// One GPU node: the agent (dropped first), the plugin with its kubelet, the simulated node.
+struct GpuNode {
+    agent: AgentProcess,
+    plugin: Arc<Mutex<DevicePlugin>>,
+    nvidia: NvidiaNode,
+    name: String,
+}
+
+impl GpuNode {
+    fn detect(&self) -> Value {
+        self.nvidia.detect()
+    }
+
+    /// `(gpu, start)` of each GPU instance the agent's runs destroyed, from its journal.
+    fn destroyed(&self) -> Vec<(u64, u64)> {
+        let journal = self.nvidia.path("root/var/lib/gpushare/journal.jsonl");
+        let text = std::fs::read_to_string(journal).unwrap_or_default();
+        text.lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .filter(|e| e["event"] == "step")
+            .filter_map(|e| {
+                // `GPU 1: destroy_gpu_instance (GPU instance 7 (1g.5gb at 0:1))`
+                let d = e["detail"].as_str()?.to_string();
+                let (gpu, rest) = d
+                    .strip_prefix("GPU ")?
+                    .split_once(": destroy_gpu_instance")?;
+                let start = rest.rsplit_once(" at ")?.1.split(':').next()?;
+                Some((gpu.parse().ok()?, start.parse().ok()?))
+            })
+            .collect()
+    }
+}
+
+/// `gpushare controller` as a process, with its log.
+struct ControllerProcess {
+    child: Child,
+    log: PathBuf,
+}
+
+impl ControllerProcess {
+    fn start(kubeconfig: &Path, dir: &Path, id: &str, stop_after_writes: Option<u32>) -> Self {
+        let log = dir.join(format!("controller-{id}.log"));
+        let file = std::fs::File::create(&log).unwrap();
+        let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin!("gpushare"));
+        cmd.env("NO_COLOR", "1")
+            .env_remove("KUBECONFIG")
+            .args(["controller", "--kubeconfig"])
+            .arg(kubeconfig)
+            .args(["--namespace", NS, "--id", id, "--interval", "500"])
+            .args(["--cooldown", "2", "--give-back-after", "8"])
+            .args(["--max-reshaping", "4", "--lease-seconds", "3"])
+            .stdin(Stdio::null())
+            .stdout(file.try_clone().unwrap())
+            .stderr(file);
+        if let Some(n) = stop_after_writes {
+            cmd.env("GPUSHARE_CONTROLLER_STOP_AFTER_WRITES", n.to_string());
+        }
+        let child = cmd.spawn().expect("gpushare controller starts");
+        ControllerProcess { child, log }
+    }
+
+    fn log(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    fn wait_leading(&self) {
+        wait_for("the controller to lead", WAIT, || {
+            self.log()
+                .contains("leading: this replica decides")
+                .then_some(())
+        });
+    }
+}
+
+impl Drop for ControllerProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        if std::thread::panicking() {
+            eprintln!("--- {}:\n{}", self.log.display(), self.log());
+        }
+    }
+}
+
+/// A pod the scheduler places, asking for `n` of `profile`.
+fn pod(name: &str, profile: &str, selector: Value) -> Value {
+    json!({
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": { "name": name, "namespace": NS },
+        "spec": {
+            "terminationGracePeriodSeconds": 0,
+            "nodeSelector": selector,
+            "containers": [{
+                "name": "cuda", "image": "registry.example.com/cuda:12",
+                "resources": { "limits": { format!("nvidia.com/mig-{profile}"): "1" } },
+            }],
+        },
+    })
+}
+
+/// Every container's devices on every node: pod → (node, device).
+fn assigned(nodes: &[GpuNode]) -> BTreeMap<String, (String, String)> {
+    nodes
+        .iter()
+        .flat_map(|n| {
+            n.plugin
+                .lock()
+                .unwrap()
+                .kubelet
+                .assigned()
+                .into_iter()
+                .map(|a| (a.pod.clone(), (n.name.clone(), a.devices[0].clone())))
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+fn wait_assigned(
+    nodes: &[GpuNode],
+    what: &str,
+    f: impl Fn(&BTreeMap<String, (String, String)>) -> bool,
+) -> BTreeMap<String, (String, String)> {
+    wait_for(what, WAIT, || {
+        let a = assigned(nodes);
+        f(&a).then_some(a)
+    })
+}
+
+/// `(gpu, start)` of every MIG device of a node, by UUID.
+fn places(node: &GpuNode) -> BTreeMap<String, (u64, u64)> {
+    mig_devices(&node.detect())
+        .into_iter()
+        .map(|d| (d.uuid.clone(), (d.gpu, d.start)))
+        .collect()
+}
+
+/// No device held in `held` was destroyed by any node's agent, and each is still there.
+fn held_kept(
+    nodes: &[GpuNode],
+    held: &BTreeMap<String, (String, String)>,
+    before: &BTreeMap<String, BTreeMap<String, (u64, u64)>>,
+) {
+    for n in nodes {
+        let destroyed: BTreeSet<(u64, u64)> = n.destroyed().into_iter().collect();
+        let now = places(n);
+        for (pod, (node, uuid)) in held.iter().filter(|(_, (node, _))| *node == n.name) {
+            let at = before[node][uuid];
+            assert!(
+                !destroyed.contains(&at),
+                "{pod}'s {uuid} at {at:?} on {node} was destroyed"
+            );
+            assert_eq!(
+                now.get(uuid),
+                Some(&at),
+                "{pod}'s {uuid} on {node} moved or went"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_controller_reshapes_idle_instances_for_pending_pods_and_gives_them_back() {
+    let test = "agent::mig_on_demand";
+    let Some(tools) = tools(test) else { return };
+    let Some(server) = ApiServer::with_scheduler(test) else {
+        return;
+    };
+    let cluster = Cluster::connect(&server.kubeconfig);
+    apply_agent_manifests(&cluster);
+    let layouts =
+        std::fs::read_to_string(repo().join("tests/fixtures/mig-parted/config-default.yaml"))
+            .unwrap();
+    cluster.put_layouts(NS, "gpushare-layouts", &[("config.yaml", &layouts)]);
+    let dir = tempfile::tempdir().unwrap();
+    let agent_kubeconfig = dir.path().join("agent.kubeconfig");
+    cluster.service_account_kubeconfig(NS, "gpushare-agent", &agent_kubeconfig);
+
+    let mut nodes = Vec::new();
+    for i in 1..=4 {
+        let name = format!("gpu-node-{i}");
+        let nvidia = NvidiaNode::new(tools, "dgx-a100");
+        nvidia.mig_apply("all-1g.5gb");
+        let (config, mut env, _) = generated(&nvidia, &["--mig-strategy", "mixed"]);
+        env.insert("NODE_NAME".into(), name.clone());
+        let pool = if i >= 3 { "b" } else { "a" };
+        cluster.create_node(
+            &name,
+            &[
+                (DEVICE_PLUGIN, "true"),
+                ("nvidia.com/mig.config", "all-1g.5gb"),
+                ("gpushare.io/mig.on-demand", "true"),
+                (HOSTNAME, &name),
+                ("pool", pool),
+            ],
+        );
+        let Some(plugin) = DevicePlugin::start(test, &nvidia, &config, &env) else {
+            return;
+        };
+        plugin
+            .kubelet
+            .join(&server.kubeconfig, &name, &BTreeMap::new())
+            .unwrap();
+        cluster.create_pod(plugin_pod(&name));
+        let host_root = plugin.host_root();
+        let agent = AgentProcess::start_with(
+            nvidia.dir.path(),
+            &agent_kubeconfig,
+            &name,
+            CONFIGMAP,
+            &[
+                "--host-root".as_ref(),
+                host_root.as_os_str(),
+                "--publish-every".as_ref(),
+                "1".as_ref(),
+            ],
+        );
+        nodes.push(GpuNode {
+            agent,
+            plugin: Arc::new(Mutex::new(plugin)),
+            nvidia,
+            name,
+        });
+    }
+    let stop = Arc::new(AtomicBool::new(false));
+    let daemonsets = {
+        let kubeconfig = server.kubeconfig.clone();
+        let plugins: Vec<_> = nodes
+            .iter()
+            .map(|n| (n.name.clone(), n.plugin.clone()))
+            .collect();
+        let stop = stop.clone();
+        std::thread::spawn(move || play_daemonsets(&kubeconfig, &plugins, &stop))
+    };
+
+    // The controller, from its manifests, as their service account.
+    apply_manifests(&cluster, &["--target", "controller"]);
+    let rules = [
+        cluster.rules("ClusterRole", None, "gpushare-controller"),
+        cluster.rules("Role", Some(NS), "gpushare-controller"),
+    ]
+    .concat();
+    assert!(
+        !rules.iter().any(|r| r.to_string().contains('*')),
+        "{rules:?}"
+    );
+    let controller_kubeconfig = dir.path().join("controller.kubeconfig");
+    cluster.service_account_kubeconfig(NS, "gpushare-controller", &controller_kubeconfig);
+
+    let advertised = |node: &str, resource: &str| -> usize {
+        cluster
+            .node(node)
+            .status
+            .and_then(|s| s.allocatable)
+            .and_then(|a| a.get(resource).map(|q| q.0.parse().unwrap_or(0)))
+            .unwrap_or(0)
+    };
+    for n in &nodes {
+        wait_for(
+            &format!("{} to advertise 56 1g.5gb and publish its state", n.name),
+            WAIT,
+            || {
+                let published = cluster
+                    .node(&n.name)
+                    .metadata
+                    .annotations
+                    .is_some_and(|a| a.contains_key("gpushare.io/mig.state"));
+                (advertised(&n.name, "nvidia.com/mig-1g.5gb") == 56 && published).then_some(())
+            },
+        );
+    }
+    // Pods hold every 1g.5gb of node 1 and seven of node 4.
+    for i in 0..56 {
+        cluster.create_pod(pod(
+            &format!("hold-1-{i:02}"),
+            "1g.5gb",
+            json!({ HOSTNAME: "gpu-node-1" }),
+        ));
+    }
+    for i in 0..7 {
+        cluster.create_pod(pod(
+            &format!("hold-4-{i}"),
+            "1g.5gb",
+            json!({ HOSTNAME: "gpu-node-4" }),
+        ));
+    }
+    let holders = wait_assigned(&nodes, "63 holders to get their devices", |a| a.len() == 63);
+    let before: BTreeMap<String, BTreeMap<String, (u64, u64)>> =
+        nodes.iter().map(|n| (n.name.clone(), places(n))).collect();
+    let controller = ControllerProcess::start(&controller_kubeconfig, dir.path(), "first", None);
+    controller.wait_leading();
+
+    // 1. One 3g.20gb for pool b: bound on node 3 or 4, idle 1g.5gb merged for it.
+    let created = Instant::now();
+    cluster.create_pod(pod("half-b", "3g.20gb", json!({ "pool": "b" })));
+    let a = wait_assigned(&nodes, "half-b to be bound", |a| a.contains_key("half-b"));
+    let to_bound = created.elapsed();
+    let (half_node, _) = a["half-b"].clone();
+    assert!(
+        half_node == "gpu-node-3" || half_node == "gpu-node-4",
+        "{half_node}"
+    );
+    let events = cluster.events_of(NS, "Pod", "half-b");
+    assert!(
+        events
+            .iter()
+            .any(|(r, m)| r == "MigReshaping" && m.contains(&half_node)),
+        "{events:?}"
+    );
+    held_kept(&nodes, &holders, &before);
+    for n in nodes.iter().filter(|n| n.name != half_node) {
+        assert_eq!(
+            profiles(&n.agent.node()),
+            vec![vec!["1g.5gb".to_string(); 7]; 8],
+            "{}",
+            n.name
+        );
+    }
+    let changed: Vec<Vec<String>> = profiles(
+        &nodes
+            .iter()
+            .find(|n| n.name == half_node)
+            .unwrap()
+            .agent
+            .node(),
+    )
+    .into_iter()
+    .filter(|g| g.len() != 7)
+    .collect();
+    assert_eq!(
+        changed,
+        [vec!["1g.5gb", "1g.5gb", "1g.5gb", "1g.5gb", "3g.20gb"]]
+    );
+    eprintln!(
+        "mig on demand: a pod's creation to bound with a reshape took {:.1} s",
+        to_bound.as_secs_f64()
+    );
+
+    // 2. A burst of 20, once the reshaped node's cooldown is over.
+    std::thread::sleep(Duration::from_secs(3));
+    let shapes_before: BTreeMap<String, Vec<Vec<String>>> = nodes
+        .iter()
+        .map(|n| (n.name.clone(), profiles(&n.agent.node())))
+        .collect();
+    for i in 0..8 {
+        cluster.create_pod(pod(&format!("burst-a-whole-{i}"), "7g.40gb", json!({})));
+    }
+    for i in 0..10 {
+        cluster.create_pod(pod(&format!("burst-b-half-{i}"), "3g.20gb", json!({})));
+    }
+    for i in 0..2 {
+        cluster.create_pod(pod(
+            &format!("burst-c-pinned-{i}"),
+            "3g.20gb",
+            json!({ HOSTNAME: "gpu-node-1" }),
+        ));
+    }
+    let a = wait_assigned(&nodes, "18 of the burst to be bound", |a| {
+        a.keys().filter(|p| p.starts_with("burst-")).count() == 18
+    });
+    assert!(!a.keys().any(|p| p.starts_with("burst-c-")), "{a:?}");
+    let reshaped: BTreeSet<String> = nodes
+        .iter()
+        .filter(|n| profiles(&n.agent.node()) != shapes_before[&n.name])
+        .map(|n| n.name.clone())
+        .collect();
+    assert_eq!(reshaped.len(), 2, "the burst reshaped {reshaped:?}");
+    assert!(!reshaped.contains("gpu-node-1"));
+    for i in 0..2 {
+        let why = wait_for("the pinned pods to be told why they wait", WAIT, || {
+            cluster
+                .events_of(NS, "Pod", &format!("burst-c-pinned-{i}"))
+                .into_iter()
+                .find(|(r, _)| r == "MigNoFit")
+                .map(|(_, m)| m)
+        });
+        assert!(
+            why.contains(
+                "gpu-node-1: no GPU can hold a 3g.20gb without destroying instances in use"
+            ),
+            "{why}"
+        );
+    }
+    held_kept(&nodes, &holders, &before);
+    for n in &reshaped {
+        let events = cluster.events(n);
+        assert!(events.iter().any(|(r, _)| r == "MigReshape"), "{events:?}");
+    }
+
+    // 3. The pods go: after the grace period every node is back at all-1g.5gb.
+    for p in a
+        .keys()
+        .filter(|p| p.starts_with("burst-") || *p == "half-b")
+    {
+        cluster.remove_pod(NS, p);
+    }
+    for i in 0..2 {
+        cluster.remove_pod(NS, &format!("burst-c-pinned-{i}"));
+    }
+    let gone = Instant::now();
+    for n in &nodes {
+        wait_for(&format!("{} back at its baseline", n.name), WAIT, || {
+            let annotated = cluster
+                .node(&n.name)
+                .metadata
+                .annotations
+                .is_some_and(|a| a.contains_key(LAYOUT));
+            (!annotated && profiles(&n.agent.node()) == vec![vec!["1g.5gb".to_string(); 7]; 8])
+                .then_some(())
+        });
+    }
+    assert!(
+        gone.elapsed() >= Duration::from_secs(8),
+        "given back before the grace period"
+    );
+    held_kept(&nodes, &holders, &before);
+
+    // 4. Two replicas; the leader stops after its first write.
+    drop(controller);
+    let mut crashing =
+        ControllerProcess::start(&controller_kubeconfig, dir.path(), "crashing", Some(1));
+    crashing.wait_leading();
+    let second = ControllerProcess::start(&controller_kubeconfig, dir.path(), "second", None);
+    wait_for("the second replica to wait for the lease", WAIT, || {
+        second.log().contains("not leading").then_some(())
+    });
+    for i in 0..16 {
+        cluster.create_pod(pod(&format!("whole-{i:02}"), "7g.40gb", json!({})));
+    }
+    let status = wait_for("the leader to stop after one write", WAIT, || {
+        crashing.child.try_wait().unwrap()
+    });
+    assert_eq!(status.code(), Some(137), "{}", crashing.log());
+    // One node's layout, whole; no other written.
+    let written: Vec<(String, String)> = nodes
+        .iter()
+        .filter_map(|n| {
+            let a = cluster
+                .node(&n.name)
+                .metadata
+                .annotations
+                .unwrap_or_default();
+            a.get(LAYOUT).map(|l| (n.name.clone(), l.clone()))
+        })
+        .collect();
+    assert_eq!(written.len(), 1, "{written:?}");
+    assert_eq!(
+        written[0].1.matches("7g.40gb").count(),
+        8,
+        "{}",
+        written[0].1
+    );
+    let a = wait_assigned(&nodes, "all 16 to be bound", |a| {
+        a.keys().filter(|p| p.starts_with("whole-")).count() == 16
+    });
+    assert!(
+        second.log().contains("leading: this replica decides"),
+        "{}",
+        second.log()
+    );
+    let on: BTreeSet<&str> = a
+        .iter()
+        .filter(|(p, _)| p.starts_with("whole-"))
+        .map(|(_, (n, _))| n.as_str())
+        .collect();
+    assert_eq!(on.len(), 2, "{on:?}");
+    for n in nodes.iter().filter(|n| on.contains(n.name.as_str())) {
+        assert_eq!(
+            profiles(&n.agent.node()),
+            vec![vec!["7g.40gb".to_string()]; 8],
+            "{}",
+            n.name
+        );
+    }
+    held_kept(&nodes, &holders, &before);
+    stop.store(true, Ordering::Relaxed);
+    daemonsets.join().unwrap();
+}
