@@ -133,7 +133,7 @@ pub(crate) enum Command {
     Agent(AgentArgs),
 
     /// MIG on demand for the cluster: reshape idle MIG capacity of the nodes labelled
-    /// gpushare.io/mig.on-demand=true for pods that wait for nvidia.com/mig-<profile>, never
+    /// gpushare.io/mig.on-demand=true for pods that wait for `nvidia.com/mig-<profile>`, never
     /// touching an instance a pod holds, and give it back to each node's own layout once no pod
     /// waits. One Deployment; replicas elect a leader with a Lease. It writes layouts in node
     /// annotations; each node's agent applies them. Runs until SIGTERM.

@@ -9,6 +9,8 @@
 //! - [`reconcile`]: one pass, from the labels to the state (the only place the node changes);
 //! - [`gpu_clients`]: pausing the device plugin, GFD, DCGM and dcgm-exporter around a change,
 //!   and the user pods that block one;
+//! - [`publish`]: the node's MIG state for `gpushare controller` (MIG on demand), whose layout
+//!   the labels give way to while the node opts in;
 //! - [`cluster`]: the API calls; [`watch`]: the watches that wake the loop; [`health`]: the
 //!   liveness endpoint.
 //!
@@ -20,6 +22,7 @@ pub(crate) mod gpu_clients;
 pub(crate) mod health;
 pub(crate) mod labels;
 pub(crate) mod layouts;
+pub(crate) mod publish;
 pub(crate) mod reconcile;
 pub(crate) mod watch;
 

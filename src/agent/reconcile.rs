@@ -16,11 +16,10 @@ use super::labels::{self, Choice, State};
 use super::layouts::{self, Found};
 use crate::Context;
 use crate::error::{Error, Exit, Result};
-use crate::mig::layout::ProfileBook;
-use crate::on_demand::{self, published::MigState};
+use crate::on_demand;
 use crate::pipeline::Options;
 use crate::pipeline::converge::{Converge, Converged, converge, take_guard};
-use crate::pipeline::desired::{Desired, Source};
+use crate::pipeline::desired::Source;
 use crate::pipeline::planner::changes_anything;
 use crate::pipeline::signals::Trap;
 use crate::plan::join;
@@ -127,60 +126,13 @@ impl<'a> Agent<'a> {
     }
 
     fn try_publish(&mut self) -> Result<()> {
-        let node = self.cluster.get_node()?;
-        let have = node.annotations().get(on_demand::STATE_ANNOTATION);
-        let text = if on_demand::opted_in(node.labels()) {
-            Some(self.mig_state(&node)?.to_json())
-        } else {
-            None
-        };
-        if have == text.as_ref() {
-            return Ok(());
-        }
-        let annotations = BTreeMap::from([(on_demand::STATE_ANNOTATION.to_string(), text)]);
-        self.cluster
-            .patch_node(&labels::merge_patch(&BTreeMap::new(), &annotations))?;
-        Ok(())
-    }
-
-    /// The node's MIG state: instances, who holds them, and the baseline layout's wishes.
-    fn mig_state(&mut self, node: &Node) -> Result<MigState> {
-        let snapshot = self.ctx.snapshot()?;
-        let book = ProfileBook::load(self.ctx.backend()?, &snapshot);
-        let held = match self
-            .settings
-            .pod_resources_root
-            .as_deref()
-            .map(|root| pod_resources::read(&snapshot, root))
-        {
-            Some(Holders::Known(held)) => Some(held),
-            _ => None,
-        };
-        // The baseline as this pass would check it; one that cannot be read has no wishes.
-        let baseline = match labels::baseline(node.labels()) {
-            Some(choice) => {
-                let data = self.cluster.layouts_data()?;
-                layouts::find(&self.cluster.layouts, data.as_ref(), &choice.name)
-                    .and_then(|found| {
-                        Desired::check_source(
-                            self.ctx,
-                            found.source,
-                            &snapshot,
-                            &book,
-                            &self.settings.sysfs_root,
-                        )
-                    })
-                    .map(|d| d.mig)
-                    .unwrap_or_default()
-            }
-            None => Vec::new(),
-        };
-        Ok(MigState::of(
-            &snapshot,
-            |g| book.known(g).ok().flatten(),
-            held.as_deref(),
-            &baseline,
-        ))
+        let root = self.settings.pod_resources_root.clone();
+        super::publish::publish(
+            self.ctx,
+            self.cluster,
+            root.as_deref(),
+            &self.settings.sysfs_root,
+        )
     }
 
     /// One pass; what goes wrong is logged, reported on the node when it can be, and retried.
