@@ -8,6 +8,7 @@ use k8s_openapi::api::coordination::v1::{Lease, LeaseSpec};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{MicroTime, ObjectMeta};
 use k8s_openapi::jiff::{SignedDuration, Timestamp};
 use kube::api::{Api, PostParams};
+use std::future::Future;
 
 pub(crate) struct Elector {
     pub api: Api<Lease>,
@@ -37,11 +38,11 @@ impl Elector {
                     ..Default::default()
                 }),
             };
-            return lost_race(call(
+            return call(
                 handle,
                 &format!("create {what}"),
-                self.api.create(&PostParams::default(), &lease),
-            ));
+                won(self.api.create(&PostParams::default(), &lease)),
+            );
         };
         let spec = lease.spec.get_or_insert_with(Default::default);
         let mine = spec.holder_identity.as_deref() == Some(self.identity.as_str());
@@ -67,19 +68,20 @@ impl Elector {
         }
         spec.renew_time = Some(MicroTime(now));
         spec.lease_duration_seconds = Some(self.duration_seconds);
-        lost_race(call(
+        call(
             handle,
             &format!("update {what}"),
-            self.api.replace(&self.name, &PostParams::default(), &lease),
-        ))
+            won(self.api.replace(&self.name, &PostParams::default(), &lease)),
+        )
     }
 }
 
-/// A write another replica got in first (409 Conflict) is a lost election, not an error.
-fn lost_race(result: Result<Lease>) -> Result<bool> {
-    match result {
+/// Whether the write won: one another replica got in first (409 Conflict: the Lease changed
+/// since it was read, or was just made) is a lost election, not an error.
+async fn won(write: impl Future<Output = kube::Result<Lease>>) -> kube::Result<bool> {
+    match write.await {
         Ok(_) => Ok(true),
-        Err(e) if e.message.contains("(409)") => Ok(false),
+        Err(kube::Error::Api(s)) if s.code == 409 => Ok(false),
         Err(e) => Err(e),
     }
 }
