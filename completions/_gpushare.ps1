@@ -699,6 +699,7 @@ Register-ArgumentCompleter -Native -CommandName 'gpushare' -ScriptBlock {
             [CompletionResult]::new('--max-reshaping', '--max-reshaping', [CompletionResultType]::ParameterName, 'At most this many nodes reshaping at once')
             [CompletionResult]::new('--cooldown', '--cooldown', [CompletionResultType]::ParameterName, 'Seconds after a layout is written before that node is changed again')
             [CompletionResult]::new('--give-back-after', '--give-back-after', [CompletionResultType]::ParameterName, 'Seconds a node''s reshaped capacity stays once no pod waits for it, before it goes back to the node''s own layout')
+            [CompletionResult]::new('--health-addr', '--health-addr', [CompletionResultType]::ParameterName, 'Serve the health endpoint (GET /healthz) on this address')
             [CompletionResult]::new('--sim', '--sim', [CompletionResultType]::ParameterName, 'Use a simulated node: a preset name or a node file (TOML)')
             [CompletionResult]::new('--sim-state', '--sim-state', [CompletionResultType]::ParameterName, 'Keep the simulated node''s changes in FILE (loaded when it exists, each change kept as it is made)')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format of the data on stdout')

@@ -550,7 +550,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__controller)
-            opts="-q -h -V --kubeconfig --namespace --lease --id --lease-seconds --interval --max-reshaping --cooldown --give-back-after --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version"
+            opts="-q -h -V --kubeconfig --namespace --lease --id --lease-seconds --interval --max-reshaping --cooldown --give-back-after --health-addr --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -589,6 +589,10 @@ _gpushare() {
                     return 0
                     ;;
                 --give-back-after)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --health-addr)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -651,6 +651,7 @@ set edit:completion:arg-completer[gpushare] = {|@words|
             cand --max-reshaping 'At most this many nodes reshaping at once'
             cand --cooldown 'Seconds after a layout is written before that node is changed again'
             cand --give-back-after 'Seconds a node''s reshaped capacity stays once no pod waits for it, before it goes back to the node''s own layout'
+            cand --health-addr 'Serve the health endpoint (GET /healthz) on this address'
             cand --sim 'Use a simulated node: a preset name or a node file (TOML)'
             cand --sim-state 'Keep the simulated node''s changes in FILE (loaded when it exists, each change kept as it is made)'
             cand --format 'Output format of the data on stdout'

@@ -577,6 +577,7 @@ complete -c gpushare -n "__fish_gpushare_using_subcommand controller" -l interva
 complete -c gpushare -n "__fish_gpushare_using_subcommand controller" -l max-reshaping -d 'At most this many nodes reshaping at once' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand controller" -l cooldown -d 'Seconds after a layout is written before that node is changed again' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand controller" -l give-back-after -d 'Seconds a node\'s reshaped capacity stays once no pod waits for it, before it goes back to the node\'s own layout' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand controller" -l health-addr -d 'Serve the health endpoint (GET /healthz) on this address' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand controller" -l sim -d 'Use a simulated node: a preset name or a node file (TOML)' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand controller" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, each change kept as it is made)' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand controller" -l format -d 'Output format of the data on stdout' -r -f -a "table\t'Tables for people'

@@ -473,6 +473,10 @@ pub(crate) struct ControllerArgs {
     /// to the node's own layout
     #[arg(long, value_name = "SECONDS", default_value_t = 300)]
     pub give_back_after: u64,
+
+    /// Serve the health endpoint (GET /healthz) on this address
+    #[arg(long, value_name = "ADDR", default_value = "0.0.0.0:8082")]
+    pub health_addr: std::net::SocketAddr,
 }
 
 #[derive(Debug, Args)]

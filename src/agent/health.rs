@@ -1,6 +1,6 @@
-//! The health endpoint of the DaemonSet's liveness probe: `GET /healthz` answers 200 while the
-//! agent's loop goes round (or is busy with a run), 503 when it has stopped turning, with what
-//! the agent is doing as JSON. One small server thread; requests are read with a size cap and a
+//! The health endpoint of the liveness probe of the agent's DaemonSet and the controller's
+//! Deployment: `GET /healthz` answers 200 while the loop goes round (or is busy with a run), 503
+//! when it has stopped turning, with what it is doing as JSON. One small server thread; requests are read with a size cap and a
 //! deadline, so a client that sends nothing or too much cannot hold it.
 
 use crate::error::{Error, Result};
@@ -15,11 +15,17 @@ const STUCK_AFTER: Duration = Duration::from_secs(60);
 const MAX_REQUEST: usize = 4096;
 const IO_TIMEOUT: Duration = Duration::from_secs(2);
 
-/// What the agent reports.
+/// What the agent (or the controller) reports.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct Status {
-    pub node: String,
-    /// `idle` (no layout label), `watching`, or the state of the current or last run.
+    /// The agent's node.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub node: Option<String>,
+    /// The controller replica's identity in its Lease.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replica: Option<String>,
+    /// The agent: `idle` (no layout label), `watching`, or the state of the current or last
+    /// run; the controller: `leading` or `standby`.
     pub state: String,
     /// The label that chose the layout, `gpushare.io/config=balanced`.
     pub layout: Option<String>,
@@ -36,9 +42,19 @@ pub(crate) struct Health {
 
 impl Health {
     pub(crate) fn new(node: &str) -> Self {
+        Health::with(Some(node), None)
+    }
+
+    /// The controller replica `id`'s.
+    pub(crate) fn replica(id: &str) -> Self {
+        Health::with(None, Some(id))
+    }
+
+    fn with(node: Option<&str>, replica: Option<&str>) -> Self {
         Health {
             status: Mutex::new(Status {
-                node: node.into(),
+                node: node.map(str::to_string),
+                replica: replica.map(str::to_string),
                 state: "starting".into(),
                 layout: None,
                 api_reachable: false,
@@ -179,6 +195,10 @@ mod tests {
         let ok = get(addr, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n");
         assert!(ok.starts_with("HTTP/1.1 200 OK\r\n"), "{ok}");
         assert!(ok.contains("\"state\":\"success\""), "{ok}");
+        assert!(
+            ok.contains("\"node\":\"gpu-1\"") && !ok.contains("replica"),
+            "{ok}"
+        );
         assert!(get(addr, "GET / HTTP/1.1\r\n\r\n").starts_with("HTTP/1.1 404"));
         assert!(get(addr, "POST /healthz HTTP/1.1\r\n\r\n").starts_with("HTTP/1.1 405"));
         // Too much, or not text: refused, and the server goes on answering.

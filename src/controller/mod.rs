@@ -14,6 +14,7 @@ pub(crate) mod views;
 
 use crate::Context;
 use crate::agent::cluster::{self, EventType, call, event_about};
+use crate::agent::health::Health;
 use crate::cli::ControllerArgs;
 use crate::error::{Error, Exit, Result};
 use crate::on_demand::decide::{self, Change, Limits, Verdict};
@@ -23,6 +24,7 @@ use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::{Event, Node, ObjectReference, Pod};
 use kube::api::{Api, ListParams, Patch, PatchParams, PostParams};
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 const COMPONENT: &str = "gpushare-controller";
@@ -57,8 +59,10 @@ pub(crate) fn run(ctx: &mut Context, args: &ControllerArgs) -> Result<Exit> {
         seen_pending: BTreeSet::new(),
         deferred: 0,
     };
+    let health = Arc::new(Health::replica(&identity));
+    let addr = crate::agent::health::serve(args.health_addr, health.clone())?;
     ctx.out.note(format!(
-        "gpushare controller {identity}: lease {}/{}; MIG on demand for nodes labelled {}=true",
+        "gpushare controller {identity}: lease {}/{}; MIG on demand for nodes labelled {}=true; health at http://{addr}/healthz",
         args.namespace,
         args.lease,
         on_demand::OPT_IN_LABEL
@@ -71,8 +75,14 @@ pub(crate) fn run(ctx: &mut Context, args: &ControllerArgs) -> Result<Exit> {
             break signal;
         }
         let turn = Instant::now();
+        health.turn();
+        health.update(|s| s.busy = true);
         match elector.hold(&controller.handle) {
             Ok(now_leading) => {
+                health.update(|s| {
+                    s.api_reachable = true;
+                    s.state = if now_leading { "leading" } else { "standby" }.into();
+                });
                 if Some(now_leading) != leading {
                     ctx.out.note(if now_leading {
                         "leading: this replica decides"
@@ -86,6 +96,7 @@ pub(crate) fn run(ctx: &mut Context, args: &ControllerArgs) -> Result<Exit> {
             }
             Err(e) => {
                 ctx.out.warn(format!("{}; trying again", e.message));
+                health.update(|s| s.api_reachable = false);
                 leading = None;
             }
         }
@@ -94,6 +105,7 @@ pub(crate) fn run(ctx: &mut Context, args: &ControllerArgs) -> Result<Exit> {
         {
             ctx.out.warn(format!("{}; trying again", e.message));
         }
+        health.update(|s| s.busy = false);
         let wait = Duration::from_millis(args.interval_ms).saturating_sub(turn.elapsed());
         std::thread::sleep(wait.min(Duration::from_millis(args.interval_ms)));
     };

@@ -12,14 +12,16 @@ use super::{Bundle, Document, Request};
 use crate::error::Result;
 use k8s_openapi::api::apps::v1::{Deployment, DeploymentSpec};
 use k8s_openapi::api::core::v1::{
-    Capabilities, Container, PodSecurityContext, PodSpec, PodTemplateSpec, ResourceRequirements,
-    SeccompProfile, SecurityContext,
+    Capabilities, Container, ContainerPort, HTTPGetAction, PodSecurityContext, PodSpec,
+    PodTemplateSpec, Probe, ResourceRequirements, SeccompProfile, SecurityContext,
 };
 use k8s_openapi::api::rbac::v1::{ClusterRole, Role};
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
+use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use std::collections::BTreeMap;
 
 pub(crate) const NAME: &str = "gpushare-controller";
+const HEALTH_PORT: i32 = 8082;
 
 pub(crate) fn generate(req: &Request) -> Result<Bundle> {
     let image = req.images.gpushare()?;
@@ -93,7 +95,30 @@ fn deployment(ns: &str, image: String) -> Deployment {
                     containers: vec![Container {
                         name: "gpushare".into(),
                         image: Some(image),
-                        command: Some(vec!["gpushare".into(), "controller".into()]),
+                        command: Some(vec![
+                            "gpushare".into(),
+                            "controller".into(),
+                            "--health-addr".into(),
+                            format!("0.0.0.0:{HEALTH_PORT}"),
+                        ]),
+                        ports: Some(vec![ContainerPort {
+                            name: Some("health".into()),
+                            container_port: HEALTH_PORT,
+                            ..Default::default()
+                        }]),
+                        // Healthy while its loop turns, leading or standing by.
+                        liveness_probe: Some(Probe {
+                            http_get: Some(HTTPGetAction {
+                                path: Some("/healthz".into()),
+                                port: IntOrString::String("health".into()),
+                                ..Default::default()
+                            }),
+                            initial_delay_seconds: Some(10),
+                            period_seconds: Some(30),
+                            timeout_seconds: Some(5),
+                            failure_threshold: Some(4),
+                            ..Default::default()
+                        }),
                         env: Some(vec![
                             env_field("POD_NAME", "metadata.name"),
                             env_field("POD_NAMESPACE", "metadata.namespace"),

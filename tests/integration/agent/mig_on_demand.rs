@@ -89,6 +89,7 @@ impl ControllerProcess {
             .args(["--namespace", NS, "--id", id, "--interval", "500"])
             .args(["--cooldown", "2", "--give-back-after", "8"])
             .args(["--max-reshaping", "4", "--lease-seconds", "3"])
+            .args(["--health-addr", "127.0.0.1:0"])
             .stdin(Stdio::null())
             .stdout(file.try_clone().unwrap())
             .stderr(file);
