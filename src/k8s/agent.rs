@@ -9,21 +9,20 @@
 //! (create). No rule has a wildcard.
 
 use super::objects::{
-    env, env_field, host_path, is_builtin_namespace, labels, meta, mount, namespace, pod_meta,
-    read_only_mount, selector, toleration,
+    env, env_field, health_port, health_probe, host_path, is_builtin_namespace, labels, meta,
+    mount, namespace, pod_meta, read_only_mount, selector, toleration,
 };
 use super::rbac::{cluster_binding, role_binding, rule, rule_on, service_account};
 use super::{Bundle, Document, Request};
 use crate::error::{Error, Result};
 use k8s_openapi::api::apps::v1::{DaemonSet, DaemonSetSpec};
 use k8s_openapi::api::core::v1::{
-    Affinity, ConfigMap, Container, ContainerPort, EmptyDirVolumeSource, HTTPGetAction,
-    NodeAffinity, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm, PodSpec,
-    PodTemplateSpec, Probe, ResourceRequirements, SecurityContext, Volume,
+    Affinity, ConfigMap, Container, EmptyDirVolumeSource, NodeAffinity, NodeSelector,
+    NodeSelectorRequirement, NodeSelectorTerm, PodSpec, PodTemplateSpec, ResourceRequirements,
+    SecurityContext, Volume,
 };
 use k8s_openapi::api::rbac::v1::{ClusterRole, Role};
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
-use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use std::collections::BTreeMap;
 
 pub(crate) const CONFIG_LABEL: &str = "gpushare.io/config";
@@ -167,25 +166,10 @@ fn daemonset(ns: &str, image: String) -> DaemonSet {
                             env("NVIDIA_VISIBLE_DEVICES", "all"),
                             env("NVIDIA_DRIVER_CAPABILITIES", "compute,utility"),
                         ]),
-                        ports: Some(vec![ContainerPort {
-                            name: Some("health".into()),
-                            container_port: HEALTH_PORT,
-                            ..Default::default()
-                        }]),
+                        ports: Some(vec![health_port(HEALTH_PORT)]),
                         // A run may take minutes (MIG changes, GPU clients leaving); the
                         // endpoint stays healthy meanwhile and fails only when the loop stops.
-                        liveness_probe: Some(Probe {
-                            http_get: Some(HTTPGetAction {
-                                path: Some("/healthz".into()),
-                                port: IntOrString::String("health".into()),
-                                ..Default::default()
-                            }),
-                            initial_delay_seconds: Some(10),
-                            period_seconds: Some(30),
-                            timeout_seconds: Some(5),
-                            failure_threshold: Some(4),
-                            ..Default::default()
-                        }),
+                        liveness_probe: Some(health_probe()),
                         resources: Some(ResourceRequirements {
                             requests: quantities("20m", "64Mi"),
                             limits: quantities("500m", "256Mi"),

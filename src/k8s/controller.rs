@@ -6,18 +6,19 @@
 //! (list: the demand), events (create, in the pods' namespaces and `default` for nodes), and
 //! in its own namespace the Lease by name (get, update) plus create for the first one.
 
-use super::objects::{env_field, is_builtin_namespace, meta, namespace, pod_meta, selector};
+use super::objects::{
+    env_field, health_port, health_probe, is_builtin_namespace, meta, namespace, pod_meta, selector,
+};
 use super::rbac::{cluster_binding, role_binding, rule, rule_on, service_account};
 use super::{Bundle, Document, Request};
 use crate::error::Result;
 use k8s_openapi::api::apps::v1::{Deployment, DeploymentSpec};
 use k8s_openapi::api::core::v1::{
-    Capabilities, Container, ContainerPort, HTTPGetAction, PodSecurityContext, PodSpec,
-    PodTemplateSpec, Probe, ResourceRequirements, SeccompProfile, SecurityContext,
+    Capabilities, Container, PodSecurityContext, PodSpec, PodTemplateSpec, ResourceRequirements,
+    SeccompProfile, SecurityContext,
 };
 use k8s_openapi::api::rbac::v1::{ClusterRole, Role};
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
-use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use std::collections::BTreeMap;
 
 pub(crate) const NAME: &str = "gpushare-controller";
@@ -101,24 +102,9 @@ fn deployment(ns: &str, image: String) -> Deployment {
                             "--health-addr".into(),
                             format!("0.0.0.0:{HEALTH_PORT}"),
                         ]),
-                        ports: Some(vec![ContainerPort {
-                            name: Some("health".into()),
-                            container_port: HEALTH_PORT,
-                            ..Default::default()
-                        }]),
+                        ports: Some(vec![health_port(HEALTH_PORT)]),
                         // Healthy while its loop turns, leading or standing by.
-                        liveness_probe: Some(Probe {
-                            http_get: Some(HTTPGetAction {
-                                path: Some("/healthz".into()),
-                                port: IntOrString::String("health".into()),
-                                ..Default::default()
-                            }),
-                            initial_delay_seconds: Some(10),
-                            period_seconds: Some(30),
-                            timeout_seconds: Some(5),
-                            failure_threshold: Some(4),
-                            ..Default::default()
-                        }),
+                        liveness_probe: Some(health_probe()),
                         env: Some(vec![
                             env_field("POD_NAME", "metadata.name"),
                             env_field("POD_NAMESPACE", "metadata.namespace"),

@@ -1,11 +1,13 @@
 //! Small builders for the Kubernetes objects every target needs (metadata, volumes, env).
 
 use k8s_openapi::api::core::v1::{
-    Affinity, ConfigMapVolumeSource, EnvVar, EnvVarSource, HostPathVolumeSource, KeyToPath,
-    Namespace, NodeAffinity, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm,
-    ObjectFieldSelector, Toleration, Volume, VolumeMount,
+    Affinity, ConfigMapVolumeSource, ContainerPort, EnvVar, EnvVarSource, HTTPGetAction,
+    HostPathVolumeSource, KeyToPath, Namespace, NodeAffinity, NodeSelector,
+    NodeSelectorRequirement, NodeSelectorTerm, ObjectFieldSelector, Probe, Toleration, Volume,
+    VolumeMount,
 };
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
+use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use std::collections::BTreeMap;
 
 pub(crate) type Labels = BTreeMap<String, String>;
@@ -181,6 +183,32 @@ pub(crate) fn is_dns_label(name: &str) -> bool {
             .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
         && !name.starts_with('-')
         && !name.ends_with('-')
+}
+
+/// The port `health` of gpushare's health endpoint.
+pub(crate) fn health_port(port: i32) -> ContainerPort {
+    ContainerPort {
+        name: Some("health".into()),
+        container_port: port,
+        ..Default::default()
+    }
+}
+
+/// The liveness probe on gpushare's health endpoint (`GET /healthz` on the port `health`): it
+/// fails only when the loop has stopped turning.
+pub(crate) fn health_probe() -> Probe {
+    Probe {
+        http_get: Some(HTTPGetAction {
+            path: Some("/healthz".into()),
+            port: IntOrString::String("health".into()),
+            ..Default::default()
+        }),
+        initial_delay_seconds: Some(10),
+        period_seconds: Some(30),
+        timeout_seconds: Some(5),
+        failure_threshold: Some(4),
+        ..Default::default()
+    }
 }
 
 #[cfg(test)]
