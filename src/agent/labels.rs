@@ -7,8 +7,7 @@
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
 
-pub(crate) use crate::k8s::agent::CONFIG_LABEL;
-pub(crate) const STATE_LABEL: &str = "gpushare.io/config.state";
+pub(crate) use crate::k8s::agent::{CONFIG_LABEL, STATE_LABEL};
 pub(crate) const MIG_CONFIG_LABEL: &str = "nvidia.com/mig.config";
 pub(crate) const MIG_STATE_LABEL: &str = "nvidia.com/mig.config.state";
 

@@ -1,6 +1,6 @@
 //! `gpushare controller`: MIG on demand for the cluster. One Deployment; its replicas elect a
 //! leader with a Lease ([`lease`]), and the leader, every `--interval`, reads the nodes that opt
-//! in and the pods, builds each node's view ([`views`]), decides ([`crate::on_demand::decide`])
+//! in and the pods, builds each node's view ([`crate::on_demand::view`]), decides ([`crate::on_demand::decide`])
 //! and writes the layouts it chose in node annotations, which the nodes' agents apply through
 //! the pipeline. It never touches a node's driver. Every decision is an Event on the pod (why
 //! it waits, which node is reshaped for it) and on the node.
@@ -10,7 +10,6 @@
 //! coming instances are promised to the pods waiting) and decides the rest.
 
 pub(crate) mod lease;
-pub(crate) mod views;
 
 use crate::Context;
 use crate::agent::cluster::{self, EventType, call, event_about};
@@ -18,7 +17,7 @@ use crate::agent::health::Health;
 use crate::cli::ControllerArgs;
 use crate::error::{Error, Exit, Result};
 use crate::on_demand::decide::{self, Change, Limits, Verdict};
-use crate::on_demand::{self, demand, layout};
+use crate::on_demand::{self, demand, layout, view};
 use crate::pipeline::signals::Trap;
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::{Event, Node, ObjectReference, Pod};
@@ -167,7 +166,7 @@ impl Controller<'_> {
             return Ok(());
         }
         self.deferred = 0;
-        let timing = views::Timing {
+        let timing = view::Timing {
             now: unix_now(),
             cooldown: self.args.cooldown,
         };
@@ -177,7 +176,7 @@ impl Controller<'_> {
         for n in &nodes {
             let name = n.metadata.name.clone().unwrap_or_default();
             let since = self.needed_at.get(&name).copied().unwrap_or(self.started);
-            match views::view(n, &pods, &timing, since.elapsed() >= grace) {
+            match view::view(n, &pods, &timing, since.elapsed() >= grace) {
                 Ok(v) => node_views.push(v),
                 Err(why) => unreadable.push(format!("{name}: {why}")),
             }

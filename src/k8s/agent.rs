@@ -26,6 +26,8 @@ use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use std::collections::BTreeMap;
 
 pub(crate) const CONFIG_LABEL: &str = "gpushare.io/config";
+/// Where the agent says how far its node got with the layout.
+pub(crate) const STATE_LABEL: &str = "gpushare.io/config.state";
 pub(crate) const NAME: &str = "gpushare-agent";
 pub(crate) const LAYOUTS: &str = "gpushare-layouts";
 /// Events about nodes live here (the API server refuses them elsewhere).

@@ -5,7 +5,7 @@
 use super::decide::{self, Limits};
 use super::demand;
 use super::published::{GpuState, Instance, MigState, Profile, Wanted};
-use crate::controller::views::{self, Timing};
+use super::view::{self, Timing};
 use k8s_openapi::api::core::v1::{Node, Pod};
 use serde_json::json;
 use std::collections::BTreeMap;
@@ -61,7 +61,7 @@ pub fn decision(nodes: usize, gpus: u32, pending: usize) -> Figures {
     let waiting = demand::pending(&pods);
     let mut node_views: Vec<_> = cluster
         .iter()
-        .filter_map(|n| views::view(n, &pods, &timing, false).ok())
+        .filter_map(|n| view::view(n, &pods, &timing, false).ok())
         .collect();
     let decision = decide::decide(
         &mut node_views,

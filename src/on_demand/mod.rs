@@ -2,7 +2,7 @@
 //!
 //! The node agent publishes its node's MIG state ([`published`]) in a node annotation; the
 //! controller (`gpushare controller`) reads those and the pods the scheduler could not place
-//! ([`demand`], [`eligible`]), decides which GPUs to reshape ([`decide`], one GPU at a time in
+//! ([`demand`], [`eligible`]), sees each node as it is or is heading to ([`view`]), decides which GPUs to reshape ([`decide`], one GPU at a time in
 //! [`reshape`]) and writes each chosen node's new layout as a gpushare.toml in another annotation
 //! ([`layout`]); the node's agent applies it through the pipeline as any layout. Only nodes that
 //! opt in with the label [`OPT_IN_LABEL`] are reshaped; the layout the node's own label chooses
@@ -16,6 +16,7 @@ pub(crate) mod eligible;
 pub(crate) mod layout;
 pub(crate) mod published;
 pub(crate) mod reshape;
+pub(crate) mod view;
 
 /// `gpushare.io/mig.on-demand=true`: the controller may reshape this node.
 pub(crate) const OPT_IN_LABEL: &str = "gpushare.io/mig.on-demand";

@@ -18,14 +18,13 @@
 
 use super::agent_process::{AgentProcess, profiles};
 use super::{
-    CONFIGMAP, DEVICE_PLUGIN, NS, apply_agent_manifests, apply_manifests, play_daemonsets,
-    plugin_pod,
+    CONFIGMAP, DEVICE_PLUGIN, NS, apply_agent_with_mig_parted_layouts, apply_manifests,
+    play_daemonsets, plugin_pod,
 };
 use crate::common::api_server::ApiServer;
 use crate::common::cluster::{Cluster, wait_for};
 use crate::common::device_plugin::{DevicePlugin, generated, mig_devices};
 use crate::common::nvidia_tools::{NvidiaNode, tools};
-use crate::common::repo;
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -207,11 +206,7 @@ fn the_controller_reshapes_idle_instances_for_pending_pods_and_gives_them_back()
         return;
     };
     let cluster = Cluster::connect(&server.kubeconfig);
-    apply_agent_manifests(&cluster);
-    let layouts =
-        std::fs::read_to_string(repo().join("tests/fixtures/mig-parted/config-default.yaml"))
-            .unwrap();
-    cluster.put_layouts(NS, "gpushare-layouts", &[("config.yaml", &layouts)]);
+    apply_agent_with_mig_parted_layouts(&cluster);
     let dir = tempfile::tempdir().unwrap();
     let agent_kubeconfig = dir.path().join("agent.kubeconfig");
     cluster.service_account_kubeconfig(NS, "gpushare-agent", &agent_kubeconfig);

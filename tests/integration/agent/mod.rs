@@ -84,6 +84,15 @@ fn apply_agent_manifests(cluster: &Cluster) {
     );
 }
 
+/// The agent's manifests, and mig-parted's default config as the layouts.
+fn apply_agent_with_mig_parted_layouts(cluster: &Cluster) {
+    apply_agent_manifests(cluster);
+    let layouts =
+        std::fs::read_to_string(repo().join("tests/fixtures/mig-parted/config-default.yaml"))
+            .unwrap();
+    cluster.put_layouts(NS, "gpushare-layouts", &[("config.yaml", &layouts)]);
+}
+
 /// `gpushare manifests ARGS` in the test namespace, applied with strict validation.
 fn apply_manifests(cluster: &Cluster, args: &[&str]) {
     let out = common::gpushare()

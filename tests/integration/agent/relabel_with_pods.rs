@@ -10,12 +10,13 @@
 //! bind.
 
 use super::agent_process::{AgentProcess, profiles};
-use super::{CONFIGMAP, DEVICE_PLUGIN, NS, apply_agent_manifests, play_daemonsets, plugin_pod};
+use super::{
+    CONFIGMAP, DEVICE_PLUGIN, NS, apply_agent_with_mig_parted_layouts, play_daemonsets, plugin_pod,
+};
 use crate::common::api_server::ApiServer;
 use crate::common::cluster::{Cluster, wait_for};
 use crate::common::device_plugin::{DevicePlugin, generated};
 use crate::common::nvidia_tools::{NvidiaNode, tools};
-use crate::common::repo;
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -62,11 +63,7 @@ fn a_relabel_keeps_the_instances_pods_hold_and_brings_new_slices_to_pending_pods
         return;
     };
     let cluster = Cluster::connect(&server.kubeconfig);
-    apply_agent_manifests(&cluster);
-    let layouts =
-        std::fs::read_to_string(repo().join("tests/fixtures/mig-parted/config-default.yaml"))
-            .unwrap();
-    cluster.put_layouts(NS, "gpushare-layouts", &[("config.yaml", &layouts)]);
+    apply_agent_with_mig_parted_layouts(&cluster);
     cluster.create_node(
         NODE,
         &[(DEVICE_PLUGIN, "true"), (MIG_CONFIG, "all-balanced")],

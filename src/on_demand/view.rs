@@ -3,7 +3,7 @@
 //! or as the layout under way makes them, with the instances pods already bound there will be
 //! given set aside.
 
-use crate::agent::labels::STATE_LABEL;
+use crate::k8s::agent::STATE_LABEL;
 use crate::on_demand::decide::{NodeView, Status};
 use crate::on_demand::demand;
 use crate::on_demand::layout::{self, NodeLayout};
