@@ -47,6 +47,7 @@ Register-ArgumentCompleter -Native -CommandName 'gpushare' -ScriptBlock {
             [CompletionResult]::new('agent', 'agent', [CompletionResultType]::ParameterValue, 'Run as the node agent of a Kubernetes DaemonSet: apply the layout the node''s label names')
             [CompletionResult]::new('controller', 'controller', [CompletionResultType]::ParameterValue, 'MIG on demand for the cluster: reshape idle MIG capacity of the nodes labelled gpushare.io/mig.on-demand=true for pods that wait for `nvidia.com/mig-<profile>`, never touching an instance a pod holds, and give it back to each node''s own layout once no pod waits. One Deployment; replicas elect a leader with a Lease. It writes layouts in node annotations; each node''s agent applies them. Runs until SIGTERM')
             [CompletionResult]::new('probe', 'probe', [CompletionResultType]::ParameterValue, 'Measure memory, bandwidth and latency on every GPU, MIG device and MPS client, and check that each gives what it was promised')
+            [CompletionResult]::new('metrics', 'metrics', [CompletionResultType]::ParameterValue, 'The node''s metrics for Prometheus: GPUs and MIG devices (memory, processes, utilisation, the pod that holds each), MIG, MPS and time-slicing, the changes made, the probe''s last verdict')
             [CompletionResult]::new('unit', 'unit', [CompletionResultType]::ParameterValue, 'Print, install or remove the boot unit that applies gpushare.toml at every boot')
             [CompletionResult]::new('sim', 'sim', [CompletionResultType]::ParameterValue, 'Simulated nodes: presets, the GPU models they can hold, a reboot')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
@@ -667,7 +668,7 @@ Register-ArgumentCompleter -Native -CommandName 'gpushare' -ScriptBlock {
             [CompletionResult]::new('--node', '--node', [CompletionResultType]::ParameterName, 'This node''s name in Kubernetes')
             [CompletionResult]::new('--configmap', '--configmap', [CompletionResultType]::ParameterName, 'The ConfigMap of named layouts')
             [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'kubeconfig file(s) to reach the API server [default: the pod''s service account]')
-            [CompletionResult]::new('--health-addr', '--health-addr', [CompletionResultType]::ParameterName, 'Serve the health endpoint (GET /healthz) on this address')
+            [CompletionResult]::new('--health-addr', '--health-addr', [CompletionResultType]::ParameterName, 'Serve the health endpoint (GET /healthz) and the node''s metrics (GET /metrics, as `gpushare metrics`) on this address')
             [CompletionResult]::new('--pause-timeout', '--pause-timeout', [CompletionResultType]::ParameterName, 'Seconds the paused GPU clients get to leave the node before the change is given up')
             [CompletionResult]::new('--retry', '--retry', [CompletionResultType]::ParameterName, 'Seconds before a failed run is tried again (bad layouts wait for a change instead)')
             [CompletionResult]::new('--host-root', '--host-root', [CompletionResultType]::ParameterName, 'Ask the kubelet under DIR which pods hold which devices (DIR/var/lib/kubelet/pod-resources/kubelet.sock) [default: / on a real node; a simulated node asks only when it is given]')
@@ -743,13 +744,11 @@ Register-ArgumentCompleter -Native -CommandName 'gpushare' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
-        'gpushare;unit' {
-            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'The layout the unit applies [default: /etc/gpushare/gpushare.toml, under --state-root]')
-            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'The layout the unit applies [default: /etc/gpushare/gpushare.toml, under --state-root]')
-            [CompletionResult]::new('--gpu-clients-file', '--gpu-clients-file', [CompletionResultType]::ParameterName, 'mig-parted''s GPU clients file: host services that hold the GPUs, stopped before MIG mode changes and resets and started again after them (with those of `[clients]`)')
-            [CompletionResult]::new('-k', '-k', [CompletionResultType]::ParameterName, 'mig-parted''s hooks file: commands run at apply-start, pre-apply-mode, pre-apply-config and apply-exit')
-            [CompletionResult]::new('--hooks-file', '--hooks-file', [CompletionResultType]::ParameterName, 'mig-parted''s hooks file: commands run at apply-start, pre-apply-mode, pre-apply-config and apply-exit')
-            [CompletionResult]::new('--hooks-timeout', '--hooks-timeout', [CompletionResultType]::ParameterName, 'Seconds one hook command may run; then it is killed with what it started, and the apply stops as after a failed step (GPU clients started again, the apply-exit hook run)')
+        'gpushare;metrics' {
+            [CompletionResult]::new('--listen', '--listen', [CompletionResultType]::ParameterName, 'Serve GET /metrics on this address until SIGTERM [default: print one scrape]')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'The layout in force, for its time-slicing replicas [default: /etc/gpushare/gpushare.toml, under --state-root, when it exists]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'The layout in force, for its time-slicing replicas [default: /etc/gpushare/gpushare.toml, under --state-root, when it exists]')
+            [CompletionResult]::new('--host-root', '--host-root', [CompletionResultType]::ParameterName, 'Ask the kubelet under DIR which pods hold the devices (DIR/var/lib/kubelet/pod-resources/kubelet.sock); on a real node DIR is / unless given, on a simulated one the kubelet is asked only when it is given')
             [CompletionResult]::new('--sim', '--sim', [CompletionResultType]::ParameterName, 'Use a simulated node: a preset name or a node file (TOML)')
             [CompletionResult]::new('--sim-state', '--sim-state', [CompletionResultType]::ParameterName, 'Keep the simulated node''s changes in FILE (loaded when it exists, each change kept as it is made)')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format of the data on stdout')
@@ -758,6 +757,32 @@ Register-ArgumentCompleter -Native -CommandName 'gpushare' -ScriptBlock {
             [CompletionResult]::new('--state-root', '--state-root', [CompletionResultType]::ParameterName, 'Keep every state path (lock, journal, run dirs, written files) under DIR')
             [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once')
             [CompletionResult]::new('--jobs', '--jobs', [CompletionResultType]::ParameterName, 'How many GPUs a changing command changes at once (default: every GPU it changes; 1: one change after another, in plan order)')
+            [CompletionResult]::new('--openmetrics', '--openmetrics', [CompletionResultType]::ParameterName, 'Print OpenMetrics text rather than the Prometheus text format')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only data and errors (no progress or notes on stderr)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only data and errors (no progress or notes on stderr)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'gpushare;unit' {
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'The layout the unit applies [default: /etc/gpushare/gpushare.toml, under --state-root]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'The layout the unit applies [default: /etc/gpushare/gpushare.toml, under --state-root]')
+            [CompletionResult]::new('--gpu-clients-file', '--gpu-clients-file', [CompletionResultType]::ParameterName, 'mig-parted''s GPU clients file: host services that hold the GPUs, stopped before MIG mode changes and resets and started again after them (with those of `[clients]`)')
+            [CompletionResult]::new('-k', '-k', [CompletionResultType]::ParameterName, 'mig-parted''s hooks file: commands run at apply-start, pre-apply-mode, pre-apply-config and apply-exit')
+            [CompletionResult]::new('--hooks-file', '--hooks-file', [CompletionResultType]::ParameterName, 'mig-parted''s hooks file: commands run at apply-start, pre-apply-mode, pre-apply-config and apply-exit')
+            [CompletionResult]::new('--hooks-timeout', '--hooks-timeout', [CompletionResultType]::ParameterName, 'Seconds one hook command may run; then it is killed with what it started, and the apply stops as after a failed step (GPU clients started again, the apply-exit hook run)')
+            [CompletionResult]::new('--listen', '--listen', [CompletionResultType]::ParameterName, 'Where the metrics unit serves GET /metrics')
+            [CompletionResult]::new('--sim', '--sim', [CompletionResultType]::ParameterName, 'Use a simulated node: a preset name or a node file (TOML)')
+            [CompletionResult]::new('--sim-state', '--sim-state', [CompletionResultType]::ParameterName, 'Keep the simulated node''s changes in FILE (loaded when it exists, each change kept as it is made)')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format of the data on stdout')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour (NO_COLOR is honoured with `auto`)')
+            [CompletionResult]::new('--nvml-lib', '--nvml-lib', [CompletionResultType]::ParameterName, 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual')
+            [CompletionResult]::new('--state-root', '--state-root', [CompletionResultType]::ParameterName, 'Keep every state path (lock, journal, run dirs, written files) under DIR')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once')
+            [CompletionResult]::new('--jobs', '--jobs', [CompletionResultType]::ParameterName, 'How many GPUs a changing command changes at once (default: every GPU it changes; 1: one change after another, in plan order)')
+            [CompletionResult]::new('--metrics', '--metrics', [CompletionResultType]::ParameterName, 'The unit that serves `gpushare metrics --listen` (gpushare-metrics.service) instead')
             [CompletionResult]::new('--install', '--install', [CompletionResultType]::ParameterName, 'Write the unit under /etc/systemd/system (atomically) and enable it')
             [CompletionResult]::new('--uninstall', '--uninstall', [CompletionResultType]::ParameterName, 'Disable the unit and remove it')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only data and errors (no progress or notes on stderr)')
@@ -906,6 +931,7 @@ Register-ArgumentCompleter -Native -CommandName 'gpushare' -ScriptBlock {
             [CompletionResult]::new('agent', 'agent', [CompletionResultType]::ParameterValue, 'Run as the node agent of a Kubernetes DaemonSet: apply the layout the node''s label names')
             [CompletionResult]::new('controller', 'controller', [CompletionResultType]::ParameterValue, 'MIG on demand for the cluster: reshape idle MIG capacity of the nodes labelled gpushare.io/mig.on-demand=true for pods that wait for `nvidia.com/mig-<profile>`, never touching an instance a pod holds, and give it back to each node''s own layout once no pod waits. One Deployment; replicas elect a leader with a Lease. It writes layouts in node annotations; each node''s agent applies them. Runs until SIGTERM')
             [CompletionResult]::new('probe', 'probe', [CompletionResultType]::ParameterValue, 'Measure memory, bandwidth and latency on every GPU, MIG device and MPS client, and check that each gives what it was promised')
+            [CompletionResult]::new('metrics', 'metrics', [CompletionResultType]::ParameterValue, 'The node''s metrics for Prometheus: GPUs and MIG devices (memory, processes, utilisation, the pod that holds each), MIG, MPS and time-slicing, the changes made, the probe''s last verdict')
             [CompletionResult]::new('unit', 'unit', [CompletionResultType]::ParameterValue, 'Print, install or remove the boot unit that applies gpushare.toml at every boot')
             [CompletionResult]::new('sim', 'sim', [CompletionResultType]::ParameterValue, 'Simulated nodes: presets, the GPU models they can hold, a reboot')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
@@ -1003,6 +1029,9 @@ Register-ArgumentCompleter -Native -CommandName 'gpushare' -ScriptBlock {
             break
         }
         'gpushare;help;probe' {
+            break
+        }
+        'gpushare;help;metrics' {
             break
         }
         'gpushare;help;unit' {

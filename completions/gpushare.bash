@@ -46,6 +46,9 @@ _gpushare() {
             gpushare,manifests)
                 cmd="gpushare__subcmd__manifests"
                 ;;
+            gpushare,metrics)
+                cmd="gpushare__subcmd__metrics"
+                ;;
             gpushare,mig)
                 cmd="gpushare__subcmd__mig"
                 ;;
@@ -96,6 +99,9 @@ _gpushare() {
                 ;;
             gpushare__subcmd__help,manifests)
                 cmd="gpushare__subcmd__help__subcmd__manifests"
+                ;;
+            gpushare__subcmd__help,metrics)
+                cmd="gpushare__subcmd__help__subcmd__metrics"
                 ;;
             gpushare__subcmd__help,mig)
                 cmd="gpushare__subcmd__help__subcmd__mig"
@@ -302,7 +308,7 @@ _gpushare() {
 
     case "${cmd}" in
         gpushare)
-            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version init plan apply detect doctor mig mps vgpu manifests agent controller probe unit sim completions man help"
+            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version init plan apply detect doctor mig mps vgpu manifests agent controller probe metrics unit sim completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -740,7 +746,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__help)
-            opts="init plan apply detect doctor mig mps vgpu manifests agent controller probe unit sim completions man help"
+            opts="init plan apply detect doctor mig mps vgpu manifests agent controller probe metrics unit sim completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -880,6 +886,20 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__help__subcmd__manifests)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gpushare__subcmd__help__subcmd__metrics)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1373,7 +1393,7 @@ _gpushare() {
             fi
             case "${prev}" in
                 --target)
-                    COMPREPLY=($(compgen -W "nvidia-device-plugin gpushare-extender hami dra cdi agent controller" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "nvidia-device-plugin gpushare-extender hami dra cdi agent controller prometheus-rules" -- "${cur}"))
                     return 0
                     ;;
                 --config)
@@ -1413,6 +1433,68 @@ _gpushare() {
                     return 0
                     ;;
                 --dev-root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sim)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sim-state)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "table json yaml" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --nvml-lib)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --state-root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --jobs)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gpushare__subcmd__metrics)
+            opts="-c -q -h -V --listen --config --host-root --openmetrics --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --listen)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -c)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --host-root)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2698,7 +2780,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__unit)
-            opts="-c -k -q -h -V --config --gpu-clients-file --hooks-file --hooks-timeout --install --uninstall --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version"
+            opts="-c -k -q -h -V --config --gpu-clients-file --hooks-file --hooks-timeout --metrics --listen --install --uninstall --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2725,6 +2807,10 @@ _gpushare() {
                     return 0
                     ;;
                 --hooks-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --listen)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

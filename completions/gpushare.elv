@@ -44,6 +44,7 @@ set edit:completion:arg-completer[gpushare] = {|@words|
             cand agent 'Run as the node agent of a Kubernetes DaemonSet: apply the layout the node''s label names'
             cand controller 'MIG on demand for the cluster: reshape idle MIG capacity of the nodes labelled gpushare.io/mig.on-demand=true for pods that wait for `nvidia.com/mig-<profile>`, never touching an instance a pod holds, and give it back to each node''s own layout once no pod waits. One Deployment; replicas elect a leader with a Lease. It writes layouts in node annotations; each node''s agent applies them. Runs until SIGTERM'
             cand probe 'Measure memory, bandwidth and latency on every GPU, MIG device and MPS client, and check that each gives what it was promised'
+            cand metrics 'The node''s metrics for Prometheus: GPUs and MIG devices (memory, processes, utilisation, the pod that holds each), MIG, MPS and time-slicing, the changes made, the probe''s last verdict'
             cand unit 'Print, install or remove the boot unit that applies gpushare.toml at every boot'
             cand sim 'Simulated nodes: presets, the GPU models they can hold, a reboot'
             cand completions 'Print a shell completion script'
@@ -620,7 +621,7 @@ set edit:completion:arg-completer[gpushare] = {|@words|
             cand --node 'This node''s name in Kubernetes'
             cand --configmap 'The ConfigMap of named layouts'
             cand --kubeconfig 'kubeconfig file(s) to reach the API server [default: the pod''s service account]'
-            cand --health-addr 'Serve the health endpoint (GET /healthz) on this address'
+            cand --health-addr 'Serve the health endpoint (GET /healthz) and the node''s metrics (GET /metrics, as `gpushare metrics`) on this address'
             cand --pause-timeout 'Seconds the paused GPU clients get to leave the node before the change is given up'
             cand --retry 'Seconds before a failed run is tried again (bad layouts wait for a change instead)'
             cand --host-root 'Ask the kubelet under DIR which pods hold which devices (DIR/var/lib/kubelet/pod-resources/kubelet.sock) [default: / on a real node; a simulated node asks only when it is given]'
@@ -693,13 +694,11 @@ set edit:completion:arg-completer[gpushare] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
-        &'gpushare;unit'= {
-            cand -c 'The layout the unit applies [default: /etc/gpushare/gpushare.toml, under --state-root]'
-            cand --config 'The layout the unit applies [default: /etc/gpushare/gpushare.toml, under --state-root]'
-            cand --gpu-clients-file 'mig-parted''s GPU clients file: host services that hold the GPUs, stopped before MIG mode changes and resets and started again after them (with those of `[clients]`)'
-            cand -k 'mig-parted''s hooks file: commands run at apply-start, pre-apply-mode, pre-apply-config and apply-exit'
-            cand --hooks-file 'mig-parted''s hooks file: commands run at apply-start, pre-apply-mode, pre-apply-config and apply-exit'
-            cand --hooks-timeout 'Seconds one hook command may run; then it is killed with what it started, and the apply stops as after a failed step (GPU clients started again, the apply-exit hook run)'
+        &'gpushare;metrics'= {
+            cand --listen 'Serve GET /metrics on this address until SIGTERM [default: print one scrape]'
+            cand -c 'The layout in force, for its time-slicing replicas [default: /etc/gpushare/gpushare.toml, under --state-root, when it exists]'
+            cand --config 'The layout in force, for its time-slicing replicas [default: /etc/gpushare/gpushare.toml, under --state-root, when it exists]'
+            cand --host-root 'Ask the kubelet under DIR which pods hold the devices (DIR/var/lib/kubelet/pod-resources/kubelet.sock); on a real node DIR is / unless given, on a simulated one the kubelet is asked only when it is given'
             cand --sim 'Use a simulated node: a preset name or a node file (TOML)'
             cand --sim-state 'Keep the simulated node''s changes in FILE (loaded when it exists, each change kept as it is made)'
             cand --format 'Output format of the data on stdout'
@@ -708,6 +707,31 @@ set edit:completion:arg-completer[gpushare] = {|@words|
             cand --state-root 'Keep every state path (lock, journal, run dirs, written files) under DIR'
             cand --lock-timeout 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once'
             cand --jobs 'How many GPUs a changing command changes at once (default: every GPU it changes; 1: one change after another, in plan order)'
+            cand --openmetrics 'Print OpenMetrics text rather than the Prometheus text format'
+            cand -q 'Print only data and errors (no progress or notes on stderr)'
+            cand --quiet 'Print only data and errors (no progress or notes on stderr)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'gpushare;unit'= {
+            cand -c 'The layout the unit applies [default: /etc/gpushare/gpushare.toml, under --state-root]'
+            cand --config 'The layout the unit applies [default: /etc/gpushare/gpushare.toml, under --state-root]'
+            cand --gpu-clients-file 'mig-parted''s GPU clients file: host services that hold the GPUs, stopped before MIG mode changes and resets and started again after them (with those of `[clients]`)'
+            cand -k 'mig-parted''s hooks file: commands run at apply-start, pre-apply-mode, pre-apply-config and apply-exit'
+            cand --hooks-file 'mig-parted''s hooks file: commands run at apply-start, pre-apply-mode, pre-apply-config and apply-exit'
+            cand --hooks-timeout 'Seconds one hook command may run; then it is killed with what it started, and the apply stops as after a failed step (GPU clients started again, the apply-exit hook run)'
+            cand --listen 'Where the metrics unit serves GET /metrics'
+            cand --sim 'Use a simulated node: a preset name or a node file (TOML)'
+            cand --sim-state 'Keep the simulated node''s changes in FILE (loaded when it exists, each change kept as it is made)'
+            cand --format 'Output format of the data on stdout'
+            cand --color 'When to use colour (NO_COLOR is honoured with `auto`)'
+            cand --nvml-lib 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual'
+            cand --state-root 'Keep every state path (lock, journal, run dirs, written files) under DIR'
+            cand --lock-timeout 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once'
+            cand --jobs 'How many GPUs a changing command changes at once (default: every GPU it changes; 1: one change after another, in plan order)'
+            cand --metrics 'The unit that serves `gpushare metrics --listen` (gpushare-metrics.service) instead'
             cand --install 'Write the unit under /etc/systemd/system (atomically) and enable it'
             cand --uninstall 'Disable the unit and remove it'
             cand -q 'Print only data and errors (no progress or notes on stderr)'
@@ -844,6 +868,7 @@ set edit:completion:arg-completer[gpushare] = {|@words|
             cand agent 'Run as the node agent of a Kubernetes DaemonSet: apply the layout the node''s label names'
             cand controller 'MIG on demand for the cluster: reshape idle MIG capacity of the nodes labelled gpushare.io/mig.on-demand=true for pods that wait for `nvidia.com/mig-<profile>`, never touching an instance a pod holds, and give it back to each node''s own layout once no pod waits. One Deployment; replicas elect a leader with a Lease. It writes layouts in node annotations; each node''s agent applies them. Runs until SIGTERM'
             cand probe 'Measure memory, bandwidth and latency on every GPU, MIG device and MPS client, and check that each gives what it was promised'
+            cand metrics 'The node''s metrics for Prometheus: GPUs and MIG devices (memory, processes, utilisation, the pod that holds each), MIG, MPS and time-slicing, the changes made, the probe''s last verdict'
             cand unit 'Print, install or remove the boot unit that applies gpushare.toml at every boot'
             cand sim 'Simulated nodes: presets, the GPU models they can hold, a reboot'
             cand completions 'Print a shell completion script'
@@ -915,6 +940,8 @@ set edit:completion:arg-completer[gpushare] = {|@words|
         &'gpushare;help;controller'= {
         }
         &'gpushare;help;probe'= {
+        }
+        &'gpushare;help;metrics'= {
         }
         &'gpushare;help;unit'= {
         }

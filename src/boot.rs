@@ -71,9 +71,10 @@ impl BootUnit {
     }
 }
 
-/// Where `systemctl enable` links the unit, under a systemd unit directory.
-pub(crate) fn enabled_link(systemd_dir: &Path) -> PathBuf {
-    systemd_dir.join(format!("{WANTED_BY}.wants")).join(UNIT)
+/// Where `systemctl enable` links `unit` (wanted by [`WANTED_BY`]), under a systemd unit
+/// directory.
+pub(crate) fn enabled_link(systemd_dir: &Path, unit: &str) -> PathBuf {
+    systemd_dir.join(format!("{WANTED_BY}.wants")).join(unit)
 }
 
 #[cfg(test)]
@@ -107,7 +108,7 @@ mod tests {
         assert!(text.contains("ConditionPathExists=/etc/gpushare/gpushare.toml\n"));
         assert!(text.ends_with("[Install]\nWantedBy=multi-user.target\n"));
         assert_eq!(
-            enabled_link(Path::new("/etc/systemd/system")),
+            enabled_link(Path::new("/etc/systemd/system"), UNIT),
             Path::new("/etc/systemd/system/multi-user.target.wants/gpushare-apply.service")
         );
     }

@@ -148,6 +148,15 @@ pub(crate) enum Command {
     /// kernels really reach. Exit 3 when a promise is not kept, 4 without a CUDA driver.
     Probe(ProbeArgs),
 
+    /// The node's metrics for Prometheus: GPUs and MIG devices (memory, processes, utilisation,
+    /// the pod that holds each), MIG, MPS and time-slicing, the changes made, the probe's last
+    /// verdict
+    ///
+    /// With --listen, serves GET /metrics until SIGTERM, on a node without Kubernetes (`gpushare
+    /// unit --metrics` installs it as a service; the node agent serves the same on its health
+    /// address). Without it, prints one scrape. Each scrape reads the driver once.
+    Metrics(MetricsArgs),
+
     /// Print, install or remove the boot unit that applies gpushare.toml at every boot
     ///
     /// `gpushare-apply.service` is a oneshot ordered after the driver and nvidia-persistenced and
@@ -391,7 +400,8 @@ pub(crate) struct AgentArgs {
     #[arg(long, env = "KUBECONFIG", value_name = "FILE")]
     pub kubeconfig: Option<PathBuf>,
 
-    /// Serve the health endpoint (GET /healthz) on this address
+    /// Serve the health endpoint (GET /healthz) and the node's metrics (GET /metrics, as
+    /// `gpushare metrics`) on this address
     #[arg(long, value_name = "ADDR", default_value = "0.0.0.0:8081")]
     pub health_addr: std::net::SocketAddr,
 
@@ -531,6 +541,28 @@ fn parse_size(text: &str) -> Result<u64, String> {
 }
 
 #[derive(Debug, Args)]
+pub(crate) struct MetricsArgs {
+    /// Serve GET /metrics on this address until SIGTERM [default: print one scrape]
+    #[arg(long, value_name = "ADDR")]
+    pub listen: Option<std::net::SocketAddr>,
+
+    /// The layout in force, for its time-slicing replicas [default:
+    /// /etc/gpushare/gpushare.toml, under --state-root, when it exists]
+    #[arg(short = 'c', long = "config", value_name = "FILE")]
+    pub config: Option<PathBuf>,
+
+    /// Ask the kubelet under DIR which pods hold the devices
+    /// (DIR/var/lib/kubelet/pod-resources/kubelet.sock); on a real node DIR is / unless given,
+    /// on a simulated one the kubelet is asked only when it is given
+    #[arg(long, value_name = "DIR")]
+    pub host_root: Option<PathBuf>,
+
+    /// Print OpenMetrics text rather than the Prometheus text format
+    #[arg(long, conflicts_with = "listen")]
+    pub openmetrics: bool,
+}
+
+#[derive(Debug, Args)]
 pub(crate) struct UnitArgs {
     /// The layout the unit applies [default: /etc/gpushare/gpushare.toml, under --state-root]
     #[arg(short = 'c', long = "config", value_name = "FILE")]
@@ -538,6 +570,19 @@ pub(crate) struct UnitArgs {
 
     #[command(flatten)]
     pub around: AroundArgs,
+
+    /// The unit that serves `gpushare metrics --listen` (gpushare-metrics.service) instead
+    #[arg(long, conflicts_with_all = ["gpu_clients_file", "hooks_file"])]
+    pub metrics: bool,
+
+    /// Where the metrics unit serves GET /metrics
+    #[arg(
+        long,
+        value_name = "ADDR",
+        default_value = "0.0.0.0:9407",
+        requires = "metrics"
+    )]
+    pub listen: std::net::SocketAddr,
 
     /// Write the unit under /etc/systemd/system (atomically) and enable it
     #[arg(long, conflicts_with = "uninstall")]

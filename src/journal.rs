@@ -30,15 +30,21 @@ pub enum Event {
     Failed,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(crate) struct Entry {
-    /// Seconds since the Unix epoch.
-    pub time: u64,
+    /// Seconds since the Unix epoch, to the millisecond (whole seconds in older journals).
+    pub time: f64,
     pub pid: u32,
     pub command: String,
     pub event: Event,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub detail: Option<String>,
+    /// A finished step: its operation (`create_gpu_instance`) and how it ended (`done`,
+    /// `FAILED`…), for the changes the metrics count.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub action: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<String>,
 }
 
 /// A journal larger than this is moved aside (`journal.jsonl.1`) when a run starts.
@@ -69,10 +75,16 @@ pub enum LastRun {
     },
 }
 
-fn now() -> u64 {
-    std::time::SystemTime::now()
+/// `<lib_dir>/journal.jsonl`.
+pub(crate) fn path(paths: &crate::paths::Paths) -> PathBuf {
+    paths.lib_dir().join("journal.jsonl")
+}
+
+fn now() -> f64 {
+    let ms = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs())
+        .map_or(0, |d| d.as_millis());
+    ms as f64 / 1000.0
 }
 
 impl Journal {
@@ -126,13 +138,32 @@ impl Journal {
     /// page cache); the next [`Journal::sync`] or [`Journal::record`] makes it durable. Steps
     /// started together are synced together.
     pub fn append(&mut self, event: Event, detail: Option<&str>) -> Result<()> {
-        let entry = Entry {
+        self.write(Entry {
             time: now(),
             pid: std::process::id(),
             command: self.command.clone(),
             event,
             detail: detail.map(str::to_string),
-        };
+            action: None,
+            status: None,
+        })
+    }
+
+    /// Append the end of a step: what it was, its operation and how it ended (not synced, as
+    /// [`Journal::append`]).
+    pub fn step_done(&mut self, detail: &str, action: &str, status: &str) -> Result<()> {
+        self.write(Entry {
+            time: now(),
+            pid: std::process::id(),
+            command: self.command.clone(),
+            event: Event::StepDone,
+            detail: Some(detail.to_string()),
+            action: Some(action.to_string()),
+            status: Some(status.to_string()),
+        })
+    }
+
+    fn write(&mut self, entry: Entry) -> Result<()> {
         let mut line = serde_json::to_string(&entry)
             .map_err(|e| Error::failed(format!("cannot encode a journal entry: {e}")))?;
         line.push('\n');

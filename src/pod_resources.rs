@@ -48,6 +48,16 @@ pub(crate) enum Holders {
     Refused(PathBuf, String),
 }
 
+/// The host root whose kubelet is asked: the one given, else `/` on a real node; a simulated
+/// node's devices are not this host's kubelet's, so it is asked only when given.
+pub(crate) fn host_root(given: Option<&Path>, simulated: bool) -> Option<PathBuf> {
+    match given {
+        Some(root) => Some(root.to_path_buf()),
+        None if simulated => None,
+        None => Some(PathBuf::from("/")),
+    }
+}
+
 /// The devices held on `node` according to the kubelet whose root is `root` (`/` on a node).
 pub(crate) fn read(node: &Node, root: &Path) -> Holders {
     let socket = root.join(SOCKET);

@@ -29,6 +29,7 @@ pub(crate) mod watch;
 use crate::Context;
 use crate::cli::AgentArgs;
 use crate::error::{Error, Exit, Result};
+use crate::metrics::{Collector, Sources};
 use crate::pipeline::signals::Trap;
 use cluster::Cluster;
 use health::Health;
@@ -67,9 +68,23 @@ pub(crate) fn run(ctx: &mut Context, args: &AgentArgs) -> Result<Exit> {
         layouts.clone(),
     );
     let health = Arc::new(Health::new(&node));
-    let addr = health::serve(args.health_addr, health.clone())?;
+    let pod_resources_root =
+        crate::pod_resources::host_root(args.host_root.as_deref(), ctx.simulated());
+    let metrics = Arc::new(Collector::new(Sources {
+        backend: ctx.backend_options.clone(),
+        paths: ctx.paths.clone(),
+        pod_resources_root: pod_resources_root.clone(),
+        config: None,
+        agent: Some(health.clone()),
+    }));
+    let addr = crate::endpoint::serve(
+        args.health_addr,
+        "health endpoint",
+        "--health-addr",
+        vec![health::route(health.clone()), metrics.route()],
+    )?;
     ctx.out.note(format!(
-        "gpushare agent on node {node}: layouts from the ConfigMap {layouts}; health at http://{addr}/healthz"
+        "gpushare agent on node {node}: layouts from the ConfigMap {layouts}; health at http://{addr}/healthz, metrics at /metrics"
     ));
 
     let (wake, woken) = std::sync::mpsc::channel();
@@ -102,11 +117,7 @@ pub(crate) fn run(ctx: &mut Context, args: &AgentArgs) -> Result<Exit> {
         sysfs_root: args.sysfs.sysfs_root.clone(),
         pause_timeout: Duration::from_secs(args.pause_timeout),
         retry: Duration::from_secs(args.retry),
-        pod_resources_root: match &args.host_root {
-            Some(root) => Some(root.clone()),
-            None if ctx.simulated() => None,
-            None => Some(std::path::PathBuf::from("/")),
-        },
+        pod_resources_root,
         publish_every: Duration::from_secs(args.publish_every),
     };
     let mut agent = Agent::new(ctx, &cluster, settings, health.clone(), &trap);

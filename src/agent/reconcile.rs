@@ -76,6 +76,8 @@ pub(crate) struct Agent<'a> {
     first_pass: bool,
     /// When the MIG state was last published.
     published_at: Option<Instant>,
+    /// The gpushare.toml of the layout being brought about (None for mig-parted's).
+    chosen: Option<Arc<crate::config::Config>>,
 }
 
 /// A failure of a pass that is not about the layout (the API server did not answer): the pass
@@ -100,6 +102,7 @@ impl<'a> Agent<'a> {
             retry_at: None,
             first_pass: true,
             published_at: None,
+            chosen: None,
         }
     }
 
@@ -211,6 +214,10 @@ impl<'a> Agent<'a> {
     /// apply, and bring the clients back.
     fn converge(&mut self, node: &Node, key: Key, found: Found, had_it: bool) -> Result<()> {
         let what = format!("{} ({})", key.choice.describe(), found.source.describe());
+        self.chosen = match &found.source {
+            Source::Gpushare(config) => Some(Arc::new(config.clone())),
+            _ => None,
+        };
         // Look at the node afresh, as a new command would.
         self.ctx.reopen_backend();
         let plan = match node_change(
@@ -238,6 +245,7 @@ impl<'a> Agent<'a> {
             let state_ok = labels::has_state(node.labels(), &key.choice, State::Success);
             if state_ok && (had_it || self.first_pass) {
                 self.last = Some((key, Outcome::Success));
+                self.matched();
                 return Ok(());
             }
             let message = Report::new(
@@ -418,6 +426,19 @@ impl<'a> Agent<'a> {
         self.cluster.get_node()
     }
 
+    /// The node was just found as the chosen layout says (the metrics' time since it matched,
+    /// and the layout in force).
+    fn matched(&mut self) {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0.0, |d| d.as_secs_f64());
+        let config = self.chosen.clone();
+        self.health.update(|s| {
+            s.matched_at = Some(now);
+            s.config = config;
+        });
+    }
+
     fn set_state(&mut self, choice: &Choice, state: State) -> Result<()> {
         let labels: BTreeMap<String, Option<String>> = labels::state_labels(choice, state)
             .into_iter()
@@ -458,6 +479,9 @@ impl<'a> Agent<'a> {
             Outcome::RebootRequired => State::RebootRequired,
         };
         self.set_state(&key.choice, state)?;
+        if outcome == Outcome::Success {
+            self.matched();
+        }
         self.record(node, &report)?;
         self.retry_at = (outcome == Outcome::Failed).then(|| Instant::now() + self.settings.retry);
         self.last = Some((key, outcome));

@@ -109,8 +109,26 @@ pub(super) fn snapshot_gpu(nvml: &Nvml, index: u32) -> DriverResult<Gpu> {
         mig,
         processes,
         vgpu_host_mode: vgpu_host_mode(&device),
+        utilization_percent: utilization(&device, &mut notes),
         notes,
     })
+}
+
+/// The GPU's utilisation; none where the driver has no figure (MIG on, some boards), and a note
+/// when it refuses otherwise.
+fn utilization(device: &Device<'_>, notes: &mut Vec<GpuNote>) -> Option<u32> {
+    match device.utilization_rates() {
+        Ok(u) => Some(u.gpu.min(100)),
+        Err(NvmlError::NotSupported | NvmlError::FunctionNotFound) => None,
+        Err(e) => {
+            notes.push(refused(
+                "utilization_percent",
+                e,
+                "nvmlDeviceGetUtilizationRates",
+            ));
+            None
+        }
+    }
 }
 
 fn refused(field: &str, e: NvmlError, call: &str) -> GpuNote {

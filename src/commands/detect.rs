@@ -7,7 +7,6 @@ use crate::node::{ComputeMode, Gpu, MigState, Node, VgpuHostMode};
 use crate::output::{Output, Style, table};
 use crate::pod_resources::{self, Holders, PodDevice};
 use serde::Serialize;
-use std::path::PathBuf;
 
 /// What `detect` prints: the node, and the MPS daemons gpushare started on it.
 #[derive(Serialize)]
@@ -46,11 +45,7 @@ pub(super) fn run(ctx: &mut Context, args: &DetectArgs) -> Result<Exit> {
             thread_percentage: d.thread_percentage,
         })
         .collect();
-    let root = match &args.host_root {
-        Some(root) => Some(root.clone()),
-        None if ctx.simulated() => None,
-        None => Some(PathBuf::from("/")),
-    };
+    let root = pod_resources::host_root(args.host_root.as_deref(), ctx.simulated());
     let pods = match root.map(|r| pod_resources::read(&node, &r)) {
         None => None,
         Some(Holders::Known(held)) => Some(

@@ -8,6 +8,7 @@ mod detect;
 mod generate;
 mod init;
 mod manifests;
+mod metrics;
 mod mig;
 mod mps;
 mod probe;
@@ -36,6 +37,7 @@ pub(crate) fn dispatch(ctx: &mut Context, command: Command) -> Result<Exit> {
         Command::Agent(args) => crate::agent::run(ctx, &args),
         Command::Controller(args) => crate::controller::run(ctx, &args),
         Command::Probe(args) => probe::run(ctx, &args),
+        Command::Metrics(args) => metrics::run(ctx, &args),
         Command::Unit(args) => unit::run(ctx, &args),
     }
 }

@@ -11,7 +11,7 @@ use crate::probe::session::{self, Options};
 use crate::probe::targets::{self, Sources};
 use crate::probe::worker_env::{PrivateDir, WorkerEnv};
 use crate::probe::workers::Launcher;
-use crate::probe::{affinity, cuda, mps_settings, verdict, worker};
+use crate::probe::{affinity, cuda, kept, mps_settings, verdict, worker};
 use crate::vgpu::sysfs::SysfsRoot;
 use std::time::Duration;
 
@@ -154,12 +154,28 @@ pub(super) fn measure(ctx: &mut Context, args: &ProbeArgs) -> Result<Report> {
     } else {
         Verdict::Fail
     };
-    Ok(Report {
+    let report = Report {
         source: node.source.clone(),
         quick: args.quick,
         d2d_counts: report::D2D_COUNTS,
         targets: reports,
         verdict,
         failures,
-    })
+    };
+    keep(ctx, &report);
+    Ok(report)
+}
+
+/// Keep the report for the metrics. A simulated node's report stays out of the host's own
+/// state (unless a state root holds the simulation's); a report that cannot be kept is said,
+/// and the probe's answer stands.
+fn keep(ctx: &Context, report: &Report) {
+    if ctx.simulated() && ctx.paths.root().is_none() {
+        return;
+    }
+    if let Err(why) = kept::keep(&ctx.paths, report) {
+        ctx.out.warn(format!(
+            "cannot keep the report for `gpushare metrics`: {why}"
+        ));
+    }
 }

@@ -10,6 +10,7 @@ use crate::clients::systemd::Systemctl;
 use crate::config::Config;
 use crate::error::{Error, Exit, Result};
 use crate::hooks::FlagValues;
+use crate::metrics::unit as metrics_unit;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
@@ -26,9 +27,18 @@ struct UnitReport {
 }
 
 pub(super) fn run(ctx: &mut Context, args: &UnitArgs) -> Result<Exit> {
-    let path = ctx.paths.systemd_dir().join(UNIT);
+    let unit = if args.metrics {
+        metrics_unit::UNIT
+    } else {
+        UNIT
+    };
+    let path = ctx.paths.systemd_dir().join(unit);
     if args.uninstall {
-        return uninstall(ctx, &path);
+        return uninstall(ctx, unit, &path);
+    }
+    if args.metrics {
+        let text = metrics_text(ctx, args)?;
+        return finish(ctx, args, unit, path, text, "serves `gpushare metrics`");
     }
     let file = LayoutFileArgs {
         config: args.config.clone(),
@@ -65,11 +75,52 @@ pub(super) fn run(ctx: &mut Context, args: &UnitArgs) -> Result<Exit> {
         args: unit_args,
     }
     .render();
+    finish(
+        ctx,
+        args,
+        unit,
+        path,
+        text,
+        "runs `gpushare apply` at every boot",
+    )
+}
+
+/// The metrics unit: `gpushare metrics --listen ADDR` with the layout file and this command's
+/// global options.
+fn metrics_text(ctx: &Context, args: &UnitArgs) -> Result<String> {
+    let program = std::env::current_exe()
+        .and_then(|p| p.canonicalize())
+        .map_err(|e| Error::failed(format!("cannot find the gpushare binary: {e}")))?;
+    let mut unit_args = global_args(ctx);
+    unit_args.extend([
+        "metrics".to_string(),
+        "--listen".to_string(),
+        args.listen.to_string(),
+    ]);
+    if let Some(config) = &args.config {
+        unit_args.extend(["-c".to_string(), absolute(config)]);
+    }
+    Ok(metrics_unit::MetricsUnit {
+        program,
+        args: unit_args,
+    }
+    .render())
+}
+
+/// Print the unit, or install it.
+fn finish(
+    ctx: &mut Context,
+    args: &UnitArgs,
+    unit: &'static str,
+    path: PathBuf,
+    text: String,
+    does: &str,
+) -> Result<Exit> {
     if args.install {
-        install(ctx, &path, &text)?;
+        install(ctx, unit, &path, &text, does)?;
     }
     let report = UnitReport {
-        unit: UNIT,
+        unit,
         path,
         installed: args.install,
         removed: false,
@@ -97,7 +148,7 @@ fn systemctl_args<'a>(ctx: &'a Context, root: &'a mut String, args: &[&'a str]) 
     out
 }
 
-fn install(ctx: &Context, path: &Path, text: &str) -> Result<()> {
+fn install(ctx: &Context, unit: &str, path: &Path, text: &str, does: &str) -> Result<()> {
     let systemctl = Systemctl::find()?;
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)
@@ -111,21 +162,22 @@ fn install(ctx: &Context, path: &Path, text: &str) -> Result<()> {
     if ctx.paths.root().is_none() {
         systemctl.run(&["daemon-reload"])?;
     }
-    systemctl.run(&systemctl_args(ctx, &mut root, &["enable", UNIT]))?;
+    systemctl.run(&systemctl_args(ctx, &mut root, &["enable", unit]))?;
+    let flag = if unit == UNIT { "" } else { " --metrics" };
     ctx.out.note(format!(
-        "{} runs `gpushare apply` at every boot; `gpushare unit --uninstall` removes it",
-        UNIT
+        "{unit} {does}; `gpushare unit{flag} --uninstall` removes it"
     ));
     Ok(())
 }
 
-fn uninstall(ctx: &mut Context, path: &Path) -> Result<Exit> {
+fn uninstall(ctx: &mut Context, unit: &'static str, path: &Path) -> Result<Exit> {
     let present = std::fs::symlink_metadata(path).is_ok();
-    let enabled = std::fs::symlink_metadata(boot::enabled_link(&ctx.paths.systemd_dir())).is_ok();
+    let link = boot::enabled_link(&ctx.paths.systemd_dir(), unit);
+    let enabled = std::fs::symlink_metadata(link).is_ok();
     if present || enabled {
         let systemctl = Systemctl::find()?;
         let mut root = String::new();
-        systemctl.run(&systemctl_args(ctx, &mut root, &["disable", UNIT]))?;
+        systemctl.run(&systemctl_args(ctx, &mut root, &["disable", unit]))?;
         if present {
             crate::fsutil::own::check_replaceable(path)
                 .and_then(|_| std::fs::remove_file(path))
@@ -138,10 +190,10 @@ fn uninstall(ctx: &mut Context, path: &Path) -> Result<Exit> {
             .note(format!("disabled and removed {}", path.display()));
     } else {
         ctx.out
-            .note(format!("{UNIT} is not installed: nothing to remove"));
+            .note(format!("{unit} is not installed: nothing to remove"));
     }
     let report = UnitReport {
-        unit: UNIT,
+        unit,
         path: path.to_path_buf(),
         installed: false,
         removed: present || enabled,

@@ -9,8 +9,8 @@
 //! (create). No rule has a wildcard.
 
 use super::objects::{
-    env, env_field, health_port, health_probe, host_path, is_builtin_namespace, labels, meta,
-    mount, namespace, pod_meta, read_only_mount, selector, toleration,
+    env, env_field, health_probe, host_path, http_port, is_builtin_namespace, labels, meta, mount,
+    namespace, pod_meta, read_only_mount, selector, toleration,
 };
 use super::rbac::{cluster_binding, role_binding, rule, rule_on, service_account};
 use super::{Bundle, Document, Request};
@@ -32,7 +32,7 @@ pub(crate) const NAME: &str = "gpushare-agent";
 pub(crate) const LAYOUTS: &str = "gpushare-layouts";
 /// Events about nodes live here (the API server refuses them elsewhere).
 const EVENTS_NAMESPACE: &str = "default";
-const HEALTH_PORT: i32 = 8081;
+const HTTP_PORT: i32 = 8081;
 
 /// Why the container is privileged, on the pod for whoever reviews it.
 pub(crate) const PRIVILEGED_WHY: &str = "Changing MIG modes, creating and destroying GPU instances and \
@@ -123,7 +123,14 @@ fn daemonset(ns: &str, image: String) -> DaemonSet {
         ]))
     };
     let mut template_meta = pod_meta(NAME);
-    template_meta.annotations = Some(labels(&[("gpushare.io/privileged", PRIVILEGED_WHY)]));
+    // Prometheus's annotation-based pod discovery scrapes the agent's /metrics.
+    let port = HTTP_PORT.to_string();
+    template_meta.annotations = Some(labels(&[
+        ("gpushare.io/privileged", PRIVILEGED_WHY),
+        ("prometheus.io/scrape", "true"),
+        ("prometheus.io/port", &port),
+        ("prometheus.io/path", "/metrics"),
+    ]));
     DaemonSet {
         metadata: meta(NAME, Some(ns)),
         spec: Some(DaemonSetSpec {
@@ -161,14 +168,14 @@ fn daemonset(ns: &str, image: String) -> DaemonSet {
                             "--configmap".into(),
                             format!("{ns}/{LAYOUTS}"),
                             "--health-addr".into(),
-                            format!("0.0.0.0:{HEALTH_PORT}"),
+                            format!("0.0.0.0:{HTTP_PORT}"),
                         ]),
                         env: Some(vec![
                             env_field("NODE_NAME", "spec.nodeName"),
                             env("NVIDIA_VISIBLE_DEVICES", "all"),
                             env("NVIDIA_DRIVER_CAPABILITIES", "compute,utility"),
                         ]),
-                        ports: Some(vec![health_port(HEALTH_PORT)]),
+                        ports: Some(vec![http_port(HTTP_PORT)]),
                         // A run may take minutes (MIG changes, GPU clients leaving); the
                         // endpoint stays healthy meanwhile and fails only when the loop stops.
                         liveness_probe: Some(health_probe()),

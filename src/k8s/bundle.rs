@@ -15,6 +15,8 @@ pub(crate) enum DocKind {
     CdiSpec,
     /// Helm values (`helm install -f`).
     HelmValues,
+    /// A Prometheus rules file (`rule_files:`).
+    PrometheusRules,
 }
 
 #[derive(Debug, Clone)]

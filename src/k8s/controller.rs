@@ -7,7 +7,7 @@
 //! in its own namespace the Lease by name (get, update) plus create for the first one.
 
 use super::objects::{
-    env_field, health_port, health_probe, is_builtin_namespace, meta, namespace, pod_meta, selector,
+    env_field, health_probe, http_port, is_builtin_namespace, meta, namespace, pod_meta, selector,
 };
 use super::rbac::{cluster_binding, role_binding, rule, rule_on, service_account};
 use super::{Bundle, Document, Request};
@@ -102,7 +102,7 @@ fn deployment(ns: &str, image: String) -> Deployment {
                             "--health-addr".into(),
                             format!("0.0.0.0:{HEALTH_PORT}"),
                         ]),
-                        ports: Some(vec![health_port(HEALTH_PORT)]),
+                        ports: Some(vec![http_port(HEALTH_PORT)]),
                         // Healthy while its loop turns, leading or standing by.
                         liveness_probe: Some(health_probe()),
                         env: Some(vec![

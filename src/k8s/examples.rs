@@ -131,6 +131,9 @@ pub(crate) fn generate(target: Target, req: &Request) -> Result<Bundle> {
                 super::agent::NAME
             ));
         }
+        Target::PrometheusRules => {
+            b.note("Example: in Prometheus, gpushare_mig_device_held == 1 lists the pod on every MIG device; ALERTS{alertname=~\"Gpushare.*\"} shows what fires.");
+        }
     }
     Ok(b)
 }

@@ -16,6 +16,7 @@ pub(crate) mod hami;
 pub(crate) mod images;
 pub(crate) mod layout;
 pub(crate) mod objects;
+pub(crate) mod prometheus_rules;
 pub(crate) mod rbac;
 pub(crate) mod version;
 
@@ -45,6 +46,8 @@ pub(crate) enum Target {
     Agent,
     /// The MIG-on-demand controller: a Deployment with leader election and its RBAC
     Controller,
+    /// Alerting rules on gpushare's metrics (a Prometheus rules file)
+    PrometheusRules,
 }
 
 impl Target {
@@ -57,6 +60,7 @@ impl Target {
             Target::Cdi => "cdi",
             Target::Agent => "agent",
             Target::Controller => "controller",
+            Target::PrometheusRules => "prometheus-rules",
         }
     }
 
@@ -125,6 +129,7 @@ pub(crate) fn generate(target: Target, req: &Request) -> Result<Bundle> {
         Target::Cdi => cdi::generate(req)?,
         Target::Agent => agent::generate(req)?,
         Target::Controller => controller::generate(req)?,
+        Target::PrometheusRules => prometheus_rules::generate(req)?,
     };
     if req.examples {
         bundle.extend(examples::generate(target, req)?);

@@ -185,22 +185,22 @@ pub(crate) fn is_dns_label(name: &str) -> bool {
         && !name.ends_with('-')
 }
 
-/// The port `health` of gpushare's health endpoint.
-pub(crate) fn health_port(port: i32) -> ContainerPort {
+/// The port `http` of gpushare's endpoint (`/healthz`; the agent's `/metrics` too).
+pub(crate) fn http_port(port: i32) -> ContainerPort {
     ContainerPort {
-        name: Some("health".into()),
+        name: Some("http".into()),
         container_port: port,
         ..Default::default()
     }
 }
 
-/// The liveness probe on gpushare's health endpoint (`GET /healthz` on the port `health`): it
+/// The liveness probe on gpushare's health endpoint (`GET /healthz` on the port `http`): it
 /// fails only when the loop has stopped turning.
 pub(crate) fn health_probe() -> Probe {
     Probe {
         http_get: Some(HTTPGetAction {
             path: Some("/healthz".into()),
-            port: IntOrString::String("health".into()),
+            port: IntOrString::String("http".into()),
             ..Default::default()
         }),
         initial_delay_seconds: Some(10),

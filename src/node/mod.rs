@@ -99,6 +99,10 @@ pub struct Gpu {
     /// vGPUs sit on SR-IOV virtual functions. Absent on GPUs that are not vGPU hosts.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub vgpu_host_mode: Option<VgpuHostMode>,
+    /// Percent of the last sample period a kernel ran (`nvmlDeviceGetUtilizationRates`);
+    /// `None` (null) where the driver does not say (with MIG on it has no figure for the whole GPU).
+    #[serde(default)]
+    pub utilization_percent: Option<u32>,
     /// What the driver refused (the fields left `None`), and where the catalog disagreed with the
     /// driver; absent when there is nothing to say.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

@@ -21,7 +21,7 @@ pub fn lock_path(ctx: &Context) -> PathBuf {
 }
 
 pub fn journal_path(ctx: &Context) -> PathBuf {
-    ctx.paths.lib_dir().join("journal.jsonl")
+    crate::journal::path(&ctx.paths)
 }
 
 impl Guard {

@@ -206,7 +206,7 @@ impl Runner for Steps<'_> {
     fn after(&mut self, change: &Change) {
         let status = change.status.map_or("", |s| s.as_str());
         let line = format!("{}: {status}", describe(change));
-        if let Err(e) = self.journal.append(Event::StepDone, Some(&line)) {
+        if let Err(e) = self.journal.step_done(&line, change.action, status) {
             self.ctx.out.warn(e.message);
         }
     }

@@ -13,6 +13,7 @@ pub(crate) mod affinity;
 pub(crate) mod cuda;
 pub(crate) mod cuda_error;
 pub(crate) mod driver_api;
+pub(crate) mod kept;
 pub(crate) mod measure;
 pub(crate) mod mps_reach;
 pub(crate) mod mps_settings;

@@ -74,6 +74,7 @@ fn snapshots_dgx_a100() {
             "dra",
             "cdi",
             "controller",
+            "prometheus-rules",
         ],
     );
 }

@@ -7,6 +7,7 @@
 //! count = 2                                # optional, default 1
 //! mig = "enabled"                          # optional: enabled | disabled
 //! vgpu_host_mode = "sriov"                 # optional: sriov | non_sriov (a vGPU host)
+//! utilization_percent = 35                 # optional: the driver's utilisation sample
 //! reset = false                            # optional: the GPU cannot be reset (passthrough VM)
 //! instances = [{ profile = "3g.20gb", start = 4 }]
 //! processes = [{ pid = 4242, name = "python", used_memory_mib = 1024, gpu_instance = 0 }]
@@ -51,6 +52,8 @@ pub struct GpuEntry {
     /// vGPU host mode (`sriov` or `non_sriov`), as NVML reports it on a KVM host with the vGPU
     /// Manager; absent for an ordinary GPU.
     vgpu_host_mode: Option<VgpuHostMode>,
+    /// The driver's utilisation sample, 0..=100 (none with MIG on, as the driver gives none).
+    utilization_percent: Option<u32>,
     /// `false`: the GPU cannot be reset (a VM with passthrough); MIG mode changes need a reboot.
     reset: Option<bool>,
     #[serde(default)]
@@ -259,6 +262,7 @@ fn add_gpu(source: &SourceFile, state: &mut SimState, entry: &GpuEntry) -> Resul
         instances: Vec::new(),
         processes: Vec::new(),
         vgpu_host_mode: entry.vgpu_host_mode,
+        utilization_percent: entry.utilization_percent.map(|u| u.min(100)),
         mig_serial: 0,
     });
 

@@ -63,6 +63,9 @@ pub struct SimGpu {
     /// vGPU host mode, as a node file sets it; absent on GPUs that are not vGPU hosts.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub vgpu_host_mode: Option<VgpuHostMode>,
+    /// The utilisation the driver reports while MIG is off, as a node file sets it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub utilization_percent: Option<u32>,
     /// Serial for the GPU's MIG UUIDs: a re-created instance gets a new UUID, as on hardware.
     /// Per GPU, so that a UUID does not depend on how changes of several GPUs interleave.
     #[serde(default)]
@@ -735,6 +738,9 @@ impl SimState {
             },
             processes: Some(sim.processes.clone()),
             vgpu_host_mode: sim.vgpu_host_mode,
+            utilization_percent: sim
+                .utilization_percent
+                .filter(|_| !sim.mig_current.is_enabled()),
             notes: Vec::new(),
         })
     }

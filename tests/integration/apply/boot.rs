@@ -27,7 +27,7 @@ fn boot_check(node: &Node) -> serde_json::Value {
 /// `systemd-analyze verify` of the unit file: no complaint about it (the man page it names is
 /// installed by install.sh, not here: `--man=no`). `.ci/run` installs the tool; elsewhere a
 /// test without it says so and checks the file's shape only.
-fn verify(path: &std::path::Path) {
+pub(super) fn verify(path: &std::path::Path) {
     let Ok(out) = Command::new("systemd-analyze")
         .args(["verify", "--man=no"])
         .arg(path)

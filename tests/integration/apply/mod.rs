@@ -9,6 +9,7 @@ mod every_command;
 mod hooks;
 mod init;
 mod interrupt;
+mod metrics;
 mod mig_flags;
 mod node;
 

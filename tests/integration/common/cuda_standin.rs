@@ -69,16 +69,22 @@ pub fn probe(node: &str) -> assert_cmd::Command {
 /// [`probe`] with copies of `buffer`.
 pub fn probe_copying(node: &str, buffer: &str) -> assert_cmd::Command {
     let detect = json(sim(node).arg("detect"));
-    let mut cmd = sim(node);
+    let mut cmd = with_standin(sim(node), &detect);
+    cmd.args(["probe", "--quick", "--buffer", buffer]);
+    cmd
+}
+
+/// `cmd` (gpushare on the node `detect` shows) with the stand-in as its driver, no CUDA
+/// settings from the caller, and the stand-in MPS control program first on PATH.
+pub fn with_standin(mut cmd: assert_cmd::Command, detect: &Value) -> assert_cmd::Command {
     for (key, _) in std::env::vars_os() {
         if key.to_string_lossy().starts_with("CUDA_") {
             cmd.env_remove(key);
         }
     }
     cmd.env("LD_LIBRARY_PATH", standin("plain"))
-        .env("STANDIN_CUDA_DEVICES", devices_of(&detect))
-        .env("PATH", path_with_stand_in())
-        .args(["probe", "--quick", "--buffer", buffer]);
+        .env("STANDIN_CUDA_DEVICES", devices_of(detect))
+        .env("PATH", path_with_stand_in());
     cmd
 }
 

@@ -6,6 +6,7 @@ pub mod cuda_standin;
 pub mod device_plugin;
 pub mod nvidia_tools;
 pub mod nvml_standin;
+pub mod prometheus;
 pub mod snapshot;
 pub mod vgpu_host;
 

@@ -1,0 +1,57 @@
+//! `gpushare metrics`: one scrape printed, or `--listen ADDR` served until SIGTERM (see
+//! `crate::metrics`).
+
+use crate::Context;
+use crate::cli::MetricsArgs;
+use crate::endpoint;
+use crate::error::{Exit, Result};
+use crate::metrics::{Collector, Format, Sources};
+use crate::pipeline::signals::Trap;
+use std::sync::Arc;
+use std::time::Duration;
+
+pub(super) fn run(ctx: &mut Context, args: &MetricsArgs) -> Result<Exit> {
+    // A driver that does not answer is exit 4 now, not a service that serves nothing.
+    ctx.snapshot()?;
+    let collector = Arc::new(Collector::new(Sources {
+        backend: ctx.backend_options.clone(),
+        paths: ctx.paths.clone(),
+        pod_resources_root: crate::pod_resources::host_root(
+            args.host_root.as_deref(),
+            ctx.simulated(),
+        ),
+        config: Some(
+            args.config
+                .clone()
+                .unwrap_or_else(|| ctx.paths.etc_dir().join("gpushare.toml")),
+        ),
+        agent: None,
+    }));
+    let Some(addr) = args.listen else {
+        let format = if args.openmetrics {
+            Format::OpenMetrics
+        } else {
+            Format::Prometheus
+        };
+        ctx.out.stdout(&collector.scrape(format))?;
+        return Ok(Exit::Ok);
+    };
+    let trap = Trap::install();
+    let bound = endpoint::serve(
+        addr,
+        "metrics endpoint",
+        "--listen",
+        vec![collector.route()],
+    )?;
+    ctx.out
+        .note(format!("gpushare metrics at http://{bound}/metrics"));
+    let stopped = loop {
+        if let Some(signal) = trap.received() {
+            break signal;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    ctx.out
+        .note(format!("gpushare metrics: stopping on {stopped}"));
+    Ok(Exit::Ok)
+}

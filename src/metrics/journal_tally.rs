@@ -1,0 +1,170 @@
+//! The changes the journal records, counted as a scrape reads it: each scrape reads only what
+//! was appended since the last one, so counting stays cheap however long the journal is. When
+//! the journal is moved aside (rotation) the counts go on from where they were; a process that
+//! starts counts both generations first. The counts are of the journal, not of this process: a
+//! `gpushare metrics` beside `gpushare apply` sees that command's changes.
+
+use crate::journal::{Entry, Event};
+use std::collections::BTreeMap;
+use std::fs::OpenOptions;
+use std::io::{Read, Seek, SeekFrom};
+use std::os::unix::fs::MetadataExt;
+use std::path::PathBuf;
+
+/// Read at most this much per scrape: a scrape after a long gap catches up over several.
+const READ_PER_SCRAPE: u64 = 8 * 1024 * 1024;
+
+/// How a finished run went.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Run {
+    pub command: String,
+    pub seconds: f64,
+    /// When it ended (seconds since the Unix epoch).
+    pub ended: f64,
+    pub succeeded: bool,
+}
+
+#[derive(Debug, Default)]
+pub(crate) struct Tally {
+    path: PathBuf,
+    /// (device, inode) of the file being followed, and how far it was read.
+    followed: Option<(u64, u64)>,
+    offset: u64,
+    /// Operation → (applied, failed).
+    pub changes: BTreeMap<String, (u64, u64)>,
+    pub last_run: Option<Run>,
+    started: Option<(String, f64)>,
+}
+
+impl Tally {
+    pub(crate) fn new(path: PathBuf) -> Self {
+        Tally {
+            path,
+            ..Tally::default()
+        }
+    }
+
+    /// Read what was appended since the last call.
+    pub(crate) fn update(&mut self) -> std::io::Result<()> {
+        let file = match crate::fsutil::open_own_file(&self.path, OpenOptions::new().read(true)) {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+            Err(e) => return Err(e),
+        };
+        let meta = file.metadata()?;
+        let id = (meta.dev(), meta.ino());
+        if self.followed.is_none() {
+            // The generation before the current one, once: its counts are part of the history.
+            let older = self.path.with_extension("jsonl.1");
+            if let Ok(f) = crate::fsutil::open_own_file(&older, OpenOptions::new().read(true)) {
+                self.read_from(f, 0, u64::MAX)?;
+            }
+        }
+        if self.followed != Some(id) || meta.len() < self.offset {
+            self.followed = Some(id);
+            self.offset = 0;
+        }
+        let offset = self.offset;
+        self.offset = offset + self.read_from(file, offset, READ_PER_SCRAPE)?;
+        Ok(())
+    }
+
+    /// Count the whole lines from `offset` (up to `limit` bytes); the bytes consumed.
+    fn read_from(
+        &mut self,
+        mut file: std::fs::File,
+        offset: u64,
+        limit: u64,
+    ) -> std::io::Result<u64> {
+        file.seek(SeekFrom::Start(offset))?;
+        let mut bytes = Vec::new();
+        file.take(limit).read_to_end(&mut bytes)?;
+        // A line still being written is read next time.
+        let whole = bytes.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
+        for line in bytes[..whole].split(|b| *b == b'\n') {
+            if let Ok(entry) = serde_json::from_slice::<Entry>(line) {
+                self.count(entry);
+            }
+        }
+        Ok(whole as u64)
+    }
+
+    fn count(&mut self, entry: Entry) {
+        match entry.event {
+            Event::Start => self.started = Some((entry.command, entry.time)),
+            Event::StepDone => {
+                let (Some(action), Some(status)) = (entry.action, entry.status) else {
+                    return;
+                };
+                let counts = self.changes.entry(action).or_default();
+                match status.as_str() {
+                    "done" => counts.0 += 1,
+                    "FAILED" => counts.1 += 1,
+                    _ => {}
+                }
+            }
+            Event::Done | Event::Failed => {
+                if let Some((command, start)) = self.started.take() {
+                    self.last_run = Some(Run {
+                        command,
+                        seconds: (entry.time - start).max(0.0),
+                        ended: entry.time,
+                        succeeded: entry.event == Event::Done,
+                    });
+                }
+            }
+            Event::Step => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::journal::Journal;
+
+    #[test]
+    fn counts_what_was_appended_and_goes_on_across_a_rotation() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("journal.jsonl");
+        let mut tally = Tally::new(path.clone());
+        tally.update().unwrap();
+        assert!(tally.changes.is_empty() && tally.last_run.is_none());
+
+        let mut j = Journal::start(&path, "apply").unwrap();
+        j.step_done("GPU 0: create", "create_gpu_instance", "done")
+            .unwrap();
+        j.step_done("GPU 1: create", "create_gpu_instance", "FAILED")
+            .unwrap();
+        j.step_done("GPU 1: ci", "create_compute_instance", "not run")
+            .unwrap();
+        j.record(Event::Failed, Some("GPU 1 failed")).unwrap();
+        tally.update().unwrap();
+        assert_eq!(tally.changes["create_gpu_instance"], (1, 1));
+        assert_eq!(tally.changes["create_compute_instance"], (0, 0));
+        let run = tally.last_run.clone().unwrap();
+        assert_eq!((run.command.as_str(), run.succeeded), ("apply", false));
+
+        // A half-written line waits; the rest is not read twice.
+        use std::io::Write;
+        let mut f = OpenOptions::new().append(true).open(&path).unwrap();
+        f.write_all(b"{\"time\":1,\"pid\":1,\"comm").unwrap();
+        tally.update().unwrap();
+        assert_eq!(tally.changes["create_gpu_instance"], (1, 1));
+
+        // Moved aside, a new journal: the counts go on.
+        std::fs::rename(&path, path.with_extension("jsonl.1")).unwrap();
+        let mut j = Journal::start(&path, "agent").unwrap();
+        j.step_done("GPU 0: create", "create_gpu_instance", "done")
+            .unwrap();
+        j.record(Event::Done, None).unwrap();
+        tally.update().unwrap();
+        assert_eq!(tally.changes["create_gpu_instance"], (2, 1));
+        assert!(tally.last_run.as_ref().unwrap().succeeded);
+
+        // A new process counts both generations.
+        let mut fresh = Tally::new(path);
+        fresh.update().unwrap();
+        assert_eq!(fresh.changes["create_gpu_instance"], (2, 1));
+    }
+}

@@ -1,0 +1,224 @@
+//! The node's metrics for Prometheus: what every GPU and MIG device holds and who holds it, the
+//! sharing set up on them, the changes made and the probe's last verdict. Served on
+//! `GET /metrics` by `gpushare agent` (on its health address) and `gpushare metrics --listen`.
+//!
+//! A scrape reads the driver once (one snapshot), the kubelet's pod-resources once, the MPS
+//! records, what the journal gained since the last scrape, the probe's kept report and the
+//! layout in force; a source that cannot be read leaves its series out and says so in
+//! `gpushare_scrape_source_up{source}`, so unknown is absent, never 0.
+//!
+//! - [`sheet`]: the series of one scrape, encoded by `prometheus-client`;
+//! - [`devices`]: GPUs and MIG devices; [`sharing`]: MPS and time-slicing; [`changes`]: the
+//!   agent's state and the journal ([`journal_tally`]); [`probe`]: the probe's report;
+//! - [`unit`](mod@unit): the systemd unit of `gpushare metrics --listen`.
+
+#[doc(hidden)]
+pub mod bench;
+pub(crate) mod changes;
+pub(crate) mod devices;
+pub(crate) mod journal_tally;
+pub(crate) mod probe;
+pub(crate) mod sharing;
+pub(crate) mod sheet;
+pub(crate) mod unit;
+
+use crate::agent::health::Health;
+use crate::backend::{BackendOptions, SharedBackend};
+use crate::config::Config;
+use crate::endpoint::{Request, Response, Route};
+use crate::paths::Paths;
+use crate::pod_resources::{self, Holders};
+use journal_tally::Tally;
+use sheet::{Sheet, Spec};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+pub(crate) static SOURCE_UP: Spec = Spec::gauge(
+    "scrape_source_up",
+    "Whether this scrape could read a source (driver, pod_resources, mps, journal, probe, layout): 1 or 0; its series are absent when 0",
+);
+
+/// What a scrape reads.
+pub(crate) struct Sources {
+    pub backend: BackendOptions,
+    pub paths: Paths,
+    /// The host root of the kubelet to ask who holds which device; None: not asked.
+    pub pod_resources_root: Option<PathBuf>,
+    /// The layout in force: gpushare.toml (`gpushare metrics`); the agent's comes from `agent`.
+    pub config: Option<PathBuf>,
+    /// The agent's state, when the agent serves the metrics.
+    pub agent: Option<Arc<Health>>,
+}
+
+pub(crate) struct Collector {
+    sources: Sources,
+    /// The backend stays open between scrapes (NVML's init is slow); a failed read opens it
+    /// again at the next.
+    backend: Mutex<Option<SharedBackend>>,
+    /// Held for the whole of a scrape, so scrapes do not overlap.
+    tally: Mutex<Tally>,
+}
+
+/// The exposition format a scraper asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Format {
+    /// The Prometheus text format 0.0.4.
+    Prometheus,
+    /// OpenMetrics 1.0 text, when the `Accept` header names it.
+    OpenMetrics,
+}
+
+impl Format {
+    pub(crate) fn from_accept(accept: Option<&str>) -> Format {
+        match accept {
+            Some(a) if a.contains("application/openmetrics-text") => Format::OpenMetrics,
+            _ => Format::Prometheus,
+        }
+    }
+
+    fn content_type(self) -> &'static str {
+        match self {
+            Format::Prometheus => prometheus_client::encoding::prometheus_text::CONTENT_TYPE,
+            Format::OpenMetrics => "application/openmetrics-text; version=1.0.0; charset=utf-8",
+        }
+    }
+}
+
+fn now() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64())
+}
+
+impl Collector {
+    pub(crate) fn new(sources: Sources) -> Self {
+        let journal = crate::journal::path(&sources.paths);
+        Collector {
+            sources,
+            backend: Mutex::new(None),
+            tally: Mutex::new(Tally::new(journal)),
+        }
+    }
+
+    /// One scrape's series.
+    pub(crate) fn collect(&self) -> Sheet {
+        let mut tally = self.tally.lock().unwrap_or_else(|p| p.into_inner());
+        let mut sheet = Sheet::default();
+        let up = |sheet: &mut Sheet, source: &str, ok: bool| {
+            sheet.set(
+                &SOURCE_UP,
+                vec![("source", source.into())],
+                f64::from(u8::from(ok)),
+            );
+        };
+        let node = self.snapshot();
+        up(&mut sheet, "driver", node.is_some());
+        if let Some(node) = &node {
+            let holders = match self.sources.pod_resources_root.as_deref() {
+                None => None,
+                Some(root) => match pod_resources::read(node, root) {
+                    Holders::Known(held) => {
+                        up(&mut sheet, "pod_resources", true);
+                        Some(held)
+                    }
+                    // Not a Kubernetes node (or its kubelet is down): nothing to say.
+                    Holders::NoSocket(_) => None,
+                    Holders::Refused(..) => {
+                        up(&mut sheet, "pod_resources", false);
+                        None
+                    }
+                },
+            };
+            devices::add(&mut sheet, node, holders.as_deref());
+            match self.layout() {
+                Ok(Some(config)) => {
+                    let ok = sharing::add_time_slicing(&mut sheet, &config, node).is_ok();
+                    up(&mut sheet, "layout", ok);
+                }
+                Ok(None) => {}
+                Err(()) => up(&mut sheet, "layout", false),
+            }
+        }
+        match crate::mps::settings::load_all(&self.sources.paths) {
+            Ok(daemons) => {
+                sharing::add_mps(&mut sheet, &daemons);
+                up(&mut sheet, "mps", true);
+            }
+            Err(_) => up(&mut sheet, "mps", false),
+        }
+        let journal_ok = tally.update().is_ok();
+        changes::add_journal(&mut sheet, &tally);
+        up(&mut sheet, "journal", journal_ok);
+        if let Some(agent) = &self.sources.agent {
+            changes::add_agent(&mut sheet, &agent.snapshot().0, now());
+        }
+        match crate::probe::kept::read(&self.sources.paths) {
+            Ok(Some(report)) => {
+                probe::add(&mut sheet, &report);
+                up(&mut sheet, "probe", true);
+            }
+            Ok(None) => {}
+            Err(_) => up(&mut sheet, "probe", false),
+        }
+        sheet
+    }
+
+    /// One scrape, encoded.
+    pub(crate) fn scrape(&self, format: Format) -> String {
+        let registry = self.collect().into_registry();
+        let mut out = String::new();
+        let written = match format {
+            Format::Prometheus => {
+                prometheus_client::encoding::prometheus_text::encode(&mut out, &registry)
+            }
+            Format::OpenMetrics => prometheus_client::encoding::text::encode(&mut out, &registry),
+        };
+        // Writing to a String does not fail.
+        debug_assert!(written.is_ok());
+        out
+    }
+
+    /// The `/metrics` route of an endpoint.
+    pub(crate) fn route(self: Arc<Self>) -> Route {
+        (
+            "/metrics",
+            Box::new(move |request: &Request| {
+                let format = Format::from_accept(request.accept.as_deref());
+                Response {
+                    code: 200,
+                    content_type: format.content_type(),
+                    body: self.scrape(format),
+                }
+            }),
+        )
+    }
+
+    /// The node as the driver says now; None when it does not answer.
+    fn snapshot(&self) -> Option<crate::node::Node> {
+        let mut kept = self.backend.lock().unwrap_or_else(|p| p.into_inner());
+        if kept.is_none() {
+            *kept = crate::backend::open(&self.sources.backend).ok();
+        }
+        let node = kept.as_ref()?.snapshot().ok();
+        if node.is_none() {
+            *kept = None;
+        }
+        node
+    }
+
+    /// The layout in force: the agent's, or the gpushare.toml given; Err when it does not load.
+    fn layout(&self) -> Result<Option<Arc<Config>>, ()> {
+        if let Some(agent) = &self.sources.agent {
+            return Ok(agent.snapshot().0.config);
+        }
+        match &self.sources.config {
+            Some(path) if path.exists() => Config::load(path)
+                .map(|c| Some(Arc::new(c)))
+                .map_err(|_| ()),
+            _ => Ok(None),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

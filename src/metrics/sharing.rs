@@ -1,0 +1,72 @@
+//! The series of the sharing gpushare set up beyond MIG: the MPS daemons it started (up, and
+//! the limits each client gets) and the time-slicing replicas of the layout in force.
+
+use super::devices::gpu_labels;
+use super::sheet::{Sheet, Spec};
+use crate::config::{Config, Mode};
+use crate::mps::control::daemon_pid;
+use crate::mps::process;
+use crate::mps::settings::DaemonSpec;
+use crate::node::Node;
+
+pub(crate) static MPS_UP: Spec = Spec::gauge(
+    "mps_daemon_up",
+    "Whether an MPS control daemon gpushare started runs (its pid file names a live process): 1 or 0",
+);
+pub(crate) static MPS_THREADS: Spec = Spec::gauge(
+    "mps_client_thread_percentage",
+    "The active thread percentage each client of an MPS daemon gets (100: the daemon's default)",
+);
+pub(crate) static MPS_MEMORY: Spec = Spec::gauge(
+    "mps_client_pinned_memory_limit",
+    "The pinned device memory each client of an MPS daemon gets on a device",
+)
+.unit("bytes");
+pub(crate) static REPLICAS: Spec = Spec::gauge(
+    "time_slicing_replicas",
+    "How many workloads take turns on a GPU, as the layout in force says",
+);
+
+const MIB: f64 = 1024.0 * 1024.0;
+
+pub(crate) fn add_mps(sheet: &mut Sheet, daemons: &[DaemonSpec]) {
+    for d in daemons {
+        let l = vec![("daemon", d.name.clone())];
+        let up = daemon_pid(&d.pipe_dir).is_some_and(process::alive);
+        sheet.set(&MPS_UP, l.clone(), f64::from(u8::from(up)));
+        sheet.set(
+            &MPS_THREADS,
+            l.clone(),
+            f64::from(d.thread_percentage.unwrap_or(100)),
+        );
+        for device in &d.devices {
+            if let Some(mib) = device.memory_limit_mib {
+                let mut l = l.clone();
+                l.push(("gpu", device.gpu.to_string()));
+                l.push(("uuid", device.uuid.clone()));
+                sheet.set(&MPS_MEMORY, l, mib as f64 * MIB);
+            }
+        }
+    }
+}
+
+/// The replicas of the time-slicing entries of `config` on this node; an entry that selects
+/// nothing here adds nothing.
+pub(crate) fn add_time_slicing(
+    sheet: &mut Sheet,
+    config: &Config,
+    node: &Node,
+) -> crate::error::Result<()> {
+    for a in config.assign(node)? {
+        let entry = a.entry.get_ref();
+        if *entry.mode.get_ref() != Mode::TimeSlicing {
+            continue;
+        }
+        let (Some(ts), Some(gpu)) = (&entry.time_slicing, node.gpu(a.gpu)) else {
+            continue;
+        };
+        let replicas = *ts.get_ref().replicas.get_ref();
+        sheet.set(&REPLICAS, gpu_labels(gpu), f64::from(replicas));
+    }
+    Ok(())
+}

@@ -1,0 +1,258 @@
+//! The metrics, end to end: a real Prometheus scrapes `gpushare agent` (on its health address)
+//! and `gpushare metrics --listen` on a simulated DGX A100 that NVIDIA's device plugin serves
+//! to the stand-in kubelet, after the agent applied a layout, a pod took a slice and the probe
+//! ran; queries through Prometheus's HTTP API answer for every slice's memory, the pod that
+//! holds one, the agent's state and the probe's verdict; Prometheus loads the generated rules,
+//! and promtool finds nothing to say about a scrape.
+
+use super::agent_process::AgentProcess;
+use super::{
+    CONFIGMAP, DEVICE_PLUGIN, NS, apply_agent_with_mig_parted_layouts, play_daemonsets, plugin_pod,
+    user_pod,
+};
+use crate::common::api_server::ApiServer;
+use crate::common::cluster::{Cluster, wait_for};
+use crate::common::cuda_standin::with_standin;
+use crate::common::device_plugin::{DevicePlugin, generated};
+use crate::common::nvidia_tools::{NvidiaNode, tools};
+use crate::common::prometheus::{self, Prometheus, Sample, get, get_with, promtool};
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+use std::process::{Child, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+const NODE: &str = "gpu-node-1";
+const MIG_CONFIG: &str = "nvidia.com/mig.config";
+const WAIT: Duration = Duration::from_secs(120);
+const MIB: f64 = 1024.0 * 1024.0;
+
+/// `gpushare metrics --listen 127.0.0.1:0` on the node; the child and the address it serves.
+fn serve_metrics(node: &NvidiaNode, host_root: &std::path::Path) -> (Child, SocketAddr) {
+    let log = node.path("metrics.log");
+    let file = std::fs::File::create(&log).unwrap();
+    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin!("gpushare"));
+    for (key, _) in std::env::vars_os() {
+        if key.to_string_lossy().starts_with("GPUSHARE_") {
+            cmd.env_remove(key);
+        }
+    }
+    cmd.args(["--sim", "dgx-a100", "--sim-state"])
+        .arg(node.state())
+        .arg("--state-root")
+        .arg(node.path("root"))
+        .args(["metrics", "--listen", "127.0.0.1:0", "--host-root"])
+        .arg(host_root)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .stdout(file.try_clone().unwrap())
+        .stderr(file);
+    let mut child = cmd.spawn().expect("gpushare metrics starts");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let text = std::fs::read_to_string(&log).unwrap_or_default();
+        if let Some(addr) = text
+            .split("metrics at http://")
+            .nth(1)
+            .and_then(|rest| rest.split('/').next())
+        {
+            return (child, addr.parse().unwrap());
+        }
+        assert!(
+            Instant::now() < deadline,
+            "gpushare metrics did not start:\n{text}"
+        );
+        if let Some(status) = child.try_wait().unwrap() {
+            panic!("gpushare metrics exited ({status}):\n{text}");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// The Node's allocatable count of `resource` (0 when it has none).
+fn allocatable(cluster: &Cluster, resource: &str) -> usize {
+    cluster
+        .node(NODE)
+        .status
+        .and_then(|s| s.allocatable)
+        .and_then(|a| a.get(resource).map(|q| q.0.parse().unwrap_or(0)))
+        .unwrap_or(0)
+}
+
+fn one(samples: &[Sample]) -> f64 {
+    assert_eq!(samples.len(), 1, "{samples:?}");
+    samples[0].value
+}
+
+#[test]
+fn prometheus_scrapes_the_agent_and_gpushare_metrics_and_answers_for_every_slice() {
+    let test = "agent::metrics";
+    let Some(prometheus_bin) = prometheus::tool(test, "prometheus") else {
+        return;
+    };
+    let Some(promtool_bin) = prometheus::tool(test, "promtool") else {
+        return;
+    };
+    let Some(tools) = tools(test) else { return };
+    let node = NvidiaNode::new(tools, "dgx-a100");
+    node.mig_apply("all-1g.5gb");
+    // Mixed: the plugin it starts with serves the balanced layout the agent makes too.
+    let (config, env, _) = generated(&node, &["--mig-strategy", "mixed"]);
+    let Some(server) = ApiServer::with_scheduler(test) else {
+        return;
+    };
+    let cluster = Cluster::connect(&server.kubeconfig);
+    apply_agent_with_mig_parted_layouts(&cluster);
+    cluster.create_node(
+        NODE,
+        &[(DEVICE_PLUGIN, "true"), (MIG_CONFIG, "all-balanced")],
+    );
+    let Some(plugin) = DevicePlugin::start(test, &node, &config, &env) else {
+        return;
+    };
+    plugin
+        .kubelet
+        .join(&server.kubeconfig, NODE, &BTreeMap::new())
+        .unwrap();
+    let host_root = plugin.host_root();
+    cluster.create_pod(plugin_pod(NODE));
+    let plugin = Arc::new(Mutex::new(plugin));
+    let stop = Arc::new(AtomicBool::new(false));
+    let daemonset = {
+        let (kubeconfig, plugin, stop) = (server.kubeconfig.clone(), plugin.clone(), stop.clone());
+        std::thread::spawn(move || play_daemonsets(&kubeconfig, &[(NODE.into(), plugin)], &stop))
+    };
+    let agent_kubeconfig = node.path("agent.kubeconfig");
+    cluster.service_account_kubeconfig(NS, "gpushare-agent", &agent_kubeconfig);
+    let agent = AgentProcess::start_with(
+        node.dir.path(),
+        &agent_kubeconfig,
+        NODE,
+        CONFIGMAP,
+        &["--host-root".as_ref(), host_root.as_os_str()],
+    );
+
+    // The agent brings all-1g.5gb to all-balanced; a pod takes a 3g.20gb; the probe runs.
+    let deadline = Instant::now() + WAIT;
+    while allocatable(&cluster, "nvidia.com/mig-3g.20gb") != 8 {
+        assert!(
+            Instant::now() < deadline,
+            "the Node did not advertise all-balanced; the agent said:\n{}",
+            agent.log()
+        );
+        std::thread::sleep(Duration::from_millis(250));
+    }
+    cluster.create_pod(user_pod("holder", NODE, "nvidia.com/mig-3g.20gb"));
+    let held = wait_for("the pod to hold a 3g.20gb", WAIT, || {
+        let a = plugin.lock().unwrap().kubelet.assigned();
+        a.into_iter()
+            .find(|a| a.pod == "holder")
+            .map(|a| a.devices[0].clone())
+    });
+    let probe = with_standin(node.gpushare(), &node.detect())
+        .args(["probe", "--quick", "--buffer", "2M"])
+        .output()
+        .unwrap();
+    assert!(
+        probe.status.success(),
+        "{}",
+        String::from_utf8_lossy(&probe.stderr)
+    );
+    let (mut metrics, metrics_addr) = serve_metrics(&node, &host_root);
+
+    let rules = node
+        .gpushare()
+        .args(["manifests", "--target", "prometheus-rules"])
+        .output()
+        .unwrap();
+    assert!(rules.status.success());
+    let rules = String::from_utf8(rules.stdout).unwrap();
+    let prom = Prometheus::start(
+        &prometheus_bin,
+        &[("agent", agent.health), ("node", metrics_addr)],
+        &rules,
+    );
+    prom.wait_for(r#"up{job=~"agent|node"} == 1"#, |s| s.len() == 2);
+
+    // Who holds the slice, and its memory, from the agent and from `gpushare metrics`.
+    for job in ["agent", "node"] {
+        let holder = prom.wait_for(
+            &format!(r#"gpushare_mig_device_held{{job="{job}",pod="holder"}}"#),
+            |s| s.len() == 1,
+        );
+        let l = &holder[0].labels;
+        assert_eq!(holder[0].value, 1.0);
+        assert_eq!(l["mig_uuid"], held, "{l:?}");
+        assert_eq!(
+            (l["namespace"].as_str(), l["profile"].as_str()),
+            (NS, "3g.20gb")
+        );
+        assert_eq!(l["model"], "NVIDIA A100-SXM4-40GB");
+        let memory = prom.query(&format!(
+            r#"gpushare_mig_device_memory_total_bytes{{job="{job}",mig_uuid="{held}"}}"#
+        ));
+        assert_eq!(one(&memory), 19968.0 * MIB);
+        let devices = prom.query(&format!(
+            r#"count(gpushare_mig_device_memory_total_bytes{{job="{job}"}})"#
+        ));
+        assert_eq!(one(&devices), 32.0, "8 GPUs × 4 MIG devices");
+        let free = prom.query(&format!(
+            r#"count(gpushare_mig_device_held{{job="{job}"}} == 0)"#
+        ));
+        assert_eq!(one(&free), 31.0);
+        // The probe's verdict: every one of the 32 MIG devices kept its promises.
+        let passed = prom.query(&format!(r#"gpushare_probe_passed{{job="{job}"}}"#));
+        assert_eq!(one(&passed), 1.0);
+        let targets = prom.query(&format!(
+            r#"count(gpushare_probe_target_passed{{job="{job}"}} == 1)"#
+        ));
+        assert_eq!(one(&targets), 32.0);
+        // The agent's change, from the journal.
+        let created = prom.query(&format!(
+            r#"gpushare_changes_applied_total{{job="{job}",operation="create_gpu_instance"}}"#
+        ));
+        assert!(one(&created) >= 8.0, "{created:?}");
+    }
+    // The agent's own state: success, and the node has its layout.
+    let state = prom.query(r#"gpushare_agent_state{job="agent"} == 1"#);
+    assert_eq!(state.len(), 1, "{state:?}");
+    assert_eq!(state[0].labels["state"], "success");
+    assert_eq!(
+        one(&prom.query(r#"gpushare_layout_unmatched_seconds{job="agent"}"#)),
+        0.0
+    );
+    assert!(prom.query(r#"gpushare_agent_state{job="node"}"#).is_empty());
+
+    // The generated rules load, and none fires on this healthy node.
+    let loaded = prom.api("/api/v1/rules");
+    let rules: Vec<&serde_json::Value> = loaded["data"]["groups"][0]["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .collect();
+    assert_eq!(rules.len(), 5, "{loaded}");
+    assert!(rules.iter().all(|r| r["health"] == "ok"), "{loaded}");
+    assert!(prom.query(r#"ALERTS{alertstate="firing"}"#).is_empty());
+
+    // promtool's lint has nothing to say about a scrape; OpenMetrics when asked for.
+    let (code, scrape) = get(agent.health, "/metrics").unwrap();
+    assert_eq!(code, 200);
+    let (ok, said) = promtool(&promtool_bin, &["check", "metrics"], &scrape);
+    assert!(
+        ok && said.trim().is_empty(),
+        "promtool check metrics: {said}"
+    );
+    let (_, open) = get_with(
+        agent.health,
+        "/metrics",
+        "Accept: application/openmetrics-text;version=1.0.0\r\n",
+    )
+    .unwrap();
+    assert!(open.ends_with("# EOF\n"), "{open}");
+
+    let _ = metrics.kill();
+    let _ = metrics.wait();
+    stop.store(true, Ordering::Relaxed);
+    daemonset.join().unwrap();
+}

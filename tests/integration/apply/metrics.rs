@@ -1,0 +1,225 @@
+//! `gpushare metrics` after an apply: every mode's series in one scrape, which promtool's lint
+//! accepts, as it accepts the generated alerting rules; and the metrics unit, which
+//! `systemd-analyze` accepts and whose `ExecStart` serves the scrape.
+
+use super::boot::verify;
+use super::node::Node;
+use crate::common::prometheus::{self, get, promtool};
+use std::io::Read;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+const LAYOUT: &str = r#"
+[[gpus]]
+select = [0, 1]
+mode = "mig"
+mig.devices = { "1g.5gb" = 7 }
+
+[[gpus]]
+select = [2]
+mode = "mps"
+mps.clients = 4
+
+[[gpus]]
+select = [3]
+mode = "time-slicing"
+time_slicing.replicas = 4
+"#;
+
+/// The values of the series `name` whose labels include every one of `labels`.
+fn values(scrape: &str, name: &str, labels: &[(&str, &str)]) -> Vec<f64> {
+    scrape
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .filter_map(|l| {
+            let (series, value) = l.rsplit_once(' ')?;
+            let (n, rest) = series.split_once('{').unwrap_or((series, ""));
+            (n == name
+                && labels
+                    .iter()
+                    .all(|(k, v)| rest.contains(&format!("{k}=\"{v}\""))))
+            .then(|| value.parse().unwrap())
+        })
+        .collect()
+}
+
+#[test]
+fn a_scrape_after_an_apply_holds_every_mode_and_promtool_accepts_it_and_the_rules() {
+    let test = "apply::metrics";
+    let Some(promtool_bin) = prometheus::tool(test, "promtool") else {
+        return;
+    };
+    let node = Node::preset("dgx-a100");
+    let config = node.write("gpushare.toml", LAYOUT);
+    node.ok(&["apply", "--yes", "-c", &config]);
+    let out = node
+        .cmd()
+        .args(["metrics", "-c", &config])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let scrape = String::from_utf8(out.stdout).unwrap();
+    let (ok, said) = promtool(&promtool_bin, &["check", "metrics"], &scrape);
+    assert!(
+        ok && said.trim().is_empty(),
+        "promtool check metrics: {said}\n{scrape}"
+    );
+
+    let gpu0 = [("gpu", "0"), ("profile", "1g.5gb")];
+    assert_eq!(values(&scrape, "gpushare_gpu_mig_instances", &gpu0), [7.0]);
+    assert_eq!(
+        values(&scrape, "gpushare_mig_device_memory_total_bytes", &[]).len(),
+        14
+    );
+    assert_eq!(
+        values(
+            &scrape,
+            "gpushare_gpu_mig_enabled",
+            &[("gpu", "1"), ("mode", "current")]
+        ),
+        [1.0]
+    );
+    assert_eq!(values(&scrape, "gpushare_mps_daemon_up", &[]), [1.0]);
+    assert_eq!(
+        values(&scrape, "gpushare_mps_client_thread_percentage", &[]),
+        [25.0]
+    );
+    assert_eq!(
+        values(
+            &scrape,
+            "gpushare_mps_client_pinned_memory_limit_bytes",
+            &[("gpu", "2")]
+        ),
+        [10240.0 * 1024.0 * 1024.0]
+    );
+    assert_eq!(
+        values(&scrape, "gpushare_time_slicing_replicas", &[("gpu", "3")]),
+        [4.0]
+    );
+    assert!(values(&scrape, "gpushare_time_slicing_replicas", &[("gpu", "2")]).is_empty());
+    let created = [("operation", "create_gpu_instance")];
+    assert_eq!(
+        values(&scrape, "gpushare_changes_applied_total", &created),
+        [14.0]
+    );
+    assert_eq!(
+        values(&scrape, "gpushare_changes_failed_total", &created),
+        [0.0]
+    );
+    assert_eq!(
+        values(
+            &scrape,
+            "gpushare_last_apply_success",
+            &[("command", "apply")]
+        ),
+        [1.0]
+    );
+    // No agent here, no probe report yet: none of their series, not zeros.
+    assert!(values(&scrape, "gpushare_agent_state", &[]).is_empty());
+    assert!(values(&scrape, "gpushare_probe_passed", &[]).is_empty());
+    // OpenMetrics on request.
+    let open = node
+        .cmd()
+        .args(["metrics", "--openmetrics"])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&open.stdout).ends_with("# EOF\n"));
+
+    let rules = node
+        .cmd()
+        .args(["manifests", "--target", "prometheus-rules"])
+        .output()
+        .unwrap();
+    let file = node.write(
+        "gpushare-rules.yaml",
+        &String::from_utf8(rules.stdout).unwrap(),
+    );
+    let (ok, said) = promtool(&promtool_bin, &["check", "rules", &file], "");
+    assert!(
+        ok && said.contains("SUCCESS: 5 rules found"),
+        "promtool check rules: {said}"
+    );
+}
+
+#[test]
+fn bad_addresses_are_refused_before_anything_is_served() {
+    let node = Node::preset("dgx-a100");
+    let e = node.fails(&["metrics", "--listen", "127.0.0.1:99999"], 2);
+    assert!(e.contains("--listen"), "{e}");
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = taken.local_addr().unwrap().to_string();
+    let e = node.fails(&["metrics", "--listen", &addr], 1);
+    assert!(
+        e.contains(&format!("cannot listen on {addr}")) && e.contains("--listen"),
+        "{e}"
+    );
+}
+
+#[test]
+fn the_metrics_unit_installs_verifies_and_serves_the_scrape() {
+    let node = Node::preset("dgx-a100");
+    let root = node.root();
+    node.ok(&["unit", "--metrics", "--listen", "127.0.0.1:0", "--install"]);
+    let path = root.join("etc/systemd/system/gpushare-metrics.service");
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.contains("\nType=simple\n") && text.contains("\nRestart=on-failure\n"));
+    assert!(
+        node.standin_log().contains(&format!(
+            "systemctl --root={} enable gpushare-metrics.service",
+            root.display()
+        )),
+        "{:?}",
+        node.standin_log()
+    );
+    verify(&path);
+
+    let exec = text
+        .lines()
+        .find_map(|l| l.strip_prefix("ExecStart="))
+        .unwrap();
+    let words: Vec<&str> = exec.split(' ').collect();
+    assert_eq!(&words[3..], ["metrics", "--listen", "127.0.0.1:0"]);
+    let mut service = std::process::Command::new(words[0])
+        .args(&words[1..])
+        .env("GPUSHARE_SIM", "dgx-a100")
+        .env("GPUSHARE_SIM_STATE", node.state())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = service.stderr.take().unwrap();
+    let mut said = String::new();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let addr = loop {
+        let mut chunk = [0u8; 256];
+        let n = stderr.read(&mut chunk).unwrap();
+        said.push_str(&String::from_utf8_lossy(&chunk[..n]));
+        if let Some(addr) = said
+            .split("metrics at http://")
+            .nth(1)
+            .and_then(|r| r.split_once('/'))
+        {
+            break addr.0.to_string();
+        }
+        assert!(
+            n > 0 && Instant::now() < deadline,
+            "the unit's command did not serve: {said}"
+        );
+    };
+    let (code, body) = get(addr.parse().unwrap(), "/metrics").unwrap();
+    assert_eq!(code, 200);
+    assert!(
+        body.contains("gpushare_gpu_memory_total_bytes{gpu=\"7\""),
+        "{body}"
+    );
+    // SIGTERM stops it, as systemd does.
+    // SAFETY: kill(2) on the pid of a child this test spawned and has not reaped.
+    unsafe { libc::kill(service.id() as i32, libc::SIGTERM) };
+    assert!(service.wait().unwrap().success());
+
+    node.ok(&["unit", "--metrics", "--uninstall"]);
+    assert!(!path.exists());
+}
