@@ -5,26 +5,17 @@
 //! holds one, the agent's state and the probe's verdict; Prometheus loads the generated rules,
 //! and promtool finds nothing to say about a scrape.
 
-use super::agent_process::AgentProcess;
-use super::{
-    CONFIGMAP, DEVICE_PLUGIN, NS, apply_agent_with_mig_parted_layouts, play_daemonsets, plugin_pod,
-    user_pod,
-};
-use crate::common::api_server::ApiServer;
-use crate::common::cluster::{Cluster, wait_for};
+use super::beside_plugin::{AgentBesidePlugin, NODE};
+use super::{NS, user_pod};
+use crate::common::cluster::wait_for;
 use crate::common::cuda_standin::with_standin;
-use crate::common::device_plugin::{DevicePlugin, generated};
+use crate::common::device_plugin::generated;
 use crate::common::nvidia_tools::{NvidiaNode, tools};
 use crate::common::prometheus::{self, Prometheus, Sample, get, get_with, promtool};
-use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::process::{Child, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-const NODE: &str = "gpu-node-1";
-const MIG_CONFIG: &str = "nvidia.com/mig.config";
 const WAIT: Duration = Duration::from_secs(120);
 const MIB: f64 = 1024.0 * 1024.0;
 
@@ -70,16 +61,6 @@ fn serve_metrics(node: &NvidiaNode, host_root: &std::path::Path) -> (Child, Sock
     }
 }
 
-/// The Node's allocatable count of `resource` (0 when it has none).
-fn allocatable(cluster: &Cluster, resource: &str) -> usize {
-    cluster
-        .node(NODE)
-        .status
-        .and_then(|s| s.allocatable)
-        .and_then(|a| a.get(resource).map(|q| q.0.parse().unwrap_or(0)))
-        .unwrap_or(0)
-}
-
 fn one(samples: &[Sample]) -> f64 {
     assert_eq!(samples.len(), 1, "{samples:?}");
     samples[0].value
@@ -99,43 +80,15 @@ fn prometheus_scrapes_the_agent_and_gpushare_metrics_and_answers_for_every_slice
     node.mig_apply("all-1g.5gb");
     // Mixed: the plugin it starts with serves the balanced layout the agent makes too.
     let (config, env, _) = generated(&node, &["--mig-strategy", "mixed"]);
-    let Some(server) = ApiServer::with_scheduler(test) else {
+    let Some(e2e) = AgentBesidePlugin::start(test, &node, &config, &env, "all-balanced") else {
         return;
     };
-    let cluster = Cluster::connect(&server.kubeconfig);
-    apply_agent_with_mig_parted_layouts(&cluster);
-    cluster.create_node(
-        NODE,
-        &[(DEVICE_PLUGIN, "true"), (MIG_CONFIG, "all-balanced")],
-    );
-    let Some(plugin) = DevicePlugin::start(test, &node, &config, &env) else {
-        return;
-    };
-    plugin
-        .kubelet
-        .join(&server.kubeconfig, NODE, &BTreeMap::new())
-        .unwrap();
-    let host_root = plugin.host_root();
-    cluster.create_pod(plugin_pod(NODE));
-    let plugin = Arc::new(Mutex::new(plugin));
-    let stop = Arc::new(AtomicBool::new(false));
-    let daemonset = {
-        let (kubeconfig, plugin, stop) = (server.kubeconfig.clone(), plugin.clone(), stop.clone());
-        std::thread::spawn(move || play_daemonsets(&kubeconfig, &[(NODE.into(), plugin)], &stop))
-    };
-    let agent_kubeconfig = node.path("agent.kubeconfig");
-    cluster.service_account_kubeconfig(NS, "gpushare-agent", &agent_kubeconfig);
-    let agent = AgentProcess::start_with(
-        node.dir.path(),
-        &agent_kubeconfig,
-        NODE,
-        CONFIGMAP,
-        &["--host-root".as_ref(), host_root.as_os_str()],
-    );
+    let (cluster, agent, plugin, host_root) =
+        (&e2e.cluster, &e2e.agent, &e2e.plugin, &e2e.host_root);
 
     // The agent brings all-1g.5gb to all-balanced; a pod takes a 3g.20gb; the probe runs.
     let deadline = Instant::now() + WAIT;
-    while allocatable(&cluster, "nvidia.com/mig-3g.20gb") != 8 {
+    while e2e.allocatable("nvidia.com/mig-3g.20gb") != 8 {
         assert!(
             Instant::now() < deadline,
             "the Node did not advertise all-balanced; the agent said:\n{}",
@@ -159,7 +112,7 @@ fn prometheus_scrapes_the_agent_and_gpushare_metrics_and_answers_for_every_slice
         "{}",
         String::from_utf8_lossy(&probe.stderr)
     );
-    let (mut metrics, metrics_addr) = serve_metrics(&node, &host_root);
+    let (mut metrics, metrics_addr) = serve_metrics(&node, host_root);
 
     let rules = node
         .gpushare()
@@ -253,6 +206,5 @@ fn prometheus_scrapes_the_agent_and_gpushare_metrics_and_answers_for_every_slice
 
     let _ = metrics.kill();
     let _ = metrics.wait();
-    stop.store(true, Ordering::Relaxed);
-    daemonset.join().unwrap();
+    e2e.finish();
 }

@@ -7,6 +7,7 @@
 //! Skipped (loudly) without the tool or etcd; `.ci/run` installs etcd and requires them.
 
 mod agent_process;
+mod beside_plugin;
 mod metrics;
 mod mig_on_demand;
 mod relabel_with_pods;

@@ -9,22 +9,16 @@
 //! layout keeps keep them, the Node's counts change, and the pods waiting for the new slices
 //! bind.
 
-use super::agent_process::{AgentProcess, profiles};
-use super::{
-    CONFIGMAP, DEVICE_PLUGIN, NS, apply_agent_with_mig_parted_layouts, play_daemonsets, plugin_pod,
-};
-use crate::common::api_server::ApiServer;
-use crate::common::cluster::{Cluster, wait_for};
-use crate::common::device_plugin::{DevicePlugin, generated};
+use super::agent_process::profiles;
+use super::beside_plugin::{AgentBesidePlugin, MIG_CONFIG, NODE};
+use super::{DEVICE_PLUGIN, NS};
+use crate::common::cluster::wait_for;
+use crate::common::device_plugin::generated;
 use crate::common::nvidia_tools::{NvidiaNode, tools};
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-const NODE: &str = "gpu-node-1";
-const MIG_CONFIG: &str = "nvidia.com/mig.config";
 const WAIT: Duration = Duration::from_secs(120);
 
 /// A pod the scheduler places, holding one `resource`.
@@ -42,16 +36,6 @@ fn pod(name: &str, resource: &str) -> Value {
     })
 }
 
-/// The Node's allocatable count of `resource` (0 when it has none).
-fn allocatable(cluster: &Cluster, resource: &str) -> usize {
-    cluster
-        .node(NODE)
-        .status
-        .and_then(|s| s.allocatable)
-        .and_then(|a| a.get(resource).map(|q| q.0.parse().unwrap_or(0)))
-        .unwrap_or(0)
-}
-
 #[test]
 fn a_relabel_keeps_the_instances_pods_hold_and_brings_new_slices_to_pending_pods() {
     let test = "agent::relabel_with_pods";
@@ -59,47 +43,17 @@ fn a_relabel_keeps_the_instances_pods_hold_and_brings_new_slices_to_pending_pods
     let node = NvidiaNode::new(tools, "dgx-a100");
     node.mig_apply("all-balanced");
     let (config, env, _) = generated(&node, &[]);
-    let Some(server) = ApiServer::with_scheduler(test) else {
+    let Some(e2e) = AgentBesidePlugin::start(test, &node, &config, &env, "all-balanced") else {
         return;
     };
-    let cluster = Cluster::connect(&server.kubeconfig);
-    apply_agent_with_mig_parted_layouts(&cluster);
-    cluster.create_node(
-        NODE,
-        &[(DEVICE_PLUGIN, "true"), (MIG_CONFIG, "all-balanced")],
-    );
-
-    let Some(plugin) = DevicePlugin::start(test, &node, &config, &env) else {
-        return;
-    };
-    plugin
-        .kubelet
-        .join(&server.kubeconfig, NODE, &BTreeMap::new())
-        .unwrap();
-    let host_root = plugin.host_root();
-    cluster.create_pod(plugin_pod(NODE));
-    let plugin = Arc::new(Mutex::new(plugin));
-    let stop = Arc::new(AtomicBool::new(false));
-    let daemonset = {
-        let (kubeconfig, plugin, stop) = (server.kubeconfig.clone(), plugin.clone(), stop.clone());
-        std::thread::spawn(move || play_daemonsets(&kubeconfig, &[(NODE.into(), plugin)], &stop))
-    };
-    let agent_kubeconfig = node.path("agent.kubeconfig");
-    cluster.service_account_kubeconfig(NS, "gpushare-agent", &agent_kubeconfig);
-    let agent = AgentProcess::start_with(
-        node.dir.path(),
-        &agent_kubeconfig,
-        NODE,
-        CONFIGMAP,
-        &["--host-root".as_ref(), host_root.as_os_str()],
-    );
-    let assigned = || plugin.lock().unwrap().kubelet.assigned();
+    let (cluster, agent) = (&e2e.cluster, &e2e.agent);
+    let assigned = || e2e.plugin.lock().unwrap().kubelet.assigned();
 
     // The node has all-balanced: 8 of 3g.20gb, 16 of 1g.5gb. One pod takes a 1g.5gb, eight
     // take every 3g.20gb, eight more wait for a 3g.20gb.
     wait_for("the Node to advertise all-balanced", WAIT, || {
-        (allocatable(&cluster, "nvidia.com/mig-3g.20gb") == 8
-            && allocatable(&cluster, "nvidia.com/mig-1g.5gb") == 16)
+        (e2e.allocatable("nvidia.com/mig-3g.20gb") == 8
+            && e2e.allocatable("nvidia.com/mig-1g.5gb") == 16)
             .then_some(())
     });
     cluster.create_pod(pod("small", "nvidia.com/mig-1g.5gb"));
@@ -172,8 +126,8 @@ fn a_relabel_keeps_the_instances_pods_hold_and_brings_new_slices_to_pending_pods
     }
     assert_eq!(held.len(), 16);
     wait_for("the Node to advertise all-3g.20gb", WAIT, || {
-        (allocatable(&cluster, "nvidia.com/mig-3g.20gb") == 16
-            && allocatable(&cluster, "nvidia.com/mig-1g.5gb") == 0)
+        (e2e.allocatable("nvidia.com/mig-3g.20gb") == 16
+            && e2e.allocatable("nvidia.com/mig-1g.5gb") == 0)
             .then_some(())
     });
     assert_eq!(
@@ -185,6 +139,5 @@ fn a_relabel_keeps_the_instances_pods_hold_and_brings_new_slices_to_pending_pods
          slice took {:.1} s",
         first_bound.as_secs_f64()
     );
-    stop.store(true, Ordering::Relaxed);
-    daemonset.join().unwrap();
+    e2e.finish();
 }
