@@ -8,6 +8,7 @@
 use super::mps_settings::MpsDaemon;
 use crate::config::{Config, GpuEntry, Mode, MpsSection};
 use crate::error::{Error, Result};
+use crate::mps::limits::MpsRequest;
 use crate::node::selector::{GpuSelector, SelectorItem};
 use crate::node::{Gpu, Node};
 use serde::Serialize;
@@ -268,26 +269,13 @@ struct MpsLimits {
 }
 
 impl MpsLimits {
-    /// `clients = N` is an equal share: 100/N percent of the threads and 1/N of the memory each
-    /// (explicit `thread_percentage` and `memory_limit` win).
+    /// The limits `mps::limits` derives from the section, for a device of `device_memory_mib`.
     fn from_section(section: &MpsSection, device_memory_mib: u64, from: &str) -> MpsLimits {
-        let clients = section
-            .clients
-            .as_ref()
-            .map(|c| *c.get_ref())
-            .filter(|c| *c > 0);
+        let request = MpsRequest::from_section(section);
         MpsLimits {
-            memory_mib: section
-                .memory_limit
-                .as_ref()
-                .map(|m| m.get_ref().0)
-                .or_else(|| clients.map(|c| device_memory_mib / u64::from(c))),
-            thread_percentage: section
-                .thread_percentage
-                .as_ref()
-                .map(|t| *t.get_ref())
-                .or_else(|| clients.map(|c| (100 / c).max(1))),
-            clients,
+            memory_mib: request.memory_limit_mib(device_memory_mib),
+            thread_percentage: request.thread_percentage(),
+            clients: request.clients,
             from: from.to_string(),
         }
     }
