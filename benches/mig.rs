@@ -13,10 +13,7 @@
 
 use gpushare::backend::Backend;
 use gpushare::backend::sim::SimBackend;
-use gpushare::mig::layout::ProfileBook;
-use gpushare::mig::planner::{PlanOptions, plan};
-use gpushare::mig::solver::{Request, solve};
-use gpushare::mig::source::DesiredFile;
+use gpushare::mig::{DesiredFile, PlanOptions, ProfileBook, Request, plan, solve};
 use gpushare::node::catalog::catalog;
 use gpushare::output::Output;
 use gpushare::source_file::SourceFile;
@@ -112,7 +109,7 @@ fn planner() {
         let book = ProfileBook::load(&*sim, &node);
         let first = file.desires(Some(from), &node, &book, &quiet).unwrap();
         let mut p = plan(&node, &first, PlanOptions::default());
-        gpushare::pipeline::execute::execute(&mut p, sim.clone(), &quiet).unwrap();
+        gpushare::pipeline::execute(&mut p, sim.clone(), &quiet).unwrap();
         let node = sim.snapshot().unwrap();
         let desires = file.desires(Some(to), &node, &book, &quiet).unwrap();
         let runs = 2000;

@@ -67,7 +67,7 @@ pub struct HookCommand {
 /// The variables mig-parted gives every hook: one per flag of `apply` that has one, set to the
 /// flag's value (booleans `true`/`false`).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct FlagValues {
+pub(crate) struct FlagValues {
     pub config_file: String,
     pub selected_config: String,
     pub hooks_file: String,
@@ -92,7 +92,7 @@ impl FlagValues {
 
 /// A checked hooks file and the flag values its commands get.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Hooks {
+pub(crate) struct Hooks {
     pub path: PathBuf,
     by_point: BTreeMap<HookPoint, Vec<HookCommand>>,
     flags: FlagValues,
@@ -139,11 +139,11 @@ const MAX_BYTES: usize = 1024 * 1024;
 
 impl Hooks {
     /// Read and check a hooks file. `flags.hooks_file` is set to `path` as given.
-    pub fn load(path: &Path, flags: FlagValues, out: &Output) -> Result<Hooks> {
+    pub(crate) fn load(path: &Path, flags: FlagValues, out: &Output) -> Result<Hooks> {
         Self::parse(&SourceFile::read(path)?, flags, out)
     }
 
-    pub fn parse(source: &SourceFile, mut flags: FlagValues, out: &Output) -> Result<Hooks> {
+    pub(crate) fn parse(source: &SourceFile, mut flags: FlagValues, out: &Output) -> Result<Hooks> {
         if source.text.len() > MAX_BYTES {
             return Err(source.error_at_start("a hooks file is at most 1 MiB"));
         }
@@ -221,7 +221,7 @@ impl Hooks {
     }
 
     /// The hook to run at `point`; `None` when the file has none there (it is skipped).
-    pub fn at(&self, point: HookPoint) -> Option<Hook> {
+    pub(crate) fn at(&self, point: HookPoint) -> Option<Hook> {
         let commands = self.by_point.get(&point)?;
         Some(Hook {
             point,

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Event {
+pub(crate) enum Event {
     /// A changing command began.
     Start,
     /// A step is about to run.
@@ -54,7 +54,7 @@ pub(crate) const LIB_DIR_MODE: u32 = 0o755;
 /// Only root reads what gpushare did.
 const JOURNAL_MODE: u32 = 0o600;
 
-pub struct Journal {
+pub(crate) struct Journal {
     path: PathBuf,
     file: File,
     command: String,
@@ -62,7 +62,7 @@ pub struct Journal {
 
 /// How the previous run recorded in the journal ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum LastRun {
+pub(crate) enum LastRun {
     None,
     Finished,
     /// It started and never wrote Done or Failed: it was killed or crashed.
@@ -89,7 +89,7 @@ fn now() -> f64 {
 
 impl Journal {
     /// Open (create) the journal for appending and record the start of `command`.
-    pub fn start(path: &Path, command: &str) -> Result<Journal> {
+    pub(crate) fn start(path: &Path, command: &str) -> Result<Journal> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             fsutil::own_dir(dir, LIB_DIR_MODE)?;
         }
@@ -129,7 +129,7 @@ impl Journal {
     }
 
     /// Append an entry and make the journal durable (fdatasync), with everything before it.
-    pub fn record(&mut self, event: Event, detail: Option<&str>) -> Result<()> {
+    pub(crate) fn record(&mut self, event: Event, detail: Option<&str>) -> Result<()> {
         self.append(event, detail)?;
         self.sync()
     }
@@ -137,7 +137,7 @@ impl Journal {
     /// Append an entry without waiting for the disk: a process that dies keeps it (it is in the
     /// page cache); the next [`Journal::sync`] or [`Journal::record`] makes it durable. Steps
     /// started together are synced together.
-    pub fn append(&mut self, event: Event, detail: Option<&str>) -> Result<()> {
+    pub(crate) fn append(&mut self, event: Event, detail: Option<&str>) -> Result<()> {
         self.write(Entry {
             time: now(),
             pid: std::process::id(),
@@ -151,7 +151,7 @@ impl Journal {
 
     /// Append the end of a step: what it was, its operation and how it ended (not synced, as
     /// [`Journal::append`]).
-    pub fn step_done(&mut self, detail: &str, action: &str, status: &str) -> Result<()> {
+    pub(crate) fn step_done(&mut self, detail: &str, action: &str, status: &str) -> Result<()> {
         self.write(Entry {
             time: now(),
             pid: std::process::id(),
@@ -173,7 +173,7 @@ impl Journal {
     }
 
     /// Make what was appended durable.
-    pub fn sync(&mut self) -> Result<()> {
+    pub(crate) fn sync(&mut self) -> Result<()> {
         self.file.sync_data().map_err(|e| self.cannot_write(e))
     }
 
@@ -186,7 +186,7 @@ impl Journal {
 
     /// How the last run in the journal at `path` ended. Unreadable lines are skipped: a crash
     /// can leave a partial last line.
-    pub fn last_run(path: &Path) -> LastRun {
+    pub(crate) fn last_run(path: &Path) -> LastRun {
         let Ok(file) = fsutil::open_own_file(path, OpenOptions::new().read(true)) else {
             return LastRun::None;
         };

@@ -14,7 +14,7 @@ use std::path::PathBuf;
 /// In the order they were stopped.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Stopped {
+pub(crate) struct Stopped {
     #[serde(default)]
     pub services: Vec<String>,
     #[serde(default)]
@@ -27,7 +27,7 @@ pub(crate) fn path(paths: &Paths) -> PathBuf {
 
 impl Stopped {
     /// The record; empty when there is none.
-    pub fn load(paths: &Paths) -> Result<Stopped> {
+    pub(crate) fn load(paths: &Paths) -> Result<Stopped> {
         let path = path(paths);
         let hint = "it lists the GPU clients a gpushare run stopped; start them yourself \
                     (systemctl start, modprobe) and remove it";
@@ -50,11 +50,12 @@ impl Stopped {
         Ok(record)
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.services.is_empty() && self.modules.is_empty()
     }
 
-    pub fn contains(&self, client: &Client) -> bool {
+    #[cfg(test)]
+    pub(crate) fn contains(&self, client: &Client) -> bool {
         match client {
             Client::Service(s) => self.services.contains(s),
             Client::Module(m) => self.modules.contains(m),
@@ -62,7 +63,7 @@ impl Stopped {
     }
 
     /// Record `client` as stopped (before stopping it), or as started again (after).
-    pub fn set(paths: &Paths, client: &Client, stopped: bool) -> Result<()> {
+    pub(crate) fn set(paths: &Paths, client: &Client, stopped: bool) -> Result<()> {
         let mut record = Self::load(paths)?;
         let (list, name) = match client {
             Client::Service(s) => (&mut record.services, s),

@@ -6,12 +6,12 @@ use std::path::PathBuf;
 pub(crate) const PROGRAM: &str = "systemctl";
 
 #[derive(Debug, Clone)]
-pub struct Systemctl {
+pub(crate) struct Systemctl {
     program: PathBuf,
 }
 
 impl Systemctl {
-    pub fn find() -> Result<Self> {
+    pub(crate) fn find() -> Result<Self> {
         let program = which::which(PROGRAM).map_err(|_| {
             Error::failed(format!("{PROGRAM} is not on PATH")).with_hint(
                 "GPU clients and the boot unit are systemd's: run gpushare on a systemd host",
@@ -21,7 +21,7 @@ impl Systemctl {
     }
 
     /// Whether the unit is active (`systemctl is-active --quiet`: 0 active, anything else not).
-    pub fn is_active(&self, unit: &str) -> Result<bool> {
+    pub(crate) fn is_active(&self, unit: &str) -> Result<bool> {
         let out = duct::cmd(&self.program, ["is-active", "--quiet", unit])
             .stdin_null()
             .stdout_null()
@@ -33,18 +33,18 @@ impl Systemctl {
     }
 
     /// Stop a unit and wait until it is stopped.
-    pub fn stop(&self, unit: &str) -> Result<()> {
+    pub(crate) fn stop(&self, unit: &str) -> Result<()> {
         self.run(&["stop", unit])
     }
 
     /// Start a unit without waiting for it (`--no-block`), as mig-parted's hooks do: at boot a
     /// client ordered after gpushare's own unit would wait for it, and it for the client.
-    pub fn start(&self, unit: &str) -> Result<()> {
+    pub(crate) fn start(&self, unit: &str) -> Result<()> {
         self.run(&["start", "--no-block", unit])
     }
 
     /// Run `systemctl ARGS`; its output becomes the error when it fails.
-    pub fn run(&self, args: &[&str]) -> Result<()> {
+    pub(crate) fn run(&self, args: &[&str]) -> Result<()> {
         crate::program::run(&self.program, args).map_err(Error::failed)
     }
 }

@@ -7,7 +7,7 @@ use crate::node::Node;
 
 /// An empty layout for each of `selected` with MIG on. An unknown layout is an error, never
 /// "already clear".
-pub fn desires(node: &Node, book: &ProfileBook, selected: &[u32]) -> Result<Vec<GpuDesire>> {
+pub(crate) fn desires(node: &Node, book: &ProfileBook, selected: &[u32]) -> Result<Vec<GpuDesire>> {
     let mut desires = Vec::new();
     for gpu in node.gpus.iter().filter(|g| selected.contains(&g.index)) {
         if !gpu.mig.capable || !gpu.mig.current.is_enabled() {

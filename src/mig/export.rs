@@ -10,14 +10,14 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ExportSpec {
+pub(crate) struct ExportSpec {
     pub version: &'static str,
     #[serde(rename = "mig-configs")]
     pub mig_configs: BTreeMap<String, Vec<ExportEntry>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ExportEntry {
+pub(crate) struct ExportEntry {
     #[serde(rename = "device-filter", skip_serializing_if = "Option::is_none")]
     pub device_filter: Option<OneOrMany>,
     pub devices: ExportDevices,
@@ -29,20 +29,20 @@ pub struct ExportEntry {
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(untagged)]
-pub enum OneOrMany {
+pub(crate) enum OneOrMany {
     One(String),
     Many(Vec<String>),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(untagged)]
-pub enum ExportDevices {
+pub(crate) enum ExportDevices {
     All(&'static str),
     Indexes(Vec<u32>),
 }
 
 /// What the export cannot say: GPU instances without exactly one compute instance.
-pub fn unrepresentable(node: &Node) -> Vec<String> {
+pub(crate) fn unrepresentable(node: &Node) -> Vec<String> {
     let mut out = Vec::new();
     for gpu in &node.gpus {
         for gi in gpu.mig.instances.iter().flatten() {
@@ -63,7 +63,7 @@ pub fn unrepresentable(node: &Node) -> Vec<String> {
 
 /// The node as a v1 config with one label; an error when a GPU's MIG layout is unknown (the
 /// driver would not list it): an export never says "no instances" for it.
-pub fn export(node: &Node, label: &str) -> crate::error::Result<ExportSpec> {
+pub(crate) fn export(node: &Node, label: &str) -> crate::error::Result<ExportSpec> {
     for gpu in &node.gpus {
         gpu.mig_instances()?;
     }

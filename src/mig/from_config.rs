@@ -21,7 +21,7 @@ use std::ops::Range;
 use toml::Spanned;
 
 /// The MIG wish of every GPU the file covers.
-pub fn desires(config: &Config, node: &Node, book: &ProfileBook) -> Result<Vec<GpuDesire>> {
+pub(crate) fn desires(config: &Config, node: &Node, book: &ProfileBook) -> Result<Vec<GpuDesire>> {
     let assignments = config.assign(node)?;
     check_entries_reach_mig(config, node, &assignments)?;
     let mut desires = Vec::new();

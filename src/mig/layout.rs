@@ -67,7 +67,7 @@ impl GpuDesire {
 
 /// A problem with a wish, with a hint; the source file adds where it is.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Problem {
+pub(crate) struct Problem {
     pub message: String,
     pub hint: Option<String>,
 }
@@ -169,7 +169,7 @@ impl ProfileBook {
 }
 
 /// mig-parted's words for a GPU without MIG that a file asks to partition.
-pub fn not_capable(gpu: &Gpu) -> Problem {
+pub(crate) fn not_capable(gpu: &Gpu) -> Problem {
     Problem::new(
         format!(
             "GPU {} ({}): cannot set MIG mode on non MIG-capable GPU",
@@ -184,7 +184,7 @@ pub fn not_capable(gpu: &Gpu) -> Problem {
 
 /// Turn a profile name of a file into the GPU-instance profile (index into `profiles`) and the
 /// compute-instance profile it names on this GPU.
-pub fn resolve(
+pub(crate) fn resolve(
     gpu: &Gpu,
     profiles: &[GpuInstanceProfile],
     text: &str,
@@ -229,7 +229,7 @@ pub fn resolve(
 }
 
 /// Check that a GPU can hold the wanted instances at all (before anything changes).
-pub fn check_feasible(
+pub(crate) fn check_feasible(
     gpu: &Gpu,
     profiles: &[GpuInstanceProfile],
     wanted: &[WantedInstance],

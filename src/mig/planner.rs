@@ -553,7 +553,7 @@ fn users<'p>(procs: impl Iterator<Item = &'p crate::node::Process>) -> Option<St
 
 /// How to stop what blocks a reset: processes by pid, services with systemctl, modules with rmmod;
 /// services and modules may be listed as GPU clients instead, which `apply` stops and starts.
-pub fn stop_hint(node: &Node, gpu: &Gpu) -> String {
+pub(crate) fn stop_hint(node: &Node, gpu: &Gpu) -> String {
     let mut steps: Vec<String> = Vec::new();
     let pids: Vec<String> = gpu.processes_in(None).map(|p| p.pid.to_string()).collect();
     if !pids.is_empty() {

@@ -9,7 +9,7 @@ use std::fmt;
 
 /// A parsed profile name.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct ProfileName {
+pub(crate) struct ProfileName {
     /// Compute slices of the compute instance (`C`); equal to `slices` when no `Nc.` prefix.
     pub compute_slices: u32,
     /// Compute slices of the GPU instance (`G`).
@@ -24,7 +24,7 @@ pub struct ProfileName {
 
 impl ProfileName {
     /// Parse a profile name; the error says what is wrong with it.
-    pub fn parse(text: &str) -> Result<Self, String> {
+    pub(crate) fn parse(text: &str) -> Result<Self, String> {
         if text.is_empty() {
             return Err("a MIG profile name cannot be empty".into());
         }
@@ -65,12 +65,12 @@ impl ProfileName {
     }
 
     /// True when the name has an `Nc.` prefix smaller than the GPU instance.
-    pub fn is_partial_compute(&self) -> bool {
+    pub(crate) fn is_partial_compute(&self) -> bool {
         self.compute_slices != self.slices
     }
 
     /// The GPU-instance part: the same name without the `Nc.` prefix.
-    pub fn gpu_instance(&self) -> ProfileName {
+    pub(crate) fn gpu_instance(&self) -> ProfileName {
         ProfileName {
             compute_slices: self.slices,
             ..self.clone()

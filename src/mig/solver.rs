@@ -14,11 +14,11 @@ use crate::node::Placement;
 use crate::node::catalog::GpuInstanceProfile;
 use explain::{alignment_reason, check_pins, check_totals};
 
-pub use explain::{format_placements, placements_text};
+pub(crate) use explain::{format_placements, placements_text};
 
 /// The size of a GPU in MIG terms.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Geometry {
+pub(crate) struct Geometry {
     pub memory_slices: u32,
     pub compute_slices: u32,
     pub max_gpu_instances: u32,
@@ -28,7 +28,7 @@ impl Geometry {
     /// Derived from the profiles, so it works the same for the catalog and for what the driver
     /// reports: memory slices end where the last placement ends, the largest profile spans every
     /// compute slice, and the smallest profile's count is the most instances a GPU holds.
-    pub fn of(profiles: &[GpuInstanceProfile]) -> Geometry {
+    pub(crate) fn of(profiles: &[GpuInstanceProfile]) -> Geometry {
         Geometry {
             memory_slices: profiles
                 .iter()

@@ -27,14 +27,14 @@ const DROPPED_VARIABLES: [&str; 6] = [
 
 /// The control program, found on `PATH`.
 #[derive(Debug, Clone)]
-pub struct MpsControl {
+pub(crate) struct MpsControl {
     program: PathBuf,
     timeout: Duration,
 }
 
 /// What a daemon is started with.
 #[derive(Debug, Clone)]
-pub struct DaemonEnv<'a> {
+pub(crate) struct DaemonEnv<'a> {
     pub pipe_dir: &'a Path,
     pub log_dir: &'a Path,
     /// `CUDA_VISIBLE_DEVICES`: UUIDs, in the order that defines the daemon's ordinals.
@@ -44,7 +44,7 @@ pub struct DaemonEnv<'a> {
 
 /// Why a command got no answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum SendError {
+pub(crate) enum SendError {
     /// The program exited non-zero: no daemon listens in the pipe directory (its output says why).
     NoDaemon(String),
     /// No answer within the timeout; the program was killed.
@@ -76,7 +76,7 @@ pub(crate) fn seconds(d: Duration) -> String {
 
 impl MpsControl {
     /// Find the program on `PATH`.
-    pub fn find(timeout: Duration) -> Result<Self> {
+    pub(crate) fn find(timeout: Duration) -> Result<Self> {
         let program = which::which(PROGRAM).map_err(|_| {
             Error::failed(format!("{PROGRAM} is not on PATH")).with_hint(
                 "it comes with the NVIDIA driver (package nvidia-compute-utils-<branch> or \
@@ -87,15 +87,12 @@ impl MpsControl {
     }
 
     /// A specific program (tests).
-    pub fn at(program: PathBuf, timeout: Duration) -> Self {
+    #[cfg(test)]
+    pub(crate) fn at(program: PathBuf, timeout: Duration) -> Self {
         MpsControl { program, timeout }
     }
 
-    pub fn program(&self) -> &Path {
-        &self.program
-    }
-
-    pub fn timeout(&self) -> Duration {
+    pub(crate) fn timeout(&self) -> Duration {
         self.timeout
     }
 
@@ -112,7 +109,11 @@ impl MpsControl {
     /// Start the control daemon in the background (`-d`). The program forks the daemon and
     /// returns; its output goes to `output` (a file, not a pipe: the daemon could keep a pipe open
     /// and we would wait for it forever). Returns the output on failure.
-    pub fn start_daemon(&self, env: &DaemonEnv, output: &Path) -> std::result::Result<(), String> {
+    pub(crate) fn start_daemon(
+        &self,
+        env: &DaemonEnv,
+        output: &Path,
+    ) -> std::result::Result<(), String> {
         let mut args = vec!["-d"];
         if env.multiuser {
             args.push("-multiuser-server");
@@ -163,7 +164,11 @@ impl MpsControl {
     }
 
     /// Send one command to the daemon of `pipe_dir` and return its answer (trimmed).
-    pub fn send(&self, pipe_dir: &Path, command: &str) -> std::result::Result<String, SendError> {
+    pub(crate) fn send(
+        &self,
+        pipe_dir: &Path,
+        command: &str,
+    ) -> std::result::Result<String, SendError> {
         let expr = self
             .command(&[], &[("CUDA_MPS_PIPE_DIRECTORY", pipe_dir.as_os_str())])
             .stdin_bytes(format!("{command}\n"))

@@ -35,7 +35,7 @@ pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Options shared by every daemon operation.
 #[derive(Debug, Clone, Copy)]
-pub struct MpsOptions {
+pub(crate) struct MpsOptions {
     /// Per command sent to the daemon, and for a daemon to come up or go away.
     pub timeout: Duration,
     /// Stop daemons even while clients are connected (their clients are terminated).

@@ -42,7 +42,7 @@ pub(crate) struct Server {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Client {
+pub(crate) struct Client {
     pub pid: u32,
     /// Its command name, when the process is visible here.
     pub name: Option<String>,
@@ -50,7 +50,7 @@ pub struct Client {
 
 impl Client {
     /// `python (pid 4242)`.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         format!("{} (pid {})", self.name.as_deref().unwrap_or("?"), self.pid)
     }
 }

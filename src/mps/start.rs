@@ -16,7 +16,7 @@ use std::time::Duration;
 
 /// The settings of `mps start`: from flags, or from the `mps` sections of a gpushare.toml.
 #[derive(Debug, Clone)]
-pub struct StartRequest {
+pub(crate) struct StartRequest {
     /// `--gpu`: whole GPUs, or single MIG devices by `MIG-…` UUID.
     pub gpus: GpuSelector,
     pub limits: MpsRequest,
@@ -31,7 +31,12 @@ pub struct StartRequest {
 
 impl StartRequest {
     /// The daemons to start on `node`.
-    pub fn daemons(&self, node: &Node, paths: &Paths, out: &Output) -> Result<Vec<DaemonSpec>> {
+    pub(crate) fn daemons(
+        &self,
+        node: &Node,
+        paths: &Paths,
+        out: &Output,
+    ) -> Result<Vec<DaemonSpec>> {
         let dirs = DirChoice {
             paths,
             pipe_dir: self.pipe_dir.as_deref(),

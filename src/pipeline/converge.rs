@@ -19,7 +19,7 @@ use std::io::{BufRead, IsTerminal};
 use std::path::Path;
 
 /// How `converge` goes about it.
-pub struct Converge<'a> {
+pub(crate) struct Converge<'a> {
     pub sysfs_root: &'a Path,
     pub options: Options,
     pub dry_run: bool,
@@ -29,7 +29,7 @@ pub struct Converge<'a> {
     pub around: Around,
 }
 
-pub enum Converged {
+pub(crate) enum Converged {
     /// The plan, nothing changed.
     DryRun(Plan),
     Applied(Applied),
@@ -37,7 +37,7 @@ pub enum Converged {
 
 /// The node lock and journal of a changing command, taken before it looks at the node so that
 /// it plans from what the previous holder left (none for a dry run, which changes nothing).
-pub fn take_guard(ctx: &Context, command: &str, dry_run: bool) -> Result<Option<Guard>> {
+pub(crate) fn take_guard(ctx: &Context, command: &str, dry_run: bool) -> Result<Option<Guard>> {
     if dry_run {
         return Ok(None);
     }
@@ -45,11 +45,11 @@ pub fn take_guard(ctx: &Context, command: &str, dry_run: bool) -> Result<Option<
 }
 
 /// What to do once the plan is agreed, before the first change (`init` writes its file).
-pub type BeforeRun<'a> = dyn FnMut(&Context) -> Result<()> + 'a;
+pub(crate) type BeforeRun<'a> = dyn FnMut(&Context) -> Result<()> + 'a;
 
 /// Check what `source` asks for against the node, then either plan (a dry run, or no `guard`)
 /// or plan, ask, and run until the node is as desired.
-pub fn converge(
+pub(crate) fn converge(
     ctx: &mut Context,
     source: Source,
     how: &Converge,
@@ -138,7 +138,7 @@ fn plan_and_run(
 
 /// What `source` asks for (with the GPU clients and hooks of `around`), checked against the
 /// node, and how to look at the node.
-pub fn check(
+pub(crate) fn check(
     ctx: &mut Context,
     source: Source,
     around: &Around,
@@ -155,7 +155,7 @@ pub fn check(
 
 /// What running `source` would change now (`plan`, `mig assert`): nothing is changed, no lock
 /// is taken.
-pub fn plan_only(
+pub(crate) fn plan_only(
     ctx: &mut Context,
     source: Source,
     sysfs_root: &Path,

@@ -34,7 +34,7 @@ use std::time::Duration;
 
 /// Where a desired state comes from, and so what it covers (see the module doc).
 #[derive(Debug, Clone)]
-pub enum Source {
+pub(crate) enum Source {
     /// A gpushare.toml: every mode.
     Gpushare(Config),
     /// One label of a mig-parted v1 config: MIG only.
@@ -66,7 +66,7 @@ pub enum Source {
 
 impl Source {
     /// What the layout is called in messages: the file, or `label L of FILE`.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         match self {
             Source::Gpushare(c) => c.source.path.display().to_string(),
             Source::MigOf(c) => format!("the MIG part of {}", c.source.path.display()),
@@ -95,7 +95,7 @@ impl Source {
 
 /// What MPS and compute modes a command asks for.
 #[derive(Debug, Clone)]
-pub enum MpsDesire {
+pub(crate) enum MpsDesire {
     /// Left alone, but for daemons whose devices the MIG changes take away: they are stopped.
     Untouched,
     /// What the gpushare.toml says of the GPUs it covers: `mps` and `mig.mps` daemons, compute
@@ -110,14 +110,14 @@ pub enum MpsDesire {
 
 impl MpsDesire {
     /// Whether MPS is this command's business (its daemons are observed and changed).
-    pub fn touched(&self) -> bool {
+    pub(crate) fn touched(&self) -> bool {
         !matches!(self, MpsDesire::Untouched)
     }
 }
 
 /// The vGPU devices a command asks for; no GPUs: vGPU is left alone.
 #[derive(Debug, Clone, Default)]
-pub struct VgpuDesire {
+pub(crate) struct VgpuDesire {
     pub layout: vgpu::desired::Desired,
     pub heterogeneous: bool,
 }
@@ -133,14 +133,14 @@ enum MigFile {
 /// What runs around the changes of the GPUs: GPU clients stopped and started again, and
 /// mig-parted's hooks.
 #[derive(Debug, Clone, Default)]
-pub struct Around {
+pub(crate) struct Around {
     pub clients: GpuClients,
     pub hooks: Option<Hooks>,
 }
 
 impl Around {
     /// Add what a command's options give (`--gpu-clients-file`, `--hooks-file`).
-    pub fn merge(&mut self, other: Around) {
+    pub(crate) fn merge(&mut self, other: Around) {
         self.clients.merge(other.clients);
         if other.hooks.is_some() {
             self.hooks = other.hooks;
@@ -150,7 +150,7 @@ impl Around {
 
 /// A checked desired state: what each mode is asked for.
 #[derive(Debug, Clone)]
-pub struct Desired {
+pub(crate) struct Desired {
     /// What it is called in messages (`gpushare.toml`, `label all-1g.5gb of config.yaml`).
     pub what: String,
     /// The MIG layout of every GPU the source covers; empty: MIG is left alone.
@@ -178,7 +178,7 @@ impl Desired {
 
     /// Check a gpushare.toml against `node`, every mode at once. `book`: the MIG profiles the
     /// driver offers on each GPU.
-    pub fn check(config: Config, node: &Node, book: &ProfileBook) -> Result<Desired> {
+    pub(crate) fn check(config: Config, node: &Node, book: &ProfileBook) -> Result<Desired> {
         let assignments = config.assign(node)?;
         check_kubernetes(&config)?;
         let mig = from_config::desires(&config, node, book)?;
@@ -202,7 +202,7 @@ impl Desired {
     }
 
     /// Check what `source` asks for against `node`. `sysfs_root`: where the vGPU host is read.
-    pub fn check_source(
+    pub(crate) fn check_source(
         ctx: &mut Context,
         source: Source,
         node: &Node,
@@ -285,7 +285,7 @@ impl Desired {
     /// Once MIG is on where instances waited for it ([`MigLayout::EnabledLater`]), the same
     /// source checked again with the profiles the driver now lists; `None` when nothing waits
     /// or MIG is not on yet there.
-    pub fn resolve_later(&self, ctx: &mut Context, node: &Node) -> Result<Option<Desired>> {
+    pub(crate) fn resolve_later(&self, ctx: &mut Context, node: &Node) -> Result<Option<Desired>> {
         let ready = self.mig.iter().any(|d| {
             matches!(d.layout, MigLayout::EnabledLater { .. })
                 && node.gpu(d.gpu).is_some_and(|g| g.mig.current.is_enabled())
@@ -308,13 +308,13 @@ impl Desired {
     }
 
     /// Whether the vGPU host must be read.
-    pub fn wants_vgpu(&self) -> bool {
+    pub(crate) fn wants_vgpu(&self) -> bool {
         !self.vgpu.layout.gpus.is_empty()
     }
 
     /// Whether the file asks for MPS somewhere (`mode = "mps"`, or `mig.mps`), or the command
     /// starts daemons.
-    pub fn wants_mps(&self, node: &Node) -> bool {
+    pub(crate) fn wants_mps(&self, node: &Node) -> bool {
         match &self.mps {
             MpsDesire::Untouched | MpsDesire::Stop(_) => false,
             MpsDesire::Start(_) => true,

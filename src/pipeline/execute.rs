@@ -32,7 +32,7 @@ use std::io::IsTerminal;
 use std::num::NonZeroUsize;
 
 /// What the executor runs changes with.
-pub trait Runner {
+pub(crate) trait Runner {
     /// The driver, for MIG, reset and compute-mode changes; shared with the workers that change
     /// several GPUs at once.
     fn backend(&mut self) -> Result<SharedBackend>;
@@ -93,7 +93,7 @@ enum Stop {
 }
 
 /// Refuse a plan with blockers: nothing is changed. The error lists every blocker and its hint.
-pub fn refuse(plan: &Plan) -> Result<()> {
+pub(crate) fn refuse(plan: &Plan) -> Result<()> {
     let [first, rest @ ..] = plan.blockers.as_slice() else {
         return Ok(());
     };
@@ -140,7 +140,7 @@ pub fn execute(plan: &mut Plan, backend: SharedBackend, out: &Output) -> Result<
 }
 
 /// [`execute`] with a [`Runner`] for the steps that are not driver calls.
-pub fn execute_with(plan: &mut Plan, runner: &mut dyn Runner, out: &Output) -> Result<Exit> {
+pub(crate) fn execute_with(plan: &mut Plan, runner: &mut dyn Runner, out: &Output) -> Result<Exit> {
     refuse(plan)?;
     let mut progress = Progress::new(out, plan.changes.len());
     // What each GPU's changes so far left: instances created, a reboot awaited (then its later

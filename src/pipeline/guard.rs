@@ -10,23 +10,23 @@ use crate::lock::{NodeLock, Previous};
 use std::path::PathBuf;
 use std::time::Duration;
 
-pub struct Guard {
+pub(crate) struct Guard {
     _lock: NodeLock,
     pub journal: Journal,
     finished: bool,
 }
 
-pub fn lock_path(ctx: &Context) -> PathBuf {
+pub(crate) fn lock_path(ctx: &Context) -> PathBuf {
     ctx.paths.run_dir().join("lock")
 }
 
-pub fn journal_path(ctx: &Context) -> PathBuf {
+pub(crate) fn journal_path(ctx: &Context) -> PathBuf {
     crate::journal::path(&ctx.paths)
 }
 
 impl Guard {
     /// Take the lock (waiting up to `timeout` for another command), then start the journal.
-    pub fn take(ctx: &Context, command: &str, timeout: Duration) -> Result<Guard> {
+    pub(crate) fn take(ctx: &Context, command: &str, timeout: Duration) -> Result<Guard> {
         let (lock, previous) = NodeLock::acquire(&lock_path(ctx), command, timeout)?;
         if let Previous::Stale { pid, command } = previous {
             ctx.out.warn(format!(
@@ -65,7 +65,7 @@ impl Guard {
 
     /// Record the end of the command unless it is recorded already (a command whose steps
     /// finish the journal themselves, and may fail before them).
-    pub fn finish_once(&mut self, outcome: std::result::Result<(), &str>) -> Result<()> {
+    pub(crate) fn finish_once(&mut self, outcome: std::result::Result<(), &str>) -> Result<()> {
         if self.finished {
             return Ok(());
         }
@@ -73,7 +73,7 @@ impl Guard {
     }
 
     /// Record the end of the command: `Done`, or `Failed` with why.
-    pub fn finish(&mut self, outcome: std::result::Result<(), &str>) -> Result<()> {
+    pub(crate) fn finish(&mut self, outcome: std::result::Result<(), &str>) -> Result<()> {
         self.finished = true;
         match outcome {
             Ok(()) => self.journal.record(Event::Done, None),

@@ -19,7 +19,7 @@
 //!   modes, resets, MIG layouts, MPS daemons and compute modes, vGPU devices, what can only be
 //!   planned once those are made (`Later`), and last GPU clients started again and the
 //!   `apply-exit` hook. Pure;
-//! - [`execute`]: runs a plan's changes phase by phase through the backend and a
+//! - [`execute`](mod@execute): runs a plan's changes phase by phase through the backend and a
 //!   [`Runner`](execute::Runner) for the steps that are not driver calls, with progress, stopping
 //!   at the first failure; the MIG phases run on every GPU they change at once (`--jobs`), the
 //!   node-wide ones (clients, hooks) one step after another;
@@ -33,25 +33,28 @@
 //! Every pass plans from the node as it is, so whatever stopped a run (a failure, a signal, a
 //! crash), running the same command again continues from there.
 
-pub mod converge;
-pub mod desired;
-pub mod execute;
-pub mod guard;
-pub mod observe;
-pub mod planner;
-pub mod run;
-pub mod signals;
-pub mod steps;
-pub mod verify;
+pub(crate) mod converge;
+pub(crate) mod desired;
+pub(crate) mod execute;
+pub(crate) mod guard;
+pub(crate) mod observe;
+pub(crate) mod planner;
+pub(crate) mod run;
+pub(crate) mod signals;
+pub(crate) mod steps;
+pub(crate) mod verify;
+
+// What the MIG bench and the mig-parted compatibility test drive directly.
+pub use execute::execute;
 
 /// What the user allowed.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Options {
+pub(crate) struct Options {
     /// MIG: change the mode of busy GPUs anyway (pending until a reboot); MPS: stop daemons
     /// with clients connected (they are ended); vGPU: remove devices that VMs hold.
-    pub force: bool,
+    pub(crate) force: bool,
     /// MIG: only the mode, no instances (`mig apply --mode-only`).
-    pub mode_only: bool,
+    pub(crate) mode_only: bool,
     /// MIG: set the mode, never reset (`mig apply --skip-reset`).
-    pub skip_reset: bool,
+    pub(crate) skip_reset: bool,
 }

@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 
 /// What the planner reads.
 #[derive(Debug, Clone)]
-pub struct Observed {
+pub(crate) struct Observed {
     pub node: Node,
     /// The daemons gpushare recorded (`<run_dir>/mps/*/settings.json`).
     pub mps_records: Vec<DaemonSpec>,
@@ -38,7 +38,7 @@ pub struct Observed {
 
 /// The GPU clients as they are.
 #[derive(Debug, Clone, Default)]
-pub struct ClientsSeen {
+pub(crate) struct ClientsSeen {
     /// The listed services that are active.
     pub active: BTreeSet<String>,
     /// The listed kernel modules that are loaded.
@@ -49,7 +49,7 @@ pub struct ClientsSeen {
 
 /// How to look: the MPS control program (when the command touches MPS or daemons are recorded)
 /// and the sysfs root of the vGPU host.
-pub struct Looker {
+pub(crate) struct Looker {
     pub control: Option<MpsControl>,
     /// systemctl, when services are listed or recorded as stopped.
     pub systemctl: Option<Systemctl>,
@@ -63,7 +63,7 @@ impl Looker {
     /// command that changes MPS without `nvidia-cuda-mps-control` on PATH fails here, before the
     /// first change. Planning changes nothing and works without it (with a warning: no daemon can
     /// be asked whether it runs).
-    pub fn new(
+    pub(crate) fn new(
         ctx: &Context,
         desired: &Desired,
         node: &Node,
@@ -109,7 +109,7 @@ impl Looker {
         })
     }
 
-    pub fn observe(&self, ctx: &mut Context, desired: &Desired) -> Result<Observed> {
+    pub(crate) fn observe(&self, ctx: &mut Context, desired: &Desired) -> Result<Observed> {
         let node = ctx.snapshot()?;
         let mps_records = settings::load_all(&ctx.paths)?;
         let mps_orphans = settings::orphans(&ctx.paths)?;
@@ -174,7 +174,7 @@ impl Looker {
     }
 
     /// The clients connected to a daemon (none when it does not answer).
-    pub fn clients(&self, record: &DaemonSpec) -> Vec<Client> {
+    pub(crate) fn clients(&self, record: &DaemonSpec) -> Vec<Client> {
         match &self.control {
             Some(control) => query::query(control, record).clients().cloned().collect(),
             None => Vec::new(),

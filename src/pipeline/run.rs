@@ -20,7 +20,7 @@ use crate::plan::{Blocker, Change, Operation, Plan, Status};
 
 /// Observe the node and plan; MPS daemons to stop that have clients connected are blockers
 /// (unless --force). `first`: the first plan of a run (see [`planner::plan`]).
-pub fn plan_now(
+pub(crate) fn plan_now(
     ctx: &mut Context,
     desired: &Desired,
     looker: &Looker,
@@ -60,7 +60,7 @@ pub fn plan_now(
 
 /// What a run did: every change it made, in order, with its status.
 #[derive(Debug)]
-pub struct Applied {
+pub(crate) struct Applied {
     /// What the run brought the node to, in words (`gpushare.toml`, `label X of FILE`).
     pub what: String,
     pub made: Plan,
@@ -70,7 +70,7 @@ pub struct Applied {
 
 impl Applied {
     /// A MIG change was made (the CDI spec must follow).
-    pub fn changed_mig(&self) -> bool {
+    pub(crate) fn changed_mig(&self) -> bool {
         self.made.changes.iter().any(|c| {
             c.status == Some(Status::Done)
                 && matches!(
@@ -86,7 +86,7 @@ impl Applied {
     }
 
     /// The changes made (hooks that ran are not changes).
-    pub fn done(&self) -> usize {
+    pub(crate) fn done(&self) -> usize {
         self.made
             .changes
             .iter()
@@ -94,7 +94,7 @@ impl Applied {
             .count()
     }
 
-    pub fn exit(&self) -> Exit {
+    pub(crate) fn exit(&self) -> Exit {
         if self.made.reboot_required {
             Exit::RebootRequired
         } else {
@@ -106,7 +106,7 @@ impl Applied {
 /// Run `first` (planned and shown already), then plan and run again until the node is as
 /// desired. Takes the lock's journal and the signal trap of the caller. Whatever stops the run,
 /// the GPU clients it stopped are started again and the `apply-exit` hook runs (`finish`).
-pub fn apply(
+pub(crate) fn apply(
     ctx: &mut Context,
     desired: &Desired,
     looker: &Looker,

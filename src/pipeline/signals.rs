@@ -25,12 +25,12 @@ extern "C" fn on_signal(signal: libc::c_int) {
 }
 
 /// Catches the signals while it lives; the default actions come back when it is dropped.
-pub struct Trap {
+pub(crate) struct Trap {
     _private: (),
 }
 
 impl Trap {
-    pub fn install() -> Trap {
+    pub(crate) fn install() -> Trap {
         if DEPTH.fetch_add(1, Ordering::SeqCst) > 0 {
             // An outer trap catches the signals already (and keeps what it received).
             return Trap { _private: () };
@@ -52,7 +52,7 @@ impl Trap {
     }
 
     /// The name of the signal received since [`Trap::install`], if any.
-    pub fn received(&self) -> Option<&'static str> {
+    pub(crate) fn received(&self) -> Option<&'static str> {
         name(RECEIVED.load(Ordering::SeqCst))
     }
 }

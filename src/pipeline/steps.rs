@@ -24,12 +24,12 @@ use crate::vgpu::sysfs::SysfsRoot;
 use crate::vgpu::writer::SysfsWriter;
 
 /// `GPU 0: create_gpu_instance (1g.5gb at 0:1)`, as the journal records a step.
-pub fn describe(change: &Change) -> String {
+pub(crate) fn describe(change: &Change) -> String {
     format!("{}: {} ({})", change.target(), change.action, change.detail)
 }
 
 /// The runner of a changing command: the driver, MPS daemons, vGPU sysfs, the journal, the trap.
-pub struct Steps<'a> {
+pub(crate) struct Steps<'a> {
     pub ctx: &'a mut Context,
     pub looker: &'a Looker,
     pub mps: MpsOptions,
@@ -41,7 +41,7 @@ pub struct Steps<'a> {
 }
 
 impl<'a> Steps<'a> {
-    pub fn new(
+    pub(crate) fn new(
         ctx: &'a mut Context,
         looker: &'a Looker,
         mps: MpsOptions,

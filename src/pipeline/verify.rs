@@ -14,7 +14,7 @@ const MAX_PASSES: usize = 6;
 
 /// What the plan of the node as it is now says about the run.
 #[derive(Debug)]
-pub enum Verdict {
+pub(crate) enum Verdict {
     /// Nothing is left to change: the node is as desired, or waits only for a reboot.
     Done,
     /// There are changes to run.
@@ -24,7 +24,7 @@ pub enum Verdict {
 }
 
 /// Judge the plan made before pass `pass` (0: the first plan).
-pub fn check(plan: &Plan, pass: usize) -> Verdict {
+pub(crate) fn check(plan: &Plan, pass: usize) -> Verdict {
     if !planner::changes_anything(plan) {
         return Verdict::Done;
     }

@@ -2,7 +2,7 @@
 //! Pure data: no I/O here.
 //!
 //! Planners are pure (desired state + observed [`Node`](crate::node::Node) → [`Plan`]); the
-//! pipeline's executor ([`pipeline::execute`](crate::pipeline::execute)) runs a plan through the
+//! pipeline's executor ([`pipeline::execute`](mod@crate::pipeline::execute)) runs a plan through the
 //! [`Backend`](crate::backend::Backend), and the steps that are not driver calls (MPS daemons,
 //! vGPU devices, GPU clients, hooks) through its runner. The JSON form is a contract:
 //! `{"changes": [{"gpu", "action", "detail"}], "reboot_required", "reboot_gpus", "blockers":

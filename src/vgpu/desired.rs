@@ -11,14 +11,14 @@ use super::type_name::TypeName;
 
 /// A position in an input file.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Origin {
+pub(crate) struct Origin {
     pub path: PathBuf,
     pub line: usize,
     pub column: usize,
 }
 
 impl Origin {
-    pub fn new(path: &Path, line: usize, column: usize) -> Self {
+    pub(crate) fn new(path: &Path, line: usize, column: usize) -> Self {
         Origin {
             path: path.to_path_buf(),
             line,
@@ -36,7 +36,7 @@ pub(crate) fn error_at(at: Option<&Origin>, message: impl std::fmt::Display) -> 
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct DesiredType {
+pub(crate) struct DesiredType {
     /// The type name as written, e.g. `A100-4C`.
     pub name: String,
     pub count: u32,
@@ -45,7 +45,7 @@ pub struct DesiredType {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct DesiredGpu {
+pub(crate) struct DesiredGpu {
     /// The node's GPU index.
     pub index: u32,
     /// Types in file order; empty means no vGPU devices on this GPU.
@@ -55,13 +55,13 @@ pub struct DesiredGpu {
 }
 
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Desired {
+pub(crate) struct Desired {
     pub gpus: Vec<DesiredGpu>,
 }
 
 impl Desired {
     /// Every GPU of `indexes` with no vGPU devices (`vgpu clear`).
-    pub fn empty(indexes: &[u32]) -> Desired {
+    pub(crate) fn empty(indexes: &[u32]) -> Desired {
         Desired {
             gpus: indexes
                 .iter()
@@ -75,7 +75,7 @@ impl Desired {
     }
 
     /// Keep only the GPUs in `indexes` (`--gpu`).
-    pub fn retain(&mut self, indexes: &[u32]) {
+    pub(crate) fn retain(&mut self, indexes: &[u32]) {
         self.gpus.retain(|g| indexes.contains(&g.index));
     }
 }

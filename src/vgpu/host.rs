@@ -6,7 +6,7 @@ use serde::Serialize;
 
 /// The vGPU host as sysfs shows it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Host {
+pub(crate) struct Host {
     /// The directory sysfs was read under (`/` on a real host).
     pub sysfs_root: String,
     /// NVIDIA GPUs that can carry vGPUs, in PCI order.
@@ -22,7 +22,7 @@ pub struct Host {
 /// How a GPU's vGPUs are managed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Framework {
+pub(crate) enum Framework {
     /// Mediated devices: write a UUID to `mdev_supported_types/<type>/create` of a parent (the GPU,
     /// or one of its virtual functions on Ampere).
     Mdev,
@@ -35,7 +35,7 @@ pub enum Framework {
 }
 
 impl Framework {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Framework::Mdev => "mdev",
             Framework::VendorVfio => "vendor_vfio",
@@ -45,7 +45,7 @@ impl Framework {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct VgpuGpu {
+pub(crate) struct VgpuGpu {
     /// The node's GPU index (NVML order); `None` when the node does not list this GPU.
     pub index: Option<u32>,
     /// Model name from the node.
@@ -71,13 +71,13 @@ pub struct VgpuGpu {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub struct Sriov {
+pub(crate) struct Sriov {
     pub total_vfs: u32,
     pub enabled_vfs: u32,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct VgpuType {
+pub(crate) struct VgpuType {
     /// The type id: `N` of the mdev type directory `nvidia-N`, or the id `current_vgpu_type` takes.
     pub id: u32,
     /// The name configs use, e.g. `A100-4C`.
@@ -95,7 +95,7 @@ pub struct VgpuType {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct VgpuDevice {
+pub(crate) struct VgpuDevice {
     pub type_id: u32,
     /// The type's short name; `None` when no list on the host names this id any more.
     pub type_name: Option<String>,
@@ -129,11 +129,11 @@ impl Opener {
 
 impl VgpuDevice {
     /// The UUID or the VF: how people name the device.
-    pub fn label(&self) -> &str {
+    pub(crate) fn label(&self) -> &str {
         self.uuid.as_deref().or(self.vf.as_deref()).unwrap_or("?")
     }
 
-    pub fn type_label(&self) -> String {
+    pub(crate) fn type_label(&self) -> String {
         self.type_name
             .clone()
             .unwrap_or_else(|| format!("type {}", self.type_id))
@@ -142,23 +142,19 @@ impl VgpuDevice {
 
 impl VgpuGpu {
     /// `GPU 0 (0000:07:00.0)`, or the address alone when the node does not list it.
-    pub fn label(&self) -> String {
+    pub(crate) fn label(&self) -> String {
         match self.index {
             Some(i) => format!("GPU {i} ({})", self.pci_bus_id),
             None => format!("GPU {}", self.pci_bus_id),
         }
     }
 
-    pub fn type_by_name(&self, name: &str) -> Option<&VgpuType> {
+    pub(crate) fn type_by_name(&self, name: &str) -> Option<&VgpuType> {
         self.types.iter().find(|t| t.name == name)
     }
 
-    pub fn type_by_id(&self, id: u32) -> Option<&VgpuType> {
-        self.types.iter().find(|t| t.id == id)
-    }
-
     /// Devices per type name (or `type N` when unnamed), for summaries.
-    pub fn device_counts(&self) -> std::collections::BTreeMap<String, u32> {
+    pub(crate) fn device_counts(&self) -> std::collections::BTreeMap<String, u32> {
         let mut counts = std::collections::BTreeMap::new();
         for d in &self.devices {
             *counts.entry(d.type_label()).or_insert(0) += 1;
@@ -167,19 +163,11 @@ impl VgpuGpu {
     }
 
     /// Whether vGPUs sit one per virtual function (SR-IOV) rather than many on the GPU.
-    pub fn one_per_parent(&self) -> bool {
+    pub(crate) fn one_per_parent(&self) -> bool {
         self.framework != Framework::Mdev
             || self
                 .parents
                 .iter()
                 .any(|p| !super::sysfs::same_pci_address(p, &self.pci_bus_id))
-    }
-}
-
-impl Host {
-    pub fn gpu_by_address(&self, address: &str) -> Option<&VgpuGpu> {
-        self.gpus
-            .iter()
-            .find(|g| super::sysfs::same_pci_address(&g.pci_bus_id, address))
     }
 }

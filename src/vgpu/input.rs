@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 /// A vGPU layout file and the config of it to use.
 #[derive(Debug, Clone, Default)]
-pub struct LayoutFile {
+pub(crate) struct LayoutFile {
     /// gpushare.toml or a vgpu-device-manager YAML; `-` reads stdin; default the system's
     /// gpushare.toml.
     pub file: Option<PathBuf>,

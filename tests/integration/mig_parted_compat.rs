@@ -12,13 +12,10 @@ use crate::common;
 use gpushare::backend::Backend;
 use gpushare::backend::sim::{SimBackend, node_file};
 use gpushare::error::Exit;
-use gpushare::mig::layout::ProfileBook;
-use gpushare::mig::planner::{PlanOptions, plan};
-use gpushare::mig::source::DesiredFile;
+use gpushare::mig::{DesiredFile, PlanOptions, ProfileBook, plan};
 use gpushare::node::catalog::catalog;
 use gpushare::node::{Gpu, Node};
 use gpushare::output::Output;
-use gpushare::pipeline::execute as executor;
 use gpushare::source_file::SourceFile;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -118,7 +115,7 @@ fn apply(file: &DesiredFile, label: &str, sim: &Arc<SimBackend>) -> gpushare::er
     let book = ProfileBook::load(&**sim, &node);
     let desires = file.desires(Some(label), &node, &book, &quiet())?;
     let mut p = plan(&node, &desires, PlanOptions::default());
-    let exit = executor::execute(&mut p, sim.clone(), &quiet())?;
+    let exit = gpushare::pipeline::execute(&mut p, sim.clone(), &quiet())?;
     let again = plan(&sim.snapshot().unwrap(), &desires, PlanOptions::default());
     assert!(again.is_converged(), "{label}: a second plan is empty");
     Ok(exit)

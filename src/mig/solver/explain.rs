@@ -160,12 +160,12 @@ pub(super) fn check_pins(
 }
 
 /// `{0,4}:4`, as `nvidia-smi mig -lgipp` prints placements.
-pub fn placements_text(p: &GpuInstanceProfile) -> String {
+pub(crate) fn placements_text(p: &GpuInstanceProfile) -> String {
     format_placements(&p.starts, p.size)
 }
 
 /// `{0,4}:4` from starts and a size.
-pub fn format_placements(starts: &[u32], size: u32) -> String {
+pub(crate) fn format_placements(starts: &[u32], size: u32) -> String {
     let starts: Vec<String> = starts.iter().map(u32::to_string).collect();
     format!("{{{}}}:{size}", starts.join(","))
 }

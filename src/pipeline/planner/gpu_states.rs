@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 /// Where a GPU stands with respect to its MIG layout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum GpuState {
+pub(crate) enum GpuState {
     /// Nothing to change in MIG: MPS can be planned exactly.
     Settled,
     /// MIG changes (or a MIG blocker) on it: its MIG devices are not what they will be.
@@ -17,10 +17,10 @@ pub enum GpuState {
 
 /// The state of every GPU the MIG plan names; the others are settled.
 #[derive(Debug, Clone, Default)]
-pub struct GpuStates(BTreeMap<u32, GpuState>);
+pub(crate) struct GpuStates(BTreeMap<u32, GpuState>);
 
 impl GpuStates {
-    pub fn of(mig: &Plan) -> Self {
+    pub(crate) fn of(mig: &Plan) -> Self {
         let mut states = BTreeMap::new();
         let changing = mig
             .changes
@@ -37,7 +37,7 @@ impl GpuStates {
         GpuStates(states)
     }
 
-    pub fn get(&self, gpu: u32) -> GpuState {
+    pub(crate) fn get(&self, gpu: u32) -> GpuState {
         self.0.get(&gpu).copied().unwrap_or(GpuState::Settled)
     }
 }

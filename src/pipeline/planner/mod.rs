@@ -25,7 +25,7 @@ mod gpu_states;
 mod mps;
 mod vgpu;
 
-pub use gpu_states::{GpuState, GpuStates};
+pub(crate) use gpu_states::GpuStates;
 
 use super::Options;
 use super::desired::Desired;
@@ -38,7 +38,7 @@ use crate::plan::{Operation, Phase, Plan};
 /// Plan every change from `seen` to `desired`. Errors are bad input found only against the node
 /// as it is (an MPS limit a MIG device cannot take, a vGPU type the host lacks). `first`: the
 /// first plan of a run (`apply-start` runs once).
-pub fn plan(
+pub(crate) fn plan(
     desired: &Desired,
     seen: &Observed,
     paths: &Paths,
@@ -75,7 +75,7 @@ pub fn plan(
 }
 
 /// The changes that can run now: those before the first `Later` one.
-pub fn runnable(plan: &Plan) -> Plan {
+pub(crate) fn runnable(plan: &Plan) -> Plan {
     let end = plan
         .changes
         .iter()
@@ -89,7 +89,7 @@ pub fn runnable(plan: &Plan) -> Plan {
 
 /// Whether running the plan would change the node, now or later (a note that a GPU waits for a
 /// reboot does not, nor does a hook: hooks run around changes).
-pub fn changes_anything(plan: &Plan) -> bool {
+pub(crate) fn changes_anything(plan: &Plan) -> bool {
     plan.changes
         .iter()
         .any(|c| !matches!(c.operation, Operation::AwaitReboot | Operation::Hook(_)))

@@ -9,6 +9,7 @@ use crate::mig::layout::ProfileBook;
 use crate::node::{ComputeMode, MigMode, Placement};
 use crate::plan::Operation;
 use crate::source_file::SourceFile;
+use gpu_states::GpuState;
 use std::collections::BTreeSet;
 
 fn desired(sim: &SimBackend, text: &str) -> Desired {
