@@ -5,14 +5,6 @@
 //! tested against the simulator behaves the same on hardware.
 
 pub mod nvml;
-mod nvml_compute_mode;
-mod nvml_compute_profiles;
-mod nvml_device;
-mod nvml_error;
-mod nvml_mig;
-mod nvml_mig_devices;
-mod nvml_processes;
-mod nvml_profiles;
 pub mod sim;
 
 use crate::error::{Error, Exit};

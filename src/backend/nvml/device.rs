@@ -8,20 +8,19 @@
 //! non-root `detect` still shows everything it could read.
 //!
 //! Older drivers get the older symbols, as go-nvml falls back: memory info v2 → v1, compute
-//! processes `_v3` → `_v2` → v1 (`nvml_processes.rs`).
+//! processes `_v3` → `_v2` → v1 (`processes.rs`).
 
-use super::nvml_compute_mode::from_nvml_mode;
-use super::nvml_error::{self as code, driver_error, note, on_gpu, symbol};
-use super::nvml_processes::{compute_processes, process};
-use super::{DriverErrorKind, DriverResult};
-use super::{nvml_mig, nvml_profiles};
+use super::compute_mode::from_nvml_mode;
+use super::error::{driver_error, note, on_gpu};
+use super::ffi::memory_info;
+use super::processes::{compute_processes, process};
+use super::{mig, profiles};
+use crate::backend::DriverResult;
 use crate::node::catalog::{CatalogMatch, catalog};
 use crate::node::{Gpu, GpuNote, MigMode, MigState, PciId, VgpuHostMode};
 use nvml_wrapper::enums::device::DeviceArchitecture;
 use nvml_wrapper::error::NvmlError;
 use nvml_wrapper::{Device, Nvml};
-use nvml_wrapper_sys::bindings::*;
-use std::mem;
 
 const MIB: u64 = 1024 * 1024;
 
@@ -133,41 +132,6 @@ fn utilization(device: &Device<'_>, notes: &mut Vec<GpuNote>) -> Option<u32> {
 
 fn refused(field: &str, e: NvmlError, call: &str) -> GpuNote {
     note(field, &driver_error(e, call))
-}
-
-/// Total and used memory: `nvmlDeviceGetMemoryInfo_v2`, else the v1 call of older drivers.
-pub(super) fn memory_info(nvml: &Nvml, device: &Device) -> DriverResult<nvmlMemory_t> {
-    match device.memory_info() {
-        Ok(m) => {
-            return Ok(nvmlMemory_t {
-                total: m.total,
-                free: m.free,
-                used: m.used,
-            });
-        }
-        Err(e) => {
-            let e = driver_error(e, "nvmlDeviceGetMemoryInfo_v2");
-            if !matches!(
-                e.kind,
-                DriverErrorKind::FunctionNotFound | DriverErrorKind::ArgumentVersionMismatch
-            ) {
-                return Err(e);
-            }
-        }
-    }
-    let get = symbol(
-        nvml.lib().nvmlDeviceGetMemoryInfo.as_ref(),
-        "nvmlDeviceGetMemoryInfo",
-    )?;
-    // SAFETY: a zeroed plain C struct the call fills; the handle comes from nvml-wrapper and
-    // outlives the call.
-    let mut m: nvmlMemory_t = unsafe { mem::zeroed() };
-    code::check(
-        // SAFETY: the handle is live and the call only fills the struct above.
-        unsafe { get(device.handle(), &mut m) },
-        "nvmlDeviceGetMemoryInfo",
-    )?;
-    Ok(m)
 }
 
 /// `nvmlDeviceGetArchitecture`, else from the compute capability, else the catalog's (when it
@@ -308,7 +272,7 @@ fn mig_state(
         return Ok(MigState::default());
     }
     let instances = if current.is_enabled() {
-        match nvml_mig::gpu_instances(nvml, device, total_mib, notes) {
+        match mig::gpu_instances(nvml, device, total_mib, notes) {
             Ok(list) => Some(list),
             Err(e) => {
                 notes.push(note("mig.instances", &e));
@@ -332,8 +296,7 @@ fn capable_while_off(nvml: &Nvml, device: &Device, known: &CatalogMatch) -> bool
     known
         .model()
         .is_some_and(|m| catalog().mig_table(m).is_some())
-        || nvml_profiles::gpu_instance_profile_infos(nvml, device)
-            .is_ok_and(|list| !list.is_empty())
+        || profiles::gpu_instance_profile_infos(nvml, device).is_ok_and(|list| !list.is_empty())
 }
 
 /// The vGPU host mode of a GPU the vGPU Manager drives; `None` for any other GPU, and when the

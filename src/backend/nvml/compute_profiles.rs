@@ -2,9 +2,9 @@
 //! answers INVALID_ARGUMENT (so the NVL profile 0x8 is listed), with their placements (the count
 //! first, then a buffer that holds them all).
 
-use super::DriverResult;
-use super::nvml_error::{self as code, symbol};
-use super::nvml_profiles::{Answer, answer, c_name, count_then_list, enumerate, struct_version_2};
+use super::error::{self as code, symbol};
+use super::ffi::{Answer, answer, c_name, count_then_list, enumerate, struct_version_2};
+use crate::backend::DriverResult;
 use crate::node::catalog::ComputeInstanceProfile;
 use nvml_wrapper::Nvml;
 use nvml_wrapper_sys::bindings::*;

@@ -1,5 +1,5 @@
 //! MIG profiles as the driver lists them: GPU-instance profiles with their placements and free
-//! counts (the compute-instance profiles of a GPU instance are in `nvml_compute_profiles.rs`).
+//! counts (the compute-instance profiles of a GPU instance are in [`compute_profiles`](super::compute_profiles)).
 //!
 //! Profile indices are asked one after the other until the driver answers INVALID_ARGUMENT, as
 //! `nvml.h` advises (so profiles newer than gpushare, such as the NVL compute profile 0x8, are
@@ -11,22 +11,19 @@
 //! driver; otherwise the profiles are known only once MIG is on ([`MigProfiles::UntilEnabled`]).
 //! While MIG is on, a refused query is an error, never an empty list.
 
-use super::nvml_device::memory_info;
-use super::nvml_error::{self as code, driver_error, on_gpu, symbol};
-use super::{
+use super::error::{self as code, driver_error, on_gpu, symbol};
+use super::ffi::{
+    Answer, answer, c_name, count_then_list, enumerate, memory_info, struct_version_2,
+};
+use crate::backend::{
     DriverError, DriverErrorKind, DriverResult, MigProfiles, ProfileCapacity, ProfileSource,
 };
 use crate::node::PciId;
 use crate::node::catalog::{CatalogMatch, GpuInstanceProfile, catalog, profile_name};
 use nvml_wrapper::{Device, Nvml};
 use nvml_wrapper_sys::bindings::*;
-use std::ffi::CStr;
 use std::mem;
-use std::ptr;
 
-/// The most profile indices asked of a library that never answers INVALID_ARGUMENT (current
-/// drivers have 0x12 GPU-instance and 0x9 compute-instance profiles).
-const MAX_PROFILE_INDEX: u32 = 64;
 /// More placements than any profile has (8 memory slices), for the v1 placements call, which
 /// cannot be asked for the count.
 const V1_PLACEMENT_ROOM: u32 = 32;
@@ -34,60 +31,6 @@ const V1_PLACEMENT_ROOM: u32 = 32;
 /// What an empty profile list means while MIG is on: the driver refused every profile.
 pub(super) const NO_PROFILE_WITH_MIG_ON: &str =
     "nvmlDeviceGetGpuInstanceProfileInfo(V) answers no profile while MIG is on";
-
-/// NVML_STRUCT_VERSION(name, 2): the struct size with the version in the top byte.
-pub(super) fn struct_version_2<T>() -> u32 {
-    mem::size_of::<T>() as u32 | (2 << 24)
-}
-
-/// A profile name from a driver buffer, without the `MIG ` nvidia-smi puts in front.
-pub(super) fn c_name(raw: &[std::os::raw::c_char]) -> Option<String> {
-    if !raw.contains(&0) {
-        return None;
-    }
-    // SAFETY: the buffer is NUL-terminated (checked above) and lives for the call.
-    let s = unsafe { CStr::from_ptr(raw.as_ptr()) }.to_string_lossy();
-    let s = s.trim().trim_start_matches("MIG ").trim();
-    (!s.is_empty()).then(|| s.to_string())
-}
-
-/// What one profile index answered.
-pub(super) enum Answer<T> {
-    Profile(T),
-    /// Not offered on this GPU (or not listed while MIG is off): ask the next index.
-    Skip,
-    /// Past the last profile.
-    End,
-}
-
-/// Ask profile indices 0, 1, … until INVALID_ARGUMENT.
-pub(super) fn enumerate<T>(
-    mut ask: impl FnMut(u32) -> DriverResult<Answer<T>>,
-) -> DriverResult<Vec<T>> {
-    let mut out = Vec::new();
-    for index in 0..MAX_PROFILE_INDEX {
-        match ask(index)? {
-            Answer::Profile(p) => out.push(p),
-            Answer::Skip => {}
-            Answer::End => break,
-        }
-    }
-    Ok(out)
-}
-
-/// The answer of a profile-info call: the versioned one's code, then (where it says
-/// NOT_SUPPORTED or is too new) the v1 call's.
-pub(super) fn answer(
-    code: nvmlReturn_t,
-    what: impl FnOnce() -> String,
-) -> DriverResult<Answer<()>> {
-    match code {
-        code::SUCCESS => Ok(Answer::Profile(())),
-        code::INVALID_ARGUMENT => Ok(Answer::End),
-        code::NOT_SUPPORTED => Ok(Answer::Skip),
-        other => Err(code::error(other, what())),
-    }
-}
 
 /// One GPU-instance profile as the driver describes it.
 pub(super) struct RawProfile {
@@ -180,32 +123,6 @@ pub(super) fn gpu_instance_profile_infos(
             },
         )
     })
-}
-
-/// A list call that takes a buffer and its size: asked for the count with a null buffer first,
-/// then with a buffer that holds them all (`nvml.h`: a placement buffer must hold every
-/// placement, which can be more than the profile's instance count). A count of 0 makes no second
-/// call. `Err`: the code of the call that failed.
-pub(super) fn count_then_list<T: Copy>(
-    empty: T,
-    mut call: impl FnMut(*mut T, *mut u32) -> nvmlReturn_t,
-) -> Result<Vec<T>, nvmlReturn_t> {
-    let mut count: u32 = 0;
-    match call(ptr::null_mut(), &mut count) {
-        code::SUCCESS | code::INSUFFICIENT_SIZE => {}
-        rc => return Err(rc),
-    }
-    if count == 0 {
-        return Ok(Vec::new());
-    }
-    let mut buf = vec![empty; count as usize];
-    match call(buf.as_mut_ptr(), &mut count) {
-        code::SUCCESS => {
-            buf.truncate(count as usize);
-            Ok(buf)
-        }
-        rc => Err(rc),
-    }
 }
 
 /// The placements of a GPU-instance profile: `_v2` (count first), else the v1 call.
@@ -377,83 +294,4 @@ fn catalog_profiles(device: &Device, total_mib: u64, index: u32) -> DriverResult
     Ok(MigProfiles::UntilEnabled {
         why: format!("the driver lists its MIG profiles only with MIG on, and {why}"),
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_list_is_asked_for_its_count_first_and_never_with_an_empty_buffer() {
-        // 1g.5gb+me: one instance, seven placements.
-        let mut calls = Vec::new();
-        let list = count_then_list(0u32, |buf, count| {
-            calls.push(buf.is_null());
-            if buf.is_null() {
-                // SAFETY: `count` points at the caller's counter.
-                unsafe { *count = 7 };
-                return code::INSUFFICIENT_SIZE;
-            }
-            // SAFETY: the buffer holds `*count` elements (asserted before any write).
-            unsafe {
-                assert!(*count >= 7, "the buffer holds every placement");
-                for i in 0..7 {
-                    *buf.add(i) = i as u32;
-                }
-                *count = 7;
-            }
-            code::SUCCESS
-        });
-        assert_eq!(list.unwrap(), [0, 1, 2, 3, 4, 5, 6]);
-        assert_eq!(calls, [true, false]);
-        // A count of 0: no second call with a dangling buffer.
-        let mut calls = 0;
-        let list = count_then_list(0u32, |buf, _| {
-            calls += 1;
-            assert!(buf.is_null());
-            code::SUCCESS
-        });
-        assert_eq!((list.unwrap().len(), calls), (0, 1));
-        // A refusal is the caller's to name.
-        assert_eq!(
-            count_then_list(0u32, |_, _| code::NO_PERMISSION),
-            Err(code::NO_PERMISSION)
-        );
-    }
-
-    #[test]
-    fn profiles_are_asked_until_invalid_argument_and_never_forever() {
-        // Index 0x8 (the NVL compute profile) comes after a gap and is still listed.
-        let answers = |index: u32| match index {
-            0..=4 | 8 => Ok(Answer::Profile(index)),
-            5..=7 => Ok(Answer::Skip),
-            _ => Ok(Answer::End),
-        };
-        assert_eq!(enumerate(answers).unwrap(), [0, 1, 2, 3, 4, 8]);
-        // A library that never answers INVALID_ARGUMENT (NVIDIA's mock) ends at the cap.
-        let mut asked = 0;
-        let none = enumerate(|_| {
-            asked += 1;
-            Ok(Answer::<u32>::Skip)
-        })
-        .unwrap();
-        assert!(none.is_empty());
-        assert_eq!(asked, MAX_PROFILE_INDEX);
-        // The codes: SUCCESS lists, NOT_SUPPORTED skips, INVALID_ARGUMENT ends, others fail.
-        assert!(matches!(
-            answer(code::NOT_SUPPORTED, String::new).unwrap(),
-            Answer::Skip
-        ));
-        assert!(matches!(
-            answer(code::INVALID_ARGUMENT, String::new).unwrap(),
-            Answer::End
-        ));
-        let e = answer(code::NO_PERMISSION, || "nvmlX (profile 3)".into())
-            .err()
-            .unwrap();
-        assert_eq!(
-            e.to_string(),
-            "nvmlX (profile 3) (Insufficient Permissions)"
-        );
-    }
 }

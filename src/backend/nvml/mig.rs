@@ -1,15 +1,16 @@
 //! MIG instances through the raw `nvml-wrapper-sys` symbol table (nvml-wrapper does not wrap
 //! them): listing GPU and compute instances, creating and destroying them. Each symbol is resolved
-//! with `nvml_error::symbol`, never the panicking helpers, so an old driver gives
+//! with `error::symbol`, never the panicking helpers, so an old driver gives
 //! `FunctionNotFound` instead of a crash.
 
-use super::nvml_compute_profiles::{
+use super::compute_profiles::{
     compute_instance_profiles as ci_profiles, compute_profile_infos, compute_profile_name,
 };
-use super::nvml_error::{self as code, note, symbol};
-use super::nvml_mig_devices::mig_devices;
-use super::nvml_profiles::{NO_PROFILE_WITH_MIG_ON, gpu_instance_profile_infos};
-use super::{DriverError, DriverErrorKind, DriverResult};
+use super::error::{self as code, note, symbol};
+use super::ffi::list_handles;
+use super::mig_devices::mig_devices;
+use super::profiles::{NO_PROFILE_WITH_MIG_ON, gpu_instance_profile_infos};
+use crate::backend::{DriverError, DriverErrorKind, DriverResult};
 use crate::node::catalog::ComputeInstanceProfile;
 use crate::node::{ComputeInstance, ComputePlacement, GpuInstance, GpuNote, Placement};
 use nvml_wrapper::{Device, Nvml};
@@ -85,24 +86,6 @@ fn compute_instance_by_id(
         format!("nvmlGpuInstanceGetComputeInstanceById ({id})"),
     )?;
     Ok(ci)
-}
-
-/// Handles from a list call whose buffer must hold `max` of them (`nvml.h`: the profile's
-/// instance count); none without a call for a profile that has no instances.
-fn list_handles<H: Copy>(
-    max: u32,
-    null: H,
-    what: impl FnOnce() -> String,
-    call: impl FnOnce(*mut H, *mut u32) -> nvmlReturn_t,
-) -> DriverResult<Vec<H>> {
-    if max == 0 {
-        return Ok(Vec::new());
-    }
-    let mut handles = vec![null; max as usize];
-    let mut count: u32 = 0;
-    code::check(call(handles.as_mut_ptr(), &mut count), what())?;
-    handles.truncate(count as usize);
-    Ok(handles)
 }
 
 /// Every GPU instance of a MIG-enabled GPU, with its compute instances and MIG UUIDs. What the

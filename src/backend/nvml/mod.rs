@@ -5,27 +5,38 @@
 //! note naming the call), never 0 or "empty"; while MIG is on, a refused instance or profile query
 //! makes the layout unknown, which nothing plans from.
 //!
-//! - `nvml_device.rs`: one GPU's snapshot, field by field, with the older-symbol fallbacks;
-//! - `nvml_processes.rs`: its compute processes;
-//! - `nvml_profiles.rs`, `nvml_compute_profiles.rs`: GPU- and compute-instance profiles,
-//!   placements, free counts;
-//! - `nvml_mig.rs`: GPU and compute instances (list, create, destroy);
-//! - `nvml_mig_devices.rs`: MIG device handles (UUIDs, compute modes);
-//! - `nvml_compute_mode.rs`: compute modes between NVML's enum and gpushare's;
-//! - `nvml_error.rs`: the one mapping of NVML return codes (also for `nvmlInit`).
+//! - [`device`]: one GPU's snapshot, field by field, with the older-symbol fallbacks;
+//! - [`processes`]: its compute processes;
+//! - [`profiles`], [`compute_profiles`]: GPU- and compute-instance profiles, placements, free
+//!   counts;
+//! - [`mig`]: GPU and compute instances (list, create, destroy);
+//! - [`mig_devices`]: MIG device handles (UUIDs, compute modes);
+//! - [`compute_mode`]: compute modes between NVML's enum and gpushare's;
+//! - [`error`]: the one mapping of NVML return codes (also for `nvmlInit`);
+//! - [`ffi`]: the raw helpers the calls share (struct versions, list calls, profile indices).
 //!
 //! Resets go through `nvidia-smi -r`, as mig-parted does, because NVML has no reset call.
 
-use super::nvml_compute_mode::to_nvml_mode;
-use super::nvml_device::{memory_info, snapshot_gpu};
-use super::nvml_error::{self as code, RESET_REQUIRED, driver_error, on_gpu, symbol};
-use super::{
+mod compute_mode;
+mod compute_profiles;
+mod device;
+mod error;
+mod ffi;
+mod mig;
+mod mig_devices;
+mod processes;
+mod profiles;
+
+use crate::backend::{
     Backend, DeviceRef, DriverError, DriverErrorKind, DriverResult, MigProfiles, ModeChange,
-    nvml_mig as mig, nvml_mig_devices, nvml_profiles,
 };
 use crate::error::{Error, Result};
 use crate::node::catalog::ComputeInstanceProfile;
 use crate::node::{ComputeMode, Holder, HolderKind, MigMode, Node, Placement};
+use compute_mode::to_nvml_mode;
+use device::snapshot_gpu;
+use error::{self as code, RESET_REQUIRED, driver_error, on_gpu, symbol};
+use ffi::memory_info;
 use nvml_wrapper::Nvml;
 use std::path::Path;
 
@@ -83,7 +94,7 @@ impl NvmlBackend {
 }
 
 /// Why NVML did not initialise, for people: the return code as the one mapping reads it
-/// ([`nvml_error`](super::nvml_error)), with what to do about it.
+/// ([`error`]), with what to do about it.
 fn init_error(e: &DriverError, lib: &str) -> Error {
     match e.kind {
         DriverErrorKind::LibraryNotFound => {
@@ -212,7 +223,7 @@ impl Backend for NvmlBackend {
 
     fn gpu_instance_profiles(&self, gpu: u32) -> DriverResult<MigProfiles> {
         let device = self.device(gpu)?;
-        nvml_profiles::gpu_instance_profiles(&self.nvml, &device, gpu)
+        profiles::gpu_instance_profiles(&self.nvml, &device, gpu)
     }
 
     fn compute_instance_profiles(
@@ -344,7 +355,7 @@ impl Backend for NvmlBackend {
                 gpu,
                 gpu_instance_id,
                 compute_instance_id,
-            } => nvml_mig_devices::mig_device(
+            } => mig_devices::mig_device(
                 &self.nvml,
                 &self.device(gpu)?,
                 gpu_instance_id,

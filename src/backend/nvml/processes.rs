@@ -2,12 +2,12 @@
 //! `nvmlDeviceGetComputeRunningProcesses`, as go-nvml falls back; a list that grows between the
 //! count and the call is asked for again.
 
-use super::nvml_error::{self as code, symbol};
-use super::{DriverErrorKind, DriverResult};
+use super::error::symbol;
+use super::ffi::process_list;
+use crate::backend::{DriverErrorKind, DriverResult};
 use crate::node::Process;
 use nvml_wrapper::{Device, Nvml};
 use nvml_wrapper_sys::bindings::*;
-use std::mem;
 
 const MIB: u64 = 1024 * 1024;
 
@@ -84,34 +84,6 @@ pub(super) fn compute_processes(nvml: &Nvml, device: &Device) -> DriverResult<Ve
         .collect())
 }
 
-/// Ask for the count, then the list; a list that grew in between is asked for again.
-fn process_list<T: Copy>(
-    name: &str,
-    mut call: impl FnMut(*mut u32, *mut T) -> nvmlReturn_t,
-) -> DriverResult<Vec<T>> {
-    for _ in 0..3 {
-        let mut count: u32 = 0;
-        match call(&mut count, std::ptr::null_mut()) {
-            code::SUCCESS => return Ok(Vec::new()),
-            code::INSUFFICIENT_SIZE => {}
-            other => return Err(code::error(other, name)),
-        }
-        // Room for a few processes started between the two calls.
-        let mut room = count + 4;
-        // SAFETY: the process structs are plain C data; zeroed is a valid value.
-        let mut buf: Vec<T> = vec![unsafe { mem::zeroed() }; room as usize];
-        match call(&mut room, buf.as_mut_ptr()) {
-            code::SUCCESS => {
-                buf.truncate(room as usize);
-                return Ok(buf);
-            }
-            code::INSUFFICIENT_SIZE => continue,
-            other => return Err(code::error(other, name)),
-        }
-    }
-    Err(code::error(code::INSUFFICIENT_SIZE, name))
-}
-
 pub(super) fn process(nvml: &Nvml, p: RawProcess) -> Process {
     let name = nvml
         .sys_process_name(p.pid, 256)
@@ -129,54 +101,5 @@ pub(super) fn process(nvml: &Nvml, p: RawProcess) -> Process {
         used_memory_mib: p.used_bytes.map(|b| b / MIB),
         gpu_instance_id: p.gpu_instance_id,
         compute_instance_id: p.compute_instance_id,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_process_list_that_grows_between_the_two_calls_is_asked_again() {
-        let mut running = 2u32;
-        let mut calls = 0;
-        let list = process_list::<u32>("nvmlDeviceGetComputeRunningProcesses_v3", |count, buf| {
-            calls += 1;
-            // SAFETY: `count` points at the caller's counter; `buf` is null or holds `*count`.
-            unsafe {
-                if buf.is_null() {
-                    *count = running;
-                    return code::INSUFFICIENT_SIZE;
-                }
-                if calls == 2 {
-                    // Ten processes started since the count: more than the room given.
-                    running = 12;
-                    *count = running;
-                    return code::INSUFFICIENT_SIZE;
-                }
-                assert!(*count >= running);
-                for i in 0..running as usize {
-                    *buf.add(i) = 100 + i as u32;
-                }
-                *count = running;
-            }
-            code::SUCCESS
-        })
-        .unwrap();
-        assert_eq!(list.len(), 12);
-        assert_eq!(calls, 4);
-        // No process: one call.
-        let list = process_list::<u32>("x", |_, _| code::SUCCESS).unwrap();
-        assert!(list.is_empty());
-        // A refusal names the call.
-        let e = process_list::<u32>("nvmlDeviceGetComputeRunningProcesses_v3", |_, _| {
-            code::NO_PERMISSION
-        })
-        .unwrap_err();
-        assert_eq!(e.kind, DriverErrorKind::NoPermission);
-        assert!(
-            e.to_string()
-                .contains("nvmlDeviceGetComputeRunningProcesses_v3")
-        );
     }
 }

@@ -2,7 +2,7 @@
 //! nvml-wrapper makes and for the raw ones the MIG code makes, and the symbol lookup that turns a
 //! missing symbol into `FunctionNotFound` (never a panic).
 
-use super::{DriverError, DriverErrorKind, DriverResult};
+use crate::backend::{DriverError, DriverErrorKind, DriverResult};
 use crate::node::GpuNote;
 use nvml_wrapper::error::{NvmlError, nvml_sym};
 use nvml_wrapper_sys::bindings::nvmlReturn_t;

@@ -1,8 +1,8 @@
 //! MIG devices: the handles through which CUDA and the compute mode see compute instances.
 
-use super::nvml_compute_mode::from_nvml_mode;
-use super::nvml_error::{SUCCESS, driver_error, symbol};
-use super::{DriverError, DriverErrorKind, DriverResult};
+use super::compute_mode::from_nvml_mode;
+use super::error::{SUCCESS, driver_error, symbol};
+use crate::backend::{DriverError, DriverErrorKind, DriverResult};
 use crate::node::ComputeMode;
 use nvml_wrapper::error::NvmlError;
 use nvml_wrapper::{Device, Nvml};
@@ -49,7 +49,7 @@ pub(super) fn mig_devices(nvml: &Nvml, device: &Device) -> DriverResult<Vec<MigD
         let codes = unsafe { (gi_id(mig.handle(), &mut gi), ci_id(mig.handle(), &mut ci)) };
         if codes != (SUCCESS, SUCCESS) {
             let code = if codes.0 != SUCCESS { codes.0 } else { codes.1 };
-            return Err(super::nvml_error::error(
+            return Err(super::error::error(
                 code,
                 format!("nvmlDeviceGetGpuInstanceId/ComputeInstanceId of MIG device {index}"),
             ));
