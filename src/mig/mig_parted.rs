@@ -24,14 +24,14 @@ use super::layout::{
     GpuDesire, MigLayout, Problem, ProfileBook, Profiles, WantedInstance, check_feasible, resolve,
 };
 use crate::error::{Error, Result};
+use crate::node::Node;
 use crate::node::catalog::GpuInstanceProfile;
-use crate::node::{Gpu, Node, PciId};
 use crate::output::Output;
 use crate::source_file::SourceFile;
+pub(crate) use entry::{Devices, MigConfigEntry, Position};
 use raw::{RawSpec, check_entry};
-use serde_saphyr::Spanned;
-use std::fmt;
 
+mod entry;
 mod raw;
 
 /// A parsed and checked mig-parted config file.
@@ -49,66 +49,6 @@ pub struct LabelConfig {
     pub label: String,
     pub at: Position,
     pub entries: Vec<MigConfigEntry>,
-}
-
-/// One entry of a label.
-#[derive(Debug, Clone)]
-pub struct MigConfigEntry {
-    pub at: Position,
-    /// None: every GPU.
-    pub device_filter: Option<Vec<DeviceFilter>>,
-    pub devices: Devices,
-    pub devices_at: Position,
-    pub mig_enabled: bool,
-    /// Profile name (as written, checked) → count, in file order; zero counts dropped.
-    pub mig_devices: Vec<(String, u32, Position)>,
-}
-
-/// `0x20B010DE`, optionally `:0x147F10DE` for the PCI subsystem.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct DeviceFilter {
-    pub device: PciId,
-    pub subsystem: Option<PciId>,
-}
-
-impl DeviceFilter {
-    fn matches(&self, gpu: &Gpu) -> bool {
-        self.device == gpu.pci_device_id
-            && self
-                .subsystem
-                .is_none_or(|s| gpu.pci_subsystem_id == Some(s))
-    }
-}
-
-impl fmt::Display for DeviceFilter {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.subsystem {
-            Some(s) => write!(f, "{}:{s}", self.device),
-            None => write!(f, "{}", self.device),
-        }
-    }
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Devices {
-    All,
-    Indexes(Vec<u32>),
-}
-
-/// Line and column (1-based).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Position {
-    pub line: usize,
-    pub column: usize,
-}
-
-impl Position {
-    fn of<T>(s: &Spanned<T>) -> Self {
-        Position {
-            line: s.referenced.line() as usize,
-            column: s.referenced.column() as usize,
-        }
-    }
 }
 
 impl MigPartedConfig {
@@ -346,20 +286,6 @@ impl MigPartedConfig {
             .with_hint(format!("this node has: {}", ids.join(", "))));
         }
         Ok(desires)
-    }
-}
-
-impl MigConfigEntry {
-    pub fn applies_to(&self, gpu: &Gpu) -> bool {
-        let filtered = self
-            .device_filter
-            .as_ref()
-            .is_none_or(|list| list.iter().any(|f| f.matches(gpu)));
-        let listed = match &self.devices {
-            Devices::All => true,
-            Devices::Indexes(list) => list.contains(&gpu.index),
-        };
-        filtered && listed
     }
 }
 

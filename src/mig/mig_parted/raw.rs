@@ -1,7 +1,7 @@
 //! The mig-parted file as written (serde-saphyr, with positions) and the checks that turn an
 //! entry into a [`MigConfigEntry`], with mig-parted's messages.
 
-use super::{DeviceFilter, Devices, MigConfigEntry, Position};
+use super::entry::{DeviceFilter, Devices, MigConfigEntry, Position};
 use crate::error::{Error, Result};
 use crate::mig::profile_name::ProfileName;
 use serde::Deserialize;

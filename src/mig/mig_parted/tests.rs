@@ -4,6 +4,7 @@ use super::*;
 use crate::backend::Backend;
 use crate::backend::sim::SimBackend;
 use crate::error::Exit;
+use crate::node::PciId;
 
 fn parse(text: &str) -> Result<MigPartedConfig> {
     MigPartedConfig::parse(SourceFile::inline("config.yaml", text))

@@ -1,7 +1,7 @@
 //! Why a layout does not fit, in words: the checks that need no search (counts, compute and
 //! memory slices, pinned starts) and the message when only the placements are in the way.
 
-use super::{Geometry, Infeasible, Request};
+use super::terms::{Geometry, Infeasible, Request};
 use crate::node::Placement;
 use crate::node::catalog::GpuInstanceProfile;
 
