@@ -19,6 +19,7 @@ pub(crate) mod objects;
 pub(crate) mod prometheus_rules;
 pub(crate) mod rbac;
 pub(crate) mod version;
+pub(crate) mod wiring;
 
 use crate::config::Config;
 use crate::error::{Error, Result};

@@ -1,7 +1,7 @@
 //! The CUDA probe: memory, bandwidth and latency of every full GPU, MIG device and MPS client of
 //! the node, alone and with N clients at once, checked against what each was promised.
 //!
-//! The parent (`gpushare probe`, see `commands/probe.rs`) never calls CUDA: it finds the
+//! The parent ([`run`], for `gpushare probe` and `init`) never calls CUDA: it finds the
 //! [`targets`], checks that their MPS daemons answer ([`mps_reach`]), runs one [`worker`] process
 //! per client with its own CUDA environment ([`worker_env`], [`workers`], [`protocol`]), sums up
 //! ([`summary`]) and judges ([`verdict`]) what they measured, and prints the [`report`]. The
@@ -20,6 +20,7 @@ pub(crate) mod mps_settings;
 pub(crate) mod protocol;
 pub(crate) mod ptx;
 pub(crate) mod report;
+pub(crate) mod run;
 pub(crate) mod session;
 pub(crate) mod sm_count;
 pub(crate) mod stats;

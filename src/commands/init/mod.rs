@@ -10,18 +10,19 @@ mod summary;
 
 use super::changing::report;
 use crate::Context;
-use crate::cli::{InitArgs, InitMode, ManifestsArgs, ProbeArgs};
+use crate::cli::{InitArgs, InitMode};
 use crate::config::Config;
 use crate::config::choose::{self as layout, SharingMode};
 use crate::error::{Error, Exit, Result};
 use crate::k8s::cdi::DeviceSource;
+use crate::k8s::wiring::{self, Wiring};
 use crate::mig::layout::ProfileBook;
-use crate::node::selector::GpuSelector;
 use crate::pipeline::Options;
 use crate::pipeline::converge::{Converge, Converged, converge, take_guard};
 use crate::pipeline::desired::Source;
 use crate::pipeline::guard::Guard;
 use crate::probe::report::Verdict;
+use crate::probe::run::Request;
 use crate::source_file::SourceFile;
 use std::path::{Path, PathBuf};
 use summary::{ConfigReport, InitReport, ManifestsReport, ProbeReport};
@@ -360,12 +361,7 @@ fn check_targets(ctx: &mut Context, config: &Config, path: &Path) -> Result<()> 
             root: None,
             before_apply: true,
         };
-        super::manifests::generate_with(
-            ctx,
-            &manifests_args(path, None),
-            Some(config),
-            before_apply,
-        )?;
+        wiring::generate_with(ctx, &Wiring::of_layout(path), Some(config), before_apply)?;
     }
     Ok(())
 }
@@ -378,30 +374,10 @@ fn targets_of(config: &Config) -> usize {
         .map_or(0, |k| k.targets.len())
 }
 
-/// `manifests -c CONFIG [--out DIR]` with the file's targets.
-fn manifests_args(config: &Path, dir: Option<&Path>) -> ManifestsArgs {
-    ManifestsArgs {
-        target: Vec::new(),
-        config: Some(config.to_path_buf()),
-        out: dir.map(Path::to_path_buf),
-        k8s_version: None,
-        namespace: None,
-        images: Vec::new(),
-        name: None,
-        node_name: None,
-        helm_values: false,
-        examples: false,
-        mig_strategy: crate::cli::MigStrategyChoice::Auto,
-        install: false,
-        dev_root: None,
-    }
-}
-
 /// The manifests of the file's `[kubernetes] targets`, written into `dir`.
 fn write_manifests(ctx: &mut Context, config: &Path, dir: &Path) -> Result<ManifestsReport> {
     let loaded = Config::load(config)?;
-    let bundle =
-        super::manifests::generate(ctx, &manifests_args(config, Some(dir)), Some(&loaded))?;
+    let bundle = wiring::generate(ctx, &Wiring::of_layout(config), Some(&loaded))?;
     for w in &bundle.warnings {
         ctx.out.warn(w);
     }
@@ -454,20 +430,7 @@ fn forget_stale(ctx: &Context, dir: &Path, files: &[String]) -> Result<()> {
 
 /// A quick probe of every slice against the file; skipped with a note when there is no CUDA.
 fn probe(ctx: &mut Context, config: &Path, sysfs_root: &Path) -> Result<ProbeReport> {
-    let args = ProbeArgs {
-        target: GpuSelector::All,
-        config: Some(config.to_path_buf()),
-        mps_pipe_dir: None,
-        clients: 1,
-        compare: false,
-        quick: true,
-        buffer: None,
-        timeout: 120,
-        sysfs: crate::cli::SysfsArgs {
-            sysfs_root: sysfs_root.to_path_buf(),
-        },
-    };
-    match super::probe::measure(ctx, &args) {
+    match crate::probe::run::probe(ctx, &Request::after_init(config, sysfs_root)) {
         Ok(report) => {
             let passed = report.verdict == Verdict::Pass;
             for f in &report.failures {

@@ -1,0 +1,182 @@
+//! A node's cluster wiring: the targets and their settings (from `gpushare manifests`' flags,
+//! the layout's `[kubernetes]` table, or `init`), checked, then generated for the node in memory.
+
+use super::{self as k8s, Bundle, Images, K8sVersion, NodeLayout, Request, Target, cdi};
+use crate::Context;
+use crate::config::Config;
+use crate::error::{Error, Result};
+use std::path::{Path, PathBuf};
+
+/// What to generate, and how.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Wiring {
+    /// Empty: the layout's `[kubernetes] targets`.
+    pub targets: Vec<Target>,
+    /// The layout file (its stem names the objects when `name` is None).
+    pub config: Option<PathBuf>,
+    pub k8s_version: Option<String>,
+    pub namespace: Option<String>,
+    /// `NAME=REF` image overrides.
+    pub images: Vec<String>,
+    pub name: Option<String>,
+    pub node_name: Option<String>,
+    pub helm_values: bool,
+    /// The device plugin's `mixed` MIG strategy even where `single` would do.
+    pub mixed: bool,
+    pub examples: bool,
+    /// Only the CDI spec, to be installed.
+    pub install: bool,
+    /// Where the device nodes are read (None: `/`).
+    pub dev_root: Option<PathBuf>,
+}
+
+impl Wiring {
+    /// The targets of `config`'s `[kubernetes]` table, as it sets them (`init`).
+    pub(crate) fn of_layout(config: &Path) -> Wiring {
+        Wiring {
+            config: Some(config.to_path_buf()),
+            ..Wiring::default()
+        }
+    }
+}
+
+/// Every object of every target, in memory, with its warnings; nothing printed or written yet.
+/// `config`: the layout of `wiring.config`, loaded (`init` checks one before writing it).
+pub(crate) fn generate(
+    ctx: &mut Context,
+    wiring: &Wiring,
+    config: Option<&Config>,
+) -> Result<Bundle> {
+    let devices = cdi::DeviceSource {
+        root: wiring.dev_root.clone(),
+        before_apply: false,
+    };
+    generate_with(ctx, wiring, config, devices)
+}
+
+/// [`generate`] with the device nodes from `devices` (`init` checks a layout before applying it).
+pub(crate) fn generate_with(
+    ctx: &mut Context,
+    wiring: &Wiring,
+    config: Option<&Config>,
+    devices: cdi::DeviceSource,
+) -> Result<Bundle> {
+    let kubernetes = config.and_then(|c| c.file.kubernetes.as_ref());
+    let targets = targets(wiring, config)?;
+    if wiring.install && targets != [Target::Cdi] {
+        return Err(Error::usage(
+            "--install writes the CDI spec: use it with --target cdi alone",
+        ));
+    }
+    if wiring.helm_values && !targets.contains(&Target::NvidiaDevicePlugin) {
+        return Err(Error::usage(
+            "--helm-values is for --target nvidia-device-plugin (HAMi is always Helm values)",
+        ));
+    }
+    // A bad value from the file is placed in it; one from a flag is not.
+    let place = |span: std::ops::Range<usize>, e: Error| match config {
+        Some(c) => c.place(span, e),
+        None => e,
+    };
+    let version = match (
+        wiring.k8s_version.as_deref(),
+        kubernetes.and_then(|k| k.version.as_ref()),
+    ) {
+        (Some(v), _) => K8sVersion::parse(v)?,
+        (None, Some(v)) => K8sVersion::parse(v.get_ref()).map_err(|e| place(v.span(), e))?,
+        (None, None) => k8s::version::DEFAULT,
+    };
+    let namespace = match (
+        &wiring.namespace,
+        kubernetes.and_then(|k| k.namespace.as_ref()),
+    ) {
+        (Some(ns), _) => {
+            k8s::check_namespace(ns)?;
+            Some(ns.clone())
+        }
+        (None, Some(ns)) => {
+            k8s::check_namespace(ns.get_ref()).map_err(|e| place(ns.span(), e))?;
+            Some(ns.get_ref().clone())
+        }
+        (None, None) => None,
+    };
+    let name = match (&wiring.name, &wiring.config) {
+        (Some(n), _) => n.clone(),
+        (None, Some(path)) => path
+            .file_stem()
+            .map(|s| {
+                s.to_string_lossy()
+                    .to_ascii_lowercase()
+                    .replace(['_', '.', ' '], "-")
+            })
+            .unwrap_or_else(|| "gpushare".into()),
+        (None, None) => "gpushare".into(),
+    };
+    k8s::check_name(&name)?;
+    let images = Images::parse(&wiring.images)?;
+    if let Some(n) = &wiring.node_name {
+        k8s::check_node_name(n)?;
+    }
+    let node = ctx.snapshot()?;
+    // The manifests describe the node's devices: never from a MIG layout the driver would not
+    // list.
+    for gpu in &node.gpus {
+        gpu.mig_instances()?;
+    }
+    let mut layout = match config {
+        Some(c) => NodeLayout::desired(&node, c)?,
+        None => NodeLayout::observed(&node)
+            .with_running_mps(&node, &crate::mps::settings::load_all(&ctx.paths)?),
+    };
+    layout.mixed = wiring.mixed;
+    let req = Request {
+        node: &node,
+        layout,
+        config,
+        version,
+        namespace,
+        images,
+        helm_values: wiring.helm_values,
+        examples: wiring.examples,
+        name,
+        node_name: wiring.node_name.clone(),
+        devices,
+    };
+    // Every target is generated before anything is printed or written.
+    let mut bundle = Bundle::default();
+    for target in &targets {
+        bundle.extend(k8s::generate(*target, &req)?);
+    }
+    dedup(&mut bundle);
+    Ok(bundle)
+}
+
+/// `--target`s, or the `[kubernetes] targets` of the config.
+fn targets(wiring: &Wiring, config: Option<&Config>) -> Result<Vec<Target>> {
+    let mut out: Vec<Target> = wiring.targets.clone();
+    if out.is_empty()
+        && let Some(c) = config
+        && let Some(k) = &c.file.kubernetes
+    {
+        for t in &k.targets {
+            out.push(Target::parse(t.get_ref()).map_err(|e| c.error_at(t.span(), e))?);
+        }
+    }
+    if out.is_empty() {
+        return Err(Error::usage("no target: pass --target").with_hint(format!(
+            "targets are {} (or list them in [kubernetes] targets of -c FILE)",
+            Target::all_names().join(", ")
+        )));
+    }
+    out.sort();
+    out.dedup();
+    Ok(out)
+}
+
+/// Two targets may both create the same object (a namespace): keep the first.
+fn dedup(bundle: &mut Bundle) {
+    let mut seen = std::collections::BTreeSet::new();
+    bundle
+        .documents
+        .retain(|d| seen.insert((d.file.clone(), d.yaml.clone())));
+}

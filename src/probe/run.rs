@@ -1,0 +1,209 @@
+//! A probe of the node, as `gpushare probe` and `init` run it: find the targets, run the workers
+//! target by target, judge what they measured, and keep the report for the metrics.
+
+use super::protocol::{Plan, Step};
+use super::report::{self, Report, Verdict};
+use super::session::{self, Options};
+use super::targets::{self, Sources};
+use super::worker_env::{PrivateDir, WorkerEnv};
+use super::workers::Launcher;
+use super::{affinity, cuda, kept, mps_settings, verdict, worker};
+use crate::Context;
+use crate::config::Config;
+use crate::error::{Error, Result};
+use crate::node::selector::GpuSelector;
+use crate::vgpu::sysfs::SysfsRoot;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// What a probe measures, and how.
+#[derive(Debug, Clone)]
+pub(crate) struct Request {
+    pub target: GpuSelector,
+    /// gpushare.toml: what each target is promised.
+    pub config: Option<PathBuf>,
+    pub mps_pipe_dir: Option<PathBuf>,
+    /// Clients at once on each target.
+    pub clients: u32,
+    /// Each target alone first, then with `clients` at once.
+    pub compare: bool,
+    pub quick: bool,
+    /// Each host-to-device and device-to-host copy, in bytes (None: 256M, 32M when quick).
+    pub buffer: Option<u64>,
+    /// For each worker.
+    pub timeout: Duration,
+    pub sysfs_root: PathBuf,
+}
+
+impl Request {
+    /// `init`'s: every slice of the node, quickly, against the layout it applied.
+    pub(crate) fn after_init(config: &Path, sysfs_root: &Path) -> Request {
+        Request {
+            target: GpuSelector::All,
+            config: Some(config.to_path_buf()),
+            mps_pipe_dir: None,
+            clients: 1,
+            compare: false,
+            quick: true,
+            buffer: None,
+            timeout: Duration::from_secs(120),
+            sysfs_root: sysfs_root.to_path_buf(),
+        }
+    }
+}
+
+/// Probe every target and judge the results; nothing printed on stdout (`init` reports it).
+pub(crate) fn probe(ctx: &mut Context, args: &Request) -> Result<Report> {
+    if args.compare && args.clients < 2 {
+        return Err(
+            Error::usage("--compare compares a target alone with N clients at once: it needs --clients N (2 or more)")
+                .with_hint("e.g. gpushare probe --clients 4 --compare"),
+        );
+    }
+    let config = args.config.as_deref().map(Config::load).transpose()?;
+    // The parent never calls CUDA, but without a usable libcuda no worker can: say so once.
+    // (Looking symbols up only reads the library's tables.)
+    let unusable = if cuda::library_present() {
+        worker::driver_too_old()
+    } else {
+        Some(worker::no_library())
+    };
+    if let Some(f) = unusable {
+        let e = Error::no_driver(f.message);
+        return Err(match f.hint {
+            Some(h) => e.with_hint(h),
+            None => e,
+        });
+    }
+    let node = ctx.snapshot()?;
+    let daemons = mps_settings::load_all(&ctx.paths)?;
+    let mut notes = Vec::new();
+    let sources = Sources {
+        node: &node,
+        config: config.as_ref(),
+        daemons: &daemons,
+        pipe_dir: args.mps_pipe_dir.as_deref(),
+    };
+    let found = targets::discover(&sources, &mut notes)?;
+    let mut targets = targets::select(found, &args.target, &node)?;
+    let sysfs = SysfsRoot::new(&args.sysfs_root);
+    for t in &mut targets {
+        t.local_cpus = affinity::gpu_local_cpus(&sysfs, &t.pci_bus_id);
+    }
+    for note in &notes {
+        ctx.out.note(format!("note: {note}"));
+    }
+    if targets.is_empty() {
+        return Err(Error::failed(
+            "nothing to probe: this node has no GPU or MIG device that CUDA can open",
+        )
+        .with_hint("`gpushare detect` shows the GPUs and their MIG devices"));
+    }
+    if args.mps_pipe_dir.is_some() && !targets.iter().any(|t| t.mps_pipe_dir.is_some()) {
+        ctx.out
+            .warn("--mps-pipe-dir is not used: gpushare.toml puts none of these devices under MPS");
+    }
+    for t in &targets {
+        if let Some(promised) = t.promise.clients
+            && args.clients > promised
+        {
+            ctx.out.warn(format!(
+                "{} is promised to {promised} clients; --clients {} runs more than that",
+                t.label(),
+                args.clients
+            ));
+        }
+    }
+    let exe = std::env::current_exe().map_err(|e| {
+        Error::failed(format!(
+            "cannot find the gpushare binary to start probe workers: {e}"
+        ))
+    })?;
+    let launcher = Launcher {
+        exe,
+        timeout: args.timeout,
+        mps_timeout: crate::mps::DEFAULT_TIMEOUT,
+    };
+    let no_mps_dir = PrivateDir::create()?;
+    let env = WorkerEnv::new(no_mps_dir.path(), std::env::vars_os().map(|(k, _)| k));
+    let plan = if args.quick {
+        Plan::quick(args.buffer)
+    } else {
+        Plan::full(args.buffer)
+    };
+    let options = Options {
+        plan,
+        clients: args.clients,
+        compare: args.compare,
+    };
+
+    let steps = Step::ALL.len() as u64;
+    let per_target = options.runs() as u64 * steps;
+    let bar = ctx.out.progress(targets.len() as u64 * per_target);
+    let mut reports = Vec::with_capacity(targets.len());
+    let mut run_notes = Vec::new();
+    for (i, target) in targets.iter().enumerate() {
+        let base = i as u64 * per_target;
+        let label = target.label();
+        bar.set_message(label.clone());
+        let report = session::probe(
+            &launcher,
+            &env,
+            target,
+            &options,
+            &mut |run, step| {
+                bar.set_position(base + run as u64 * steps + step.position() as u64);
+                bar.set_message(format!("{label}: {}", step.label()));
+            },
+            &mut |note| run_notes.push(note),
+        );
+        bar.set_position(base + per_target);
+        reports.push(report);
+    }
+    bar.finish_and_clear();
+    drop(no_mps_dir);
+    for note in run_notes {
+        ctx.out.warn(note);
+    }
+
+    // Every worker found no usable driver: that is exit 4, not a failed verdict.
+    if let Some(first) = reports.first()
+        && reports.iter().all(|r| r.no_driver)
+    {
+        let e = Error::no_driver(first.error.clone().unwrap_or_default());
+        return Err(match &first.hint {
+            Some(h) => e.with_hint(h.clone()),
+            None => e,
+        });
+    }
+    let failures = verdict::judge(&reports);
+    let verdict = if failures.is_empty() {
+        Verdict::Pass
+    } else {
+        Verdict::Fail
+    };
+    let report = Report {
+        source: node.source.clone(),
+        quick: args.quick,
+        d2d_counts: report::D2D_COUNTS,
+        targets: reports,
+        verdict,
+        failures,
+    };
+    keep(ctx, &report);
+    Ok(report)
+}
+
+/// Keep the report for the metrics. A simulated node's report stays out of the host's own
+/// state (unless a state root holds the simulation's); a report that cannot be kept is said,
+/// and the probe's answer stands.
+fn keep(ctx: &Context, report: &Report) {
+    if ctx.simulated() && ctx.paths.root().is_none() {
+        return;
+    }
+    if let Err(why) = kept::keep(&ctx.paths, report) {
+        ctx.out.warn(format!(
+            "cannot keep the report for `gpushare metrics`: {why}"
+        ));
+    }
+}
