@@ -13,7 +13,7 @@
 
 use gpushare::backend::Backend;
 use gpushare::backend::sim::SimBackend;
-use gpushare::mig::{DesiredFile, PlanOptions, ProfileBook, Request, plan, solve};
+use gpushare::mig::{MigConfigFile, PlanOptions, ProfileBook, Request, plan, solve};
 use gpushare::node::catalog::catalog;
 use gpushare::output::Output;
 use gpushare::source_file::SourceFile;
@@ -98,7 +98,7 @@ fn solver() {
 
 fn planner() {
     let config = std::fs::read_to_string(fixture()).expect("fixture");
-    let file = DesiredFile::parse(SourceFile::inline("config-default.yaml", &config)).unwrap();
+    let file = MigConfigFile::parse(SourceFile::inline("config-default.yaml", &config)).unwrap();
     let quiet = Output::new(Default::default(), true, Default::default());
     for (from, to) in [
         ("all-balanced", "all-1g.10gb"),

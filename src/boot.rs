@@ -6,7 +6,7 @@
 //! Exit 5 (a MIG mode change waits for a reboot) is a success of the unit (`SuccessExitStatus`):
 //! the machine is never rebooted from here, so no reboot loop can happen; the journal says it.
 
-use crate::mps::unit::quote;
+use crate::mps::systemd_unit::quote;
 use std::path::{Path, PathBuf};
 
 pub(crate) const UNIT: &str = "gpushare-apply.service";

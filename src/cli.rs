@@ -226,13 +226,13 @@ pub(crate) struct ApplyArgs {
     pub yes: bool,
 
     #[command(flatten)]
-    pub around: AroundArgs,
+    pub around: ClientsAndHooksArgs,
 }
 
 /// What runs around the changes: GPU clients and mig-parted's hooks (`apply`, `mig apply`,
 /// `unit`).
 #[derive(Debug, Args)]
-pub(crate) struct AroundArgs {
+pub(crate) struct ClientsAndHooksArgs {
     /// mig-parted's GPU clients file: host services that hold the GPUs, stopped before MIG mode
     /// changes and resets and started again after them (with those of `[clients]`)
     #[arg(long, value_name = "FILE", env = "GPU_CLIENTS_FILE")]
@@ -569,7 +569,7 @@ pub(crate) struct UnitArgs {
     pub config: Option<PathBuf>,
 
     #[command(flatten)]
-    pub around: AroundArgs,
+    pub around: ClientsAndHooksArgs,
 
     /// The unit that serves `gpushare metrics --listen` (gpushare-metrics.service) instead
     #[arg(long, conflicts_with_all = ["gpu_clients_file", "hooks_file"])]
@@ -704,7 +704,7 @@ pub(crate) struct MigApplyArgs {
     pub skip_reset: bool,
 
     #[command(flatten)]
-    pub around: AroundArgs,
+    pub around: ClientsAndHooksArgs,
 }
 
 #[derive(Debug, Args)]

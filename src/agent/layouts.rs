@@ -5,7 +5,7 @@
 use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::mig::mig_parted::MigPartedConfig;
-use crate::pipeline::desired::Source;
+use crate::pipeline::desired::DesiredSource;
 use crate::source_file::SourceFile;
 use std::collections::BTreeMap;
 
@@ -55,7 +55,7 @@ impl std::fmt::Display for ConfigMapRef {
 /// the layout).
 #[derive(Debug, Clone)]
 pub(crate) struct Found {
-    pub source: Source,
+    pub source: DesiredSource,
     pub text: String,
 }
 
@@ -78,7 +78,7 @@ pub(crate) fn find(
     {
         let config = Config::parse(SourceFile::inline(&at.key_path(name), text))?;
         return Ok(Found {
-            source: Source::Gpushare(config),
+            source: DesiredSource::Gpushare(config),
             text: text.clone(),
         });
     }
@@ -93,7 +93,7 @@ pub(crate) fn find(
         && file.labels().contains(&name)
     {
         return Ok(Found {
-            source: Source::MigParted {
+            source: DesiredSource::MigParted {
                 file,
                 label: name.to_string(),
             },
@@ -112,7 +112,7 @@ pub(crate) fn on_demand(node: &str, text: &str) -> Result<Found> {
     let at = format!("node/{node}[{}]", crate::on_demand::LAYOUT_ANNOTATION);
     let config = Config::parse(SourceFile::inline(&at, text))?;
     Ok(Found {
-        source: Source::Gpushare(config),
+        source: DesiredSource::Gpushare(config),
         text: text.to_string(),
     })
 }
@@ -176,11 +176,11 @@ mod tests {
     fn names_are_keys_then_mig_parted_labels() {
         let d = data(&[("seven", TOML), (MIG_PARTED_KEY, YAML)]);
         let f = find(&at(), Some(&d), "seven").unwrap();
-        assert!(matches!(f.source, Source::Gpushare(_)));
+        assert!(matches!(f.source, DesiredSource::Gpushare(_)));
         assert_eq!(f.text, TOML);
         let f = find(&at(), Some(&d), "all-disabled").unwrap();
         match &f.source {
-            Source::MigParted { label, .. } => assert_eq!(label, "all-disabled"),
+            DesiredSource::MigParted { label, .. } => assert_eq!(label, "all-disabled"),
             other => panic!("{other:?}"),
         }
         assert_eq!(

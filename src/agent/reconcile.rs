@@ -19,7 +19,7 @@ use crate::error::{Error, Exit, Result};
 use crate::on_demand;
 use crate::pipeline::Options;
 use crate::pipeline::converge::{Converge, Converged, converge, take_guard};
-use crate::pipeline::desired::Source;
+use crate::pipeline::desired::DesiredSource;
 use crate::pipeline::planner::changes_anything;
 use crate::pipeline::signals::Trap;
 use crate::plan::join;
@@ -215,7 +215,7 @@ impl<'a> Agent<'a> {
     fn converge(&mut self, node: &Node, key: Key, found: Found, had_it: bool) -> Result<()> {
         let what = format!("{} ({})", key.choice.describe(), found.source.describe());
         self.chosen = match &found.source {
-            Source::Gpushare(config) => Some(Arc::new(config.clone())),
+            DesiredSource::Gpushare(config) => Some(Arc::new(config.clone())),
             _ => None,
         };
         // Look at the node afresh, as a new command would.
@@ -493,7 +493,7 @@ impl<'a> Agent<'a> {
 /// `gpushare apply` (check, plan, run under the node lock and journal), never asking.
 fn node_change(
     ctx: &mut Context,
-    source: Source,
+    source: DesiredSource,
     sysfs_root: &Path,
     dry_run: bool,
 ) -> Result<Converged> {

@@ -127,7 +127,7 @@ pub struct ProfileCapacity {
 
 /// Where a GPU's MIG profiles come from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ProfileSource {
+pub enum ProfileOrigin {
     /// The driver listed them (with MIG off too: its v1 call and placements answer then).
     Driver,
     /// MIG is off and the driver did not list them: the catalog's, checked against the driver.
@@ -139,7 +139,7 @@ pub enum ProfileSource {
 pub enum MigProfiles {
     Listed {
         profiles: Vec<ProfileCapacity>,
-        source: ProfileSource,
+        source: ProfileOrigin,
     },
     /// MIG is off, the driver lists no profiles until it is on, and the catalog does not know the
     /// GPU (or disagrees with the driver about it): why. Known once MIG is enabled.

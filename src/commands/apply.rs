@@ -9,7 +9,7 @@ use crate::error::{Error, Exit, Result};
 use crate::hooks::FlagValues;
 use crate::pipeline::Options;
 use crate::pipeline::converge::{self, Converge, Converged, converge, take_guard};
-use crate::pipeline::desired::Source;
+use crate::pipeline::desired::DesiredSource;
 use crate::plan::join;
 use std::path::PathBuf;
 
@@ -28,7 +28,7 @@ pub(super) fn plan(ctx: &mut Context, args: &PlanArgs) -> Result<Exit> {
     };
     let (_, plan) = converge::plan_only(
         ctx,
-        Source::Gpushare(Config::load(&path)?),
+        DesiredSource::Gpushare(Config::load(&path)?),
         &args.file.sysfs.sysfs_root,
         options,
     )?;
@@ -98,7 +98,7 @@ pub(super) fn apply(ctx: &mut Context, args: &ApplyArgs) -> Result<Exit> {
     };
     match converge(
         ctx,
-        Source::Gpushare(config),
+        DesiredSource::Gpushare(config),
         &how,
         guard.as_mut(),
         &mut |_| Ok(()),

@@ -4,14 +4,14 @@
 //! `crate::plan`), and so are the exit codes.
 
 use crate::Context;
-use crate::cli::AroundArgs;
+use crate::cli::ClientsAndHooksArgs;
 use crate::clients::GpuClients;
 use crate::error::{Exit, Result};
 use crate::hooks::{FlagValues, Hooks};
 use crate::output::Output;
 use crate::pipeline::Options;
 use crate::pipeline::converge::{Converge, Converged, converge, take_guard};
-use crate::pipeline::desired::{Around, Source};
+use crate::pipeline::desired::{ClientsAndHooks, DesiredSource};
 use crate::pipeline::planner;
 use crate::pipeline::run::Applied;
 use crate::plan::{Plan, join};
@@ -25,12 +25,16 @@ pub(super) struct Changing<'a> {
     pub options: Options,
     pub dry_run: bool,
     /// GPU clients and hooks from its options.
-    pub around: Around,
+    pub around: ClientsAndHooks,
 }
 
 /// The GPU clients and hooks of `--gpu-clients-file` and `--hooks-file`; `flags`: the values
 /// mig-parted's hooks see.
-pub(super) fn around(out: &Output, args: &AroundArgs, flags: FlagValues) -> Result<Around> {
+pub(super) fn around(
+    out: &Output,
+    args: &ClientsAndHooksArgs,
+    flags: FlagValues,
+) -> Result<ClientsAndHooks> {
     let clients = match &args.gpu_clients_file {
         Some(path) => GpuClients::load_mig_parted(path)?,
         None => GpuClients::default(),
@@ -43,11 +47,11 @@ pub(super) fn around(out: &Output, args: &AroundArgs, flags: FlagValues) -> Resu
         }
         None => None,
     };
-    Ok(Around { clients, hooks })
+    Ok(ClientsAndHooks { clients, hooks })
 }
 
 /// Run `source` through the pipeline and report (see the module doc).
-pub(super) fn run(ctx: &mut Context, source: Source, change: &Changing) -> Result<Exit> {
+pub(super) fn run(ctx: &mut Context, source: DesiredSource, change: &Changing) -> Result<Exit> {
     let mut guard = take_guard(ctx, change.command, change.dry_run)?;
     let what = source.describe();
     let how = Converge {

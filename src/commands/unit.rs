@@ -10,7 +10,7 @@ use crate::clients::systemd::Systemctl;
 use crate::config::Config;
 use crate::error::{Error, Exit, Result};
 use crate::hooks::FlagValues;
-use crate::metrics::unit as metrics_unit;
+use crate::metrics::systemd_unit as metrics_unit;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 

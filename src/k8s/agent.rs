@@ -230,7 +230,7 @@ mod tests {
     use crate::backend::Backend;
     use crate::backend::sim::SimBackend;
     use crate::config::Config;
-    use crate::k8s::{Images, K8sVersion, NodeLayout, cdi};
+    use crate::k8s::{Images, K8sVersion, NodeOffer, cdi};
     use crate::source_file::SourceFile;
 
     #[test]
@@ -246,7 +246,7 @@ mod tests {
         .unwrap();
         let req = Request {
             node: &node,
-            layout: NodeLayout::desired(&node, &config).unwrap(),
+            layout: NodeOffer::desired(&node, &config).unwrap(),
             config: Some(&config),
             version: K8sVersion::parse("1.34").unwrap(),
             namespace: None,

@@ -7,7 +7,7 @@
 //! Layouts the plugin refuses (MPS with the mixed strategy, MPS on MIG, different sharing per
 //! GPU) are refused here with the plugin's reason.
 
-use super::layout::{GpuLayout, MpsShare, NodeLayout, Sharing};
+use super::node_offer::{GpuLayout, MpsShare, NodeOffer, Sharing};
 use super::objects::{
     config_map_volume, env, env_field, host_path, labels, meta, mount, namespace, pod_meta,
     selector, toleration, unless_paused,
@@ -38,7 +38,7 @@ pub(crate) enum MigStrategy {
 }
 
 impl MigStrategy {
-    pub(crate) fn of(layout: &NodeLayout) -> MigStrategy {
+    pub(crate) fn of(layout: &NodeOffer) -> MigStrategy {
         if !layout.any_mig() {
             return MigStrategy::None;
         }
@@ -71,7 +71,7 @@ pub(crate) fn mig_resource(profile: &str) -> String {
 }
 
 /// What the plugin advertises on this node: resource name → devices (before replicas).
-pub(crate) fn resources(layout: &NodeLayout) -> BTreeMap<String, u32> {
+pub(crate) fn resources(layout: &NodeOffer) -> BTreeMap<String, u32> {
     let strategy = MigStrategy::of(layout);
     let mut out = BTreeMap::new();
     for gpu in &layout.gpus {
@@ -157,7 +157,7 @@ fn describe_gpus(gpus: &[&GpuLayout]) -> String {
 }
 
 /// The plugin config for a layout, or why the plugin cannot do it.
-pub(crate) fn plugin_config(layout: &NodeLayout) -> Result<(PluginConfig, Vec<String>)> {
+pub(crate) fn plugin_config(layout: &NodeOffer) -> Result<(PluginConfig, Vec<String>)> {
     let strategy = MigStrategy::of(layout);
     let mut warnings = Vec::new();
     if let Some(g) = layout.gpus.iter().find(|g| g.sharing == Sharing::Vgpu) {

@@ -3,7 +3,7 @@
 //! has, and templates that share a device (MPS with the layout's limits, time-slicing), in the
 //! `resource.k8s.io` version of the cluster: v1 from 1.34, v1beta2 in 1.33, v1beta1 in 1.32.
 
-use super::layout::{MpsShare, Sharing};
+use super::node_offer::{MpsShare, Sharing};
 use super::objects::{is_builtin_namespace, meta, namespace};
 use super::version::DraApi;
 use super::{Bundle, Document, Request};

@@ -2,7 +2,7 @@
 //! hands them out, running `nvidia-smi -L` to show what it got.
 
 use super::device_plugin::{self, MigStrategy};
-use super::layout::Sharing;
+use super::node_offer::Sharing;
 use super::objects::{meta, toleration};
 use super::{Bundle, Document, Request, Target, dra, gpushare_extender};
 use crate::error::Result;

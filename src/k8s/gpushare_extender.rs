@@ -5,7 +5,7 @@
 //! `KubeSchedulerConfiguration` of `kubescheduler.config.k8s.io/v1` (the Policy file and
 //! v1beta2/v1beta3 are gone), so no static pod has to be edited.
 
-use super::layout::Sharing;
+use super::node_offer::Sharing;
 use super::objects::{
     env, env_field, host_path, is_builtin_namespace, labels, meta, mount, namespace, pod_meta,
     selector, toleration, unless_paused,

@@ -3,7 +3,7 @@
 //! for MIG devices gpushare partitions, and the `gpu=on` node label HAMi's device plugin selects.
 
 use super::device_plugin::MigStrategy;
-use super::layout::Sharing;
+use super::node_offer::Sharing;
 use super::{Bundle, DocKind, Document, Request};
 use crate::error::{Error, Result};
 use serde::Serialize;

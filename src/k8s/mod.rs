@@ -1,6 +1,6 @@
 //! Cluster wiring generated from the node and its layout: one file per target.
 //!
-//! Every target reads the same inputs ([`Request`]: the node, its [`layout::NodeLayout`], the
+//! Every target reads the same inputs ([`Request`]: the node, its [`node_offer::NodeOffer`], the
 //! Kubernetes release, images) and returns a [`Bundle`] built entirely in memory; the command
 //! prints it or writes it only once everything succeeded.
 
@@ -14,7 +14,7 @@ pub(crate) mod examples;
 pub(crate) mod gpushare_extender;
 pub(crate) mod hami;
 pub(crate) mod images;
-pub(crate) mod layout;
+pub(crate) mod node_offer;
 pub(crate) mod objects;
 pub(crate) mod prometheus_rules;
 pub(crate) mod rbac;
@@ -27,7 +27,7 @@ use crate::node::Node;
 pub(crate) use bundle::{Bundle, DocKind, Document};
 use clap::ValueEnum;
 pub(crate) use images::Images;
-pub(crate) use layout::NodeLayout;
+pub(crate) use node_offer::NodeOffer;
 pub(crate) use version::K8sVersion;
 
 /// What `manifests --target` generates.
@@ -87,7 +87,7 @@ impl Target {
 /// Everything a target needs.
 pub(crate) struct Request<'a> {
     pub node: &'a Node,
-    pub layout: NodeLayout,
+    pub layout: NodeOffer,
     /// `-c gpushare.toml`, when given (the agent ships it).
     pub config: Option<&'a Config>,
     pub version: K8sVersion,

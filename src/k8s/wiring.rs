@@ -1,7 +1,7 @@
 //! A node's cluster wiring: the targets and their settings (from `gpushare manifests`' flags,
 //! the layout's `[kubernetes]` table, or `init`), checked, then generated for the node in memory.
 
-use super::{self as k8s, Bundle, Images, K8sVersion, NodeLayout, Request, Target, cdi};
+use super::{self as k8s, Bundle, Images, K8sVersion, NodeOffer, Request, Target, cdi};
 use crate::Context;
 use crate::config::Config;
 use crate::error::{Error, Result};
@@ -124,8 +124,8 @@ pub(crate) fn generate_with(
         gpu.mig_instances()?;
     }
     let mut layout = match config {
-        Some(c) => NodeLayout::desired(&node, c)?,
-        None => NodeLayout::observed(&node)
+        Some(c) => NodeOffer::desired(&node, c)?,
+        None => NodeOffer::observed(&node)
             .with_running_mps(&node, &crate::mps::settings::load_all(&ctx.paths)?),
     };
     layout.mixed = wiring.mixed;

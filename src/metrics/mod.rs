@@ -10,7 +10,7 @@
 //! - [`sheet`]: the series of one scrape, encoded by `prometheus-client`;
 //! - [`devices`]: GPUs and MIG devices; [`sharing`]: MPS and time-slicing; [`changes`]: the
 //!   agent's state and the journal ([`journal_tally`]); [`probe`]: the probe's report;
-//! - [`unit`](mod@unit): the systemd unit of `gpushare metrics --listen`.
+//! - [`systemd_unit`]: the systemd unit of `gpushare metrics --listen`.
 
 #[doc(hidden)]
 pub mod bench;
@@ -20,7 +20,7 @@ pub(crate) mod journal_tally;
 pub(crate) mod probe;
 pub(crate) mod sharing;
 pub(crate) mod sheet;
-pub(crate) mod unit;
+pub(crate) mod systemd_unit;
 
 use crate::agent::health::Health;
 use crate::backend::{BackendOptions, SharedBackend};

@@ -2,6 +2,7 @@
 //! and the planner that turns a desired layout and the observed node into a plan.
 
 pub(crate) mod clear;
+pub(crate) mod config_file;
 pub(crate) mod export;
 pub(crate) mod from_config;
 pub(crate) mod layout;
@@ -9,10 +10,9 @@ pub(crate) mod mig_parted;
 pub(crate) mod planner;
 pub(crate) mod profile_name;
 pub(crate) mod solver;
-pub(crate) mod source;
 
 // What the MIG bench and the mig-parted compatibility test drive directly.
+pub use config_file::MigConfigFile;
 pub use layout::ProfileBook;
 pub use planner::{PlanOptions, plan};
 pub use solver::{Request, solve};
-pub use source::DesiredFile;

@@ -4,10 +4,10 @@
 //! - [`limits`]: client caps and the limits each device gets (`--clients`, explicit values);
 //! - [`settings`]: what a daemon is (devices, limits, directories) and its `settings.json`;
 //! - [`daemon`]: start (all or nothing), query and stop daemons;
-//! - [`desired`]: what `gpushare.toml` asks of MPS and time-slicing, for `apply`;
+//! - [`from_config`]: what `gpushare.toml` asks of MPS and time-slicing, for `apply`;
 //! - [`start`]: what `mps start` asks for, from flags or a gpushare.toml;
 //! - [`drift`]: how a daemon and the node differ from what it was started with (`mps status`);
-//! - [`unit`](mod@unit): the systemd unit that starts the daemons at boot.
+//! - [`systemd_unit`]: the systemd unit that starts the daemons at boot.
 //!
 //! The changes themselves (start, stop, compute modes) are steps of the one pipeline
 //! (`crate::pipeline`), which plans them from these pieces.
@@ -17,16 +17,16 @@
 
 pub(crate) mod control;
 pub(crate) mod daemon;
-pub(crate) mod desired;
 pub(crate) mod dirs;
 pub(crate) mod drift;
+pub(crate) mod from_config;
 pub(crate) mod limits;
 pub(crate) mod process;
 pub(crate) mod query;
 pub(crate) mod settings;
 pub(crate) mod start;
 pub(crate) mod stop;
-pub(crate) mod unit;
+pub(crate) mod systemd_unit;
 
 use std::time::Duration;
 

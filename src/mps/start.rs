@@ -2,7 +2,7 @@
 //! checked against the node as it is. A value the devices cannot take is bad input (exit 2),
 //! found before anything changes.
 
-use super::desired;
+use super::from_config;
 use super::limits::{self, LimitProblem, MpsRequest, MpsTarget};
 use super::settings::{DaemonSpec, DirChoice};
 use crate::config::Config;
@@ -46,8 +46,8 @@ impl StartRequest {
             Some(path) => {
                 let config = Config::load(path)?;
                 let assignments = config.assign(node)?;
-                desired::validate(&config, &assignments, node)?;
-                let d = desired::desired(&config, &assignments, node, dirs, self.multiuser)?;
+                from_config::validate(&config, &assignments, node)?;
+                let d = from_config::desired(&config, &assignments, node, dirs, self.multiuser)?;
                 if d.daemons.is_empty() {
                     return Err(Error::usage(format!(
                         "{} asks for no MPS daemon on this node",

@@ -12,7 +12,7 @@
 
 use super::demand::Pending;
 use super::eligible::can_go_to;
-use super::layout::NodeLayout;
+use super::layout::NodeOffer;
 use super::reshape::{Addition, GpuShape};
 use k8s_openapi::api::core::v1::Node;
 use std::collections::{BTreeMap, BTreeSet};
@@ -59,7 +59,7 @@ pub(crate) enum Verdict {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Change {
     /// Write this layout; the message says why.
-    Layout(NodeLayout, String),
+    Layout(NodeOffer, String),
     /// The node has its baseline again: remove the controller's layout.
     Baseline,
 }
@@ -378,7 +378,7 @@ fn offer(gpus: &[GpuShape], pod: &Pending) -> Result<Offer, String> {
     Ok(o)
 }
 
-pub(crate) fn layout_of(gpus: &[GpuShape]) -> NodeLayout {
+pub(crate) fn layout_of(gpus: &[GpuShape]) -> NodeOffer {
     gpus.iter().map(|g| (g.index, g.layout())).collect()
 }
 

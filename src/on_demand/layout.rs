@@ -7,9 +7,9 @@ use serde::Deserialize;
 use std::collections::BTreeMap;
 
 /// Per GPU index, `(profile, start)` in start order.
-pub(crate) type NodeLayout = BTreeMap<u32, Vec<(String, u32)>>;
+pub(crate) type NodeOffer = BTreeMap<u32, Vec<(String, u32)>>;
 
-pub(crate) fn render(node: &str, layout: &NodeLayout) -> String {
+pub(crate) fn render(node: &str, layout: &NodeOffer) -> String {
     let mut text = format!(
         "# MIG on demand: the layout gpushare controller chose for node {node}.\n\
          # Remove the node's label gpushare.io/mig.on-demand to return it to its own layout.\n"
@@ -54,9 +54,9 @@ struct Placed {
 
 /// A layout [`render`] wrote; `None` for anything else (a hand edit is not a layout the
 /// controller knows the target of).
-pub(crate) fn parse(text: &str) -> Option<NodeLayout> {
+pub(crate) fn parse(text: &str) -> Option<NodeOffer> {
     let file: File = toml::from_str(text).ok()?;
-    let mut out = NodeLayout::new();
+    let mut out = NodeOffer::new();
     for e in file.gpus {
         let [gpu] = e.select[..] else { return None };
         let mut list: Vec<(String, u32)> = e
@@ -79,7 +79,7 @@ mod tests {
 
     #[test]
     fn a_written_layout_is_a_valid_gpushare_toml_and_reads_back() {
-        let layout = NodeLayout::from([
+        let layout = NodeOffer::from([
             (
                 0,
                 vec![("1g.5gb".to_string(), 0), ("3g.20gb".to_string(), 4)],

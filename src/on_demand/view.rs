@@ -6,7 +6,7 @@
 use crate::k8s::agent::STATE_LABEL;
 use crate::on_demand::decide::{NodeView, Status};
 use crate::on_demand::demand;
-use crate::on_demand::layout::{self, NodeLayout};
+use crate::on_demand::layout::{self, NodeOffer};
 use crate::on_demand::published::MigState;
 use crate::on_demand::reshape::GpuShape;
 use crate::on_demand::{LAYOUT_ANNOTATION, STATE_ANNOTATION, WRITTEN_ANNOTATION};
@@ -73,7 +73,7 @@ pub(crate) fn view<'n>(
 
 /// The GPUs as `target` makes them: what stays keeps its pin, what is new is idle (it is
 /// coming for the pods waiting for it).
-fn towards(current: &[GpuShape], target: &NodeLayout) -> Vec<GpuShape> {
+fn towards(current: &[GpuShape], target: &NodeOffer) -> Vec<GpuShape> {
     current
         .iter()
         .map(|g| {
@@ -153,7 +153,7 @@ mod tests {
 
     #[test]
     fn a_layout_under_way_is_the_view_and_its_new_instances_are_idle() {
-        let target = NodeLayout::from([(
+        let target = NodeOffer::from([(
             0,
             vec![
                 ("1g.5gb".to_string(), 0),

@@ -3,10 +3,10 @@
 //! Every changing command (`apply`, `init`, `mig apply|clear`, `mps start|stop`,
 //! `vgpu apply|clear`) and the node agent come through [`converge`].
 
-use super::desired::{Around, Desired, Source};
+use super::desired::{ClientsAndHooks, Desired, DesiredSource};
 use super::execute;
 use super::guard::Guard;
-use super::observe::Looker;
+use super::observe::HostTools;
 use super::run::{self, Applied};
 use super::signals::Trap;
 use super::{Options, planner};
@@ -26,7 +26,7 @@ pub(crate) struct Converge<'a> {
     /// Go ahead without asking (it is never asked without a terminal).
     pub yes: bool,
     /// GPU clients and hooks from the command's options, added to what the source lists.
-    pub around: Around,
+    pub around: ClientsAndHooks,
 }
 
 pub(crate) enum Converged {
@@ -51,7 +51,7 @@ pub(crate) type BeforeRun<'a> = dyn FnMut(&Context) -> Result<()> + 'a;
 /// or plan, ask, and run until the node is as desired.
 pub(crate) fn converge(
     ctx: &mut Context,
-    source: Source,
+    source: DesiredSource,
     how: &Converge,
     guard: Option<&mut Guard>,
     before_run: &mut BeforeRun,
@@ -85,7 +85,7 @@ pub(crate) fn converge(
 fn plan_and_run(
     ctx: &mut Context,
     desired: &Desired,
-    looker: &Looker,
+    looker: &HostTools,
     how: &Converge,
     guard: &mut Guard,
     before_run: &mut BeforeRun,
@@ -140,16 +140,16 @@ fn plan_and_run(
 /// node, and how to look at the node.
 pub(crate) fn check(
     ctx: &mut Context,
-    source: Source,
-    around: &Around,
+    source: DesiredSource,
+    around: &ClientsAndHooks,
     sysfs_root: &Path,
     learn: bool,
-) -> Result<(Desired, Looker)> {
+) -> Result<(Desired, HostTools)> {
     let node = ctx.snapshot()?;
     let book = ProfileBook::load(ctx.backend()?, &node);
     let mut desired = Desired::check_source(ctx, source, &node, &book, sysfs_root)?;
     desired.around.merge(around.clone());
-    let looker = Looker::new(ctx, &desired, &node, sysfs_root, learn)?;
+    let looker = HostTools::new(ctx, &desired, &node, sysfs_root, learn)?;
     Ok((desired, looker))
 }
 
@@ -157,11 +157,11 @@ pub(crate) fn check(
 /// is taken.
 pub(crate) fn plan_only(
     ctx: &mut Context,
-    source: Source,
+    source: DesiredSource,
     sysfs_root: &Path,
     options: Options,
 ) -> Result<(Desired, Plan)> {
-    let (desired, looker) = check(ctx, source, &Around::default(), sysfs_root, false)?;
+    let (desired, looker) = check(ctx, source, &ClientsAndHooks::default(), sysfs_root, false)?;
     let plan = run::plan_now(ctx, &desired, &looker, options, true)?;
     Ok((desired, plan))
 }

@@ -34,7 +34,7 @@ use std::time::Duration;
 
 /// Where a desired state comes from, and so what it covers (see the module doc).
 #[derive(Debug, Clone)]
-pub(crate) enum Source {
+pub(crate) enum DesiredSource {
     /// A gpushare.toml: every mode.
     Gpushare(Config),
     /// One label of a mig-parted v1 config: MIG only.
@@ -64,20 +64,20 @@ pub(crate) enum Source {
     },
 }
 
-impl Source {
+impl DesiredSource {
     /// What the layout is called in messages: the file, or `label L of FILE`.
     pub(crate) fn describe(&self) -> String {
         match self {
-            Source::Gpushare(c) => c.source.path.display().to_string(),
-            Source::MigOf(c) => format!("the MIG part of {}", c.source.path.display()),
-            Source::MigParted { file, label } => {
+            DesiredSource::Gpushare(c) => c.source.path.display().to_string(),
+            DesiredSource::MigOf(c) => format!("the MIG part of {}", c.source.path.display()),
+            DesiredSource::MigParted { file, label } => {
                 format!("label {label} of {}", file.source.path.display())
             }
-            Source::MigClear(_) => "no MIG instances".into(),
-            Source::MpsStart(_) => "the MPS daemons asked for".into(),
-            Source::MpsStop { .. } => "no MPS daemon started by gpushare there".into(),
-            Source::Vgpu { layout: None, .. } => "no vGPU devices".into(),
-            Source::Vgpu {
+            DesiredSource::MigClear(_) => "no MIG instances".into(),
+            DesiredSource::MpsStart(_) => "the MPS daemons asked for".into(),
+            DesiredSource::MpsStop { .. } => "no MPS daemon started by gpushare there".into(),
+            DesiredSource::Vgpu { layout: None, .. } => "no vGPU devices".into(),
+            DesiredSource::Vgpu {
                 layout: Some(l), ..
             } => {
                 let file = l
@@ -118,7 +118,7 @@ impl MpsDesire {
 /// The vGPU devices a command asks for; no GPUs: vGPU is left alone.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct VgpuDesire {
-    pub layout: vgpu::desired::Desired,
+    pub layout: vgpu::from_config::Desired,
     pub heterogeneous: bool,
 }
 
@@ -133,14 +133,14 @@ enum MigFile {
 /// What runs around the changes of the GPUs: GPU clients stopped and started again, and
 /// mig-parted's hooks.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct Around {
+pub(crate) struct ClientsAndHooks {
     pub clients: GpuClients,
     pub hooks: Option<Hooks>,
 }
 
-impl Around {
+impl ClientsAndHooks {
     /// Add what a command's options give (`--gpu-clients-file`, `--hooks-file`).
-    pub(crate) fn merge(&mut self, other: Around) {
+    pub(crate) fn merge(&mut self, other: ClientsAndHooks) {
         self.clients.merge(other.clients);
         if other.hooks.is_some() {
             self.hooks = other.hooks;
@@ -159,7 +159,7 @@ pub(crate) struct Desired {
     pub vgpu: VgpuDesire,
     /// Per exchange with an MPS daemon.
     pub mps_timeout: Duration,
-    pub around: Around,
+    pub around: ClientsAndHooks,
     mig_file: MigFile,
 }
 
@@ -171,7 +171,7 @@ impl Desired {
             mps: MpsDesire::Untouched,
             vgpu: VgpuDesire::default(),
             mps_timeout: crate::mps::DEFAULT_TIMEOUT,
-            around: Around::default(),
+            around: ClientsAndHooks::default(),
             mig_file: MigFile::None,
         }
     }
@@ -182,8 +182,8 @@ impl Desired {
         let assignments = config.assign(node)?;
         check_kubernetes(&config)?;
         let mig = from_config::desires(&config, node, book)?;
-        crate::mps::desired::validate(&config, &assignments, node)?;
-        let layout = vgpu::desired::from_gpushare_toml(&config, node)?;
+        crate::mps::from_config::validate(&config, &assignments, node)?;
+        let layout = vgpu::from_config::from_gpushare_toml(&config, node)?;
         drop(assignments);
         Ok(Desired {
             mig,
@@ -192,7 +192,7 @@ impl Desired {
                 layout,
                 heterogeneous: false,
             },
-            around: Around {
+            around: ClientsAndHooks {
                 clients: config.gpu_clients()?,
                 hooks: None,
             },
@@ -204,15 +204,15 @@ impl Desired {
     /// Check what `source` asks for against `node`. `sysfs_root`: where the vGPU host is read.
     pub(crate) fn check_source(
         ctx: &mut Context,
-        source: Source,
+        source: DesiredSource,
         node: &Node,
         book: &ProfileBook,
         sysfs_root: &Path,
     ) -> Result<Desired> {
         let what = source.describe();
         match source {
-            Source::Gpushare(config) => Self::check(config, node, book),
-            Source::MigParted { file, label } => {
+            DesiredSource::Gpushare(config) => Self::check(config, node, book),
+            DesiredSource::MigParted { file, label } => {
                 let mig = file.desires(file.select(Some(&label))?, node, book, &ctx.out)?;
                 Ok(Desired {
                     mig,
@@ -220,7 +220,7 @@ impl Desired {
                     ..Desired::new(what)
                 })
             }
-            Source::MigOf(config) => {
+            DesiredSource::MigOf(config) => {
                 // The whole file is checked with the rules of `plan`: a command that reads it
                 // never calls the node's state that of a file it did not look at in full.
                 let whole = Self::check(config, node, book)?;
@@ -231,7 +231,7 @@ impl Desired {
                     ..Desired::new(what)
                 })
             }
-            Source::MigClear(selector) => {
+            DesiredSource::MigClear(selector) => {
                 let mig = clear::desires(node, book, &selector.resolve(node)?)?;
                 if mig.is_empty() {
                     ctx.out
@@ -242,7 +242,7 @@ impl Desired {
                     ..Desired::new(what)
                 })
             }
-            Source::MpsStart(request) => {
+            DesiredSource::MpsStart(request) => {
                 let daemons = request.daemons(node, &ctx.paths, &ctx.out)?;
                 let names: Vec<String> = daemons.iter().map(|d| format!("`{}`", d.name)).collect();
                 Ok(Desired {
@@ -251,7 +251,7 @@ impl Desired {
                     ..Desired::new(format!("the MPS daemon(s) {}", names.join(", ")))
                 })
             }
-            Source::MpsStop { gpus, timeout } => {
+            DesiredSource::MpsStop { gpus, timeout } => {
                 let what = match gpus {
                     GpuSelector::All => "no MPS daemon started by gpushare".to_string(),
                     _ => format!(
@@ -265,7 +265,7 @@ impl Desired {
                     ..Desired::new(what)
                 })
             }
-            Source::Vgpu {
+            DesiredSource::Vgpu {
                 layout,
                 gpus,
                 heterogeneous,
@@ -342,7 +342,7 @@ fn vgpu_layout(
     gpus: &GpuSelector,
     node: &Node,
     sysfs_root: &Path,
-) -> Result<vgpu::desired::Desired> {
+) -> Result<vgpu::from_config::Desired> {
     let (paths, out) = (ctx.paths.clone(), ctx.out.clone());
     let mut session = Session::new(SysfsRoot::new(sysfs_root), &paths, &out);
     let host = session.discover_on(node)?;
@@ -373,7 +373,7 @@ fn vgpu_layout(
             return Err(Error::usage("none of the selected GPUs carries vGPUs")
                 .with_hint("`gpushare vgpu types` lists the GPUs that do"));
         }
-        return Ok(vgpu::desired::Desired::empty(&indexes));
+        return Ok(vgpu::from_config::Desired::empty(&indexes));
     };
     let mut desired = vgpu::input::desired(layout, node, &paths)?;
     if let Some(selected) = &selected {

@@ -1,6 +1,6 @@
 //! The one way a node is changed. Every changing command (`apply`, `init`, `mig apply|clear`,
 //! `mps start|stop`, `vgpu apply|clear`, and the node agent) names what it wants as a
-//! [`Source`](desired::Source) and comes through [`converge`](converge::converge):
+//! [`DesiredSource`](desired::DesiredSource) and comes through [`converge`](converge::converge):
 //!
 //! ```text
 //!  Source ──► desired ──► observe ──► planner ──► execute ──► observe, plan again ──► verify

@@ -49,7 +49,7 @@ pub(crate) struct ClientsSeen {
 
 /// How to look: the MPS control program (when the command touches MPS or daemons are recorded)
 /// and the sysfs root of the vGPU host.
-pub(crate) struct Looker {
+pub(crate) struct HostTools {
     pub control: Option<MpsControl>,
     /// systemctl, when services are listed or recorded as stopped.
     pub systemctl: Option<Systemctl>,
@@ -58,7 +58,7 @@ pub(crate) struct Looker {
     pub learn: bool,
 }
 
-impl Looker {
+impl HostTools {
     /// Find what looking needs before anything changes. `learn`: a run that changes the node: a
     /// command that changes MPS without `nvidia-cuda-mps-control` on PATH fails here, before the
     /// first change. Planning changes nothing and works without it (with a warning: no daemon can
@@ -101,7 +101,7 @@ impl Looker {
             }
             Err(_) => None,
         };
-        Ok(Looker {
+        Ok(HostTools {
             control,
             systemctl,
             sysfs_root: sysfs_root.to_path_buf(),

@@ -5,9 +5,9 @@
 use super::desired::Desired;
 use super::execute;
 use super::guard::Guard;
-use super::observe::Looker;
+use super::observe::HostTools;
 use super::signals::Trap;
-use super::steps::Steps;
+use super::steps::StepRunner;
 use super::verify::{self, Verdict};
 use super::{Options, planner};
 use crate::Context;
@@ -23,7 +23,7 @@ use crate::plan::{Blocker, Change, Operation, Plan, Status};
 pub(crate) fn plan_now(
     ctx: &mut Context,
     desired: &Desired,
-    looker: &Looker,
+    looker: &HostTools,
     options: Options,
     first: bool,
 ) -> Result<Plan> {
@@ -109,7 +109,7 @@ impl Applied {
 pub(crate) fn apply(
     ctx: &mut Context,
     desired: &Desired,
-    looker: &Looker,
+    looker: &HostTools,
     first: Plan,
     options: Options,
     guard: &mut Guard,
@@ -123,7 +123,7 @@ pub(crate) fn apply(
         force: options.force,
         timeout: desired.mps_timeout,
     };
-    let mut steps = Steps::new(ctx, looker, mps, &mut guard.journal, trap);
+    let mut steps = StepRunner::new(ctx, looker, mps, &mut guard.journal, trap);
     for pass in 0.. {
         match verify::check(&plan, pass) {
             // A run with nothing to change still runs its hooks, once.
@@ -178,7 +178,7 @@ fn has_hooks(plan: &Plan) -> bool {
 /// stopped (the record knows them, also those of an earlier run) and run `apply-exit`, as
 /// mig-parted defers it — unless `apply-start` failed, or `apply-exit` ran already. Each step
 /// runs on its own, past a signal; what fails is said, and the run's own error stands.
-fn finish(steps: &mut Steps, desired: &Desired, made: &mut Plan, out: &crate::output::Output) {
+fn finish(steps: &mut StepRunner, desired: &Desired, made: &mut Plan, out: &crate::output::Output) {
     let ran = |point: HookPoint, statuses: &[Status]| {
         made.changes.iter().any(|c| match &c.operation {
             Operation::Hook(h) => {

@@ -4,7 +4,7 @@
 //! before and after it runs (on disk before it runs), and a SIGINT/SIGTERM stops the run before
 //! the next one (but for the steps that finish a run that stopped early).
 
-use super::observe::Looker;
+use super::observe::HostTools;
 use super::signals::Trap;
 use crate::Context;
 use crate::backend::SharedBackend;
@@ -21,7 +21,7 @@ use crate::pipeline::execute::Runner;
 use crate::plan::{Change, Operation};
 use crate::vgpu::mdevctl;
 use crate::vgpu::sysfs::SysfsRoot;
-use crate::vgpu::writer::SysfsWriter;
+use crate::vgpu::sysfs_writer::SysfsWriter;
 
 /// `GPU 0: create_gpu_instance (1g.5gb at 0:1)`, as the journal records a step.
 pub(crate) fn describe(change: &Change) -> String {
@@ -29,9 +29,9 @@ pub(crate) fn describe(change: &Change) -> String {
 }
 
 /// The runner of a changing command: the driver, MPS daemons, vGPU sysfs, the journal, the trap.
-pub(crate) struct Steps<'a> {
+pub(crate) struct StepRunner<'a> {
     pub ctx: &'a mut Context,
-    pub looker: &'a Looker,
+    pub looker: &'a HostTools,
     pub mps: MpsOptions,
     pub journal: &'a mut Journal,
     pub trap: &'a Trap,
@@ -40,15 +40,15 @@ pub(crate) struct Steps<'a> {
     writer: Option<SysfsWriter>,
 }
 
-impl<'a> Steps<'a> {
+impl<'a> StepRunner<'a> {
     pub(crate) fn new(
         ctx: &'a mut Context,
-        looker: &'a Looker,
+        looker: &'a HostTools,
         mps: MpsOptions,
         journal: &'a mut Journal,
         trap: &'a Trap,
     ) -> Self {
-        Steps {
+        StepRunner {
             ctx,
             looker,
             mps,
@@ -129,7 +129,7 @@ impl<'a> Steps<'a> {
     }
 }
 
-impl Runner for Steps<'_> {
+impl Runner for StepRunner<'_> {
     fn backend(&mut self) -> Result<SharedBackend> {
         self.ctx.shared_backend()
     }

@@ -13,7 +13,7 @@
 //! in gpushare.toml and mig-parted files: naming a GPU that is not there is a mistake, not a
 //! filter (`device-filter` is the way to write one file for several kinds of nodes).
 
-use super::desired::{Desired, DesiredGpu, DesiredType, Origin, check_types, error_at};
+use super::from_config::{Desired, DesiredGpu, DesiredType, Origin, check_types, error_at};
 use crate::error::Result;
 use crate::node::{Node, PciId};
 use crate::source_file::SourceFile;

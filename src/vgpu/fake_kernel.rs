@@ -17,11 +17,11 @@
 //! device a VM holds succeeds: the kernel asks the VM to release it. `GPUSHARE_SYSFS_FAIL=N[,M]`
 //! makes the N-th write of a run fail with EIO, for tests of a change that stops half-way.
 
+use super::device_writes::Write;
 use super::discover::virtual_functions;
 use super::in_use::OpenVfioNodes;
 use super::sysfs::{MDEV_DEVICES, SysfsRoot, link_name, list_dir, same_pci_address};
 use super::type_name::{TypeName, short_name};
-use super::write::Write;
 use super::{mdev, vfio};
 use crate::error::{Error, Result};
 use crate::source_file::SourceFile;

@@ -1,8 +1,8 @@
 //! `-f FILE [-c LABEL]` of the vgpu commands: the desired layout from gpushare.toml or a
 //! vgpu-device-manager config.
 
-use super::desired::{self, Desired};
 use super::dm_config::DmConfig;
+use super::from_config::{self, Desired};
 use crate::config::{self, Config};
 use crate::error::{Error, Result};
 use crate::node::Node;
@@ -74,7 +74,7 @@ pub(crate) fn desired(args: &LayoutFile, node: &Node, paths: &Paths) -> Result<D
         .with_hint("drop -c: gpushare.toml applies its `mode = \"vgpu\"` entries"));
     }
     let config = Config::parse(source)?;
-    desired::from_gpushare_toml(&config, node)
+    from_config::from_gpushare_toml(&config, node)
 }
 
 /// By extension, else by content: vgpu-device-manager files have `vgpu-configs`.

@@ -1,11 +1,11 @@
 //! Making one planned step on the host, and checking that it took. The pipeline's executor
 //! runs the steps in order (with the journal, signals and progress of every changing command).
 
+use super::device_writes::Write;
 use super::discover::virtual_functions;
 use super::plan::Step;
 use super::sysfs::MDEV_DEVICES;
-use super::write::Write;
-use super::writer::SysfsWriter;
+use super::sysfs_writer::SysfsWriter;
 use super::{mdev, sriov, vfio};
 use crate::error::{Error, Result};
 

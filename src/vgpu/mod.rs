@@ -3,16 +3,17 @@
 //! functions from Ada on).
 //!
 //! The pieces, in the order a change uses them: [`session`] reads the host under a sysfs root
-//! ([`discover`]); [`desired`] (gpushare.toml), [`dm_config`] (vgpu-device-manager YAML) and
+//! ([`discover`]); [`from_config`] (gpushare.toml), [`dm_config`] (vgpu-device-manager YAML) and
 //! [`input`] (either, from `-f`) say what is wanted; [`plan`] checks it against the host and
 //! orders the steps without touching anything; [`make`] makes one step. `vgpu apply|clear` and
 //! `apply` run them through the one pipeline (`crate::pipeline`), which plans every mode into
 //! one plan and runs it with the journal, signals and progress of every changing command.
 
-pub(crate) mod desired;
+pub(crate) mod device_writes;
 pub(crate) mod discover;
 pub(crate) mod dm_config;
 pub(crate) mod fake_kernel;
+pub(crate) mod from_config;
 pub(crate) mod host;
 pub(crate) mod in_use;
 pub(crate) mod input;
@@ -24,7 +25,6 @@ pub(crate) mod registry;
 pub(crate) mod session;
 pub(crate) mod sriov;
 pub(crate) mod sysfs;
+pub(crate) mod sysfs_writer;
 pub(crate) mod type_name;
 pub(crate) mod vfio;
-pub(crate) mod write;
-pub(crate) mod writer;

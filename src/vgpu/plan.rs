@@ -7,7 +7,7 @@
 //! virtual functions are not enabled gets only the enabling step: its types show once the VFs
 //! exist, so the caller enables, discovers again and plans again.
 
-use super::desired::{Desired, DesiredGpu, DesiredType, error_at};
+use super::from_config::{Desired, DesiredGpu, DesiredType, error_at};
 use super::host::{Framework, Host, Opener, VgpuDevice, VgpuGpu, VgpuType};
 use super::type_name::TypeName;
 use crate::error::{Error, Result};

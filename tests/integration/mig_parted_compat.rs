@@ -12,7 +12,7 @@ use crate::common;
 use gpushare::backend::Backend;
 use gpushare::backend::sim::{SimBackend, node_file};
 use gpushare::error::Exit;
-use gpushare::mig::{DesiredFile, PlanOptions, ProfileBook, plan};
+use gpushare::mig::{MigConfigFile, PlanOptions, ProfileBook, plan};
 use gpushare::node::catalog::catalog;
 use gpushare::node::{Gpu, Node};
 use gpushare::output::Output;
@@ -110,7 +110,11 @@ fn observed(gpu: &Gpu) -> BTreeMap<String, u64> {
     out
 }
 
-fn apply(file: &DesiredFile, label: &str, sim: &Arc<SimBackend>) -> gpushare::error::Result<Exit> {
+fn apply(
+    file: &MigConfigFile,
+    label: &str,
+    sim: &Arc<SimBackend>,
+) -> gpushare::error::Result<Exit> {
     let node = sim.snapshot().unwrap();
     let book = ProfileBook::load(&**sim, &node);
     let desires = file.desires(Some(label), &node, &book, &quiet())?;
@@ -125,7 +129,7 @@ fn check_file(name: &str) -> (usize, usize) {
     let path = common::repo().join("tests/fixtures/mig-parted").join(name);
     let text = std::fs::read_to_string(&path).unwrap();
     let raw: Value = serde_saphyr::from_str(&text).unwrap();
-    let file = DesiredFile::parse(SourceFile::inline(name, &text)).unwrap();
+    let file = MigConfigFile::parse(SourceFile::inline(name, &text)).unwrap();
     let (mut applied, mut refused) = (0, 0);
     for (label, entries) in raw["mig-configs"].as_object().unwrap() {
         let entries = entries.as_array().unwrap();
@@ -238,7 +242,7 @@ fn all_balanced_on_each_preset_gives_the_balanced_layout() {
             common::repo().join("tests/fixtures/mig-parted/config-default.yaml"),
         )
         .unwrap();
-        let file = DesiredFile::parse(SourceFile::inline("config-default.yaml", &text)).unwrap();
+        let file = MigConfigFile::parse(SourceFile::inline("config-default.yaml", &text)).unwrap();
         let sim = Arc::new(SimBackend::from_preset(preset).unwrap());
         apply(&file, "all-balanced", &sim).unwrap();
         let want: BTreeMap<String, u64> =

@@ -16,7 +16,7 @@ use super::ffi::{
     Answer, answer, c_name, count_then_list, enumerate, memory_info, struct_version_2,
 };
 use crate::backend::{
-    DriverError, DriverErrorKind, DriverResult, MigProfiles, ProfileCapacity, ProfileSource,
+    DriverError, DriverErrorKind, DriverResult, MigProfiles, ProfileCapacity, ProfileOrigin,
 };
 use crate::node::PciId;
 use crate::node::catalog::{CatalogMatch, GpuInstanceProfile, catalog, profile_name};
@@ -251,7 +251,7 @@ pub(super) fn gpu_instance_profiles(
     if !missing_placements {
         return Ok(MigProfiles::Listed {
             profiles: out,
-            source: ProfileSource::Driver,
+            source: ProfileOrigin::Driver,
         });
     }
     // MIG off, and the driver did not list every profile with its placements.
@@ -280,7 +280,7 @@ fn catalog_profiles(device: &Device, total_mib: u64, index: u32) -> DriverResult
                             free_instances: 0,
                         })
                         .collect(),
-                    source: ProfileSource::Catalog,
+                    source: ProfileOrigin::Catalog,
                 });
             }
             None => format!("the catalog has no MIG table for {}", model.name),

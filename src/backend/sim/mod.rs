@@ -15,7 +15,7 @@ pub mod state;
 mod state_check;
 mod store;
 
-use crate::backend::{Backend, DeviceRef, DriverResult, MigProfiles, ModeChange, ProfileSource};
+use crate::backend::{Backend, DeviceRef, DriverResult, MigProfiles, ModeChange, ProfileOrigin};
 use crate::error::{Error, Result};
 use crate::node::catalog::ComputeInstanceProfile;
 use crate::node::{ComputeMode, MigMode, Node, Placement};
@@ -239,7 +239,7 @@ impl Backend for SimBackend {
         // The simulated driver lists its profiles with MIG off too, as the v1 call does.
         Ok(MigProfiles::Listed {
             profiles: self.current()?.state.gpu_instance_profiles(gpu)?,
-            source: ProfileSource::Driver,
+            source: ProfileOrigin::Driver,
         })
     }
 

@@ -19,7 +19,7 @@ use crate::k8s::wiring::{self, Wiring};
 use crate::mig::layout::ProfileBook;
 use crate::pipeline::Options;
 use crate::pipeline::converge::{Converge, Converged, converge, take_guard};
-use crate::pipeline::desired::Source;
+use crate::pipeline::desired::DesiredSource;
 use crate::pipeline::guard::Guard;
 use crate::probe::report::Verdict;
 use crate::probe::run::Request;
@@ -107,7 +107,7 @@ fn run_locked(ctx: &mut Context, args: &InitArgs, mut guard: Option<&mut Guard>)
     };
     let applied = match converge(
         ctx,
-        Source::Gpushare(config),
+        DesiredSource::Gpushare(config),
         &how,
         guard.take(),
         &mut write_config,

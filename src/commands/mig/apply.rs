@@ -5,22 +5,22 @@ use crate::Context;
 use crate::cli::{MigApplyArgs, MigFileArgs};
 use crate::error::{Error, Exit, Result};
 use crate::hooks::FlagValues;
-use crate::mig::source::DesiredFile;
+use crate::mig::config_file::MigConfigFile;
 use crate::pipeline::Options;
 use crate::pipeline::converge::plan_only;
-use crate::pipeline::desired::Source;
+use crate::pipeline::desired::DesiredSource;
 use std::path::Path;
 
 /// The MIG-only desired state of `-f FILE [-c LABEL]`.
-fn source(args: &MigFileArgs) -> Result<Source> {
-    let file = DesiredFile::load(&args.file)?;
+fn source(args: &MigFileArgs) -> Result<DesiredSource> {
+    let file = MigConfigFile::load(&args.file)?;
     let label = args.label.as_deref();
     Ok(match file {
-        DesiredFile::MigParted(file) => {
+        MigConfigFile::MigParted(file) => {
             let label = file.select(label)?.label.clone();
-            Source::MigParted { file, label }
+            DesiredSource::MigParted { file, label }
         }
-        DesiredFile::Gpushare(config) => {
+        MigConfigFile::Gpushare(config) => {
             if let Some(l) = label {
                 return Err(Error::usage(format!(
                     "-c {l} selects a mig-parted label, but {} is a gpushare.toml",
@@ -28,7 +28,7 @@ fn source(args: &MigFileArgs) -> Result<Source> {
                 ))
                 .with_hint("drop -c: a gpushare.toml has no labels"));
             }
-            Source::MigOf(config)
+            DesiredSource::MigOf(config)
         }
     })
 }
@@ -38,7 +38,7 @@ pub(super) fn apply(ctx: &mut Context, args: &MigApplyArgs) -> Result<Exit> {
     let flags = FlagValues {
         config_file: args.file.file.display().to_string(),
         selected_config: match &source {
-            Source::MigParted { label, .. } => label.clone(),
+            DesiredSource::MigParted { label, .. } => label.clone(),
             _ => String::new(),
         },
         hooks_file: String::new(),

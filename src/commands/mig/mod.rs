@@ -10,7 +10,7 @@ use crate::Context;
 use crate::cli::MigCommand;
 use crate::error::{Exit, Result};
 use crate::pipeline::Options;
-use crate::pipeline::desired::Source;
+use crate::pipeline::desired::DesiredSource;
 use std::path::Path;
 
 pub(super) fn run(ctx: &mut Context, cmd: &MigCommand) -> Result<Exit> {
@@ -21,7 +21,7 @@ pub(super) fn run(ctx: &mut Context, cmd: &MigCommand) -> Result<Exit> {
         MigCommand::Export(args) => export::run(ctx, args),
         MigCommand::Clear(args) => changing::run(
             ctx,
-            Source::MigClear(args.gpu.clone()),
+            DesiredSource::MigClear(args.gpu.clone()),
             &Changing {
                 command: "mig clear",
                 sysfs_root: Path::new("/"),

@@ -1,7 +1,7 @@
 //! `gpushare mig profiles`: what each MIG-capable GPU can be partitioned into.
 
 use crate::Context;
-use crate::backend::{MigProfiles, ProfileSource};
+use crate::backend::{MigProfiles, ProfileOrigin};
 use crate::cli::MigProfilesArgs;
 use crate::error::{Exit, Result};
 use crate::mig::solver::format_placements;
@@ -50,8 +50,8 @@ pub(super) fn run(ctx: &mut Context, args: &MigProfilesArgs) -> Result<Exit> {
         let (source, profiles, unknown_until_enabled) = match listed {
             MigProfiles::Listed { profiles, source } => (
                 Some(match source {
-                    ProfileSource::Driver => "driver",
-                    ProfileSource::Catalog => "catalog",
+                    ProfileOrigin::Driver => "driver",
+                    ProfileOrigin::Catalog => "catalog",
                 }),
                 Some(profiles),
                 None,

@@ -12,7 +12,7 @@ use crate::error::{Exit, Result};
 use crate::mps::limits::MpsRequest;
 use crate::mps::start::StartRequest;
 use crate::pipeline::Options;
-use crate::pipeline::desired::Source;
+use crate::pipeline::desired::DesiredSource;
 use std::path::Path;
 
 pub(super) fn run(ctx: &mut Context, command: MpsCommand) -> Result<Exit> {
@@ -29,13 +29,13 @@ pub(super) fn run(ctx: &mut Context, command: MpsCommand) -> Result<Exit> {
     match command {
         MpsCommand::Start(args) => changing::run(
             ctx,
-            Source::MpsStart(start_request(&args.settings)),
+            DesiredSource::MpsStart(start_request(&args.settings)),
             &change("mps start", false),
         ),
         MpsCommand::Status(args) => status::run(ctx, &args),
         MpsCommand::Stop(args) => changing::run(
             ctx,
-            Source::MpsStop {
+            DesiredSource::MpsStop {
                 gpus: args.gpu,
                 timeout: args.timeout,
             },

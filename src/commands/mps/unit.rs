@@ -10,7 +10,7 @@ use crate::mps::DEFAULT_TIMEOUT;
 use crate::mps::control::PID_FILE;
 use crate::mps::settings::{DaemonSpec, daemon_dir, whole_gpu_name};
 use crate::mps::start::mig_uuids;
-use crate::mps::unit::{UnitSpec, runtime_dir};
+use crate::mps::systemd_unit::{UnitSpec, runtime_dir};
 use crate::node::selector::GpuSelector;
 use serde::Serialize;
 use std::collections::BTreeSet;

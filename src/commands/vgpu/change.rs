@@ -9,9 +9,9 @@ use crate::node::Node;
 use crate::node::selector::GpuSelector;
 use crate::output::table;
 use crate::pipeline::Options;
-use crate::pipeline::desired::Source;
-use crate::vgpu::desired::Desired;
+use crate::pipeline::desired::DesiredSource;
 use crate::vgpu::discover::attach_node;
+use crate::vgpu::from_config::Desired;
 use crate::vgpu::host::Framework;
 use crate::vgpu::input::{self, LayoutFile};
 use crate::vgpu::plan::{GpuPlan, Plan, PlanOptions, plan};
@@ -41,7 +41,7 @@ fn restrict(desired: &mut Desired, selector: &GpuSelector, node: &Node) -> Resul
 pub(super) fn apply(ctx: &mut Context, args: &VgpuApplyArgs) -> Result<Exit> {
     changing::run(
         ctx,
-        Source::Vgpu {
+        DesiredSource::Vgpu {
             layout: Some(layout_file(ctx, &args.input)?),
             gpus: args.gpu.clone(),
             heterogeneous: args.heterogeneous,
@@ -62,7 +62,7 @@ pub(super) fn apply(ctx: &mut Context, args: &VgpuApplyArgs) -> Result<Exit> {
 pub(super) fn clear(ctx: &mut Context, args: &VgpuClearArgs) -> Result<Exit> {
     changing::run(
         ctx,
-        Source::Vgpu {
+        DesiredSource::Vgpu {
             layout: None,
             gpus: args.gpu.clone(),
             heterogeneous: false,

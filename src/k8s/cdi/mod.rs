@@ -9,7 +9,7 @@ pub(crate) mod spec;
 
 pub(crate) use devices::{DeviceSource, DeviceTree};
 
-use super::layout::NodeLayout;
+use super::node_offer::NodeOffer;
 use super::{Bundle, DocKind, Document, Request};
 use crate::error::{Error, Result};
 use crate::node::{Gpu, Node};
@@ -149,7 +149,7 @@ pub(crate) fn generate(req: &Request) -> Result<Bundle> {
         return Ok(bundle);
     }
     let (spec, tree) = spec_for(req.node, &req.devices)?;
-    if mig_profiles_per_gpu(&req.layout) != mig_profiles_per_gpu(&NodeLayout::observed(req.node)) {
+    if mig_profiles_per_gpu(&req.layout) != mig_profiles_per_gpu(&NodeOffer::observed(req.node)) {
         bundle.warn("the node does not have the MIG layout of the config yet; the CDI spec describes the node as it is (run `gpushare apply`, then generate it again)");
     }
     let by_index: Vec<&str> = spec
@@ -180,7 +180,7 @@ pub(crate) fn generate(req: &Request) -> Result<Bundle> {
 }
 
 /// Each GPU's MIG device profiles, sorted (None: MIG off), to compare layouts.
-fn mig_profiles_per_gpu(layout: &NodeLayout) -> Vec<Option<Vec<String>>> {
+fn mig_profiles_per_gpu(layout: &NodeOffer) -> Vec<Option<Vec<String>>> {
     layout
         .gpus
         .iter()

@@ -236,7 +236,7 @@ fn an_unapplied_layout_is_reported_not_described() {
     for (config, warned) in [(&same, false), (&other, true)] {
         let req = Request {
             node: &n,
-            layout: NodeLayout::desired(&n, config).unwrap(),
+            layout: NodeOffer::desired(&n, config).unwrap(),
             config: Some(config),
             version: crate::k8s::version::DEFAULT,
             namespace: None,

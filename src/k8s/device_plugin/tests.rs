@@ -10,9 +10,9 @@ fn node(preset: &str) -> Node {
     SimBackend::from_preset(preset).unwrap().snapshot().unwrap()
 }
 
-fn layout(preset: &str, toml: &str) -> NodeLayout {
+fn layout(preset: &str, toml: &str) -> NodeOffer {
     let c = Config::parse(SourceFile::inline("gpushare.toml", toml)).unwrap();
-    NodeLayout::desired(&node(preset), &c).unwrap()
+    NodeOffer::desired(&node(preset), &c).unwrap()
 }
 
 fn refusal(preset: &str, toml: &str) -> String {
@@ -23,7 +23,7 @@ fn refusal(preset: &str, toml: &str) -> String {
 
 #[test]
 fn strategy_is_none_without_mig() {
-    let l = NodeLayout::observed(&node("dgx-a100"));
+    let l = NodeOffer::observed(&node("dgx-a100"));
     assert_eq!(MigStrategy::of(&l), MigStrategy::None);
     assert_eq!(resources(&l)["nvidia.com/gpu"], 8);
 }
@@ -124,7 +124,7 @@ fn refuses_what_the_plugin_refuses() {
 
 #[test]
 fn the_config_file_has_the_plugin_field_names() {
-    let (c, _) = plugin_config(&NodeLayout::observed(&node("t4x4"))).unwrap();
+    let (c, _) = plugin_config(&NodeOffer::observed(&node("t4x4"))).unwrap();
     let y = serde_saphyr::to_string(&c).unwrap();
     assert!(y.contains("migStrategy: none"), "{y}");
     assert!(y.contains("deviceIDStrategy: uuid"), "{y}");

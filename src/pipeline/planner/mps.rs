@@ -7,7 +7,7 @@ use crate::config::{Assignment, Config, GpuEntry, Mode, MpsSection};
 use crate::error::Result;
 use crate::mig::layout::MigLayout;
 use crate::mps::daemon::{gpu_list, settings_summary};
-use crate::mps::desired as mps_desired;
+use crate::mps::from_config as mps_desired;
 use crate::mps::limits::MpsRequest;
 use crate::mps::settings::{DaemonSpec, DirChoice, compute_mode_of};
 use crate::node::ComputeMode;

@@ -1,6 +1,6 @@
 use super::*;
 use crate::node::PciId;
-use crate::vgpu::desired::Origin;
+use crate::vgpu::from_config::Origin;
 use std::path::Path;
 
 fn vtype(id: u32, name: &str, fb_gb: u64, max: u32, available: u32) -> VgpuType {

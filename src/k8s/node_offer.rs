@@ -12,7 +12,7 @@ use crate::node::{ComputeMode, Gpu, Node};
 use toml::Spanned;
 
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct NodeLayout {
+pub(crate) struct NodeOffer {
     pub gpus: Vec<GpuLayout>,
     /// The device plugin's mixed MIG strategy even where one profile would do
     /// (`--mig-strategy mixed`: under MIG on demand the profiles change).
@@ -98,10 +98,10 @@ impl MpsShare {
     }
 }
 
-impl NodeLayout {
+impl NodeOffer {
     /// The node as it is: MIG devices from its instances, no sharing.
-    pub(crate) fn observed(node: &Node) -> NodeLayout {
-        NodeLayout {
+    pub(crate) fn observed(node: &Node) -> NodeOffer {
+        NodeOffer {
             gpus: node.gpus.iter().map(observed_gpu).collect(),
             mixed: false,
         }
@@ -110,7 +110,7 @@ impl NodeLayout {
     /// Add the MPS daemons gpushare runs (their `settings.json` records) to an observed layout:
     /// a whole GPU a daemon serves shares by MPS, and so do MIG devices served one per daemon.
     /// Records of devices no longer on the node (a re-created MIG device) are ignored.
-    pub(crate) fn with_running_mps(mut self, node: &Node, daemons: &[DaemonSpec]) -> NodeLayout {
+    pub(crate) fn with_running_mps(mut self, node: &Node, daemons: &[DaemonSpec]) -> NodeOffer {
         for daemon in daemons {
             for device in daemon.devices.iter().filter(|d| d.present_on(node)) {
                 let Some(gpu) = self.gpus.iter_mut().find(|g| g.index == device.gpu) else {
@@ -140,7 +140,7 @@ impl NodeLayout {
     }
 
     /// The layout `config` asks for, on this node; GPUs it does not cover stay as they are.
-    pub(crate) fn desired(node: &Node, config: &Config) -> Result<NodeLayout> {
+    pub(crate) fn desired(node: &Node, config: &Config) -> Result<NodeOffer> {
         let assigned = config.assign(node)?;
         let mut gpus = Vec::with_capacity(node.gpus.len());
         for gpu in &node.gpus {
@@ -149,7 +149,7 @@ impl NodeLayout {
                 None => gpus.push(observed_gpu(gpu)),
             }
         }
-        Ok(NodeLayout { gpus, mixed: false })
+        Ok(NodeOffer { gpus, mixed: false })
     }
 
     pub(crate) fn any_mig(&self) -> bool {
@@ -364,7 +364,7 @@ mod tests {
         let c = config(
             "[[gpus]]\nselect = \"all\"\nmode = \"mig\"\nmig.devices = { \"1g.5gb\" = 2, \"2g.10gb\" = 1, \"3g.20gb\" = 1 }\n",
         );
-        let l = NodeLayout::desired(&node("dgx-a100"), &c).unwrap();
+        let l = NodeOffer::desired(&node("dgx-a100"), &c).unwrap();
         let profiles: Vec<&str> = l.gpus[0]
             .mig
             .as_ref()
@@ -382,7 +382,7 @@ mod tests {
         let c = config(
             "[[gpus]]\nselect = \"all\"\nmode = \"mig\"\nmig.devices = { \"1g.6gb\" = 2 }\n",
         );
-        let e = NodeLayout::desired(&node("dgx-a100"), &c).unwrap_err();
+        let e = NodeOffer::desired(&node("dgx-a100"), &c).unwrap_err();
         assert_eq!(e.exit, crate::error::Exit::Usage);
         assert!(
             e.message.starts_with("gpushare.toml:4:17:"),
@@ -393,14 +393,14 @@ mod tests {
         let c = config(
             "[[gpus]]\nselect = \"all\"\nmode = \"mig\"\nmig.devices = { \"1g.5gb\" = 1 }\n",
         );
-        let e = NodeLayout::desired(&node("t4x4"), &c).unwrap_err();
+        let e = NodeOffer::desired(&node("t4x4"), &c).unwrap_err();
         assert!(e.message.contains("not MIG-capable"), "{}", e.message);
     }
 
     #[test]
     fn mps_limits_default_to_equal_shares() {
         let c = config("[[gpus]]\nselect = \"all\"\nmode = \"mps\"\nmps = { clients = 4 }\n");
-        let l = NodeLayout::desired(&node("t4x4"), &c).unwrap();
+        let l = NodeOffer::desired(&node("t4x4"), &c).unwrap();
         let Sharing::Mps(share) = l.gpus[0].sharing else {
             panic!("not MPS")
         };
@@ -411,7 +411,7 @@ mod tests {
         let c = config(
             "[[gpus]]\nselect = \"all\"\nmode = \"mps\"\nmps = { thread_percentage = 50, memory_limit = \"2G\" }\n",
         );
-        let l = NodeLayout::desired(&node("t4x4"), &c).unwrap();
+        let l = NodeOffer::desired(&node("t4x4"), &c).unwrap();
         let Sharing::Mps(share) = l.gpus[0].sharing else {
             panic!("not MPS")
         };
@@ -424,7 +424,7 @@ mod tests {
         let c = config(
             "[[gpus]]\nselect = [0]\nmode = \"mig\"\nmig.devices = { \"2c.3g.20gb\" = 1, \"1c.3g.20gb\" = 1 }\n",
         );
-        let l = NodeLayout::desired(&node("dgx-a100"), &c).unwrap();
+        let l = NodeOffer::desired(&node("dgx-a100"), &c).unwrap();
         let mig = l.gpus[0].mig.as_ref().unwrap();
         assert_eq!(mig[0].profile, "2c.3g.20gb");
         assert!(!mig[0].is_full_instance());
@@ -432,6 +432,6 @@ mod tests {
         let c = config(
             "[[gpus]]\nselect = [0]\nmode = \"mig\"\nmig.devices = { \"5c.3g.20gb\" = 1 }\n",
         );
-        assert!(NodeLayout::desired(&node("dgx-a100"), &c).is_err());
+        assert!(NodeOffer::desired(&node("dgx-a100"), &c).is_err());
     }
 }

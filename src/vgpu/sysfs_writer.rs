@@ -1,13 +1,13 @@
-//! Making the writes of [`write`](super::write) as plain writes to sysfs attributes.
+//! Making the writes of [`write`](super::device_writes) as plain writes to sysfs attributes.
 //!
 //! On a fake tree (a `--sysfs-root` other than `/` holding [`fake_kernel::MARKER`](super::fake_kernel::MARKER)) the fake
 //! kernel checks each write as the driver would and then plays the driver's part (the new device
 //! directory, the narrowed `available_instances` and `creatable_vgpu_types`), the way the
 //! simulated backend stands in for NVML.
 
+use super::device_writes::Write;
 use super::fake_kernel::FakeKernel;
 use super::sysfs::{SysfsRoot, write_attr};
-use super::write::Write;
 use crate::error::Result;
 use std::io;
 

@@ -2,7 +2,7 @@
 //! long-running service on a node without Kubernetes, started after the driver and restarted
 //! when it stops. It only reads, so it runs with a read-only view of the file system.
 
-use crate::mps::unit::quote;
+use crate::mps::systemd_unit::quote;
 use std::path::PathBuf;
 
 pub(crate) const UNIT: &str = "gpushare-metrics.service";

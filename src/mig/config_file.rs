@@ -11,12 +11,12 @@ use crate::source_file::SourceFile;
 use std::path::Path;
 
 #[derive(Debug, Clone)]
-pub enum DesiredFile {
+pub enum MigConfigFile {
     Gpushare(Config),
     MigParted(MigPartedConfig),
 }
 
-impl DesiredFile {
+impl MigConfigFile {
     /// Read and check a file (`-` reads stdin).
     pub fn load(path: &Path) -> Result<Self> {
         let source = SourceFile::read_or_stdin(path)?;
@@ -35,9 +35,9 @@ impl DesiredFile {
             _ => looks_like_mig_parted(&source.text),
         };
         if yaml {
-            Ok(DesiredFile::MigParted(MigPartedConfig::parse(source)?))
+            Ok(MigConfigFile::MigParted(MigPartedConfig::parse(source)?))
         } else {
-            Ok(DesiredFile::Gpushare(Config::parse(source)?))
+            Ok(MigConfigFile::Gpushare(Config::parse(source)?))
         }
     }
 
@@ -50,11 +50,11 @@ impl DesiredFile {
         out: &Output,
     ) -> Result<Vec<GpuDesire>> {
         match self {
-            DesiredFile::MigParted(c) => {
+            MigConfigFile::MigParted(c) => {
                 let selected = c.select(label)?;
                 c.desires(selected, node, book, out)
             }
-            DesiredFile::Gpushare(c) => {
+            MigConfigFile::Gpushare(c) => {
                 if let Some(l) = label {
                     return Err(Error::usage(format!(
                         "-c {l} selects a mig-parted label, but {} is a gpushare.toml",
@@ -70,11 +70,11 @@ impl DesiredFile {
     /// What the file and label are called in messages.
     pub fn describe(&self, label: Option<&str>) -> String {
         match self {
-            DesiredFile::MigParted(c) => match label.or_else(|| c.labels().first().copied()) {
+            MigConfigFile::MigParted(c) => match label.or_else(|| c.labels().first().copied()) {
                 Some(l) => format!("label {l} of {}", c.source.path.display()),
                 None => c.source.path.display().to_string(),
             },
-            DesiredFile::Gpushare(c) => c.source.path.display().to_string(),
+            MigConfigFile::Gpushare(c) => c.source.path.display().to_string(),
         }
     }
 }
@@ -104,11 +104,11 @@ mod tests {
             ("gpushare.toml", toml, false),
             ("gpushare", toml, false),
         ] {
-            let f = DesiredFile::parse(SourceFile::inline(name, text)).unwrap();
-            assert_eq!(matches!(f, DesiredFile::MigParted(_)), is_yaml, "{name}");
+            let f = MigConfigFile::parse(SourceFile::inline(name, text)).unwrap();
+            assert_eq!(matches!(f, MigConfigFile::MigParted(_)), is_yaml, "{name}");
         }
         // The extension wins: a TOML file with YAML inside is a TOML error.
-        let e = DesiredFile::parse(SourceFile::inline("x.toml", yaml)).unwrap_err();
+        let e = MigConfigFile::parse(SourceFile::inline("x.toml", yaml)).unwrap_err();
         assert!(e.message.starts_with("x.toml:1:"), "{}", e.message);
     }
 }
