@@ -17,11 +17,11 @@ use super::layouts::{self, Found};
 use crate::Context;
 use crate::error::{Error, Exit, Result};
 use crate::on_demand;
-use crate::pipeline::Options;
 use crate::pipeline::converge::{Converge, Converged, converge, take_guard};
 use crate::pipeline::desired::DesiredSource;
 use crate::pipeline::planner::changes_anything;
 use crate::pipeline::signals::Trap;
+use crate::plan::PlanOptions;
 use crate::plan::join;
 use crate::plan::{Plan, Status};
 use crate::pod_resources::{self, Holders};
@@ -500,7 +500,7 @@ fn node_change(
     let mut guard = take_guard(ctx, "agent", dry_run)?;
     let how = Converge {
         sysfs_root,
-        options: Options::default(),
+        options: PlanOptions::default(),
         dry_run,
         yes: true,
         around: Default::default(),

@@ -7,9 +7,9 @@ use crate::cli::{ApplyArgs, LayoutFileArgs, PlanArgs};
 use crate::config::Config;
 use crate::error::{Error, Exit, Result};
 use crate::hooks::FlagValues;
-use crate::pipeline::Options;
 use crate::pipeline::converge::{self, Converge, Converged, converge, take_guard};
 use crate::pipeline::desired::DesiredSource;
+use crate::plan::PlanOptions;
 use crate::plan::join;
 use std::path::PathBuf;
 
@@ -22,9 +22,9 @@ pub(super) fn config_path(ctx: &Context, file: &LayoutFileArgs) -> PathBuf {
 
 pub(super) fn plan(ctx: &mut Context, args: &PlanArgs) -> Result<Exit> {
     let path = config_path(ctx, &args.file);
-    let options = Options {
+    let options = PlanOptions {
         force: args.force,
-        ..Options::default()
+        ..PlanOptions::default()
     };
     let (_, plan) = converge::plan_only(
         ctx,
@@ -88,9 +88,9 @@ pub(super) fn apply(ctx: &mut Context, args: &ApplyArgs) -> Result<Exit> {
     };
     let how = Converge {
         sysfs_root: &args.file.sysfs.sysfs_root,
-        options: Options {
+        options: PlanOptions {
             force: args.force,
-            ..Options::default()
+            ..PlanOptions::default()
         },
         dry_run: args.dry_run,
         yes: args.yes,

@@ -9,11 +9,11 @@ use crate::clients::GpuClients;
 use crate::error::{Exit, Result};
 use crate::hooks::{FlagValues, Hooks};
 use crate::output::Output;
-use crate::pipeline::Options;
 use crate::pipeline::converge::{Converge, Converged, converge, take_guard};
 use crate::pipeline::desired::{ClientsAndHooks, DesiredSource};
 use crate::pipeline::planner;
 use crate::pipeline::run::Applied;
+use crate::plan::PlanOptions;
 use crate::plan::{Plan, join};
 use std::path::Path;
 
@@ -22,7 +22,7 @@ pub(super) struct Changing<'a> {
     /// Its name in the lock and the journal: `mig apply`.
     pub command: &'static str,
     pub sysfs_root: &'a Path,
-    pub options: Options,
+    pub options: PlanOptions,
     pub dry_run: bool,
     /// GPU clients and hooks from its options.
     pub around: ClientsAndHooks,

@@ -211,9 +211,47 @@ impl Serialize for MemorySize {
 
 /// One GPU of the node and the entry of the file that covers it.
 #[derive(Debug, Clone, Copy)]
-pub struct Assignment<'c> {
+pub(crate) struct Assignment<'c> {
     pub gpu: u32,
     pub entry: &'c Spanned<GpuEntry>,
+}
+
+/// A gpushare.toml with the GPUs of one node assigned to its entries, checked once per command
+/// ([`AssignedConfig::new`]); every mode reads the assignment from here instead of making it
+/// again. It is the [`Config`] too.
+#[derive(Debug, Clone)]
+pub(crate) struct AssignedConfig {
+    config: Config,
+    /// Each covered GPU and the index of its entry in `config.file.gpus`, by GPU.
+    covered: Vec<(u32, usize)>,
+}
+
+impl AssignedConfig {
+    /// Which entry covers each GPU of `node`. A GPU covered by no entry is left alone; a GPU
+    /// covered twice, or a selector that matches nothing, is an error.
+    pub(crate) fn new(config: Config, node: &Node) -> Result<AssignedConfig> {
+        let covered = config.assign(node)?;
+        Ok(AssignedConfig { config, covered })
+    }
+
+    /// The covered GPUs with their entries, by GPU.
+    pub(crate) fn assignments(&self) -> Vec<Assignment<'_>> {
+        self.covered
+            .iter()
+            .map(|&(gpu, index)| Assignment {
+                gpu,
+                entry: &self.config.file.gpus[index],
+            })
+            .collect()
+    }
+}
+
+impl std::ops::Deref for AssignedConfig {
+    type Target = Config;
+
+    fn deref(&self) -> &Config {
+        &self.config
+    }
 }
 
 impl Config {
@@ -383,11 +421,11 @@ impl Config {
         Ok(())
     }
 
-    /// Which entry covers each GPU of `node`. A GPU covered by no entry is left alone; a GPU
-    /// covered twice, or a selector that matches nothing, is an error.
-    pub fn assign<'c>(&'c self, node: &Node) -> Result<Vec<Assignment<'c>>> {
-        let mut out: Vec<Assignment<'c>> = Vec::new();
-        for entry in &self.file.gpus {
+    /// See [`AssignedConfig::new`], the one caller.
+    /// (GPU, index of its entry) for each covered GPU, by GPU.
+    fn assign(&self, node: &Node) -> Result<Vec<(u32, usize)>> {
+        let mut out: Vec<(u32, usize)> = Vec::new();
+        for (index, entry) in self.file.gpus.iter().enumerate() {
             let select = &entry.get_ref().select;
             let matched: Vec<&Gpu> = node
                 .gpus
@@ -421,9 +459,11 @@ impl Config {
                     )));
             }
             for gpu in matched {
-                if let Some(prev) = out.iter().find(|a| a.gpu == gpu.index) {
-                    let (line, _) =
-                        crate::error::line_col(&self.source.text, prev.entry.span().start);
+                if let Some(&(_, prev)) = out.iter().find(|(g, _)| *g == gpu.index) {
+                    let (line, _) = crate::error::line_col(
+                        &self.source.text,
+                        self.file.gpus[prev].span().start,
+                    );
                     return Err(self
                         .error_at(
                             select.span(),
@@ -434,13 +474,10 @@ impl Config {
                         )
                         .with_hint("each GPU takes one mode: narrow one of the selectors"));
                 }
-                out.push(Assignment {
-                    gpu: gpu.index,
-                    entry,
-                });
+                out.push((gpu.index, index));
             }
         }
-        out.sort_by_key(|a| a.gpu);
+        out.sort_by_key(|&(gpu, _)| gpu);
         Ok(out)
     }
 

@@ -43,8 +43,9 @@ targets = ["nvidia-device-plugin"]
         mps.memory_limit.as_ref().unwrap().get_ref(),
         &MemorySize(3072)
     );
-    let assigned = c.assign(&node("mixed")).unwrap();
+    let assigned = AssignedConfig::new(c, &node("mixed")).unwrap();
     let pairs: Vec<(u32, Mode)> = assigned
+        .assignments()
         .iter()
         .map(|a| (a.gpu, *a.entry.get_ref().mode.get_ref()))
         .collect();
@@ -62,7 +63,8 @@ targets = ["nvidia-device-plugin"]
 #[test]
 fn gpus_matched_by_no_entry_are_left_out() {
     let c = parse("[[gpus]]\nselect = [1]\nmode = \"none\"\n").unwrap();
-    let a = c.assign(&node("t4x4")).unwrap();
+    let c = AssignedConfig::new(c, &node("t4x4")).unwrap();
+    let a = c.assignments();
     assert_eq!(a.len(), 1);
     assert_eq!(a[0].gpu, 1);
 }

@@ -229,6 +229,7 @@ mod tests {
     use super::*;
     use crate::backend::Backend;
     use crate::backend::sim::SimBackend;
+    use crate::config::AssignedConfig;
     use crate::config::Config;
     use crate::k8s::{Images, K8sVersion, NodeOffer, cdi};
     use crate::source_file::SourceFile;
@@ -246,7 +247,8 @@ mod tests {
         .unwrap();
         let req = Request {
             node: &node,
-            layout: NodeOffer::desired(&node, &config).unwrap(),
+            layout: NodeOffer::desired(&node, &AssignedConfig::new(config.clone(), &node).unwrap())
+                .unwrap(),
             config: Some(&config),
             version: K8sVersion::parse("1.34").unwrap(),
             namespace: None,

@@ -4,6 +4,7 @@
 //! file, MPS and time-slicing from their sections); GPUs the file does not cover, and every GPU
 //! without `-c`, are described as the node has them now.
 
+use crate::config::AssignedConfig;
 use crate::config::{Config, GpuEntry, Mode, MpsSection};
 use crate::error::{Error, Result};
 use crate::mps::settings::DaemonSpec;
@@ -140,8 +141,8 @@ impl NodeOffer {
     }
 
     /// The layout `config` asks for, on this node; GPUs it does not cover stay as they are.
-    pub(crate) fn desired(node: &Node, config: &Config) -> Result<NodeOffer> {
-        let assigned = config.assign(node)?;
+    pub(crate) fn desired(node: &Node, config: &AssignedConfig) -> Result<NodeOffer> {
+        let assigned = config.assignments();
         let mut gpus = Vec::with_capacity(node.gpus.len());
         for gpu in &node.gpus {
             match assigned.iter().find(|a| a.gpu == gpu.index) {
@@ -359,12 +360,18 @@ mod tests {
         Config::parse(SourceFile::inline("gpushare.toml", text)).unwrap()
     }
 
+    /// What `config` makes of a simulated `preset`.
+    fn offer(preset: &str, config: &Config) -> Result<NodeOffer> {
+        let node = node(preset);
+        NodeOffer::desired(&node, &AssignedConfig::new(config.clone(), &node)?)
+    }
+
     #[test]
     fn desired_mig_devices_follow_the_config() {
         let c = config(
             "[[gpus]]\nselect = \"all\"\nmode = \"mig\"\nmig.devices = { \"1g.5gb\" = 2, \"2g.10gb\" = 1, \"3g.20gb\" = 1 }\n",
         );
-        let l = NodeOffer::desired(&node("dgx-a100"), &c).unwrap();
+        let l = offer("dgx-a100", &c).unwrap();
         let profiles: Vec<&str> = l.gpus[0]
             .mig
             .as_ref()
@@ -382,7 +389,7 @@ mod tests {
         let c = config(
             "[[gpus]]\nselect = \"all\"\nmode = \"mig\"\nmig.devices = { \"1g.6gb\" = 2 }\n",
         );
-        let e = NodeOffer::desired(&node("dgx-a100"), &c).unwrap_err();
+        let e = offer("dgx-a100", &c).unwrap_err();
         assert_eq!(e.exit, crate::error::Exit::Usage);
         assert!(
             e.message.starts_with("gpushare.toml:4:17:"),
@@ -393,14 +400,14 @@ mod tests {
         let c = config(
             "[[gpus]]\nselect = \"all\"\nmode = \"mig\"\nmig.devices = { \"1g.5gb\" = 1 }\n",
         );
-        let e = NodeOffer::desired(&node("t4x4"), &c).unwrap_err();
+        let e = offer("t4x4", &c).unwrap_err();
         assert!(e.message.contains("not MIG-capable"), "{}", e.message);
     }
 
     #[test]
     fn mps_limits_default_to_equal_shares() {
         let c = config("[[gpus]]\nselect = \"all\"\nmode = \"mps\"\nmps = { clients = 4 }\n");
-        let l = NodeOffer::desired(&node("t4x4"), &c).unwrap();
+        let l = offer("t4x4", &c).unwrap();
         let Sharing::Mps(share) = l.gpus[0].sharing else {
             panic!("not MPS")
         };
@@ -411,7 +418,7 @@ mod tests {
         let c = config(
             "[[gpus]]\nselect = \"all\"\nmode = \"mps\"\nmps = { thread_percentage = 50, memory_limit = \"2G\" }\n",
         );
-        let l = NodeOffer::desired(&node("t4x4"), &c).unwrap();
+        let l = offer("t4x4", &c).unwrap();
         let Sharing::Mps(share) = l.gpus[0].sharing else {
             panic!("not MPS")
         };
@@ -424,7 +431,7 @@ mod tests {
         let c = config(
             "[[gpus]]\nselect = [0]\nmode = \"mig\"\nmig.devices = { \"2c.3g.20gb\" = 1, \"1c.3g.20gb\" = 1 }\n",
         );
-        let l = NodeOffer::desired(&node("dgx-a100"), &c).unwrap();
+        let l = offer("dgx-a100", &c).unwrap();
         let mig = l.gpus[0].mig.as_ref().unwrap();
         assert_eq!(mig[0].profile, "2c.3g.20gb");
         assert!(!mig[0].is_full_instance());
@@ -432,6 +439,6 @@ mod tests {
         let c = config(
             "[[gpus]]\nselect = [0]\nmode = \"mig\"\nmig.devices = { \"5c.3g.20gb\" = 1 }\n",
         );
-        assert!(NodeOffer::desired(&node("dgx-a100"), &c).is_err());
+        assert!(offer("dgx-a100", &c).is_err());
     }
 }

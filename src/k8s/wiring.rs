@@ -3,7 +3,7 @@
 
 use super::{self as k8s, Bundle, Images, K8sVersion, NodeOffer, Request, Target, cdi};
 use crate::Context;
-use crate::config::Config;
+use crate::config::{AssignedConfig, Config};
 use crate::error::{Error, Result};
 use std::path::{Path, PathBuf};
 
@@ -124,7 +124,7 @@ pub(crate) fn generate_with(
         gpu.mig_instances()?;
     }
     let mut layout = match config {
-        Some(c) => NodeOffer::desired(&node, c)?,
+        Some(c) => NodeOffer::desired(&node, &AssignedConfig::new(c.clone(), &node)?)?,
         None => NodeOffer::observed(&node)
             .with_running_mps(&node, &crate::mps::settings::load_all(&ctx.paths)?),
     };

@@ -24,6 +24,7 @@ pub(crate) mod systemd_unit;
 
 use crate::agent::health::Health;
 use crate::backend::{BackendOptions, SharedBackend};
+use crate::config::AssignedConfig;
 use crate::config::Config;
 use crate::endpoint::{Request, Response, Route};
 use crate::paths::Paths;
@@ -131,10 +132,13 @@ impl Collector {
             };
             devices::add(&mut sheet, node, holders.as_deref());
             match self.layout() {
-                Ok(Some(config)) => {
-                    let ok = sharing::add_time_slicing(&mut sheet, &config, node).is_ok();
-                    up(&mut sheet, "layout", ok);
-                }
+                Ok(Some(config)) => match AssignedConfig::new(Config::clone(&config), node) {
+                    Ok(config) => {
+                        sharing::add_time_slicing(&mut sheet, &config, node);
+                        up(&mut sheet, "layout", true);
+                    }
+                    Err(_) => up(&mut sheet, "layout", false),
+                },
                 Ok(None) => {}
                 Err(()) => up(&mut sheet, "layout", false),
             }

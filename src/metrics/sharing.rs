@@ -3,7 +3,7 @@
 
 use super::devices::gpu_labels;
 use super::sheet::{Sheet, Spec};
-use crate::config::{Config, Mode};
+use crate::config::{AssignedConfig, Mode};
 use crate::mps::control::daemon_pid;
 use crate::mps::process;
 use crate::mps::settings::DaemonSpec;
@@ -52,12 +52,8 @@ pub(crate) fn add_mps(sheet: &mut Sheet, daemons: &[DaemonSpec]) {
 
 /// The replicas of the time-slicing entries of `config` on this node; an entry that selects
 /// nothing here adds nothing.
-pub(crate) fn add_time_slicing(
-    sheet: &mut Sheet,
-    config: &Config,
-    node: &Node,
-) -> crate::error::Result<()> {
-    for a in config.assign(node)? {
+pub(crate) fn add_time_slicing(sheet: &mut Sheet, config: &AssignedConfig, node: &Node) {
+    for a in config.assignments() {
         let entry = a.entry.get_ref();
         if *entry.mode.get_ref() != Mode::TimeSlicing {
             continue;
@@ -68,5 +64,4 @@ pub(crate) fn add_time_slicing(
         let replicas = *ts.get_ref().replicas.get_ref();
         sheet.set(&REPLICAS, gpu_labels(gpu), f64::from(replicas));
     }
-    Ok(())
 }

@@ -3,7 +3,7 @@
 
 use super::layout::{GpuDesire, ProfileBook};
 use super::mig_parted::MigPartedConfig;
-use crate::config::Config;
+use crate::config::{AssignedConfig, Config};
 use crate::error::{Error, Result};
 use crate::node::Node;
 use crate::output::Output;
@@ -62,7 +62,7 @@ impl MigConfigFile {
                     ))
                     .with_hint("drop -c: a gpushare.toml has no labels"));
                 }
-                super::from_config::desires(c, node, book)
+                super::from_config::desires(&AssignedConfig::new(c.clone(), node)?, node, book)
             }
         }
     }

@@ -14,6 +14,7 @@
 use super::layout::{
     GpuDesire, MigLayout, Problem, ProfileBook, Profiles, WantedInstance, check_feasible, resolve,
 };
+use crate::config::AssignedConfig;
 use crate::config::{Assignment, Config, GpuEntry, Mode};
 use crate::error::{Error, Result};
 use crate::node::{Gpu, Node};
@@ -21,8 +22,12 @@ use std::ops::Range;
 use toml::Spanned;
 
 /// The MIG wish of every GPU the file covers.
-pub(crate) fn desires(config: &Config, node: &Node, book: &ProfileBook) -> Result<Vec<GpuDesire>> {
-    let assignments = config.assign(node)?;
+pub(crate) fn desires(
+    config: &AssignedConfig,
+    node: &Node,
+    book: &ProfileBook,
+) -> Result<Vec<GpuDesire>> {
+    let assignments = config.assignments();
     check_entries_reach_mig(config, node, &assignments)?;
     let mut desires = Vec::new();
     for a in &assignments {
@@ -219,7 +224,7 @@ mod tests {
         let node = sim.snapshot().unwrap();
         let book = ProfileBook::load(&sim, &node);
         let config = Config::parse(SourceFile::inline("gpushare.toml", text))?;
-        desires(&config, &node, &book)
+        desires(&AssignedConfig::new(config, &node)?, &node, &book)
     }
 
     fn err(preset: &str, text: &str) -> Error {
@@ -264,7 +269,7 @@ mod tests {
         book.set(0, answer);
         edit(&mut node);
         let config = Config::parse(SourceFile::inline("gpushare.toml", text))?;
-        desires(&config, &node, &book)
+        desires(&AssignedConfig::new(config, &node)?, &node, &book)
     }
 
     fn refused() -> crate::backend::DriverResult<crate::backend::MigProfiles> {

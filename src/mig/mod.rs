@@ -12,7 +12,8 @@ pub(crate) mod profile_name;
 pub(crate) mod solver;
 
 // What the MIG bench and the mig-parted compatibility test drive directly.
+pub use crate::plan::PlanOptions;
 pub use config_file::MigConfigFile;
 pub use layout::ProfileBook;
-pub use planner::{PlanOptions, plan};
+pub use planner::plan;
 pub use solver::{Request, solve};

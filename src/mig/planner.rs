@@ -20,19 +20,7 @@ use super::layout::{GpuDesire, MigLayout};
 use super::solver::{self, Existing, Slot};
 use crate::node::catalog::GpuInstanceProfile;
 use crate::node::{Gpu, GpuInstance, HolderKind, MigMode, Node, Placement};
-use crate::plan::{Blocker, Change, GpuInstanceRef, Operation, Phase, Plan};
-
-#[derive(Debug, Clone, Copy, Default)]
-pub struct PlanOptions {
-    /// Change the mode of busy GPUs anyway, leaving the change pending until a reboot.
-    pub force: bool,
-    /// Only the MIG mode: instances are neither created nor destroyed (mig-parted's
-    /// `--mode-only`).
-    pub mode_only: bool,
-    /// Set the MIG mode and never reset: a change the GPU leaves pending waits for a reset or
-    /// reboot (mig-parted's `--skip-reset`); a busy GPU is then no reason to refuse it.
-    pub skip_reset: bool,
-}
+use crate::plan::{Blocker, Change, GpuInstanceRef, Operation, Phase, Plan, PlanOptions};
 
 #[derive(Default)]
 struct Phases {

@@ -5,7 +5,7 @@
 use super::from_config;
 use super::limits::{self, LimitProblem, MpsRequest, MpsTarget};
 use super::settings::{DaemonSpec, DirChoice};
-use crate::config::Config;
+use crate::config::{AssignedConfig, Config};
 use crate::error::{Error, Result};
 use crate::node::selector::{GpuSelector, SelectorItem};
 use crate::node::{Gpu, Node};
@@ -44,8 +44,8 @@ impl StartRequest {
         };
         let specs = match &self.config {
             Some(path) => {
-                let config = Config::load(path)?;
-                let assignments = config.assign(node)?;
+                let config = AssignedConfig::new(Config::load(path)?, node)?;
+                let assignments = config.assignments();
                 from_config::validate(&config, &assignments, node)?;
                 let d = from_config::desired(&config, &assignments, node, dirs, self.multiuser)?;
                 if d.daemons.is_empty() {

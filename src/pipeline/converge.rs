@@ -7,13 +7,14 @@ use super::desired::{ClientsAndHooks, Desired, DesiredSource};
 use super::execute;
 use super::guard::Guard;
 use super::observe::HostTools;
+use super::planner;
 use super::run::{self, Applied};
 use super::signals::Trap;
-use super::{Options, planner};
 use crate::Context;
 use crate::error::{Error, Result};
 use crate::mig::layout::ProfileBook;
 use crate::output::Output;
+use crate::plan::PlanOptions;
 use crate::plan::{Operation, Plan};
 use std::io::{BufRead, IsTerminal};
 use std::path::Path;
@@ -21,7 +22,7 @@ use std::path::Path;
 /// How `converge` goes about it.
 pub(crate) struct Converge<'a> {
     pub sysfs_root: &'a Path,
-    pub options: Options,
+    pub options: PlanOptions,
     pub dry_run: bool,
     /// Go ahead without asking (it is never asked without a terminal).
     pub yes: bool,
@@ -149,7 +150,7 @@ pub(crate) fn check(
     let book = ProfileBook::load(ctx.backend()?, &node);
     let mut desired = Desired::check_source(ctx, source, &node, &book, sysfs_root)?;
     desired.around.merge(around.clone());
-    let looker = HostTools::new(ctx, &desired, &node, sysfs_root, learn)?;
+    let looker = HostTools::new(ctx, &desired, sysfs_root, learn)?;
     Ok((desired, looker))
 }
 
@@ -159,7 +160,7 @@ pub(crate) fn plan_only(
     ctx: &mut Context,
     source: DesiredSource,
     sysfs_root: &Path,
-    options: Options,
+    options: PlanOptions,
 ) -> Result<(Desired, Plan)> {
     let (desired, looker) = check(ctx, source, &ClientsAndHooks::default(), sysfs_root, false)?;
     let plan = run::plan_now(ctx, &desired, &looker, options, true)?;

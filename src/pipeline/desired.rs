@@ -14,7 +14,7 @@
 
 use crate::Context;
 use crate::clients::GpuClients;
-use crate::config::{Assignment, Config, Mode};
+use crate::config::{AssignedConfig, Assignment, Config, Mode};
 use crate::error::{Error, Result};
 use crate::hooks::Hooks;
 use crate::k8s::Target;
@@ -100,7 +100,7 @@ pub(crate) enum MpsDesire {
     Untouched,
     /// What the gpushare.toml says of the GPUs it covers: `mps` and `mig.mps` daemons, compute
     /// mode DEFAULT for time-slicing and unshared GPUs.
-    File(Box<Config>),
+    File(Box<AssignedConfig>),
     /// These daemons run; a running one with other settings, or one serving the same devices,
     /// is a blocker (`mps stop` it first).
     Start(Vec<DaemonSpec>),
@@ -126,7 +126,7 @@ pub(crate) struct VgpuDesire {
 #[derive(Debug, Clone)]
 enum MigFile {
     None,
-    Gpushare(Config),
+    Gpushare(AssignedConfig),
     MigParted(MigPartedConfig, String),
 }
 
@@ -179,11 +179,12 @@ impl Desired {
     /// Check a gpushare.toml against `node`, every mode at once. `book`: the MIG profiles the
     /// driver offers on each GPU.
     pub(crate) fn check(config: Config, node: &Node, book: &ProfileBook) -> Result<Desired> {
-        let assignments = config.assign(node)?;
+        let config = AssignedConfig::new(config, node)?;
+        let assignments = config.assignments();
         check_kubernetes(&config)?;
         let mig = from_config::desires(&config, node, book)?;
         crate::mps::from_config::validate(&config, &assignments, node)?;
-        let layout = vgpu::from_config::from_gpushare_toml(&config, node)?;
+        let layout = vgpu::from_config::from_gpushare_toml(&config)?;
         drop(assignments);
         Ok(Desired {
             mig,
@@ -314,13 +315,11 @@ impl Desired {
 
     /// Whether the file asks for MPS somewhere (`mode = "mps"`, or `mig.mps`), or the command
     /// starts daemons.
-    pub(crate) fn wants_mps(&self, node: &Node) -> bool {
+    pub(crate) fn wants_mps(&self) -> bool {
         match &self.mps {
             MpsDesire::Untouched | MpsDesire::Stop(_) => false,
             MpsDesire::Start(_) => true,
-            MpsDesire::File(config) => config
-                .assign(node)
-                .is_ok_and(|list| list.iter().any(asks_for_mps)),
+            MpsDesire::File(config) => config.assignments().iter().any(asks_for_mps),
         }
     }
 }

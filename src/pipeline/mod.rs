@@ -46,15 +46,3 @@ pub(crate) mod verify;
 
 // What the MIG bench and the mig-parted compatibility test drive directly.
 pub use execute::execute;
-
-/// What the user allowed.
-#[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct Options {
-    /// MIG: change the mode of busy GPUs anyway (pending until a reboot); MPS: stop daemons
-    /// with clients connected (they are ended); vGPU: remove devices that VMs hold.
-    pub(crate) force: bool,
-    /// MIG: only the mode, no instances (`mig apply --mode-only`).
-    pub(crate) mode_only: bool,
-    /// MIG: set the mode, never reset (`mig apply --skip-reset`).
-    pub(crate) skip_reset: bool,
-}

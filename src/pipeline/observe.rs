@@ -66,13 +66,12 @@ impl HostTools {
     pub(crate) fn new(
         ctx: &Context,
         desired: &Desired,
-        node: &Node,
         sysfs_root: &Path,
         learn: bool,
     ) -> Result<Self> {
         let recorded = !settings::load_all(&ctx.paths)?.is_empty();
         let orphans = !settings::orphans(&ctx.paths)?.is_empty();
-        let needed = desired.wants_mps(node) || (desired.mps.touched() && (recorded || orphans));
+        let needed = desired.wants_mps() || (desired.mps.touched() && (recorded || orphans));
         let control = match MpsControl::find(desired.mps_timeout) {
             Ok(control) => Some(control),
             Err(e) if needed && learn => return Err(e),

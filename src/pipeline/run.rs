@@ -6,16 +6,17 @@ use super::desired::Desired;
 use super::execute;
 use super::guard::Guard;
 use super::observe::HostTools;
+use super::planner;
 use super::signals::Trap;
 use super::steps::StepRunner;
 use super::verify::{self, Verdict};
-use super::{Options, planner};
 use crate::Context;
 use crate::clients::Client;
 use crate::clients::record::Stopped;
 use crate::error::{Error, Exit, Result};
 use crate::hooks::HookPoint;
 use crate::mps::MpsOptions;
+use crate::plan::PlanOptions;
 use crate::plan::{Blocker, Change, Operation, Plan, Status};
 
 /// Observe the node and plan; MPS daemons to stop that have clients connected are blockers
@@ -24,7 +25,7 @@ pub(crate) fn plan_now(
     ctx: &mut Context,
     desired: &Desired,
     looker: &HostTools,
-    options: Options,
+    options: PlanOptions,
     first: bool,
 ) -> Result<Plan> {
     let seen = looker.observe(ctx, desired)?;
@@ -111,7 +112,7 @@ pub(crate) fn apply(
     desired: &Desired,
     looker: &HostTools,
     first: Plan,
-    options: Options,
+    options: PlanOptions,
     guard: &mut Guard,
     trap: &Trap,
 ) -> Applied {

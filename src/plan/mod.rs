@@ -18,6 +18,20 @@ use crate::node::{ComputeMode, MigMode, Placement};
 use crate::output::{Output, Style, table};
 use serde::Serialize;
 
+/// What the user allowed a changing command to do; every planner reads the same.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PlanOptions {
+    /// MIG: change the mode of busy GPUs anyway, leaving the change pending until a reboot; MPS:
+    /// stop daemons with clients connected (they are ended); vGPU: remove devices that VMs hold.
+    pub force: bool,
+    /// MIG: only the mode; instances are neither created nor destroyed (mig-parted's
+    /// `--mode-only`).
+    pub mode_only: bool,
+    /// MIG: set the mode and never reset: a change the GPU leaves pending waits for a reset or
+    /// reboot (mig-parted's `--skip-reset`); a busy GPU is then no reason to refuse it.
+    pub skip_reset: bool,
+}
+
 /// What a change does, for the executor. Each mode's planner adds the variants it needs.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Operation {

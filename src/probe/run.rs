@@ -9,7 +9,7 @@ use super::worker_env::{PrivateDir, WorkerEnv};
 use super::workers::Launcher;
 use super::{affinity, cuda, kept, mps_settings, verdict, worker};
 use crate::Context;
-use crate::config::Config;
+use crate::config::{AssignedConfig, Config};
 use crate::error::{Error, Result};
 use crate::node::selector::GpuSelector;
 use crate::vgpu::sysfs::SysfsRoot;
@@ -76,6 +76,7 @@ pub(crate) fn probe(ctx: &mut Context, args: &Request) -> Result<Report> {
         });
     }
     let node = ctx.snapshot()?;
+    let config = config.map(|c| AssignedConfig::new(c, &node)).transpose()?;
     let daemons = mps_settings::load_all(&ctx.paths)?;
     let mut notes = Vec::new();
     let sources = Sources {

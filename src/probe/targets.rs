@@ -6,7 +6,7 @@
 //! daemons' settings files).
 
 use super::mps_settings::MpsDaemon;
-use crate::config::{Config, GpuEntry, Mode, MpsSection};
+use crate::config::{AssignedConfig, GpuEntry, Mode, MpsSection};
 use crate::error::{Error, Result};
 use crate::mps::limits::MpsRequest;
 use crate::node::selector::{GpuSelector, SelectorItem};
@@ -79,7 +79,7 @@ impl Target {
 /// Where targets and promises come from.
 pub(crate) struct Sources<'a> {
     pub node: &'a Node,
-    pub config: Option<&'a Config>,
+    pub config: Option<&'a AssignedConfig>,
     pub daemons: &'a [MpsDaemon],
     /// `--mps-pipe-dir`: an MPS daemon the user points at.
     pub pipe_dir: Option<&'a Path>,
@@ -98,10 +98,10 @@ struct Device {
 
 /// Every target of the node, in GPU order. `notes` collects what is skipped and why.
 pub(crate) fn discover(src: &Sources, notes: &mut Vec<String>) -> Result<Vec<Target>> {
-    let assignments = match src.config {
-        Some(config) => config.assign(src.node)?,
-        None => Vec::new(),
-    };
+    let assignments = src
+        .config
+        .map(AssignedConfig::assignments)
+        .unwrap_or_default();
     let mut targets = Vec::new();
     for gpu in &src.node.gpus {
         let entry = assignments
@@ -362,6 +362,7 @@ mod tests {
     use super::*;
     use crate::backend::Backend;
     use crate::backend::sim::SimBackend;
+    use crate::config::Config;
     use crate::source_file::SourceFile;
 
     fn node(preset: &str) -> Node {
@@ -400,8 +401,9 @@ mod tests {
         sim.snapshot().unwrap()
     }
 
-    fn config(text: &str) -> Config {
-        Config::parse(SourceFile::inline("gpushare.toml", text)).unwrap()
+    fn config(text: &str, node: &Node) -> AssignedConfig {
+        let config = Config::parse(SourceFile::inline("gpushare.toml", text)).unwrap();
+        AssignedConfig::new(config, node).unwrap()
     }
 
     fn discover_all(src: &Sources) -> (Vec<Target>, Vec<String>) {
@@ -480,6 +482,7 @@ mod tests {
         let node = node("t4x4");
         let cfg = config(
             "[[gpus]]\nselect = [0, 1]\nmode = \"mps\"\nmps.clients = 4\n\n[[gpus]]\nselect = [2]\nmode = \"time-slicing\"\ntime_slicing.replicas = 3\n",
+            &node,
         );
         let pipe = PathBuf::from("/run/mps");
         let src = Sources {
@@ -549,8 +552,10 @@ mod tests {
     #[test]
     fn vgpu_gpus_are_skipped_with_a_note() {
         let node = node("t4x4");
-        let cfg =
-            config("[[gpus]]\nselect = [3]\nmode = \"vgpu\"\nvgpu.devices = { \"T4-4C\" = 4 }\n");
+        let cfg = config(
+            "[[gpus]]\nselect = [3]\nmode = \"vgpu\"\nvgpu.devices = { \"T4-4C\" = 4 }\n",
+            &node,
+        );
         let src = Sources {
             node: &node,
             config: Some(&cfg),

@@ -2,9 +2,8 @@
 //! gpushare.toml (`mode = "vgpu"` entries) or from a vgpu-device-manager config, and remembers
 //! where each value was written so that every error can name the file, line and column.
 
-use crate::config::{Config, Mode};
+use crate::config::{AssignedConfig, Mode};
 use crate::error::{Error, Result, line_col};
-use crate::node::Node;
 use std::path::{Path, PathBuf};
 
 use super::type_name::TypeName;
@@ -104,13 +103,13 @@ pub(crate) fn check_types(types: &[DesiredType]) -> Result<()> {
 
 /// The `mode = "vgpu"` entries of gpushare.toml, for the GPUs of `node` they select. Other modes
 /// are left to their own commands.
-pub(crate) fn from_gpushare_toml(config: &Config, node: &Node) -> Result<Desired> {
+pub(crate) fn from_gpushare_toml(config: &AssignedConfig) -> Result<Desired> {
     let origin = |span: std::ops::Range<usize>| {
         let (line, column) = line_col(&config.source.text, span.start);
         Origin::new(&config.source.path, line, column)
     };
     let mut gpus = Vec::new();
-    for a in config.assign(node)? {
+    for a in config.assignments() {
         let entry = a.entry.get_ref();
         if *entry.mode.get_ref() != Mode::Vgpu {
             continue;
@@ -145,10 +144,13 @@ mod tests {
     use super::*;
     use crate::backend::Backend;
     use crate::backend::sim::SimBackend;
+    use crate::config::Config;
+    use crate::node::Node;
     use crate::source_file::SourceFile;
 
-    fn config(text: &str) -> Config {
-        Config::parse(SourceFile::inline("gpushare.toml", text)).unwrap()
+    fn config(text: &str) -> AssignedConfig {
+        let config = Config::parse(SourceFile::inline("gpushare.toml", text)).unwrap();
+        AssignedConfig::new(config, &node()).unwrap()
     }
 
     fn node() -> Node {
@@ -163,7 +165,7 @@ mod tests {
         let c = config(
             "[[gpus]]\nselect = [0, 1]\nmode = \"vgpu\"\nvgpu.devices = { \"A100D-8C\" = 10 }\n\n[[gpus]]\nselect = [2]\nmode = \"none\"\n",
         );
-        let d = from_gpushare_toml(&c, &node()).unwrap();
+        let d = from_gpushare_toml(&c).unwrap();
         assert_eq!(d.gpus.len(), 2);
         assert_eq!(d.gpus[1].index, 1);
         let t = &d.gpus[0].types[0];
@@ -176,7 +178,7 @@ mod tests {
     fn bad_names_and_counts_name_their_position() {
         let c =
             config("[[gpus]]\nselect = [0]\nmode = \"vgpu\"\nvgpu.devices = { \"A100 4C\" = 1 }\n");
-        let e = from_gpushare_toml(&c, &node()).unwrap_err();
+        let e = from_gpushare_toml(&c).unwrap_err();
         assert_eq!(e.exit, crate::error::Exit::Usage);
         assert!(
             e.message.starts_with("gpushare.toml:4:18: `A100 4C`"),
@@ -185,7 +187,7 @@ mod tests {
         );
         let c =
             config("[[gpus]]\nselect = [0]\nmode = \"vgpu\"\nvgpu.devices = { \"A100-4C\" = 0 }\n");
-        let e = from_gpushare_toml(&c, &node()).unwrap_err();
+        let e = from_gpushare_toml(&c).unwrap_err();
         assert!(
             e.message.starts_with("gpushare.toml:4:30:"),
             "{}",

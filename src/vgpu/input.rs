@@ -3,7 +3,7 @@
 
 use super::dm_config::DmConfig;
 use super::from_config::{self, Desired};
-use crate::config::{self, Config};
+use crate::config::{self, AssignedConfig, Config};
 use crate::error::{Error, Result};
 use crate::node::Node;
 use crate::paths::Paths;
@@ -73,8 +73,8 @@ pub(crate) fn desired(args: &LayoutFile, node: &Node, paths: &Paths) -> Result<D
         ))
         .with_hint("drop -c: gpushare.toml applies its `mode = \"vgpu\"` entries"));
     }
-    let config = Config::parse(source)?;
-    from_config::from_gpushare_toml(&config, node)
+    let config = AssignedConfig::new(Config::parse(source)?, node)?;
+    from_config::from_gpushare_toml(&config)
 }
 
 /// By extension, else by content: vgpu-device-manager files have `vgpu-configs`.

@@ -15,7 +15,7 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub(crate) struct PlanOptions {
+pub(crate) struct VgpuPlanOptions {
     /// Remove devices that a VM holds open.
     pub force: bool,
     /// The GPUs run in heterogeneous (mixed-size) vGPU mode, so one GPU may hold several
@@ -139,7 +139,7 @@ impl Plan {
 
 /// Plan the changes from `host` to `desired`. Errors name the input position of the offending
 /// value: bad input exits 2, a refusal to remove a device in use exits 1.
-pub(crate) fn plan(desired: &Desired, host: &Host, options: PlanOptions) -> Result<Plan> {
+pub(crate) fn plan(desired: &Desired, host: &Host, options: VgpuPlanOptions) -> Result<Plan> {
     let mut gpus = Vec::new();
     let mut busy = Vec::new();
     for want in &desired.gpus {
@@ -188,7 +188,7 @@ struct Wanted<'a> {
 fn plan_gpu(
     want: &DesiredGpu,
     gpu: &VgpuGpu,
-    options: PlanOptions,
+    options: VgpuPlanOptions,
 ) -> Result<(GpuPlan, Vec<String>)> {
     let label = gpu.label();
     let mut wanted = Vec::new();
@@ -344,7 +344,12 @@ fn resolve<'g>(label: &str, gpu: &'g VgpuGpu, w: &Wanted) -> Result<&'g VgpuType
 }
 
 /// Mixes the driver forbids, checked from the names alone.
-fn check_mix(label: &str, gpu: &VgpuGpu, wanted: &[Wanted], options: PlanOptions) -> Result<()> {
+fn check_mix(
+    label: &str,
+    gpu: &VgpuGpu,
+    wanted: &[Wanted],
+    options: VgpuPlanOptions,
+) -> Result<()> {
     let Some(first) = wanted.first() else {
         return Ok(());
     };

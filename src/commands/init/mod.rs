@@ -17,10 +17,10 @@ use crate::error::{Error, Exit, Result};
 use crate::k8s::cdi::DeviceSource;
 use crate::k8s::wiring::{self, Wiring};
 use crate::mig::layout::ProfileBook;
-use crate::pipeline::Options;
 use crate::pipeline::converge::{Converge, Converged, converge, take_guard};
 use crate::pipeline::desired::DesiredSource;
 use crate::pipeline::guard::Guard;
+use crate::plan::PlanOptions;
 use crate::probe::report::Verdict;
 use crate::probe::run::Request;
 use crate::source_file::SourceFile;
@@ -93,7 +93,7 @@ fn run_locked(ctx: &mut Context, args: &InitArgs, mut guard: Option<&mut Guard>)
     preflight_outputs(ctx, args, &config_out, write, targets > 0)?;
     let how = Converge {
         sysfs_root: &args.sysfs.sysfs_root,
-        options: Options::default(),
+        options: PlanOptions::default(),
         dry_run: args.dry_run,
         yes: args.yes,
         around: Default::default(),

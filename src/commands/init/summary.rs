@@ -5,6 +5,7 @@
 //! "mode", "offers": [..]}]}`.
 
 use crate::Context;
+use crate::config::AssignedConfig;
 use crate::config::{Config, Mode};
 use crate::error::Result;
 use crate::mps::settings::{self, DaemonSpec};
@@ -90,7 +91,8 @@ pub(super) fn offers(ctx: &mut Context, config: &Path) -> Result<Vec<Offer>> {
     let config = Config::load(config)?;
     let node = ctx.snapshot()?;
     let records = settings::load_all(&ctx.paths)?;
-    let assignments = config.assign(&node)?;
+    let config = AssignedConfig::new(config, &node)?;
+    let assignments = config.assignments();
     let mut out = Vec::new();
     for gpu in &node.gpus {
         let entry = assignments

@@ -6,9 +6,9 @@ use crate::cli::{MigApplyArgs, MigFileArgs};
 use crate::error::{Error, Exit, Result};
 use crate::hooks::FlagValues;
 use crate::mig::config_file::MigConfigFile;
-use crate::pipeline::Options;
 use crate::pipeline::converge::plan_only;
 use crate::pipeline::desired::DesiredSource;
+use crate::plan::PlanOptions;
 use std::path::Path;
 
 /// The MIG-only desired state of `-f FILE [-c LABEL]`.
@@ -52,7 +52,7 @@ pub(super) fn apply(ctx: &mut Context, args: &MigApplyArgs) -> Result<Exit> {
         &Changing {
             command: "mig apply",
             sysfs_root: Path::new("/"),
-            options: Options {
+            options: PlanOptions {
                 force: args.force,
                 mode_only: args.mode_only,
                 skip_reset: args.skip_reset,
@@ -65,7 +65,7 @@ pub(super) fn apply(ctx: &mut Context, args: &MigApplyArgs) -> Result<Exit> {
 
 /// Exit 0 when nothing would change, 3 otherwise (with the differences).
 pub(super) fn assert(ctx: &mut Context, args: &MigFileArgs) -> Result<Exit> {
-    let (desired, plan) = plan_only(ctx, source(args)?, Path::new("/"), Options::default())?;
+    let (desired, plan) = plan_only(ctx, source(args)?, Path::new("/"), PlanOptions::default())?;
     ctx.out.data(&plan, |out| plan.render(out))?;
     if plan.is_converged() {
         ctx.out.note(format!("the node has {}", desired.what));

@@ -9,8 +9,8 @@ use super::changing::{self, Changing};
 use crate::Context;
 use crate::cli::MigCommand;
 use crate::error::{Exit, Result};
-use crate::pipeline::Options;
 use crate::pipeline::desired::DesiredSource;
+use crate::plan::PlanOptions;
 use std::path::Path;
 
 pub(super) fn run(ctx: &mut Context, cmd: &MigCommand) -> Result<Exit> {
@@ -25,7 +25,7 @@ pub(super) fn run(ctx: &mut Context, cmd: &MigCommand) -> Result<Exit> {
             &Changing {
                 command: "mig clear",
                 sysfs_root: Path::new("/"),
-                options: Options::default(),
+                options: PlanOptions::default(),
                 dry_run: args.dry_run,
                 around: Default::default(),
             },

@@ -11,17 +11,17 @@ use crate::cli::{MpsCommand, MpsSettingsArgs};
 use crate::error::{Exit, Result};
 use crate::mps::limits::MpsRequest;
 use crate::mps::start::StartRequest;
-use crate::pipeline::Options;
 use crate::pipeline::desired::DesiredSource;
+use crate::plan::PlanOptions;
 use std::path::Path;
 
 pub(super) fn run(ctx: &mut Context, command: MpsCommand) -> Result<Exit> {
     let change = |command, force| Changing {
         command,
         sysfs_root: Path::new("/"),
-        options: Options {
+        options: PlanOptions {
             force,
-            ..Options::default()
+            ..PlanOptions::default()
         },
         dry_run: false,
         around: Default::default(),

@@ -8,13 +8,13 @@ use crate::error::{Exit, Result};
 use crate::node::Node;
 use crate::node::selector::GpuSelector;
 use crate::output::table;
-use crate::pipeline::Options;
 use crate::pipeline::desired::DesiredSource;
+use crate::plan::PlanOptions;
 use crate::vgpu::discover::attach_node;
 use crate::vgpu::from_config::Desired;
 use crate::vgpu::host::Framework;
 use crate::vgpu::input::{self, LayoutFile};
-use crate::vgpu::plan::{GpuPlan, Plan, PlanOptions, plan};
+use crate::vgpu::plan::{GpuPlan, Plan, VgpuPlanOptions, plan};
 use crate::vgpu::session::Session;
 use crate::vgpu::sysfs::SysfsRoot;
 use serde::Serialize;
@@ -49,9 +49,9 @@ pub(super) fn apply(ctx: &mut Context, args: &VgpuApplyArgs) -> Result<Exit> {
         &Changing {
             command: "vgpu apply",
             sysfs_root: &args.sysfs.sysfs_root,
-            options: Options {
+            options: PlanOptions {
                 force: args.force,
-                ..Options::default()
+                ..PlanOptions::default()
             },
             dry_run: args.dry_run,
             around: Default::default(),
@@ -70,9 +70,9 @@ pub(super) fn clear(ctx: &mut Context, args: &VgpuClearArgs) -> Result<Exit> {
         &Changing {
             command: "vgpu clear",
             sysfs_root: &args.sysfs.sysfs_root,
-            options: Options {
+            options: PlanOptions {
                 force: args.force,
-                ..Options::default()
+                ..PlanOptions::default()
             },
             dry_run: args.dry_run,
             around: Default::default(),
@@ -90,7 +90,7 @@ pub(super) fn assert(ctx: &mut Context, args: &VgpuAssertArgs) -> Result<Exit> {
     let mut desired = input::desired(&layout, &node, &paths)?;
     restrict(&mut desired, &args.gpu, &node)?;
     // Only the difference matters here, not whether apply may remove what VMs use.
-    let options = PlanOptions {
+    let options = VgpuPlanOptions {
         force: true,
         heterogeneous: true,
     };

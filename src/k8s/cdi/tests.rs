@@ -1,6 +1,7 @@
 use super::*;
 use crate::backend::Backend;
 use crate::backend::sim::SimBackend;
+use crate::config::AssignedConfig;
 use crate::source_file::SourceFile;
 use std::path::Path;
 
@@ -236,7 +237,8 @@ fn an_unapplied_layout_is_reported_not_described() {
     for (config, warned) in [(&same, false), (&other, true)] {
         let req = Request {
             node: &n,
-            layout: NodeOffer::desired(&n, config).unwrap(),
+            layout: NodeOffer::desired(&n, &AssignedConfig::new(config.clone(), &n).unwrap())
+                .unwrap(),
             config: Some(config),
             version: crate::k8s::version::DEFAULT,
             namespace: None,

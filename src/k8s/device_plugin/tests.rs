@@ -1,6 +1,7 @@
 use super::*;
 use crate::backend::Backend;
 use crate::backend::sim::SimBackend;
+use crate::config::AssignedConfig;
 use crate::config::Config;
 use crate::error::Exit;
 use crate::node::Node;
@@ -12,7 +13,8 @@ fn node(preset: &str) -> Node {
 
 fn layout(preset: &str, toml: &str) -> NodeOffer {
     let c = Config::parse(SourceFile::inline("gpushare.toml", toml)).unwrap();
-    NodeOffer::desired(&node(preset), &c).unwrap()
+    let n = node(preset);
+    NodeOffer::desired(&n, &AssignedConfig::new(c, &n).unwrap()).unwrap()
 }
 
 fn refusal(preset: &str, toml: &str) -> String {

@@ -2,8 +2,10 @@
 //! blockers, reboots, and convergence after a failure at every operation.
 
 use super::*;
+
 use crate::backend::Backend;
 use crate::backend::sim::{FAULT_OPERATIONS, SimBackend, node_file};
+use crate::config::AssignedConfig;
 use crate::config::Config;
 use crate::error::Exit;
 use crate::mig::from_config;
@@ -31,7 +33,7 @@ fn desires(sim: &SimBackend, config: &str) -> Vec<GpuDesire> {
     let node = sim.snapshot().unwrap();
     let book = ProfileBook::load(sim, &node);
     let config = Config::parse(SourceFile::inline("gpushare.toml", config)).unwrap();
-    from_config::desires(&config, &node, &book).unwrap()
+    from_config::desires(&AssignedConfig::new(config, &node).unwrap(), &node, &book).unwrap()
 }
 
 fn plan_for(sim: &SimBackend, desires: &[GpuDesire], force: bool) -> Plan {

@@ -1,6 +1,7 @@
 use super::*;
 use crate::backend::Backend;
 use crate::backend::sim::SimBackend;
+use crate::config::AssignedConfig;
 use crate::error::Exit;
 use crate::node::{MigMode, Placement};
 use crate::paths::Paths;
@@ -41,8 +42,8 @@ fn dirs(paths: &Paths) -> DirChoice<'_> {
 }
 
 fn validate_text(text: &str, node: &Node) -> Result<()> {
-    let c = config(text);
-    let a = c.assign(node)?;
+    let c = AssignedConfig::new(config(text), node)?;
+    let a = c.assignments();
     validate(&c, &a, node)
 }
 
@@ -129,7 +130,8 @@ fn each_entry_gets_its_daemon_and_time_slicing_gets_default_mode() {
          mps = { clients = 4, thread_percentage = 50 }\n",
     );
     let n = node("mixed");
-    let a = c.assign(&n).unwrap();
+    let c = AssignedConfig::new(c, &n).unwrap();
+    let a = c.assignments();
     let p = paths();
     let d = desired(&c, &a, &n, dirs(&p), false).unwrap();
     assert_eq!(d.covered, BTreeSet::from([0, 1, 2, 3]));
@@ -158,7 +160,8 @@ fn each_entry_gets_its_daemon_and_time_slicing_gets_default_mode() {
 fn mps_on_a_gpu_with_mig_enabled_points_at_mig_mps() {
     let c = config("[[gpus]]\nselect = [0]\nmode = \"mps\"\nmps.clients = 2\n");
     let n = mig_node();
-    let a = c.assign(&n).unwrap();
+    let c = AssignedConfig::new(c, &n).unwrap();
+    let a = c.assignments();
     let p = paths();
     let e = desired(&c, &a, &n, dirs(&p), false).unwrap_err();
     assert!(
@@ -176,7 +179,8 @@ fn mig_mps_gives_each_mig_device_its_daemon_and_share() {
          mig.devices = { \"3g.20gb\" = 1, \"1g.5gb\" = 2 }\nmig.mps = { clients = 2 }\n",
     );
     let n = mig_node();
-    let a = c.assign(&n).unwrap();
+    let c = AssignedConfig::new(c, &n).unwrap();
+    let a = c.assignments();
     let p = paths();
     let d = desired(&c, &a, &n, dirs(&p), false).unwrap();
     let got: Vec<(String, Option<u64>, u32)> = d
@@ -211,7 +215,8 @@ fn one_pipe_dir_cannot_serve_several_daemons() {
          [[gpus]]\nselect = [1]\nmode = \"mps\"\nmps.clients = 3\n",
     );
     let n = node("t4x4");
-    let a = c.assign(&n).unwrap();
+    let c = AssignedConfig::new(c, &n).unwrap();
+    let a = c.assignments();
     let p = paths();
     let pipe = PathBuf::from("/tmp/pipe");
     let choice = DirChoice {
@@ -225,7 +230,8 @@ fn one_pipe_dir_cannot_serve_several_daemons() {
 
 fn desired_for(text: &str, n: &Node) -> Desired {
     let c = config(text);
-    let a = c.assign(n).unwrap();
+    let c = AssignedConfig::new(c, n).unwrap();
+    let a = c.assignments();
     let p = paths();
     desired(&c, &a, n, dirs(&p), false).unwrap()
 }

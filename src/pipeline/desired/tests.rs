@@ -24,7 +24,7 @@ fn error(preset: &str, text: &str) -> String {
 
 #[test]
 fn every_mode_is_checked_before_anything_changes() {
-    let (d, node) = check(
+    let (d, _) = check(
         "mixed",
         "[[gpus]]\nselect = [0, 1]\nmode = \"mig\"\nmig.devices = { \"3g.40gb\" = 2 }\nmig.mps = { clients = 2 }\n\
          [[gpus]]\nselect = [2]\nmode = \"mps\"\nmps.clients = 4\n\
@@ -33,14 +33,14 @@ fn every_mode_is_checked_before_anything_changes() {
     )
     .unwrap();
     assert_eq!(d.mig.len(), 2);
-    assert!(d.wants_mps(&node));
+    assert!(d.wants_mps());
     assert!(!d.wants_vgpu());
-    let (d, node) = check(
+    let (d, _) = check(
         "t4x4",
         "[[gpus]]\nselect = \"all\"\nmode = \"time-slicing\"\ntime_slicing.replicas = 2\n",
     )
     .unwrap();
-    assert!(!d.wants_mps(&node));
+    assert!(!d.wants_mps());
     assert!(d.mps.touched(), "the file decides the compute modes");
 }
 

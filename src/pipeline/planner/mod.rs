@@ -27,12 +27,12 @@ mod vgpu;
 
 pub(crate) use gpu_states::GpuStates;
 
-use super::Options;
 use super::desired::Desired;
 use super::observe::Observed;
 use crate::error::Result;
-use crate::mig::planner::{self as mig_planner, PlanOptions};
+use crate::mig::planner as mig_planner;
 use crate::paths::Paths;
+use crate::plan::PlanOptions;
 use crate::plan::{Operation, Phase, Plan};
 
 /// Plan every change from `seen` to `desired`. Errors are bad input found only against the node
@@ -42,17 +42,13 @@ pub(crate) fn plan(
     desired: &Desired,
     seen: &Observed,
     paths: &Paths,
-    options: Options,
+    options: PlanOptions,
     first: bool,
 ) -> Result<Plan> {
     let mig = mig_planner::plan(
         &around::without_released_holders(&seen.node, desired, seen),
         &desired.mig,
-        PlanOptions {
-            force: options.force,
-            mode_only: options.mode_only,
-            skip_reset: options.skip_reset,
-        },
+        options,
     );
     let states = GpuStates::of(&mig);
     let mps = mps::plan(desired, seen, &mig, &states, paths)?;

@@ -3,7 +3,7 @@
 
 use super::gpu_states::{GpuState, GpuStates};
 use crate::backend::DeviceRef;
-use crate::config::{Assignment, Config, GpuEntry, Mode, MpsSection};
+use crate::config::{AssignedConfig, Assignment, GpuEntry, Mode, MpsSection};
 use crate::error::Result;
 use crate::mig::layout::MigLayout;
 use crate::mps::daemon::{gpu_list, settings_summary};
@@ -70,14 +70,14 @@ pub(super) fn plan(
 fn from_file(
     out: &mut MpsSteps,
     desired: &Desired,
-    config: &Config,
+    config: &AssignedConfig,
     seen: &Observed,
     records: &[DaemonSpec],
     states: &GpuStates,
     paths: &Paths,
 ) -> Result<()> {
     let node = &seen.node;
-    let assignments = config.assign(node)?;
+    let assignments = config.assignments();
     let mut settled: Vec<Assignment> = Vec::new();
     for (entry, gpus) in groups(&assignments) {
         let worst = gpus

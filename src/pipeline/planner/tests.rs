@@ -44,7 +44,7 @@ fn mps_on_mig_devices_to_be_made_comes_later_described_by_profile() {
          [[gpus]]\nselect = [1]\nmode = \"time-slicing\"\ntime_slicing.replicas = 4\n",
     );
     let paths = crate::paths::Paths::new(Some("/tmp/x".into()));
-    let plan = plan(&d, &seen(&sim), &paths, Options::default(), true).unwrap();
+    let plan = plan(&d, &seen(&sim), &paths, PlanOptions::default(), true).unwrap();
     assert_eq!(
         actions(&plan),
         [
@@ -85,7 +85,7 @@ fn a_node_that_matches_needs_nothing() {
          [[gpus]]\nselect = [1]\nmode = \"none\"\n",
     );
     let paths = crate::paths::Paths::default();
-    let plan = plan(&d, &seen(&sim), &paths, Options::default(), true).unwrap();
+    let plan = plan(&d, &seen(&sim), &paths, PlanOptions::default(), true).unwrap();
     assert!(plan.is_converged(), "{:?}", actions(&plan));
     assert!(!changes_anything(&plan));
 }
@@ -98,7 +98,7 @@ fn mps_on_a_settled_whole_gpu_is_planned_exactly() {
         "[[gpus]]\nselect = [0, 1]\nmode = \"mps\"\nmps.clients = 4\n",
     );
     let paths = crate::paths::Paths::new(Some("/tmp/x".into()));
-    let plan = plan(&d, &seen(&sim), &paths, Options::default(), true).unwrap();
+    let plan = plan(&d, &seen(&sim), &paths, PlanOptions::default(), true).unwrap();
     assert_eq!(actions(&plan), [(0, "start_mps_daemon")]);
     let Operation::StartMpsDaemon(spec) = &plan.changes[0].operation else {
         panic!()
@@ -160,7 +160,7 @@ fn held(with_persistenced: bool) -> (SimBackend, Desired, Observed) {
 fn listed_clients_are_stopped_around_the_mode_change_and_started_again_in_reverse() {
     let (_, d, s) = held(false);
     let paths = crate::paths::Paths::default();
-    let plan = plan(&d, &s, &paths, Options::default(), true).unwrap();
+    let plan = plan(&d, &s, &paths, PlanOptions::default(), true).unwrap();
     assert!(plan.blockers.is_empty(), "{:?}", plan.blockers);
     let node = crate::plan::NODE;
     assert_eq!(
@@ -211,7 +211,7 @@ fn listed_clients_are_stopped_around_the_mode_change_and_started_again_in_revers
 fn a_holder_no_listed_client_accounts_for_still_blocks() {
     let (_, d, s) = held(true);
     let paths = crate::paths::Paths::default();
-    let plan = plan(&d, &s, &paths, Options::default(), true).unwrap();
+    let plan = plan(&d, &s, &paths, PlanOptions::default(), true).unwrap();
     assert_eq!(plan.blockers.len(), 2, "{:?}", plan.blockers);
     assert!(
         plan.blockers[0]
@@ -232,7 +232,7 @@ fn what_an_earlier_run_stopped_is_started_even_with_nothing_else_to_do() {
     let mut s = seen(&sim);
     s.clients.stopped.services = vec!["nvsm.service".into(), "dcgm.service".into()];
     let paths = crate::paths::Paths::default();
-    let plan = plan(&d, &s, &paths, Options::default(), true).unwrap();
+    let plan = plan(&d, &s, &paths, PlanOptions::default(), true).unwrap();
     let details: Vec<&str> = plan.changes.iter().map(|c| c.detail.as_str()).collect();
     assert_eq!(
         details,

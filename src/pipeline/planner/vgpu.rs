@@ -2,11 +2,11 @@
 //! VM holds are blockers (unless --force), like MIG instances with processes.
 
 use crate::error::{Error, Result};
-use crate::pipeline::Options;
 use crate::pipeline::desired::Desired;
 use crate::pipeline::observe::Observed;
+use crate::plan::PlanOptions;
 use crate::plan::{Blocker, Change, Operation};
-use crate::vgpu::plan::{self as vgpu_plan, PlanOptions, Step};
+use crate::vgpu::plan::{self as vgpu_plan, Step, VgpuPlanOptions};
 
 #[derive(Debug, Default)]
 pub(super) struct VgpuSteps {
@@ -14,7 +14,7 @@ pub(super) struct VgpuSteps {
     pub blockers: Vec<Blocker>,
 }
 
-pub(super) fn plan(desired: &Desired, seen: &Observed, options: Options) -> Result<VgpuSteps> {
+pub(super) fn plan(desired: &Desired, seen: &Observed, options: PlanOptions) -> Result<VgpuSteps> {
     let mut out = VgpuSteps::default();
     if !desired.wants_vgpu() {
         return Ok(out);
@@ -24,7 +24,7 @@ pub(super) fn plan(desired: &Desired, seen: &Observed, options: Options) -> Resu
     };
     // Devices in use become blockers here rather than the planner's refusal, so `plan` shows
     // them with everything else.
-    let all = PlanOptions {
+    let all = VgpuPlanOptions {
         force: true,
         heterogeneous: desired.vgpu.heterogeneous,
     };

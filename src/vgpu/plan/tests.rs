@@ -119,7 +119,7 @@ fn an_empty_gpu_gets_the_devices_created_on_it() {
     let p = plan(
         &want(0, &[("T4-4Q", 3)]),
         &host(vec![t4()]),
-        PlanOptions::default(),
+        VgpuPlanOptions::default(),
     )
     .unwrap();
     assert_eq!(steps(&p), vec!["create T4-4Q on 0000:07:00.0"; 3]);
@@ -153,9 +153,9 @@ fn matching_devices_are_kept_extra_removed_missing_created() {
         ),
     ];
     let h = host(vec![g]);
-    let p = plan(&want(0, &[("T4-4Q", 3)]), &h, PlanOptions::default()).unwrap();
+    let p = plan(&want(0, &[("T4-4Q", 3)]), &h, VgpuPlanOptions::default()).unwrap();
     assert_eq!(p.step_count(), 0);
-    let p = plan(&want(0, &[("T4-4Q", 1)]), &h, PlanOptions::default()).unwrap();
+    let p = plan(&want(0, &[("T4-4Q", 1)]), &h, VgpuPlanOptions::default()).unwrap();
     assert_eq!(
         steps(&p),
         [
@@ -164,7 +164,7 @@ fn matching_devices_are_kept_extra_removed_missing_created() {
         ]
     );
     // Another type: everything goes first, then the new devices come.
-    let p = plan(&want(0, &[("T4-2Q", 2)]), &h, PlanOptions::default()).unwrap();
+    let p = plan(&want(0, &[("T4-2Q", 2)]), &h, VgpuPlanOptions::default()).unwrap();
     let s = steps(&p);
     assert_eq!(s.len(), 5);
     assert!(s[..3].iter().all(|s| s.starts_with("remove T4-4Q")));
@@ -194,20 +194,20 @@ fn a_device_a_vm_uses_is_kept_first_and_never_removed_unforced() {
         busy,
     ];
     let h = host(vec![g]);
-    let p = plan(&want(0, &[("T4-4Q", 1)]), &h, PlanOptions::default()).unwrap();
+    let p = plan(&want(0, &[("T4-4Q", 1)]), &h, VgpuPlanOptions::default()).unwrap();
     assert_eq!(
         steps(&p),
         ["remove T4-4Q bbbbbbbb-0000-0000-0000-000000000001"]
     );
-    let e = plan(&want(0, &[("T4-2Q", 1)]), &h, PlanOptions::default()).unwrap_err();
+    let e = plan(&want(0, &[("T4-2Q", 1)]), &h, VgpuPlanOptions::default()).unwrap_err();
     assert_eq!(e.exit, crate::error::Exit::Failed);
     assert!(
         e.message
             .contains("bbbbbbbb-0000-0000-0000-000000000002 (used by qemu (pid 99))")
     );
-    let forced = PlanOptions {
+    let forced = VgpuPlanOptions {
         force: true,
-        ..PlanOptions::default()
+        ..VgpuPlanOptions::default()
     };
     let p = plan(&want(0, &[("T4-2Q", 1)]), &h, forced).unwrap();
     assert_eq!(steps(&p).len(), 3);
@@ -218,7 +218,7 @@ fn vfs_carry_one_vgpu_each_and_freed_vfs_are_reused() {
     let mut g = l40s();
     g.devices = vec![device(1156, "L40S-24Q", "0000:41:00.5", None)];
     let h = host(vec![g]);
-    let p = plan(&want(1, &[("L40S-12Q", 4)]), &h, PlanOptions::default()).unwrap();
+    let p = plan(&want(1, &[("L40S-12Q", 4)]), &h, VgpuPlanOptions::default()).unwrap();
     assert_eq!(
         steps(&p),
         [
@@ -240,7 +240,7 @@ fn layouts_that_do_not_fit_are_refused_at_their_count() {
     let e = plan(
         &want(0, &[("T4-4Q", 5)]),
         &host(vec![t4()]),
-        PlanOptions::default(),
+        VgpuPlanOptions::default(),
     )
     .unwrap_err();
     assert_eq!(e.exit, crate::error::Exit::Usage);
@@ -252,7 +252,7 @@ fn layouts_that_do_not_fit_are_refused_at_their_count() {
     let e = plan(
         &want(1, &[("L40S-8Q", 6)]),
         &host(vec![l40s()]),
-        PlanOptions::default(),
+        VgpuPlanOptions::default(),
     )
     .unwrap_err();
     assert!(
@@ -261,9 +261,9 @@ fn layouts_that_do_not_fit_are_refused_at_their_count() {
         "{}",
         e.message
     );
-    let mixed = PlanOptions {
+    let mixed = VgpuPlanOptions {
         heterogeneous: true,
-        ..PlanOptions::default()
+        ..VgpuPlanOptions::default()
     };
     let e = plan(
         &want(1, &[("L40S-24Q", 1), ("L40S-12Q", 3)]),
@@ -292,7 +292,7 @@ fn forbidden_mixes_are_refused_before_anything() {
     let e = plan(
         &want(0, &[("T4-4Q", 1), ("T4-2Q", 1)]),
         &host(vec![t4()]),
-        PlanOptions::default(),
+        VgpuPlanOptions::default(),
     )
     .unwrap_err();
     assert!(e.message.starts_with("g.toml:4:11: "), "{}", e.message);
@@ -302,7 +302,7 @@ fn forbidden_mixes_are_refused_before_anything() {
     let e = plan(
         &want(0, &[("T4-4Q", 1), ("T4-1-4C", 1)]),
         &host(vec![g]),
-        PlanOptions::default(),
+        VgpuPlanOptions::default(),
     )
     .unwrap_err();
     assert!(
@@ -327,7 +327,7 @@ fn unknown_types_list_what_the_gpu_offers() {
     let e = plan(
         &want(0, &[("T4-3Q", 1)]),
         &host(vec![g]),
-        PlanOptions::default(),
+        VgpuPlanOptions::default(),
     )
     .unwrap_err();
     assert_eq!(
@@ -347,7 +347,7 @@ fn a_mig_suffix_the_host_lacks_falls_back_to_the_plain_type() {
     let p = plan(
         &want(0, &[("A100-1-5CME", 2)]),
         &host(vec![g]),
-        PlanOptions::default(),
+        VgpuPlanOptions::default(),
     )
     .unwrap();
     assert_eq!(steps(&p), vec!["create A100-1-5C on 0000:07:00.0"; 2]);
@@ -360,10 +360,10 @@ fn a_gpu_without_vfs_waits_for_sriov() {
     g.parents.clear();
     g.types.clear();
     let h = host(vec![g]);
-    let p = plan(&want(1, &[("L40S-12Q", 2)]), &h, PlanOptions::default()).unwrap();
+    let p = plan(&want(1, &[("L40S-12Q", 2)]), &h, VgpuPlanOptions::default()).unwrap();
     assert_eq!(steps(&p), ["enable SR-IOV on 0000:41:00.0"]);
     // Nothing wanted there: nothing to enable.
-    let none = plan(&want(1, &[]), &h, PlanOptions::default()).unwrap();
+    let none = plan(&want(1, &[]), &h, VgpuPlanOptions::default()).unwrap();
     assert_eq!(none.step_count(), 0);
 }
 
@@ -372,7 +372,7 @@ fn a_gpu_that_cannot_carry_vgpus_is_named_with_its_entry() {
     let e = plan(
         &want(5, &[("T4-4Q", 1)]),
         &host(vec![t4()]),
-        PlanOptions::default(),
+        VgpuPlanOptions::default(),
     )
     .unwrap_err();
     assert_eq!(
