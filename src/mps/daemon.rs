@@ -6,12 +6,12 @@
 //! removed: the node is left as it was found. Which daemons to start, stop or keep is the
 //! pipeline's planner's to say (`pipeline/planner/mps.rs`).
 
+use super::DaemonHost;
 use super::control::{DaemonEnv, MpsControl, SendError, daemon_pid, seconds};
 use super::dirs;
 use super::query::{self, PING};
 use super::settings::{DaemonSpec, compute_mode_of, daemon_dir};
 use super::{MpsOptions, stop};
-use crate::Context;
 use crate::backend::DeviceRef;
 use crate::error::{Error, Result};
 use crate::node::{ComputeMode, Node};
@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 /// Start the daemon of `spec`; returns it as recorded in `settings.json`. A daemon gpushare did
 /// not start listening in its pipe directory is an error.
 pub(crate) fn start_daemon(
-    ctx: &mut Context,
+    host: &DaemonHost,
     control: &MpsControl,
     mut spec: DaemonSpec,
     opts: MpsOptions,
@@ -37,13 +37,13 @@ pub(crate) fn start_daemon(
             super::control::PROGRAM
         )));
     }
-    let node = ctx.snapshot()?;
-    warn_about_processes(ctx, &node, &spec);
+    let node = host.backend.snapshot()?;
+    warn_about_processes(host, &node, &spec);
     let mut undo = Undo::default();
-    match try_start(ctx, control, &mut spec, &node, &mut undo) {
+    match try_start(host, control, &mut spec, &node, &mut undo) {
         Ok(()) => Ok(spec),
         Err(e) => {
-            undo.run(ctx, control, &spec, opts);
+            undo.run(host, control, &spec, opts);
             Err(e)
         }
     }
@@ -77,7 +77,7 @@ pub(crate) fn gpu_list(spec: &DaemonSpec) -> String {
         .join(",")
 }
 
-fn warn_about_processes(ctx: &Context, node: &Node, spec: &DaemonSpec) {
+fn warn_about_processes(host: &DaemonHost, node: &Node, spec: &DaemonSpec) {
     for device in &spec.devices {
         let Some(gpu) = node.gpu(device.gpu) else {
             continue;
@@ -95,7 +95,7 @@ fn warn_about_processes(ctx: &Context, node: &Node, spec: &DaemonSpec) {
             .map(|p| format!("{} (pid {})", p.name, p.pid))
             .collect();
         if !on_device.is_empty() {
-            ctx.out.warn(format!(
+            host.out.warn(format!(
                 "{} runs {}: in exclusive_process mode MPS clients cannot use it until they exit",
                 device.describe(),
                 on_device.join(", ")
@@ -114,43 +114,40 @@ struct Undo {
 }
 
 impl Undo {
-    fn run(self, ctx: &mut Context, control: &MpsControl, spec: &DaemonSpec, opts: MpsOptions) {
+    fn run(self, host: &DaemonHost, control: &MpsControl, spec: &DaemonSpec, opts: MpsOptions) {
         if self.daemon_started {
             let pid = self.daemon_pid.or_else(|| daemon_pid(&spec.pipe_dir));
             if let Err(e) = stop::quit_and_wait(control, spec, pid, opts, true) {
-                ctx.out.warn(e.message);
+                host.out.warn(e.message);
             }
         }
         for (device, mode) in self.modes.into_iter().rev() {
-            if let Err(e) = ctx
-                .backend()
-                .and_then(|b| b.set_compute_mode(device, mode).map_err(Error::from))
-            {
-                ctx.out.warn(format!(
+            if let Err(e) = host.backend.set_compute_mode(device, mode) {
+                host.out.warn(format!(
                     "cannot put {device} back to {} compute mode: {}",
                     mode.as_str(),
-                    e.message
+                    Error::from(e).message
                 ));
             }
         }
         let mut spec = spec.clone();
         spec.created_dirs = self.created_dirs;
-        for problem in spec.remove_dirs(&ctx.paths) {
-            ctx.out.warn(problem);
+        for problem in spec.remove_dirs(host.paths) {
+            host.out.warn(problem);
         }
     }
 }
 
 fn try_start(
-    ctx: &mut Context,
+    host: &DaemonHost,
     control: &MpsControl,
     spec: &mut DaemonSpec,
     node: &Node,
     undo: &mut Undo,
 ) -> Result<()> {
-    let home = daemon_dir(&ctx.paths, &spec.name);
-    crate::fsutil::own_dir(&ctx.paths.run_dir(), crate::lock::RUN_DIR_MODE)?;
-    crate::fsutil::own_dir(&super::settings::mps_dir(&ctx.paths), dirs::MPS_DIR_MODE)?;
+    let home = daemon_dir(host.paths, &spec.name);
+    crate::fsutil::own_dir(&host.paths.run_dir(), crate::lock::RUN_DIR_MODE)?;
+    crate::fsutil::own_dir(&super::settings::mps_dir(host.paths), dirs::MPS_DIR_MODE)?;
     let modes = dirs::Modes::of(spec.multiuser);
     for (dir, mode) in [
         (home.clone(), modes.home),
@@ -177,11 +174,11 @@ fn try_start(
     // From here on the node changes: what the start is about to do is written first, so that
     // a start that dies half-way is found and undone by the next run (`settings::orphans`).
     spec.created_dirs = undo.created_dirs.clone();
-    spec.write_starting(&ctx.paths)?;
+    spec.write_starting(host.paths)?;
     for device in &spec.devices {
         let target = device.device_ref();
         let previous = device.previous_compute_mode.unwrap_or(ComputeMode::Default);
-        ctx.backend()?
+        host.backend
             .set_compute_mode(target, ComputeMode::ExclusiveProcess)
             .map_err(|e| {
                 Error::from(e).context(format!("cannot set {target} to exclusive_process"))
@@ -200,7 +197,7 @@ fn try_start(
         spec.log_dir.join("control.log").display(),
         home.join("start.out").display()
     );
-    ctx.backend()?.fault_before("start_mps_daemon")?;
+    host.backend.fault_before("start_mps_daemon")?;
     undo.daemon_started = true;
     control
         .start_daemon(&env, &home.join("start.out"))
@@ -215,10 +212,10 @@ fn try_start(
     wait_for_answer(control, spec).map_err(|e| e.with_hint(log_hint.clone()))?;
     // A crash from here until the record is written leaves a daemon without one: the next run
     // finds it by its `starting.json` (`settings::orphans`).
-    ctx.backend()?.fault_after("start_mps_daemon");
+    host.backend.fault_after("start_mps_daemon");
     undo.daemon_pid = daemon_pid(&spec.pipe_dir);
     send_limits(control, spec).map_err(|e| e.with_hint(log_hint.clone()))?;
-    spec.write(&ctx.paths)
+    spec.write(host.paths)
 }
 
 fn unusable_dir(dir: &Path, e: &std::io::Error) -> Error {

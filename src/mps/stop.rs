@@ -1,12 +1,12 @@
 //! Stopping daemons: refuse while clients are connected (unless forced), `quit`, wait for the
 //! daemon to go, put the compute mode back to DEFAULT, remove the directories gpushare made.
 
+use super::DaemonHost;
 use super::MpsOptions;
 use super::control::{MpsControl, SendError, daemon_pid, seconds};
 use super::process;
 use super::query::{self, Client, DaemonState, PING};
 use super::settings::DaemonSpec;
-use crate::Context;
 use crate::backend::DriverErrorKind;
 use crate::error::{Error, Result};
 use crate::node::ComputeMode;
@@ -26,7 +26,7 @@ pub(crate) struct Stopped {
 /// Stop the daemon of `record`. Nothing changes while a client is connected to it, unless
 /// `opts.force`.
 pub(crate) fn stop_daemon(
-    ctx: &mut Context,
+    host: &DaemonHost,
     control: &MpsControl,
     record: &DaemonSpec,
     opts: MpsOptions,
@@ -43,12 +43,12 @@ pub(crate) fn stop_daemon(
             "stop them first, or pass --force to end them (terminate_client) and stop anyway",
         ));
     }
-    ctx.backend()?.fault_before("stop_mps_daemon")?;
-    stop_one(ctx, control, record, &state, opts)
+    host.backend.fault_before("stop_mps_daemon")?;
+    stop_one(host, control, record, &state, opts)
 }
 
 fn stop_one(
-    ctx: &mut Context,
+    host: &DaemonHost,
     control: &MpsControl,
     record: &DaemonSpec,
     state: &DaemonState,
@@ -57,20 +57,17 @@ fn stop_one(
     let mut terminated = Vec::new();
     if state.running {
         if opts.force {
-            terminated = end_clients(ctx, control, record, state);
+            terminated = end_clients(host, control, record, state);
         }
         quit_and_wait(control, record, state.pid, opts, opts.force)?;
         // A crash from here leaves the record of a daemon that is gone.
-        ctx.backend()?.fault_after("stop_mps_daemon");
+        host.backend.fault_after("stop_mps_daemon");
     }
     for device in &record.devices {
         let target = device.device_ref();
-        match ctx
-            .backend()?
-            .set_compute_mode(target, ComputeMode::Default)
-        {
+        match host.backend.set_compute_mode(target, ComputeMode::Default) {
             Ok(()) => {}
-            Err(e) if e.kind == DriverErrorKind::NotFound => ctx.out.warn(format!(
+            Err(e) if e.kind == DriverErrorKind::NotFound => host.out.warn(format!(
                 "{target} ({}) no longer exists: no compute mode to restore",
                 device.uuid
             )),
@@ -81,8 +78,8 @@ fn stop_one(
             }
         }
     }
-    for problem in record.remove_dirs(&ctx.paths) {
-        ctx.out.warn(problem);
+    for problem in record.remove_dirs(host.paths) {
+        host.out.warn(problem);
     }
     Ok(Stopped {
         terminated_clients: terminated,
@@ -92,7 +89,7 @@ fn stop_one(
 /// `terminate_client` every client, then `shutdown_server -f` every server (the supported way to
 /// end MPS work: a killed client leaves the server in an undefined state).
 fn end_clients(
-    ctx: &Context,
+    host: &DaemonHost,
     control: &MpsControl,
     record: &DaemonSpec,
     state: &DaemonState,
@@ -103,12 +100,12 @@ fn end_clients(
             let command = format!("terminate_client {} {}", server.pid, client.pid);
             match control.send(&record.pipe_dir, &command) {
                 Ok(_) => ended.push(client.clone()),
-                Err(e) => ctx.out.warn(format!("`{command}`: {e}")),
+                Err(e) => host.out.warn(format!("`{command}`: {e}")),
             }
         }
         let command = format!("shutdown_server {} -f", server.pid);
         if let Err(e) = control.send(&record.pipe_dir, &command) {
-            ctx.out.warn(format!("`{command}`: {e}"));
+            host.out.warn(format!("`{command}`: {e}"));
         }
     }
     ended

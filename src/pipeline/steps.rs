@@ -13,10 +13,10 @@ use crate::clients::systemd::Systemctl;
 use crate::clients::{Client, modules};
 use crate::error::{Error, Result};
 use crate::journal::{Event, Journal};
-use crate::mps::MpsOptions;
 use crate::mps::control::MpsControl;
 use crate::mps::daemon::start_daemon;
 use crate::mps::stop::stop_daemon;
+use crate::mps::{DaemonHost, MpsOptions};
 use crate::pipeline::execute::Runner;
 use crate::plan::{Change, Operation};
 use crate::vgpu::mdevctl;
@@ -142,7 +142,13 @@ impl Runner for StepRunner<'_> {
         match &change.operation {
             Operation::StopMpsDaemon(spec) => {
                 let control = self.mps_control()?;
-                let stopped = stop_daemon(self.ctx, &control, spec, self.mps)?;
+                let backend = self.ctx.shared_backend()?;
+                let host = DaemonHost {
+                    backend: &*backend,
+                    paths: &self.ctx.paths,
+                    out: &self.ctx.out,
+                };
+                let stopped = stop_daemon(&host, &control, spec, self.mps)?;
                 if !stopped.terminated_clients.is_empty() {
                     let ended: Vec<String> = stopped
                         .terminated_clients
@@ -159,7 +165,13 @@ impl Runner for StepRunner<'_> {
             }
             Operation::StartMpsDaemon(spec) => {
                 let control = self.mps_control()?;
-                let started = start_daemon(self.ctx, &control, (**spec).clone(), self.mps)?;
+                let backend = self.ctx.shared_backend()?;
+                let host = DaemonHost {
+                    backend: &*backend,
+                    paths: &self.ctx.paths,
+                    out: &self.ctx.out,
+                };
+                let started = start_daemon(&host, &control, (**spec).clone(), self.mps)?;
                 self.ctx.out.note(format!(
                     "`{}`: clients connect with CUDA_MPS_PIPE_DIRECTORY={} (and the host's /dev/shm)",
                     started.name,
