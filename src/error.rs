@@ -93,7 +93,7 @@ impl fmt::Display for Error {
 impl std::error::Error for Error {}
 
 /// Line and column (1-based) of a byte offset in a text, for file:line:col messages.
-pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
+pub(crate) fn line_col(text: &str, offset: usize) -> (usize, usize) {
     let offset = offset.min(text.len());
     let before = &text[..offset];
     let line = before.matches('\n').count() + 1;

@@ -28,7 +28,7 @@ use std::time::{Duration, Instant};
 
 /// Where in a run a hook runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum HookPoint {
+pub(crate) enum HookPoint {
     ApplyStart,
     PreApplyMode,
     PreApplyConfig,
@@ -36,7 +36,7 @@ pub enum HookPoint {
 }
 
 impl HookPoint {
-    pub const ALL: [HookPoint; 4] = [
+    pub(crate) const ALL: [HookPoint; 4] = [
         HookPoint::ApplyStart,
         HookPoint::PreApplyMode,
         HookPoint::PreApplyConfig,
@@ -44,7 +44,7 @@ impl HookPoint {
     ];
 
     /// The name in the hooks file.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             HookPoint::ApplyStart => "apply-start",
             HookPoint::PreApplyMode => "pre-apply-mode",
@@ -56,7 +56,7 @@ impl HookPoint {
 
 /// One command of a hook.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HookCommand {
+pub(crate) struct HookCommand {
     pub command: String,
     pub args: Vec<String>,
     pub envs: BTreeMap<String, String>,
@@ -105,7 +105,7 @@ pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(300);
 
 /// One hook, ready to run: what a plan change carries.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Hook {
+pub(crate) struct Hook {
     pub point: HookPoint,
     pub commands: Vec<HookCommand>,
     /// The variables of [`FlagValues`].
@@ -234,7 +234,7 @@ impl Hooks {
 
 impl HookCommand {
     /// `/bin/bash -x -c 'source hooks.sh; pre-apply-mode'`, for messages.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         std::iter::once(self.command.as_str())
             .chain(self.args.iter().map(String::as_str))
             .map(|w| {
@@ -329,7 +329,7 @@ impl HookCommand {
 
 impl Hook {
     /// `apply-start (1 command)`, for the plan.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         match self.commands.as_slice() {
             [] => format!("{}: no command", self.point.name()),
             [one] => format!("{}: {}", self.point.name(), one.describe()),
@@ -338,7 +338,7 @@ impl Hook {
     }
 
     /// Run the commands in order; the first that fails stops the hook, with mig-parted's message.
-    pub fn run(&self, out: &Output) -> Result<()> {
+    pub(crate) fn run(&self, out: &Output) -> Result<()> {
         for command in &self.commands {
             command.run(&self.vars, self.timeout, out).map_err(|why| {
                 Error::failed(format!("error running {} hook: {why}", self.point.name()))

@@ -12,14 +12,13 @@ use crate::fsutil;
 use std::fs::{File, OpenOptions, TryLockError};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::os::unix::fs::OpenOptionsExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 /// Held while the guard lives; released on drop (and by the kernel if the process dies).
 #[derive(Debug)]
 pub struct NodeLock {
     file: File,
-    path: PathBuf,
 }
 
 /// What a lock acquisition found.
@@ -32,7 +31,7 @@ pub enum Previous {
 }
 
 /// `<run_dir>` (`/run/gpushare`): others may traverse it to reach MPS pipe directories.
-pub const RUN_DIR_MODE: u32 = 0o755;
+pub(crate) const RUN_DIR_MODE: u32 = 0o755;
 /// The lock names its holder; anyone may read who that is.
 const LOCK_MODE: u32 = 0o644;
 
@@ -115,17 +114,7 @@ impl NodeLock {
             .and_then(|_| file.write_all(record.as_bytes()))
             .and_then(|_| file.flush())
             .map_err(|e| Error::failed(format!("cannot write {}: {e}", path.display())))?;
-        Ok((
-            NodeLock {
-                file,
-                path: path.to_path_buf(),
-            },
-            previous,
-        ))
-    }
-
-    pub fn path(&self) -> &Path {
-        &self.path
+        Ok((NodeLock { file }, previous))
     }
 }
 

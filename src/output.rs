@@ -195,7 +195,7 @@ impl Output {
 
 /// One line on stderr. A closed or full stderr (`2>&-`, `2>&1 | head -0`) loses the line but
 /// never the exit code: `eprintln!` would panic there, and a panic while reporting one aborts.
-pub fn stderr_line(text: &str) {
+pub(crate) fn stderr_line(text: &str) {
     let mut err = std::io::stderr().lock();
     let _ = writeln!(err, "{text}");
 }
@@ -293,14 +293,14 @@ fn paint(enabled: bool, style: Style, text: &str) -> String {
 }
 
 /// The argument parser's error (plain text) on stderr, its control characters escaped.
-pub fn parse_error(text: &str) {
+pub(crate) fn parse_error(text: &str) {
     let mut err = std::io::stderr().lock();
     let _ = err.write_all(escape_controls(text, false).as_bytes());
 }
 
 /// Text for people as it goes to a terminal: control characters escaped (newlines and tabs
 /// kept), then this process's colour marks turned into SGR sequences (`color`) or dropped.
-pub fn for_terminal(text: &str, color: bool) -> String {
+pub(crate) fn for_terminal(text: &str, color: bool) -> String {
     let escaped = escape_controls(text, false);
     let opening = mark_opening();
     let mut out = String::with_capacity(escaped.len());
@@ -337,7 +337,7 @@ fn is_unsafe(c: char) -> bool {
 
 /// `text` with its control characters made visible: `\x1b`, `\r`, `\x7f`, `\u{9b}`. Newlines
 /// and tabs stay unless `cell` (one table cell, one progress message: shown as `\n`, `\t`).
-pub fn escape_controls(text: &str, cell: bool) -> Cow<'_, str> {
+pub(crate) fn escape_controls(text: &str, cell: bool) -> Cow<'_, str> {
     let keep = |c: char| !cell && (c == '\n' || c == '\t');
     if !text.chars().any(|c| is_unsafe(c) && !keep(c)) {
         return Cow::Borrowed(text);
@@ -361,7 +361,7 @@ pub fn escape_controls(text: &str, cell: bool) -> Cow<'_, str> {
 
 /// A plain table: a header row, then rows, columns aligned, no borders. Each cell is escaped
 /// (its newlines too), so a cell is one line whatever it holds.
-pub fn table(headers: &[&str], rows: Vec<Vec<String>>) -> String {
+pub(crate) fn table(headers: &[&str], rows: Vec<Vec<String>>) -> String {
     let mut builder = tabled::builder::Builder::default();
     builder.push_record(headers.iter().map(|h| h.to_string()));
     for row in rows {
@@ -384,7 +384,7 @@ pub fn table(headers: &[&str], rows: Vec<Vec<String>>) -> String {
 }
 
 /// Parse sizes like `4G`, `4GiB`, `512M`, `2048` (MiB): the result is in MiB.
-pub fn parse_size_mib(text: &str) -> std::result::Result<u64, String> {
+pub(crate) fn parse_size_mib(text: &str) -> std::result::Result<u64, String> {
     let t = text.trim();
     let split = t
         .find(|c: char| !c.is_ascii_digit() && c != '.')

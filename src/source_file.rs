@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 const TOML_RECURSION_LIMIT: u32 = 80;
 
 /// The most gpushare reads from one input file or from stdin: 16 MiB, far beyond any real layout.
-pub const MAX_INPUT_BYTES: u64 = 16 * 1024 * 1024;
+pub(crate) const MAX_INPUT_BYTES: u64 = 16 * 1024 * 1024;
 
 #[derive(Debug, Clone)]
 pub struct SourceFile {
@@ -26,7 +26,7 @@ pub struct SourceFile {
 impl SourceFile {
     /// Read a file the user named; a missing, unreadable, special or oversize file is bad input
     /// (exit 2).
-    pub fn read(path: &Path) -> Result<Self> {
+    pub(crate) fn read(path: &Path) -> Result<Self> {
         let cannot = |e: &dyn std::fmt::Display| {
             Error::usage(format!("cannot read {}: {e}", path.display()))
                 .with_hint("check the path and its permissions")
@@ -49,7 +49,7 @@ impl SourceFile {
     }
 
     /// Read a file the user named, or standard input for `-`.
-    pub fn read_or_stdin(path: &Path) -> Result<Self> {
+    pub(crate) fn read_or_stdin(path: &Path) -> Result<Self> {
         if path != Path::new("-") {
             return Self::read(path);
         }
@@ -89,13 +89,17 @@ impl SourceFile {
     }
 
     /// An error pointing at a byte range of the file.
-    pub fn error_at(&self, span: Option<Range<usize>>, message: impl std::fmt::Display) -> Error {
+    pub(crate) fn error_at(
+        &self,
+        span: Option<Range<usize>>,
+        message: impl std::fmt::Display,
+    ) -> Error {
         let position = span.map(|s| line_col(&self.text, s.start));
         Error::in_file(&self.path, position, message)
     }
 
     /// Deserialize the file as TOML, reporting syntax and schema errors with their position.
-    pub fn parse_toml<T: serde::de::DeserializeOwned>(&self) -> Result<T> {
+    pub(crate) fn parse_toml<T: serde::de::DeserializeOwned>(&self) -> Result<T> {
         toml::from_str(&self.text).map_err(|e| {
             let message = e.message().trim().replace('\n', "; ");
             if e.span().is_none() && message == "recursion limit" {
@@ -133,7 +137,7 @@ impl SourceFile {
     /// Deserialize the file as YAML, strictly: only `true` and `false` are booleans (not `yes`
     /// or `on`), a tag gpushare does not know (`!foo`, `!!python/object…`) is an error, a key
     /// appears once, aliases are bounded; errors carry their position.
-    pub fn parse_yaml<T: serde::de::DeserializeOwned>(&self) -> Result<T> {
+    pub(crate) fn parse_yaml<T: serde::de::DeserializeOwned>(&self) -> Result<T> {
         let options = serde_saphyr::options! {
             strict_booleans: true,
             reject_unsupported_tags: true,
@@ -170,7 +174,7 @@ impl SourceFile {
 
     /// An error about the whole file, placed at its start (`file:1:1`): a required key that is
     /// missing has no place of its own.
-    pub fn error_at_start(&self, message: impl std::fmt::Display) -> Error {
+    pub(crate) fn error_at_start(&self, message: impl std::fmt::Display) -> Error {
         self.error_at(Some(0..0), message)
     }
 }

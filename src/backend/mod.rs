@@ -115,7 +115,7 @@ impl From<DriverError> for Error {
     }
 }
 
-pub type DriverResult<T> = Result<T, DriverError>;
+pub(crate) type DriverResult<T> = Result<T, DriverError>;
 
 /// A GPU-instance profile as the driver offers it on one GPU right now.
 #[derive(Debug, Clone, PartialEq)]
@@ -289,7 +289,7 @@ pub trait Backend: Send + Sync {
 }
 
 /// A backend the executor's workers share.
-pub type SharedBackend = std::sync::Arc<dyn Backend>;
+pub(crate) type SharedBackend = std::sync::Arc<dyn Backend>;
 
 /// How a command reaches the GPUs, from the global options.
 #[derive(Debug, Clone, Default)]
@@ -313,12 +313,12 @@ impl BackendOptions {
 
 /// Whether an NVIDIA driver answers on this host: its control device is there (cheap, and what
 /// every driver creates), or NVML loads and initialises.
-pub fn driver_answers(nvml_lib: Option<&std::path::Path>) -> bool {
+pub(crate) fn driver_answers(nvml_lib: Option<&std::path::Path>) -> bool {
     std::path::Path::new("/dev/nvidiactl").exists() || nvml::NvmlBackend::open(nvml_lib).is_ok()
 }
 
 /// Open the backend the options ask for: the simulator with `--sim`/`--sim-state`, NVML otherwise.
-pub fn open(options: &BackendOptions) -> crate::error::Result<SharedBackend> {
+pub(crate) fn open(options: &BackendOptions) -> crate::error::Result<SharedBackend> {
     if options.simulated() {
         let sim = sim::SimBackend::open(options.sim.as_deref(), options.sim_state.as_deref())?;
         return Ok(std::sync::Arc::new(sim));

@@ -37,7 +37,7 @@ pub(crate) fn too_many(what: &str) -> String {
 
 /// The GPU clients a command may stop and start again, each list in the order given.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct GpuClients {
+pub(crate) struct GpuClients {
     /// systemd units (`nvidia-dcgm.service`).
     pub services: Vec<String>,
     /// Kernel modules (`nvidia_drm`).
@@ -61,12 +61,8 @@ impl std::fmt::Display for Client {
 }
 
 impl GpuClients {
-    pub fn is_empty(&self) -> bool {
-        self.services.is_empty() && self.modules.is_empty()
-    }
-
     /// Add the clients of `other` that are not listed yet, after these.
-    pub fn merge(&mut self, other: GpuClients) {
+    pub(crate) fn merge(&mut self, other: GpuClients) {
         for s in other.services {
             if !self.services.contains(&s) {
                 self.services.push(s);
@@ -80,12 +76,12 @@ impl GpuClients {
     }
 
     /// mig-parted's `gpu-clients.yaml` (`--gpu-clients-file`), read unchanged.
-    pub fn load_mig_parted(path: &Path) -> Result<GpuClients> {
+    pub(crate) fn load_mig_parted(path: &Path) -> Result<GpuClients> {
         let source = SourceFile::read(path)?;
         Self::parse_mig_parted(&source)
     }
 
-    pub fn parse_mig_parted(source: &SourceFile) -> Result<GpuClients> {
+    pub(crate) fn parse_mig_parted(source: &SourceFile) -> Result<GpuClients> {
         #[derive(Deserialize)]
         #[serde(deny_unknown_fields)]
         struct Raw {

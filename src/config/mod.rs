@@ -31,13 +31,13 @@ pub(crate) const DEFAULT_PATH: &str = "/etc/gpushare/gpushare.toml";
 /// The parsed file, with its text for error positions.
 #[derive(Debug, Clone)]
 pub struct Config {
-    pub source: SourceFile,
-    pub file: ConfigFile,
+    pub(crate) source: SourceFile,
+    pub(crate) file: ConfigFile,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct ConfigFile {
+pub(crate) struct ConfigFile {
     /// Format version; only 1 exists.
     #[serde(default = "one")]
     pub version: Spanned<u32>,
@@ -56,7 +56,7 @@ fn one() -> Spanned<u32> {
 /// How a group of GPUs is shared.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Mode {
+pub(crate) enum Mode {
     /// Hardware partitions (MIG instances).
     Mig,
     /// Concurrent processes through the MPS daemon, with per-client limits.
@@ -70,7 +70,7 @@ pub enum Mode {
 }
 
 impl Mode {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Mode::Mig => "mig",
             Mode::Mps => "mps",
@@ -83,7 +83,7 @@ impl Mode {
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct GpuEntry {
+pub(crate) struct GpuEntry {
     pub select: Spanned<Select>,
     pub mode: Spanned<Mode>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -99,7 +99,7 @@ pub struct GpuEntry {
 /// `mig`: the instances each selected GPU should have.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct MigSection {
+pub(crate) struct MigSection {
     /// Profile → count, e.g. `{"3g.40gb" = 1, "1g.10gb" = 2}`; `"2c.3g.40gb"` names a
     /// compute-instance profile (one GPU instance each, with that compute instance).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
@@ -114,7 +114,7 @@ pub struct MigSection {
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct MigInstance {
+pub(crate) struct MigInstance {
     pub profile: Spanned<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start: Option<Spanned<u32>>,
@@ -123,7 +123,7 @@ pub struct MigInstance {
 /// `mps`: limits of the MPS clients on each selected GPU (or MIG device).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct MpsSection {
+pub(crate) struct MpsSection {
     /// Equal share for N clients: 100/N percent of the threads and 1/N of the memory each.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clients: Option<Spanned<u32>>,
@@ -138,21 +138,21 @@ pub struct MpsSection {
 /// `time_slicing`: how many workloads take turns on each selected GPU.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct TimeSlicingSection {
+pub(crate) struct TimeSlicingSection {
     pub replicas: Spanned<u32>,
 }
 
 /// `vgpu`: vGPU type → count on each selected GPU, e.g. `{"A100-4C" = 10}`.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct VgpuSection {
+pub(crate) struct VgpuSection {
     pub devices: BTreeMap<Spanned<String>, Spanned<u32>>,
 }
 
 /// `[kubernetes]`: what `init` and `manifests` generate for this node.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct KubernetesSection {
+pub(crate) struct KubernetesSection {
     /// Manifest targets, e.g. `["nvidia-device-plugin", "cdi"]`.
     #[serde(default)]
     pub targets: Vec<Spanned<String>>,
@@ -166,7 +166,7 @@ pub struct KubernetesSection {
 /// or a MIG mode change and started again after them (see `crate::clients`).
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct ClientsSection {
+pub(crate) struct ClientsSection {
     /// systemd units, e.g. `["nvsm.service", "nvidia-dcgm.service"]`, stopped in this order.
     #[serde(default)]
     pub systemd: Vec<Spanned<String>>,
@@ -177,7 +177,7 @@ pub struct ClientsSection {
 
 /// A size in MiB, written as `"4G"`, `"512M"` or a number of MiB.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub struct MemorySize(pub u64);
+pub(crate) struct MemorySize(pub u64);
 
 impl<'de> Deserialize<'de> for MemorySize {
     fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
@@ -255,12 +255,12 @@ impl std::ops::Deref for AssignedConfig {
 }
 
 impl Config {
-    pub fn load(path: &Path) -> Result<Config> {
+    pub(crate) fn load(path: &Path) -> Result<Config> {
         Self::parse(SourceFile::read(path)?)
     }
 
     /// Parse and check what does not depend on the node: sections fit the mode, values in range.
-    pub fn parse(source: SourceFile) -> Result<Config> {
+    pub(crate) fn parse(source: SourceFile) -> Result<Config> {
         let file: ConfigFile = source.parse_toml()?;
         let config = Config { source, file };
         let version = &config.file.version;
@@ -278,7 +278,7 @@ impl Config {
     }
 
     /// The GPU clients of `[clients]`, checked (none without the section).
-    pub fn gpu_clients(&self) -> Result<GpuClients> {
+    pub(crate) fn gpu_clients(&self) -> Result<GpuClients> {
         let mut clients = GpuClients::default();
         let Some(section) = &self.file.clients else {
             return Ok(clients);
@@ -309,12 +309,16 @@ impl Config {
     }
 
     /// An error about a span of the file.
-    pub fn error_at(&self, span: std::ops::Range<usize>, message: impl std::fmt::Display) -> Error {
+    pub(crate) fn error_at(
+        &self,
+        span: std::ops::Range<usize>,
+        message: impl std::fmt::Display,
+    ) -> Error {
         self.source.error_at(Some(span), message)
     }
 
     /// An error found in a value of the file, placed at the value (its hint kept).
-    pub fn place(&self, span: std::ops::Range<usize>, e: Error) -> Error {
+    pub(crate) fn place(&self, span: std::ops::Range<usize>, e: Error) -> Error {
         let placed = self.error_at(span, &e.message);
         match e.hint {
             Some(h) => placed.with_hint(h),
@@ -482,7 +486,7 @@ impl Config {
     }
 
     /// Write the file as TOML (for `init`).
-    pub fn to_toml(file: &ConfigFile) -> Result<String> {
+    pub(crate) fn to_toml(file: &ConfigFile) -> Result<String> {
         toml::to_string_pretty(file).map_err(|e| Error::failed(format!("cannot write TOML: {e}")))
     }
 }

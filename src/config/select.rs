@@ -5,7 +5,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Select {
+pub(crate) enum Select {
     /// `"all"`
     All,
     /// `[0, 2]`
@@ -18,7 +18,7 @@ pub enum Select {
 }
 
 impl Select {
-    pub fn matches(&self, gpu: &Gpu) -> bool {
+    pub(crate) fn matches(&self, gpu: &Gpu) -> bool {
         match self {
             Select::All => true,
             Select::Indexes(list) => list.contains(&gpu.index),

@@ -18,7 +18,7 @@ pub enum MigConfigFile {
 
 impl MigConfigFile {
     /// Read and check a file (`-` reads stdin).
-    pub fn load(path: &Path) -> Result<Self> {
+    pub(crate) fn load(path: &Path) -> Result<Self> {
         let source = SourceFile::read_or_stdin(path)?;
         Self::parse(source)
     }
@@ -64,17 +64,6 @@ impl MigConfigFile {
                 }
                 super::from_config::desires(&AssignedConfig::new(c.clone(), node)?, node, book)
             }
-        }
-    }
-
-    /// What the file and label are called in messages.
-    pub fn describe(&self, label: Option<&str>) -> String {
-        match self {
-            MigConfigFile::MigParted(c) => match label.or_else(|| c.labels().first().copied()) {
-                Some(l) => format!("label {l} of {}", c.source.path.display()),
-                None => c.source.path.display().to_string(),
-            },
-            MigConfigFile::Gpushare(c) => c.source.path.display().to_string(),
         }
     }
 }

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 
 /// A GPU instance the layout wants, with the compute instance it holds.
 #[derive(Debug, Clone, PartialEq)]
-pub struct WantedInstance {
+pub(crate) struct WantedInstance {
     /// Index into [`GpuDesire::profiles`].
     pub profile: usize,
     /// The compute instance (one per GPU instance, as mig-parted creates them).
@@ -22,7 +22,7 @@ pub struct WantedInstance {
 
 /// What one GPU should look like.
 #[derive(Debug, Clone, PartialEq)]
-pub enum MigLayout {
+pub(crate) enum MigLayout {
     Disabled,
     /// MIG enabled with exactly these instances (none: enabled and empty).
     Enabled(Vec<WantedInstance>),
@@ -39,7 +39,7 @@ pub enum MigLayout {
 #[derive(Debug, Clone, PartialEq)]
 pub struct GpuDesire {
     pub gpu: u32,
-    pub layout: MigLayout,
+    pub(crate) layout: MigLayout,
     /// The GPU-instance profiles of this GPU (empty for a GPU without MIG).
     pub profiles: Vec<GpuInstanceProfile>,
     /// Where the wish comes from, for messages: `gpushare.toml:12:1`.
@@ -50,7 +50,7 @@ pub struct GpuDesire {
 
 impl GpuDesire {
     /// The solver's view of the wanted instances.
-    pub fn requests(&self) -> Vec<Request> {
+    pub(crate) fn requests(&self) -> Vec<Request> {
         match &self.layout {
             MigLayout::Disabled | MigLayout::EnabledLater { .. } => Vec::new(),
             MigLayout::Enabled(list) => list
@@ -95,7 +95,7 @@ enum Entry {
 
 /// A GPU's MIG profiles, for planning.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Profiles<'b> {
+pub(crate) enum Profiles<'b> {
     Known(&'b [GpuInstanceProfile]),
     /// MIG is off and nothing lists the profiles until it is on: why.
     UntilEnabled(&'b str),
@@ -122,7 +122,7 @@ impl ProfileBook {
 
     /// The profiles of a MIG-capable GPU; an error naming the refused call when the driver would
     /// not list them (exit 1: not bad input).
-    pub fn of(&self, gpu: &Gpu) -> Result<Profiles<'_>, Error> {
+    pub(crate) fn of(&self, gpu: &Gpu) -> Result<Profiles<'_>, Error> {
         match self.by_gpu.get(&gpu.index) {
             Some(Ok(Entry::Listed(list))) => Ok(Profiles::Known(list)),
             Some(Ok(Entry::UntilEnabled(why))) => Ok(Profiles::UntilEnabled(why)),
@@ -160,7 +160,7 @@ impl ProfileBook {
     }
 
     /// The profiles of a MIG-capable GPU when they are known now.
-    pub fn known(&self, gpu: &Gpu) -> Result<Option<&[GpuInstanceProfile]>, Error> {
+    pub(crate) fn known(&self, gpu: &Gpu) -> Result<Option<&[GpuInstanceProfile]>, Error> {
         Ok(match self.of(gpu)? {
             Profiles::Known(list) => Some(list),
             Profiles::UntilEnabled(_) => None,

@@ -37,15 +37,15 @@ mod raw;
 /// A parsed and checked mig-parted config file.
 #[derive(Debug, Clone)]
 pub struct MigPartedConfig {
-    pub source: SourceFile,
-    pub configs: Vec<LabelConfig>,
+    pub(crate) source: SourceFile,
+    pub(crate) configs: Vec<LabelConfig>,
     /// Where the labels are (`mig-configs`), for errors about a label that is not there.
-    pub configs_at: Position,
+    pub(crate) configs_at: Position,
 }
 
 /// One label of `mig-configs`.
 #[derive(Debug, Clone)]
-pub struct LabelConfig {
+pub(crate) struct LabelConfig {
     pub label: String,
     pub at: Position,
     pub entries: Vec<MigConfigEntry>,
@@ -53,7 +53,7 @@ pub struct LabelConfig {
 
 impl MigPartedConfig {
     /// Parse and check a config file; errors name the file, line and column.
-    pub fn parse(source: SourceFile) -> Result<Self> {
+    pub(crate) fn parse(source: SourceFile) -> Result<Self> {
         let raw: RawSpec = source.parse_yaml().map_err(|e| {
             e.with_hint("the file should be a mig-parted v1 config (version: v1, mig-configs: …)")
         })?;
@@ -112,12 +112,12 @@ impl MigPartedConfig {
         })
     }
 
-    pub fn labels(&self) -> Vec<&str> {
+    pub(crate) fn labels(&self) -> Vec<&str> {
         self.configs.iter().map(|c| c.label.as_str()).collect()
     }
 
     /// The label `-c` names; without `-c`, the only one there is (as mig-parted does).
-    pub fn select(&self, label: Option<&str>) -> Result<&LabelConfig> {
+    pub(crate) fn select(&self, label: Option<&str>) -> Result<&LabelConfig> {
         let hint = || {
             format!(
                 "labels in {}: {}",
@@ -152,7 +152,7 @@ impl MigPartedConfig {
     }
 
     /// The MIG wish of every GPU a label covers.
-    pub fn desires(
+    pub(crate) fn desires(
         &self,
         config: &LabelConfig,
         node: &Node,

@@ -15,7 +15,7 @@ pub(crate) const CUDA_13_1_CLIENTS: u32 = 60;
 
 /// What was asked for, by flags or an `mps` section; each device's limits derive from it.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct MpsRequest {
+pub(crate) struct MpsRequest {
     /// An equal share for N clients: 100/N percent of the threads, 1/N of the memory.
     pub clients: Option<u32>,
     /// Overrides the share of `clients`.
@@ -25,7 +25,7 @@ pub struct MpsRequest {
 }
 
 impl MpsRequest {
-    pub fn from_section(section: &MpsSection) -> Self {
+    pub(crate) fn from_section(section: &MpsSection) -> Self {
         MpsRequest {
             clients: section.clients.as_ref().map(|c| *c.get_ref()),
             thread_percentage: section.thread_percentage.as_ref().map(|t| *t.get_ref()),
@@ -34,13 +34,13 @@ impl MpsRequest {
     }
 
     /// The daemon's default active thread percentage (integer division, as the device plugin).
-    pub fn thread_percentage(&self) -> Option<u32> {
+    pub(crate) fn thread_percentage(&self) -> Option<u32> {
         self.thread_percentage
             .or_else(|| self.clients.map(|n| (100 / n.max(1)).max(1)))
     }
 
     /// The pinned-memory limit per client on a device with `memory_mib` of memory.
-    pub fn memory_limit_mib(&self, memory_mib: u64) -> Option<u64> {
+    pub(crate) fn memory_limit_mib(&self, memory_mib: u64) -> Option<u64> {
         self.memory_limit_mib.or_else(|| {
             self.clients
                 .map(|n| (memory_mib / u64::from(n.max(1))).max(1))
@@ -50,7 +50,7 @@ impl MpsRequest {
 
 /// A device a daemon can serve (a whole GPU or a MIG device) and what bounds its limits.
 #[derive(Debug, Clone, PartialEq)]
-pub struct MpsTarget {
+pub(crate) struct MpsTarget {
     pub gpu: u32,
     /// `GPU 2 (Tesla T4)`, `MIG device 0:1:0 (3g.20gb on NVIDIA A100-SXM4-40GB)`.
     pub label: String,

@@ -35,7 +35,7 @@ pub(crate) const STARTING_FILE: &str = "starting.json";
 /// A MIG device's place in its GPU.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct MigDeviceId {
+pub(crate) struct MigDeviceId {
     pub gpu_instance_id: u32,
     pub compute_instance_id: u32,
 }
@@ -43,7 +43,7 @@ pub struct MigDeviceId {
 /// One device a daemon serves.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct DaemonDevice {
+pub(crate) struct DaemonDevice {
     /// CUDA ordinal inside the daemon (its place in `CUDA_VISIBLE_DEVICES`).
     pub ordinal: u32,
     /// NVML index of the GPU.
@@ -65,7 +65,7 @@ pub struct DaemonDevice {
 }
 
 impl DaemonDevice {
-    pub fn device_ref(&self) -> DeviceRef {
+    pub(crate) fn device_ref(&self) -> DeviceRef {
         match self.mig {
             None => DeviceRef::Gpu(self.gpu),
             Some(m) => DeviceRef::Mig {
@@ -77,7 +77,7 @@ impl DaemonDevice {
     }
 
     /// `GPU 2` or `MIG device 0:1:0`.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         self.device_ref().to_string()
     }
 }
@@ -103,7 +103,7 @@ pub(crate) fn compute_mode_of(node: &Node, device: DeviceRef) -> Option<ComputeM
 impl DaemonDevice {
     /// Whether the device is still on `node` under the same UUID (a re-created MIG device gets a
     /// new one).
-    pub fn present_on(&self, node: &Node) -> bool {
+    pub(crate) fn present_on(&self, node: &Node) -> bool {
         let Some(gpu) = node.gpu(self.gpu) else {
             return false;
         };
@@ -122,7 +122,7 @@ impl DaemonDevice {
 /// A daemon: what `mps start` makes, and what `settings.json` records.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct DaemonSpec {
+pub(crate) struct DaemonSpec {
     pub version: u32,
     pub name: String,
     pub pipe_dir: PathBuf,
@@ -141,7 +141,7 @@ pub struct DaemonSpec {
 
 /// Where a daemon's directories go: defaults under the run dir, or given.
 #[derive(Debug, Clone, Copy)]
-pub struct DirChoice<'a> {
+pub(crate) struct DirChoice<'a> {
     pub paths: &'a Paths,
     pub pipe_dir: Option<&'a Path>,
     pub log_dir: Option<&'a Path>,
@@ -207,7 +207,7 @@ impl DaemonSpec {
     }
 
     /// One daemon for whole GPUs (MIG disabled), ordinals in the given order.
-    pub fn for_gpus(
+    pub(crate) fn for_gpus(
         gpus: &[(&Gpu, MpsTarget)],
         request: &MpsRequest,
         dirs: DirChoice,
@@ -233,7 +233,7 @@ impl DaemonSpec {
 
     /// One daemon for one MIG device (`CUDA_VISIBLE_DEVICES=MIG-…`, ordinal 0); an error when the
     /// driver does not say the MIG device's UUID, which the daemon is started with.
-    pub fn for_mig_device(
+    pub(crate) fn for_mig_device(
         gpu: &Gpu,
         gi: &GpuInstance,
         ci: &ComputeInstance,
@@ -263,7 +263,7 @@ impl DaemonSpec {
     }
 
     /// `CUDA_VISIBLE_DEVICES` of the daemon.
-    pub fn visible_devices(&self) -> String {
+    pub(crate) fn visible_devices(&self) -> String {
         self.devices
             .iter()
             .map(|d| d.uuid.as_str())
@@ -272,7 +272,7 @@ impl DaemonSpec {
     }
 
     /// Whether a running daemon recorded as `self` does what `wanted` asks.
-    pub fn same_settings(&self, wanted: &DaemonSpec) -> bool {
+    pub(crate) fn same_settings(&self, wanted: &DaemonSpec) -> bool {
         let key = |s: &DaemonSpec| {
             (
                 s.name.clone(),
@@ -289,12 +289,12 @@ impl DaemonSpec {
         key(self) == key(wanted)
     }
 
-    pub fn serves_gpu(&self, gpu: u32) -> bool {
+    pub(crate) fn serves_gpu(&self, gpu: u32) -> bool {
         self.devices.iter().any(|d| d.gpu == gpu)
     }
 
     /// Devices served by both daemons (`GPU 1`, `MIG device 0:1:0`).
-    pub fn overlap(&self, other: &DaemonSpec) -> Vec<String> {
+    pub(crate) fn overlap(&self, other: &DaemonSpec) -> Vec<String> {
         self.devices
             .iter()
             .filter(|d| {
@@ -307,7 +307,7 @@ impl DaemonSpec {
     }
 
     /// `GPU 0, GPU 1` or `MIG device 0:1:0`.
-    pub fn describe_devices(&self) -> String {
+    pub(crate) fn describe_devices(&self) -> String {
         self.devices
             .iter()
             .map(DaemonDevice::describe)
@@ -315,13 +315,13 @@ impl DaemonSpec {
             .join(", ")
     }
 
-    pub fn settings_path(&self, paths: &Paths) -> PathBuf {
+    pub(crate) fn settings_path(&self, paths: &Paths) -> PathBuf {
         daemon_dir(paths, &self.name).join(SETTINGS_FILE)
     }
 
     /// Remove what gpushare made for the daemon (its own directory, and the given pipe and log
     /// directories when it made them); returns what could not be removed.
-    pub fn remove_dirs(&self, paths: &Paths) -> Vec<String> {
+    pub(crate) fn remove_dirs(&self, paths: &Paths) -> Vec<String> {
         super::dirs::remove(
             &daemon_dir(paths, &self.name),
             &[self.pipe_dir.as_path(), self.log_dir.as_path()],
@@ -332,7 +332,7 @@ impl DaemonSpec {
     /// Write `settings.json` atomically: 0600, or 0644 for a `--multiuser` daemon whose clients
     /// may read their limits (gpushare itself reads it as root). The start it records is then
     /// complete: its `starting.json` goes.
-    pub fn write(&self, paths: &Paths) -> Result<()> {
+    pub(crate) fn write(&self, paths: &Paths) -> Result<()> {
         self.write_as(&self.settings_path(paths))?;
         let starting = daemon_dir(paths, &self.name).join(STARTING_FILE);
         match std::fs::remove_file(&starting) {
@@ -346,7 +346,7 @@ impl DaemonSpec {
     }
 
     /// Write `starting.json`, before a start changes anything.
-    pub fn write_starting(&self, paths: &Paths) -> Result<()> {
+    pub(crate) fn write_starting(&self, paths: &Paths) -> Result<()> {
         self.write_as(&daemon_dir(paths, &self.name).join(STARTING_FILE))
     }
 

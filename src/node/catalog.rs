@@ -108,12 +108,13 @@ impl Catalog {
         })
     }
 
-    pub fn model_by_pci(&self, id: PciId) -> Option<&GpuModel> {
+    #[cfg(test)]
+    pub(crate) fn model_by_pci(&self, id: PciId) -> Option<&GpuModel> {
         self.models.iter().find(|m| m.pci_device_ids.contains(&id))
     }
 
     /// The catalog's entry for a GPU of a snapshot, when it agrees with the driver about it.
-    pub fn model_of(&self, gpu: &crate::node::Gpu) -> Option<&GpuModel> {
+    pub(crate) fn model_of(&self, gpu: &crate::node::Gpu) -> Option<&GpuModel> {
         self.match_gpu(&gpu.name, gpu.pci_device_id, gpu.memory_total_mib)
             .model()
     }
@@ -121,7 +122,12 @@ impl Catalog {
     /// The catalog's entry for a GPU as the driver describes it: found by PCI id (the entry
     /// whose name matches, when several share the id), else by name, and checked against the
     /// driver's name and memory.
-    pub fn match_gpu(&self, name: &str, pci_device_id: PciId, memory_mib: u64) -> CatalogMatch<'_> {
+    pub(crate) fn match_gpu(
+        &self,
+        name: &str,
+        pci_device_id: PciId,
+        memory_mib: u64,
+    ) -> CatalogMatch<'_> {
         let by_pci: Vec<&GpuModel> = self
             .models
             .iter()
@@ -157,14 +163,14 @@ impl Catalog {
         model.mig.as_deref().and_then(|key| self.mig.get(key))
     }
 
-    pub fn model_names(&self) -> Vec<&str> {
+    pub(crate) fn model_names(&self) -> Vec<&str> {
         self.models.iter().map(|m| m.name.as_str()).collect()
     }
 }
 
 /// What the catalog knows of a GPU the driver describes.
 #[derive(Debug, Clone)]
-pub enum CatalogMatch<'c> {
+pub(crate) enum CatalogMatch<'c> {
     /// An entry that agrees with the driver on name and memory.
     Found(&'c GpuModel),
     /// The catalog has no entry for it (a GPU newer than the catalog, a board variant).
@@ -174,7 +180,7 @@ pub enum CatalogMatch<'c> {
 }
 
 impl<'c> CatalogMatch<'c> {
-    pub fn model(&self) -> Option<&'c GpuModel> {
+    pub(crate) fn model(&self) -> Option<&'c GpuModel> {
         match self {
             CatalogMatch::Found(m) => Some(m),
             _ => None,
@@ -252,7 +258,7 @@ impl GpuInstanceProfile {
 
 /// The GB number of a MIG profile name, by the driver's rule: the instance's share of the GPU's
 /// memory rounded up to eighths, times the GPU's memory in whole GiB.
-pub fn profile_gb(instance_memory_mib: u64, total_memory_mib: u64) -> u64 {
+pub(crate) fn profile_gb(instance_memory_mib: u64, total_memory_mib: u64) -> u64 {
     if total_memory_mib == 0 {
         return 0;
     }
@@ -262,7 +268,7 @@ pub fn profile_gb(instance_memory_mib: u64, total_memory_mib: u64) -> u64 {
 }
 
 /// The attribute suffix nvidia-smi appends for an `NVML_GPU_INSTANCE_PROFILE_*` index.
-pub fn profile_suffix(nvml_profile: u32) -> &'static str {
+pub(crate) fn profile_suffix(nvml_profile: u32) -> &'static str {
     match nvml_profile {
         0x7 | 0x8 => "+me",
         0xA | 0xB | 0xC | 0x11 => "+gfx",
@@ -273,7 +279,12 @@ pub fn profile_suffix(nvml_profile: u32) -> &'static str {
 }
 
 /// The profile name the driver gives an instance: `<slices>g.<GB>gb<suffix>`.
-pub fn profile_name(slices: u32, nvml_profile: u32, memory_mib: u64, total_mib: u64) -> String {
+pub(crate) fn profile_name(
+    slices: u32,
+    nvml_profile: u32,
+    memory_mib: u64,
+    total_mib: u64,
+) -> String {
     format!(
         "{slices}g.{}gb{}",
         profile_gb(memory_mib, total_mib),

@@ -5,8 +5,8 @@
 //! GPU's `notes` say which call refused it.
 
 pub mod catalog;
-pub mod pci;
-pub mod selector;
+pub(crate) mod pci;
+pub(crate) mod selector;
 
 use serde::{Deserialize, Serialize};
 
@@ -299,7 +299,7 @@ pub struct Process {
 }
 
 /// `8-4-4-4-12` lowercase hex, as NVML prints UUIDs after their `GPU-`/`MIG-` prefix.
-pub fn format_uuid(bytes: &[u8; 16]) -> String {
+pub(crate) fn format_uuid(bytes: &[u8; 16]) -> String {
     let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
     format!(
         "{}-{}-{}-{}-{}",
@@ -346,7 +346,7 @@ impl Node {
 }
 
 /// `0-3, 5`.
-pub fn index_ranges(list: &[u32]) -> String {
+pub(crate) fn index_ranges(list: &[u32]) -> String {
     let mut parts: Vec<String> = Vec::new();
     let mut i = 0;
     while i < list.len() {

@@ -4,7 +4,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
 use std::str::FromStr;
 
-pub const NVIDIA_VENDOR: u32 = 0x10DE;
+pub(crate) const NVIDIA_VENDOR: u32 = 0x10DE;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct PciId(pub u32);

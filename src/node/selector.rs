@@ -7,14 +7,14 @@ use crate::error::{Error, Result};
 use crate::node::Node;
 
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub enum GpuSelector {
+pub(crate) enum GpuSelector {
     #[default]
     All,
     Items(Vec<SelectorItem>),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum SelectorItem {
+pub(crate) enum SelectorItem {
     Index(u32),
     Range(u32, u32),
     Uuid(String),
@@ -70,7 +70,7 @@ fn parse_item(part: &str) -> std::result::Result<SelectorItem, String> {
 impl GpuSelector {
     /// Indexes of the selected GPUs, in node order. Fails when an item matches no GPU, or a range
     /// reaches past the node: `0-99` on 8 GPUs is a mistake, never "the 8 there are".
-    pub fn resolve(&self, node: &Node) -> Result<Vec<u32>> {
+    pub(crate) fn resolve(&self, node: &Node) -> Result<Vec<u32>> {
         let items = match self {
             GpuSelector::All => return Ok(node.gpus.iter().map(|g| g.index).collect()),
             GpuSelector::Items(items) => items,

@@ -13,7 +13,7 @@
 //! Phases are barriers. A phase whose changes each concern one GPU
 //! ([`Phase::per_gpu`](crate::plan::Phase::per_gpu): the MIG changes) runs on several GPUs at
 //! once, one worker per GPU, each GPU's changes in order ([`parallel`]); the other phases — the
-//! [node-wide](crate::plan::Phase::node_wide) ones (GPU clients, hooks) and the resets among
+//! node-wide ones (GPU clients, hooks) and the resets among
 //! them — and every phase with `--jobs 1`, run one change after another in plan order on this
 //! thread, consecutive resets as one call. So no worker is making a driver call while the GPU
 //! clients stop or start, or while GPUs reset.

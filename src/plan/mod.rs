@@ -7,7 +7,7 @@
 //! vGPU devices, GPU clients, hooks) through its runner. The JSON form is a contract:
 //! `{"changes": [{"gpu", "action", "detail"}], "reboot_required", "reboot_gpus", "blockers":
 //! [{"gpu", "message", "hint"}]}`; `gpu` is `null` for the steps that act on the whole node (GPU
-//! clients, hooks: [`Phase::node_wide`]). Every sharing mode and every changing command plans
+//! clients, hooks: the begin, stop-clients, before-layouts and end phases). Every sharing mode and every changing command plans
 //! into this one type, so `plan` and `--dry-run` show exactly what runs.
 
 use crate::backend::DeviceRef;
@@ -34,7 +34,7 @@ pub struct PlanOptions {
 
 /// What a change does, for the executor. Each mode's planner adds the variants it needs.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Operation {
+pub(crate) enum Operation {
     /// Ask for a MIG mode; it may stay pending until a reset.
     SetMigMode(MigMode),
     /// Reset the GPU if its MIG mode is pending (consecutive resets run as one call).
@@ -82,10 +82,10 @@ pub enum Operation {
 
 /// Where a change runs in a plan: every change of a phase comes before those of the next phase,
 /// and within a phase each GPU's changes keep their order. Phases are what a runner that works
-/// on several GPUs at once must keep across GPUs. The [node-wide](Phase::node_wide) phases hold
+/// on several GPUs at once must keep across GPUs. The node-wide phases (begin, stop-clients, before-layouts, end) hold
 /// only steps that act on the whole node (GPU clients, hooks), in the order given.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Phase {
+pub(crate) enum Phase {
     /// Node-wide: the `apply-start` hook.
     Begin,
     /// MPS daemons whose devices the MIG changes take away, and stopping MPS daemons whose
@@ -118,14 +118,14 @@ impl Phase {
     /// the phase on several GPUs at once (each GPU's changes in order). True only for the
     /// driver's MIG changes. Resets go to the driver together; MPS daemons can serve several
     /// GPUs and share their records; vGPU steps share the host's sysfs; the
-    /// [node-wide](Phase::node_wide) phases run one change after another too.
-    pub fn per_gpu(self) -> bool {
+    /// node-wide phases run one change after another too.
+    pub(crate) fn per_gpu(self) -> bool {
         matches!(self, Phase::MigModes | Phase::MigLayouts)
     }
 
-    /// Whether the phase holds only steps that act on the whole node, not on one GPU: a runner
-    /// runs them one after the other, outside any GPU's own order.
-    pub fn node_wide(self) -> bool {
+    /// Whether the phase holds only steps that act on the whole node, not on one GPU (tests).
+    #[cfg(test)]
+    pub(crate) fn node_wide(self) -> bool {
         matches!(
             self,
             Phase::Begin | Phase::StopClients | Phase::BeforeLayouts | Phase::End
@@ -139,14 +139,14 @@ pub(crate) const NODE: u32 = u32::MAX;
 /// A GPU instance a change acts on: one that exists, or the one an earlier change of the same
 /// plan creates at a placement (its id is known only once the driver made it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum GpuInstanceRef {
+pub(crate) enum GpuInstanceRef {
     Id(u32),
     CreatedAt(Placement),
 }
 
 impl Operation {
     /// The `action` of the JSON form; the MIG ones match the fault-injection operation names.
-    pub fn action(&self) -> &'static str {
+    pub(crate) fn action(&self) -> &'static str {
         match self {
             Operation::SetMigMode(_) => "set_mig_mode",
             Operation::ResetIfPending => "reset",
@@ -175,7 +175,7 @@ impl Operation {
     }
 
     /// The phase it usually runs in.
-    pub fn phase(&self) -> Phase {
+    pub(crate) fn phase(&self) -> Phase {
         match self {
             Operation::SetMigMode(_) | Operation::AwaitReboot => Phase::MigModes,
             Operation::ResetIfPending => Phase::Resets,
@@ -200,7 +200,7 @@ impl Operation {
     }
 
     /// Whether it acts on the whole node rather than on one GPU.
-    pub fn is_node_wide(&self) -> bool {
+    pub(crate) fn is_node_wide(&self) -> bool {
         matches!(
             self,
             Operation::StopClient(_) | Operation::StartClient(_) | Operation::Hook(_)
@@ -208,7 +208,7 @@ impl Operation {
     }
 
     /// Whether the driver makes it (the other operations go to the runner's own steps).
-    pub fn is_driver_call(&self) -> bool {
+    pub(crate) fn is_driver_call(&self) -> bool {
         !matches!(
             self,
             Operation::StopMpsDaemon(_)
@@ -220,7 +220,7 @@ impl Operation {
 
     /// Whether running it changes the node (not a note about a reboot, not a change planned for
     /// later, not a hook: hooks run around changes, whatever they do is the hook's business).
-    pub fn changes_the_node(&self) -> bool {
+    pub(crate) fn changes_the_node(&self) -> bool {
         !matches!(
             self,
             Operation::AwaitReboot | Operation::Later(_) | Operation::Hook(_)
@@ -239,19 +239,19 @@ pub struct Change {
     pub detail: String,
     /// Set by the executor: what became of the change.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub status: Option<Status>,
+    pub(crate) status: Option<Status>,
     /// Planned exactly only once the changes before it are made (`"later": true`).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub later: bool,
     #[serde(skip)]
-    pub operation: Operation,
+    pub(crate) operation: Operation,
     #[serde(skip)]
-    pub phase: Phase,
+    pub(crate) phase: Phase,
 }
 
 impl Change {
     /// A change in the phase its operation usually runs in.
-    pub fn new(gpu: u32, operation: Operation, detail: impl Into<String>) -> Self {
+    pub(crate) fn new(gpu: u32, operation: Operation, detail: impl Into<String>) -> Self {
         Change {
             gpu,
             action: operation.action(),
@@ -264,21 +264,21 @@ impl Change {
     }
 
     /// A step that acts on the whole node (GPU clients, hooks).
-    pub fn node_wide(operation: Operation, detail: impl Into<String>) -> Self {
+    pub(crate) fn node_wide(operation: Operation, detail: impl Into<String>) -> Self {
         Change::new(NODE, operation, detail)
     }
 
     /// The same change in another phase (a destroy that a MIG disable needs first).
-    pub fn in_phase(self, phase: Phase) -> Self {
+    pub(crate) fn in_phase(self, phase: Phase) -> Self {
         Change { phase, ..self }
     }
 
-    pub fn is_node_wide(&self) -> bool {
+    pub(crate) fn is_node_wide(&self) -> bool {
         self.gpu == NODE
     }
 
     /// `GPU 3`, or `node` for a node-wide step: what it acts on, for messages.
-    pub fn target(&self) -> String {
+    pub(crate) fn target(&self) -> String {
         if self.is_node_wide() {
             "node".to_string()
         } else {
@@ -297,7 +297,7 @@ fn gpu_or_null<S: serde::Serializer>(gpu: &u32, s: S) -> std::result::Result<S::
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Status {
+pub(crate) enum Status {
     Done,
     /// A conditional change that turned out not to be needed (a reset after a mode change that
     /// applied at once).
@@ -310,7 +310,7 @@ pub enum Status {
 }
 
 impl Status {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Status::Done => "done",
             Status::NotNeeded => "not needed",
@@ -323,7 +323,7 @@ impl Status {
 
 /// Why a plan must not run as it is.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Blocker {
+pub(crate) struct Blocker {
     pub gpu: u32,
     pub message: String,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -337,7 +337,7 @@ pub struct Plan {
     pub reboot_required: bool,
     /// The GPUs that wait for the reboot.
     pub reboot_gpus: Vec<u32>,
-    pub blockers: Vec<Blocker>,
+    pub(crate) blockers: Vec<Blocker>,
 }
 
 impl Plan {
@@ -347,7 +347,7 @@ impl Plan {
     }
 
     /// Record that `gpu` needs a reboot.
-    pub fn mark_reboot(&mut self, gpu: u32) {
+    pub(crate) fn mark_reboot(&mut self, gpu: u32) {
         self.reboot_required = true;
         if !self.reboot_gpus.contains(&gpu) {
             self.reboot_gpus.push(gpu);
@@ -356,7 +356,7 @@ impl Plan {
     }
 
     /// The GPUs the plan changes.
-    pub fn gpus(&self) -> Vec<u32> {
+    pub(crate) fn gpus(&self) -> Vec<u32> {
         let mut gpus: Vec<u32> = self
             .changes
             .iter()
@@ -370,7 +370,7 @@ impl Plan {
 
     /// What the plan changes, for messages: `GPU(s) 0, 2`, `the node` (only node-wide steps), or
     /// `GPU(s) 0 and the node`.
-    pub fn scope(&self) -> String {
+    pub(crate) fn scope(&self) -> String {
         let gpus = self.gpus();
         let node = self.changes.iter().any(Change::is_node_wide);
         match (gpus.is_empty(), node) {
@@ -382,7 +382,7 @@ impl Plan {
     }
 
     /// The table form: one row per change, then blockers and the reboot note.
-    pub fn render(&self, out: &Output) -> String {
+    pub(crate) fn render(&self, out: &Output) -> String {
         let mut s = String::new();
         if self.changes.is_empty() {
             s.push_str("no changes\n");

@@ -116,13 +116,13 @@ pub(crate) struct VgpuDevice {
 
 /// A process that has a VFIO device node open.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Opener {
+pub(crate) struct Opener {
     pub pid: u32,
     pub name: String,
 }
 
 impl Opener {
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         format!("{} (pid {})", self.name, self.pid)
     }
 }

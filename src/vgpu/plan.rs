@@ -43,7 +43,7 @@ pub(crate) struct GpuPlan {
 /// One change, in the order the executor makes them.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "action", rename_all = "snake_case")]
-pub enum Step {
+pub(crate) enum Step {
     /// Run `sriov-manage -e <gpu>` to create the GPU's virtual functions.
     EnableSriov { gpu: String },
     /// Remove an mdev device (`echo 1 > /sys/bus/mdev/devices/<uuid>/remove`).
@@ -76,16 +76,7 @@ pub enum Step {
 }
 
 impl Step {
-    /// `create`, `remove` or `enable SR-IOV`.
-    pub fn verb(&self) -> &'static str {
-        match self {
-            Step::EnableSriov { .. } => "enable SR-IOV",
-            Step::RemoveMdev { .. } | Step::ClearVf { .. } => "remove",
-            Step::CreateMdev { .. } | Step::SetVfType { .. } => "create",
-        }
-    }
-
-    pub fn type_name(&self) -> &str {
+    pub(crate) fn type_name(&self) -> &str {
         match self {
             Step::EnableSriov { .. } => "",
             Step::RemoveMdev { type_name, .. }
@@ -97,7 +88,7 @@ impl Step {
 
     /// `create A100-4C on 0000:07:00.4`, or in the past tense `created …`; `uuid` names a
     /// device just created.
-    pub fn describe(&self, past: bool, uuid: Option<&str>) -> String {
+    pub(crate) fn describe(&self, past: bool, uuid: Option<&str>) -> String {
         let (create, remove) = if past {
             ("created", "removed")
         } else {
@@ -121,7 +112,7 @@ impl Step {
     }
 
     /// Where the change happens: the device, parent or VF.
-    pub fn place(&self) -> String {
+    pub(crate) fn place(&self) -> String {
         match self {
             Step::EnableSriov { gpu } => gpu.clone(),
             Step::RemoveMdev { uuid, .. } => uuid.clone(),

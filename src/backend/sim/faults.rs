@@ -14,16 +14,16 @@ use std::collections::BTreeMap;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU32, Ordering};
 
-pub const ENV: &str = "GPUSHARE_SIM_FAIL";
-pub const CRASH_ENV: &str = "GPUSHARE_SIM_CRASH";
-pub const DELAY_ENV: &str = "GPUSHARE_SIM_DELAY_MS";
+pub(crate) const ENV: &str = "GPUSHARE_SIM_FAIL";
+pub(crate) const CRASH_ENV: &str = "GPUSHARE_SIM_CRASH";
+pub(crate) const DELAY_ENV: &str = "GPUSHARE_SIM_DELAY_MS";
 
 /// The operations that can be made to fail: the driver's, and the steps gpushare takes outside
 /// it ([`Backend::fault_before`](crate::backend::Backend::fault_before)). `start_mps_daemon` is
 /// the daemon's launch (a crash after it leaves a daemon without its record), `stop_mps_daemon`
 /// its `quit` (a crash after it leaves a record of a daemon that is gone). The GPU clients'
 /// steps (`stop_service`…) fail before their program runs and crash once it ran.
-pub const OPERATIONS: [&str; 16] = [
+pub(crate) const OPERATIONS: [&str; 16] = [
     "set_mig_mode",
     "reset",
     "create_gpu_instance",

@@ -27,9 +27,8 @@ use std::path::Path;
 use std::sync::{Mutex, MutexGuard};
 use store::Store;
 
-pub use faults::{
-    CRASH_ENV, DELAY_ENV as SIM_DELAY_ENV, ENV as FAULT_ENV, OPERATIONS as FAULT_OPERATIONS,
-};
+#[cfg(test)]
+pub(crate) use faults::OPERATIONS as FAULT_OPERATIONS;
 
 pub struct SimBackend {
     node: Mutex<Kept>,
@@ -100,7 +99,7 @@ impl SimBackend {
     }
 
     /// A simulated node from a state built in code, with no state file (tests).
-    pub fn from_state(state: SimState) -> Self {
+    pub(crate) fn from_state(state: SimState) -> Self {
         SimBackend {
             node: Mutex::new(Kept { state, store: None }),
             faults: Faults::default(),
@@ -108,7 +107,8 @@ impl SimBackend {
     }
 
     /// Make operations fail as `GPUSHARE_SIM_FAIL` would (tests that run in-process).
-    pub fn inject_faults(&mut self, spec: &str) -> Result<()> {
+    #[cfg(test)]
+    pub(crate) fn inject_faults(&mut self, spec: &str) -> Result<()> {
         self.faults = Faults::parse(spec)?;
         Ok(())
     }
@@ -120,17 +120,18 @@ impl SimBackend {
     }
 
     /// The state, to change it in code (tests; not recorded in a state file).
-    pub fn state_mut(&mut self) -> &mut SimState {
+    #[cfg(test)]
+    pub(crate) fn state_mut(&mut self) -> &mut SimState {
         &mut self.node.get_mut().unwrap_or_else(|e| e.into_inner()).state
     }
 
     /// A copy of the state as it is now.
-    pub fn state(&self) -> SimState {
+    pub(crate) fn state(&self) -> SimState {
         self.kept().state.clone()
     }
 
     /// Reboot the simulated machine (see [`SimState::reboot`]) and save it.
-    pub fn reboot(&self) -> DriverResult<()> {
+    pub(crate) fn reboot(&self) -> DriverResult<()> {
         let mut kept = self.kept();
         let mut next = kept.state.clone();
         next.reboot();

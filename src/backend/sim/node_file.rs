@@ -22,8 +22,8 @@ use serde::Deserialize;
 use std::collections::BTreeMap;
 use toml::Spanned;
 
-pub const DEFAULT_DRIVER_VERSION: &str = "580.105.08";
-pub const DEFAULT_CUDA_VERSION: &str = "13.0";
+pub(crate) const DEFAULT_DRIVER_VERSION: &str = "580.105.08";
+pub(crate) const DEFAULT_CUDA_VERSION: &str = "13.0";
 /// The most GPUs a node file may describe (NVML enumerates at most 64 devices).
 const MAX_GPUS: u32 = 64;
 
@@ -31,7 +31,7 @@ const PRESETS_TOML: &str = include_str!("../../../data/presets.toml");
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct NodeFile {
+pub(crate) struct NodeFile {
     pub name: Option<String>,
     pub description: Option<String>,
     pub driver_version: Option<String>,
@@ -43,7 +43,7 @@ pub struct NodeFile {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct GpuEntry {
+pub(crate) struct GpuEntry {
     model: Spanned<String>,
     count: Option<Spanned<u32>>,
     mig: Option<Spanned<MigMode>>,
@@ -85,14 +85,14 @@ struct ProcessEntry {
 }
 
 /// A preset: a name, what it is, and its node file.
-pub struct Preset {
+pub(crate) struct Preset {
     pub name: String,
     pub description: String,
     pub file: NodeFile,
 }
 
 /// The built-in presets, in file order.
-pub fn presets() -> Vec<Preset> {
+pub(crate) fn presets() -> Vec<Preset> {
     #[derive(Deserialize)]
     struct PresetFile {
         preset: Vec<NodeFile>,
@@ -118,7 +118,7 @@ pub fn preset_names() -> Vec<String> {
 const BUSES: [u32; 8] = [0x07, 0x0F, 0x47, 0x4E, 0x87, 0x90, 0xB7, 0xBD];
 
 /// Build the simulated node a preset describes.
-pub fn from_preset(name: &str) -> Result<SimState> {
+pub(crate) fn from_preset(name: &str) -> Result<SimState> {
     let preset = presets()
         .into_iter()
         .find(|p| p.name == name)
@@ -136,7 +136,7 @@ pub fn from_preset(name: &str) -> Result<SimState> {
 }
 
 /// Build the simulated node a node file describes.
-pub fn from_file(source: &SourceFile) -> Result<SimState> {
+pub(crate) fn from_file(source: &SourceFile) -> Result<SimState> {
     let file: NodeFile = source.parse_toml()?;
     let stem = source
         .path
@@ -402,7 +402,7 @@ fn first_free(
 }
 
 /// Presets with their GPUs, for `gpushare sim presets`.
-pub fn preset_summaries() -> Vec<(String, String, BTreeMap<String, u32>)> {
+pub(crate) fn preset_summaries() -> Vec<(String, String, BTreeMap<String, u32>)> {
     presets()
         .into_iter()
         .map(|p| {

@@ -238,7 +238,7 @@ impl SimGpu {
 }
 
 impl SimState {
-    pub fn gpu(&self, index: u32) -> DriverResult<&SimGpu> {
+    pub(crate) fn gpu(&self, index: u32) -> DriverResult<&SimGpu> {
         self.gpus.get(index as usize).ok_or_else(|| {
             err(
                 DriverErrorKind::InvalidArgument,
@@ -323,7 +323,7 @@ impl SimState {
         Ok(count)
     }
 
-    pub fn compute_instance_profiles(
+    pub(crate) fn compute_instance_profiles(
         &self,
         index: u32,
         gi_id: u32,
@@ -344,7 +344,7 @@ impl SimState {
     }
 
     /// gpushare stopped or started a GPU client (see `Backend::client_changed`).
-    pub fn client_changed(&mut self, client: &Client, running: bool) {
+    pub(crate) fn client_changed(&mut self, client: &Client, running: bool) {
         let (list, name) = match client {
             Client::Service(unit) => (&mut self.stopped_units, unit),
             Client::Module(module) => (&mut self.unloaded_modules, module),
@@ -429,7 +429,7 @@ impl SimState {
     /// What a reboot of the machine does: pending MIG modes apply, GPU and compute instances and
     /// processes are gone, compute modes are back to default. Services and modules (holders)
     /// start again.
-    pub fn reboot(&mut self) {
+    pub(crate) fn reboot(&mut self) {
         self.stopped_units.clear();
         self.unloaded_modules.clear();
         for gpu in &mut self.gpus {
@@ -663,7 +663,7 @@ impl SimState {
     }
 
     /// The node as NVML would report it.
-    pub fn snapshot(&self) -> DriverResult<Node> {
+    pub(crate) fn snapshot(&self) -> DriverResult<Node> {
         let mut gpus = Vec::with_capacity(self.gpus.len());
         for (index, sim) in self.gpus.iter().enumerate() {
             gpus.push(self.snapshot_gpu(index as u32, sim)?);

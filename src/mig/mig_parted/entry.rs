@@ -7,7 +7,7 @@ use std::fmt;
 
 /// One entry of a label.
 #[derive(Debug, Clone)]
-pub struct MigConfigEntry {
+pub(crate) struct MigConfigEntry {
     pub at: Position,
     /// None: every GPU.
     pub device_filter: Option<Vec<DeviceFilter>>,
@@ -20,7 +20,7 @@ pub struct MigConfigEntry {
 
 /// `0x20B010DE`, optionally `:0x147F10DE` for the PCI subsystem.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct DeviceFilter {
+pub(crate) struct DeviceFilter {
     pub device: PciId,
     pub subsystem: Option<PciId>,
 }
@@ -44,14 +44,14 @@ impl fmt::Display for DeviceFilter {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Devices {
+pub(crate) enum Devices {
     All,
     Indexes(Vec<u32>),
 }
 
 /// Line and column (1-based).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Position {
+pub(crate) struct Position {
     pub line: usize,
     pub column: usize,
 }
@@ -66,7 +66,7 @@ impl Position {
 }
 
 impl MigConfigEntry {
-    pub fn applies_to(&self, gpu: &Gpu) -> bool {
+    pub(crate) fn applies_to(&self, gpu: &Gpu) -> bool {
         let filtered = self
             .device_filter
             .as_ref()

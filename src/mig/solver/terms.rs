@@ -63,7 +63,7 @@ pub enum Slot {
 }
 
 impl Slot {
-    pub fn placement(self, existing: &[Existing]) -> Placement {
+    pub(crate) fn placement(self, existing: &[Existing]) -> Placement {
         match self {
             Slot::Keep(e) => existing[e].placement,
             Slot::New(p) => p,
