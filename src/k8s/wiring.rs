@@ -1,10 +1,10 @@
 //! A node's cluster wiring: the targets and their settings (from `gpushare manifests`' flags,
 //! the layout's `[kubernetes]` table, or `init`), checked, then generated for the node in memory.
 
-use super::{self as k8s, Bundle, Images, K8sVersion, NodeOffer, Request, Target, cdi};
 use crate::Context;
 use crate::config::{AssignedConfig, Config};
 use crate::error::{Error, Result};
+use crate::k8s::{self, Bundle, Images, K8sVersion, NodeOffer, Request, Target, cdi};
 use std::path::{Path, PathBuf};
 
 /// What to generate, and how.
