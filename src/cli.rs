@@ -226,7 +226,7 @@ pub(crate) struct ApplyArgs {
     pub yes: bool,
 
     #[command(flatten)]
-    pub around: ClientsAndHooksArgs,
+    pub clients_and_hooks: ClientsAndHooksArgs,
 }
 
 /// What runs around the changes: GPU clients and mig-parted's hooks (`apply`, `mig apply`,
@@ -569,7 +569,7 @@ pub(crate) struct UnitArgs {
     pub config: Option<PathBuf>,
 
     #[command(flatten)]
-    pub around: ClientsAndHooksArgs,
+    pub clients_and_hooks: ClientsAndHooksArgs,
 
     /// The unit that serves `gpushare metrics --listen` (gpushare-metrics.service) instead
     #[arg(long, conflicts_with_all = ["gpu_clients_file", "hooks_file"])]
@@ -704,7 +704,7 @@ pub(crate) struct MigApplyArgs {
     pub skip_reset: bool,
 
     #[command(flatten)]
-    pub around: ClientsAndHooksArgs,
+    pub clients_and_hooks: ClientsAndHooksArgs,
 }
 
 #[derive(Debug, Args)]

@@ -503,7 +503,7 @@ fn node_change(
         options: PlanOptions::default(),
         dry_run,
         yes: true,
-        around: Default::default(),
+        clients_and_hooks: Default::default(),
     };
     converge(ctx, source, &how, guard.as_mut(), &mut |_| Ok(()))
 }

@@ -1,7 +1,7 @@
 //! `gpushare plan` and `gpushare apply`: the whole gpushare.toml through the one pipeline (see
 //! `crate::pipeline`), by way of [`converge`](fn@converge) as `init` and the agent do.
 
-use super::changing::{around, dry_run, report, summary};
+use super::changing::{clients_and_hooks, dry_run, report, summary};
 use crate::Context;
 use crate::cli::{ApplyArgs, LayoutFileArgs, PlanArgs};
 use crate::config::Config;
@@ -94,7 +94,7 @@ pub(super) fn apply(ctx: &mut Context, args: &ApplyArgs) -> Result<Exit> {
         },
         dry_run: args.dry_run,
         yes: args.yes,
-        around: around(&ctx.out, &args.around, flags)?,
+        clients_and_hooks: clients_and_hooks(&ctx.out, &args.clients_and_hooks, flags)?,
     };
     match converge(
         ctx,

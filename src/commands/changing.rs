@@ -25,12 +25,12 @@ pub(super) struct Changing<'a> {
     pub options: PlanOptions,
     pub dry_run: bool,
     /// GPU clients and hooks from its options.
-    pub around: ClientsAndHooks,
+    pub clients_and_hooks: ClientsAndHooks,
 }
 
 /// The GPU clients and hooks of `--gpu-clients-file` and `--hooks-file`; `flags`: the values
 /// mig-parted's hooks see.
-pub(super) fn around(
+pub(super) fn clients_and_hooks(
     out: &Output,
     args: &ClientsAndHooksArgs,
     flags: FlagValues,
@@ -60,7 +60,7 @@ pub(super) fn run(ctx: &mut Context, source: DesiredSource, change: &Changing) -
         dry_run: change.dry_run,
         // Only `apply` and `init` ask on a terminal: the other commands never did.
         yes: true,
-        around: change.around.clone(),
+        clients_and_hooks: change.clients_and_hooks.clone(),
     };
     match converge(ctx, source, &how, guard.as_mut(), &mut |_| Ok(()))? {
         Converged::DryRun(plan) => dry_run(&ctx.out, &plan, &what),

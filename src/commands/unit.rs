@@ -2,7 +2,7 @@
 //! boot (see `crate::boot`), printed, or written atomically and enabled, or disabled and removed.
 
 use super::apply::config_path;
-use super::changing::around;
+use super::changing::clients_and_hooks;
 use crate::Context;
 use crate::boot::{self, BootUnit, UNIT};
 use crate::cli::{LayoutFileArgs, SysfsArgs, UnitArgs};
@@ -56,17 +56,17 @@ pub(super) fn run(ctx: &mut Context, args: &UnitArgs) -> Result<Exit> {
             config.display()
         ));
     }
-    around(&ctx.out, &args.around, FlagValues::default())?;
+    clients_and_hooks(&ctx.out, &args.clients_and_hooks, FlagValues::default())?;
     let program = std::env::current_exe()
         .and_then(|p| p.canonicalize())
         .map_err(|e| Error::failed(format!("cannot find the gpushare binary: {e}")))?;
     let mut unit_args = global_args(ctx);
     unit_args.extend(["apply", "--yes", "-c"].map(String::from));
     unit_args.push(config.to_string_lossy().into_owned());
-    if let Some(f) = &args.around.gpu_clients_file {
+    if let Some(f) = &args.clients_and_hooks.gpu_clients_file {
         unit_args.extend(["--gpu-clients-file".to_string(), absolute(f)]);
     }
-    if let Some(f) = &args.around.hooks_file {
+    if let Some(f) = &args.clients_and_hooks.hooks_file {
         unit_args.extend(["--hooks-file".to_string(), absolute(f)]);
     }
     let text = BootUnit {

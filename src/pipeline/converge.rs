@@ -27,7 +27,7 @@ pub(crate) struct Converge<'a> {
     /// Go ahead without asking (it is never asked without a terminal).
     pub yes: bool,
     /// GPU clients and hooks from the command's options, added to what the source lists.
-    pub around: ClientsAndHooks,
+    pub clients_and_hooks: ClientsAndHooks,
 }
 
 pub(crate) enum Converged {
@@ -57,17 +57,23 @@ pub(crate) fn converge(
     guard: Option<&mut Guard>,
     before_run: &mut BeforeRun,
 ) -> Result<Converged> {
-    let (desired, looker) = check(ctx, source, &how.around, how.sysfs_root, !how.dry_run)?;
+    let (desired, tools) = check(
+        ctx,
+        source,
+        &how.clients_and_hooks,
+        how.sysfs_root,
+        !how.dry_run,
+    )?;
     let Some(guard) = guard.filter(|_| !how.dry_run) else {
         return Ok(Converged::DryRun(run::plan_now(
             ctx,
             &desired,
-            &looker,
+            &tools,
             how.options,
             true,
         )?));
     };
-    let mut outcome = plan_and_run(ctx, &desired, &looker, how, guard, before_run);
+    let mut outcome = plan_and_run(ctx, &desired, &tools, how, guard, before_run);
     // What the run changed is kept for the next command before the lock is let go (the
     // simulator's state file; the driver keeps its own).
     if let Err(e) = ctx.backend().and_then(|b| b.flush().map_err(Error::from))
@@ -86,12 +92,12 @@ pub(crate) fn converge(
 fn plan_and_run(
     ctx: &mut Context,
     desired: &Desired,
-    looker: &HostTools,
+    tools: &HostTools,
     how: &Converge,
     guard: &mut Guard,
     before_run: &mut BeforeRun,
 ) -> Result<Applied> {
-    let plan = run::plan_now(ctx, desired, looker, how.options, true)?;
+    let plan = run::plan_now(ctx, desired, tools, how.options, true)?;
     let changes = planner::changes_anything(&plan);
     let hooks = plan
         .changes
@@ -118,7 +124,7 @@ fn plan_and_run(
     }
     before_run(ctx)?;
     let trap = Trap::install();
-    let applied = run::apply(ctx, desired, looker, plan, how.options, guard, &trap);
+    let applied = run::apply(ctx, desired, tools, plan, how.options, guard, &trap);
     if applied.changed_mig() {
         // The device nodes of MIG devices changed: an installed CDI spec must follow.
         match ctx
@@ -137,21 +143,21 @@ fn plan_and_run(
     Ok(applied)
 }
 
-/// What `source` asks for (with the GPU clients and hooks of `around`), checked against the
+/// What `source` asks for (with the GPU clients and hooks of `clients_and_hooks`), checked against the
 /// node, and how to look at the node.
 pub(crate) fn check(
     ctx: &mut Context,
     source: DesiredSource,
-    around: &ClientsAndHooks,
+    clients_and_hooks: &ClientsAndHooks,
     sysfs_root: &Path,
     learn: bool,
 ) -> Result<(Desired, HostTools)> {
     let node = ctx.snapshot()?;
     let book = ProfileBook::load(ctx.backend()?, &node);
     let mut desired = Desired::check_source(ctx, source, &node, &book, sysfs_root)?;
-    desired.around.merge(around.clone());
-    let looker = HostTools::new(ctx, &desired, sysfs_root, learn)?;
-    Ok((desired, looker))
+    desired.clients_and_hooks.merge(clients_and_hooks.clone());
+    let tools = HostTools::new(ctx, &desired, sysfs_root, learn)?;
+    Ok((desired, tools))
 }
 
 /// What running `source` would change now (`plan`, `mig assert`): nothing is changed, no lock
@@ -162,8 +168,8 @@ pub(crate) fn plan_only(
     sysfs_root: &Path,
     options: PlanOptions,
 ) -> Result<(Desired, Plan)> {
-    let (desired, looker) = check(ctx, source, &ClientsAndHooks::default(), sysfs_root, false)?;
-    let plan = run::plan_now(ctx, &desired, &looker, options, true)?;
+    let (desired, tools) = check(ctx, source, &ClientsAndHooks::default(), sysfs_root, false)?;
+    let plan = run::plan_now(ctx, &desired, &tools, options, true)?;
     Ok((desired, plan))
 }
 

@@ -159,7 +159,7 @@ pub(crate) struct Desired {
     pub vgpu: VgpuDesire,
     /// Per exchange with an MPS daemon.
     pub mps_timeout: Duration,
-    pub around: ClientsAndHooks,
+    pub clients_and_hooks: ClientsAndHooks,
     mig_file: MigFile,
 }
 
@@ -171,7 +171,7 @@ impl Desired {
             mps: MpsDesire::Untouched,
             vgpu: VgpuDesire::default(),
             mps_timeout: crate::mps::DEFAULT_TIMEOUT,
-            around: ClientsAndHooks::default(),
+            clients_and_hooks: ClientsAndHooks::default(),
             mig_file: MigFile::None,
         }
     }
@@ -193,7 +193,7 @@ impl Desired {
                 layout,
                 heterogeneous: false,
             },
-            around: ClientsAndHooks {
+            clients_and_hooks: ClientsAndHooks {
                 clients: config.gpu_clients()?,
                 hooks: None,
             },
@@ -227,7 +227,7 @@ impl Desired {
                 let whole = Self::check(config, node, book)?;
                 Ok(Desired {
                     mig: whole.mig,
-                    around: whole.around,
+                    clients_and_hooks: whole.clients_and_hooks,
                     mig_file: whole.mig_file,
                     ..Desired::new(what)
                 })

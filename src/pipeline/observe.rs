@@ -86,7 +86,7 @@ impl HostTools {
             // stopped.
             Err(_) => None,
         };
-        let services = !desired.around.clients.services.is_empty()
+        let services = !desired.clients_and_hooks.clients.services.is_empty()
             || !Stopped::load(&ctx.paths)?.services.is_empty();
         let systemctl = match Systemctl::find() {
             Ok(s) => Some(s),
@@ -145,7 +145,7 @@ impl HostTools {
 
     /// Which listed GPU clients run, and what an earlier run stopped.
     fn gpu_clients(&self, ctx: &Context, desired: &Desired) -> Result<ClientsSeen> {
-        let listed = &desired.around.clients;
+        let listed = &desired.clients_and_hooks.clients;
         let mut active = BTreeSet::new();
         if let Some(systemctl) = &self.systemctl {
             for unit in &listed.services {

@@ -24,11 +24,11 @@ use crate::plan::{Blocker, Change, Operation, Plan, Status};
 pub(crate) fn plan_now(
     ctx: &mut Context,
     desired: &Desired,
-    looker: &HostTools,
+    tools: &HostTools,
     options: PlanOptions,
     first: bool,
 ) -> Result<Plan> {
-    let seen = looker.observe(ctx, desired)?;
+    let seen = tools.observe(ctx, desired)?;
     let refreshed = desired.resolve_later(ctx, &seen.node)?;
     let desired = refreshed.as_ref().unwrap_or(desired);
     let mut plan = planner::plan(desired, &seen, &ctx.paths, options, first)?;
@@ -37,7 +37,7 @@ pub(crate) fn plan_now(
             let Operation::StopMpsDaemon(spec) = &change.operation else {
                 continue;
             };
-            let clients = looker.clients(spec);
+            let clients = tools.clients(spec);
             if clients.is_empty() {
                 continue;
             }
@@ -110,7 +110,7 @@ impl Applied {
 pub(crate) fn apply(
     ctx: &mut Context,
     desired: &Desired,
-    looker: &HostTools,
+    tools: &HostTools,
     first: Plan,
     options: PlanOptions,
     guard: &mut Guard,
@@ -124,7 +124,7 @@ pub(crate) fn apply(
         force: options.force,
         timeout: desired.mps_timeout,
     };
-    let mut steps = StepRunner::new(ctx, looker, mps, &mut guard.journal, trap);
+    let mut steps = StepRunner::new(ctx, tools, mps, &mut guard.journal, trap);
     for pass in 0.. {
         match verify::check(&plan, pass) {
             // A run with nothing to change still runs its hooks, once.
@@ -151,7 +151,7 @@ pub(crate) fn apply(
             error = Some(e);
             break;
         }
-        plan = match plan_now(steps.ctx, desired, looker, options, false) {
+        plan = match plan_now(steps.ctx, desired, tools, options, false) {
             Ok(p) => p,
             Err(e) => {
                 error = Some(e);
@@ -221,7 +221,7 @@ fn finish(steps: &mut StepRunner, desired: &Desired, made: &mut Plan, out: &crat
     if !start_failed
         && !exit_ran
         && let Some(hook) = desired
-            .around
+            .clients_and_hooks
             .hooks
             .as_ref()
             .and_then(|h| h.at(HookPoint::ApplyExit))

@@ -31,7 +31,7 @@ pub(crate) fn describe(change: &Change) -> String {
 /// The runner of a changing command: the driver, MPS daemons, vGPU sysfs, the journal, the trap.
 pub(crate) struct StepRunner<'a> {
     pub ctx: &'a mut Context,
-    pub looker: &'a HostTools,
+    pub tools: &'a HostTools,
     pub mps: MpsOptions,
     pub journal: &'a mut Journal,
     pub trap: &'a Trap,
@@ -43,14 +43,14 @@ pub(crate) struct StepRunner<'a> {
 impl<'a> StepRunner<'a> {
     pub(crate) fn new(
         ctx: &'a mut Context,
-        looker: &'a HostTools,
+        tools: &'a HostTools,
         mps: MpsOptions,
         journal: &'a mut Journal,
         trap: &'a Trap,
     ) -> Self {
         StepRunner {
             ctx,
-            looker,
+            tools,
             mps,
             journal,
             trap,
@@ -60,7 +60,7 @@ impl<'a> StepRunner<'a> {
     }
 
     fn systemctl(&self) -> Result<Systemctl> {
-        match &self.looker.systemctl {
+        match &self.tools.systemctl {
             Some(s) => Ok(s.clone()),
             None => Systemctl::find(),
         }
@@ -89,7 +89,7 @@ impl<'a> StepRunner<'a> {
     }
 
     fn mps_control(&self) -> Result<MpsControl> {
-        match &self.looker.control {
+        match &self.tools.control {
             Some(c) => Ok(c.clone()),
             None => MpsControl::find(self.mps.timeout),
         }
@@ -97,7 +97,7 @@ impl<'a> StepRunner<'a> {
 
     fn vgpu(&mut self, change: &Change, step: &crate::vgpu::plan::Step) -> Result<()> {
         if self.writer.is_none() {
-            let root = SysfsRoot::new(&self.looker.sysfs_root);
+            let root = SysfsRoot::new(&self.tools.sysfs_root);
             self.writer = Some(SysfsWriter::new(&root)?);
         }
         let Some(writer) = self.writer.as_mut() else {

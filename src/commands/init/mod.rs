@@ -96,7 +96,7 @@ fn run_locked(ctx: &mut Context, args: &InitArgs, mut guard: Option<&mut Guard>)
         options: PlanOptions::default(),
         dry_run: args.dry_run,
         yes: args.yes,
-        around: Default::default(),
+        clients_and_hooks: Default::default(),
     };
     let mut write_config = |ctx: &Context| -> Result<()> {
         if write {

@@ -45,7 +45,7 @@ pub(super) fn apply(ctx: &mut Context, args: &MigApplyArgs) -> Result<Exit> {
         skip_reset: args.skip_reset,
         mode_only: args.mode_only,
     };
-    let around = changing::around(&ctx.out, &args.around, flags)?;
+    let clients_and_hooks = changing::clients_and_hooks(&ctx.out, &args.clients_and_hooks, flags)?;
     changing::run(
         ctx,
         source,
@@ -58,7 +58,7 @@ pub(super) fn apply(ctx: &mut Context, args: &MigApplyArgs) -> Result<Exit> {
                 skip_reset: args.skip_reset,
             },
             dry_run: args.dry_run,
-            around,
+            clients_and_hooks,
         },
     )
 }

@@ -27,7 +27,7 @@ pub(super) fn run(ctx: &mut Context, cmd: &MigCommand) -> Result<Exit> {
                 sysfs_root: Path::new("/"),
                 options: PlanOptions::default(),
                 dry_run: args.dry_run,
-                around: Default::default(),
+                clients_and_hooks: Default::default(),
             },
         ),
     }

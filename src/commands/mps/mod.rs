@@ -24,7 +24,7 @@ pub(super) fn run(ctx: &mut Context, command: MpsCommand) -> Result<Exit> {
             ..PlanOptions::default()
         },
         dry_run: false,
-        around: Default::default(),
+        clients_and_hooks: Default::default(),
     };
     match command {
         MpsCommand::Start(args) => changing::run(

@@ -54,7 +54,7 @@ pub(super) fn apply(ctx: &mut Context, args: &VgpuApplyArgs) -> Result<Exit> {
                 ..PlanOptions::default()
             },
             dry_run: args.dry_run,
-            around: Default::default(),
+            clients_and_hooks: Default::default(),
         },
     )
 }
@@ -75,7 +75,7 @@ pub(super) fn clear(ctx: &mut Context, args: &VgpuClearArgs) -> Result<Exit> {
                 ..PlanOptions::default()
             },
             dry_run: args.dry_run,
-            around: Default::default(),
+            clients_and_hooks: Default::default(),
         },
     )
 }

@@ -28,7 +28,7 @@ pub(super) fn add(plan: &mut Plan, desired: &Desired, seen: &Observed, first: bo
     };
     let needs_free = changes_in(&[Phase::MigModes, Phase::Resets]);
     let layouts = changes_in(&[Phase::MigLayouts]);
-    let listed = &desired.around.clients;
+    let listed = &desired.clients_and_hooks.clients;
     let mut stops: Vec<Client> = Vec::new();
     if needs_free {
         stops.extend(
@@ -71,7 +71,7 @@ pub(super) fn add(plan: &mut Plan, desired: &Desired, seen: &Observed, first: bo
     stopped.retain(|c| seen_once.insert(c.clone()));
 
     let mut steps: Vec<Change> = Vec::new();
-    let hooks = desired.around.hooks.as_ref();
+    let hooks = desired.clients_and_hooks.hooks.as_ref();
     let hook = |point: HookPoint| {
         let hook = hooks?.at(point)?;
         let detail = hook.describe();
@@ -136,7 +136,7 @@ pub(super) fn releases(client: &Client, holder: &crate::node::Holder) -> bool {
 /// The node as the MIG planner should see it: the holders that listed, running GPU clients
 /// account for are gone by the time a reset needs them gone (they are stopped first).
 pub(super) fn without_released_holders(node: &Node, desired: &Desired, seen: &Observed) -> Node {
-    let listed = &desired.around.clients;
+    let listed = &desired.clients_and_hooks.clients;
     let running: Vec<Client> = listed
         .services
         .iter()
