@@ -4,9 +4,10 @@
 
 use super::boot::verify;
 use super::node::Node;
+use crate::common::nvml_standin::{TwinNode, run};
 use crate::common::prometheus::{self, get, promtool};
 use std::io::Read;
-use std::process::Stdio;
+use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
 const LAYOUT: &str = r#"
@@ -25,6 +26,29 @@ select = [3]
 mode = "time-slicing"
 time_slicing.replicas = 4
 "#;
+
+/// The address a `gpushare metrics --listen` child (its stderr piped) says it serves.
+fn address_of(service: &mut Child) -> String {
+    let mut stderr = service.stderr.take().unwrap();
+    let mut said = String::new();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let mut chunk = [0u8; 256];
+        let n = stderr.read(&mut chunk).unwrap();
+        said.push_str(&String::from_utf8_lossy(&chunk[..n]));
+        if let Some(addr) = said
+            .split("metrics at http://")
+            .nth(1)
+            .and_then(|r| r.split_once('/'))
+        {
+            return addr.0.to_string();
+        }
+        assert!(
+            n > 0 && Instant::now() < deadline,
+            "gpushare metrics did not serve: {said}"
+        );
+    }
+}
 
 /// The values of the series `name` whose labels include every one of `labels`.
 fn values(scrape: &str, name: &str, labels: &[(&str, &str)]) -> Vec<f64> {
@@ -190,25 +214,7 @@ fn the_metrics_unit_installs_verifies_and_serves_the_scrape() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let mut stderr = service.stderr.take().unwrap();
-    let mut said = String::new();
-    let deadline = Instant::now() + Duration::from_secs(20);
-    let addr = loop {
-        let mut chunk = [0u8; 256];
-        let n = stderr.read(&mut chunk).unwrap();
-        said.push_str(&String::from_utf8_lossy(&chunk[..n]));
-        if let Some(addr) = said
-            .split("metrics at http://")
-            .nth(1)
-            .and_then(|r| r.split_once('/'))
-        {
-            break addr.0.to_string();
-        }
-        assert!(
-            n > 0 && Instant::now() < deadline,
-            "the unit's command did not serve: {said}"
-        );
-    };
+    let addr = address_of(&mut service);
     let (code, body) = get(addr.parse().unwrap(), "/metrics").unwrap();
     assert_eq!(code, 200);
     assert!(
@@ -222,4 +228,79 @@ fn the_metrics_unit_installs_verifies_and_serves_the_scrape() {
 
     node.ok(&["unit", "--metrics", "--uninstall"]);
     assert!(!path.exists());
+}
+
+/// One scrape reads the driver once: through the NVML backend on the stand-in, a scrape of a
+/// DGX A100 with 32 MIG devices asks for the device count once and makes no NVML call more often
+/// than one `detect` makes it.
+#[test]
+fn a_scrape_reads_the_driver_once() {
+    let Some(node) = TwinNode::new("dgx-a100") else {
+        return;
+    };
+    let balanced = node.write(
+        "balanced.toml",
+        "[[gpus]]\nselect = \"all\"\nmode = \"mig\"\nmig.devices = { \"3g.20gb\" = 1, \"2g.10gb\" = 1, \"1g.5gb\" = 2 }\n",
+    );
+    run(
+        node.nvml().args(["apply", "--yes", "-c", &balanced]),
+        0,
+        "apply",
+    );
+    node.take_calls();
+    run(
+        node.nvml().args(["detect", "--format", "json"]),
+        0,
+        "detect",
+    );
+    let detect = counts(&node.take_calls());
+    let mut serve = node.nvml();
+    serve.args(["metrics", "--listen", "127.0.0.1:0", "-c", &balanced]);
+    let mut service = spawned(&serve);
+    let addr = address_of(&mut service);
+    node.take_calls();
+    let (code, body) = get(addr.parse().unwrap(), "/metrics").unwrap();
+    let scrape = counts(&node.take_calls());
+    let _ = service.kill();
+    let _ = service.wait();
+    assert_eq!(code, 200);
+    assert_eq!(
+        values(&body, "gpushare_mig_device_memory_total_bytes", &[]).len(),
+        32,
+        "{body}"
+    );
+    assert_eq!(scrape.get("nvmlDeviceGetCount_v2"), Some(&1), "{scrape:?}");
+    for (call, n) in &scrape {
+        assert!(
+            detect.get(call).is_some_and(|d| n <= d),
+            "a scrape called {call} {n} times, detect {:?}",
+            detect.get(call)
+        );
+    }
+}
+
+/// `cmd` started in the background, its stderr piped (assert_cmd's commands only run to the end).
+fn spawned(cmd: &assert_cmd::Command) -> Child {
+    let mut std = std::process::Command::new(cmd.get_program());
+    std.args(cmd.get_args());
+    for (key, value) in cmd.get_envs() {
+        match value {
+            Some(v) => std.env(key, v),
+            None => std.env_remove(key),
+        };
+    }
+    std.stdin(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// How many times each NVML function was called.
+fn counts(calls: &[serde_json::Value]) -> std::collections::BTreeMap<String, usize> {
+    let mut out = std::collections::BTreeMap::new();
+    for c in calls {
+        *out.entry(c["fn"].as_str().unwrap_or("?").to_string())
+            .or_default() += 1;
+    }
+    out
 }
