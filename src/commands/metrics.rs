@@ -13,7 +13,7 @@ use std::time::Duration;
 pub(super) fn run(ctx: &mut Context, args: &MetricsArgs) -> Result<Exit> {
     // A driver that does not answer is exit 4 now, not a service that serves nothing.
     ctx.snapshot()?;
-    let collector = Arc::new(Collector::new(Sources {
+    let collector = Collector::new(Sources {
         backend: ctx.backend_options.clone(),
         paths: ctx.paths.clone(),
         pod_resources_root: crate::pod_resources::host_root(
@@ -26,7 +26,8 @@ pub(super) fn run(ctx: &mut Context, args: &MetricsArgs) -> Result<Exit> {
                 .unwrap_or_else(|| ctx.paths.etc_dir().join("gpushare.toml")),
         ),
         agent: None,
-    }));
+    });
+    let collector = Arc::new(collector.with_backend(ctx.shared_backend()?));
     let Some(addr) = args.listen else {
         let format = if args.openmetrics {
             Format::OpenMetrics

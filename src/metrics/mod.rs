@@ -101,6 +101,12 @@ impl Collector {
         }
     }
 
+    /// Scrape through `backend`, already open (the command's own), instead of opening one.
+    pub(crate) fn with_backend(self, backend: SharedBackend) -> Self {
+        *self.backend.lock().unwrap_or_else(|p| p.into_inner()) = Some(backend);
+        self
+    }
+
     /// One scrape's series.
     pub(crate) fn collect(&self) -> Sheet {
         let mut tally = self.tally.lock().unwrap_or_else(|p| p.into_inner());

@@ -27,6 +27,13 @@ fn boot_check(node: &Node) -> serde_json::Value {
 /// `systemd-analyze verify` of the unit file: no complaint about it (the man page it names is
 /// installed by install.sh, not here: `--man=no`). `.ci/run` installs the tool; elsewhere a
 /// test without it says so and checks the file's shape only.
+/// The systemctl stand-in was asked to enable `unit` under the node's root.
+pub(super) fn assert_enabled(node: &Node, unit: &str) {
+    let log = node.standin_log();
+    let call = format!("systemctl --root={} enable {unit}", node.root().display());
+    assert!(log.contains(&call), "{log:?}");
+}
+
 pub(super) fn verify(path: &std::path::Path) {
     let Ok(out) = Command::new("systemd-analyze")
         .args(["verify", "--man=no"])
@@ -60,14 +67,7 @@ fn the_boot_unit_installs_verifies_and_runs_apply() {
     let mode =
         std::os::unix::fs::PermissionsExt::mode(&std::fs::metadata(&path).unwrap().permissions());
     assert_eq!(mode & 0o777, 0o644);
-    assert!(
-        node.standin_log().contains(&format!(
-            "systemctl --root={} enable gpushare-apply.service",
-            root.display()
-        )),
-        "{:?}",
-        node.standin_log()
-    );
+    assert_enabled(&node, "gpushare-apply.service");
     assert!(
         std::fs::symlink_metadata(
             root.join("etc/systemd/system/multi-user.target.wants/gpushare-apply.service")

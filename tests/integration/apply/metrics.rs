@@ -2,7 +2,7 @@
 //! accepts, as it accepts the generated alerting rules; and the metrics unit, which
 //! `systemd-analyze` accepts and whose `ExecStart` serves the scrape.
 
-use super::boot::verify;
+use super::boot::{assert_enabled, verify};
 use super::node::Node;
 use crate::common::nvml_standin::{TwinNode, run};
 use crate::common::prometheus::{self, get, promtool};
@@ -191,14 +191,7 @@ fn the_metrics_unit_installs_verifies_and_serves_the_scrape() {
     let path = root.join("etc/systemd/system/gpushare-metrics.service");
     let text = std::fs::read_to_string(&path).unwrap();
     assert!(text.contains("\nType=simple\n") && text.contains("\nRestart=on-failure\n"));
-    assert!(
-        node.standin_log().contains(&format!(
-            "systemctl --root={} enable gpushare-metrics.service",
-            root.display()
-        )),
-        "{:?}",
-        node.standin_log()
-    );
+    assert_enabled(&node, "gpushare-metrics.service");
     verify(&path);
 
     let exec = text
