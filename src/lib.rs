@@ -71,6 +71,7 @@ mod plan;
 mod pod_resources;
 mod probe;
 mod program;
+mod sharing;
 pub mod source_file;
 mod vgpu;
 

@@ -110,6 +110,10 @@ pub(crate) struct MigSection {
     /// MPS inside every MIG device of these GPUs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mps: Option<Spanned<MpsSection>>,
+    /// Time-slicing of every MIG device of these GPUs: the device plugin advertises each as
+    /// `replicas` devices (`mig.time_slicing.replicas = 4`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_slicing: Option<Spanned<TimeSlicingSection>>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -385,16 +389,35 @@ impl Config {
             self.check_mps(mps)?;
         }
         if let Some(ts) = &e.time_slicing {
-            let r = &ts.get_ref().replicas;
-            if !(2..=1024).contains(r.get_ref()) {
-                return Err(self.error_at(
-                    r.span(),
-                    format!(
-                        "replicas = {}: time-slicing needs 2 to 1024 replicas",
-                        r.get_ref()
-                    ),
-                ));
+            self.check_replicas(ts)?;
+        }
+        if let Some(mig) = &e.mig
+            && let Some(ts) = &mig.get_ref().time_slicing
+        {
+            if mig.get_ref().mps.is_some() {
+                return Err(self
+                    .error_at(
+                        ts.span(),
+                        "a MIG device is shared by MPS (mig.mps) or by time-slicing \
+                         (mig.time_slicing), not both",
+                    )
+                    .with_hint("keep one of the two sections"));
             }
+            self.check_replicas(ts)?;
+        }
+        Ok(())
+    }
+
+    fn check_replicas(&self, ts: &Spanned<TimeSlicingSection>) -> Result<()> {
+        let r = &ts.get_ref().replicas;
+        if !(2..=1024).contains(r.get_ref()) {
+            return Err(self.error_at(
+                r.span(),
+                format!(
+                    "replicas = {}: time-slicing needs 2 to 1024 replicas",
+                    r.get_ref()
+                ),
+            ));
         }
         Ok(())
     }

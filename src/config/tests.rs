@@ -121,6 +121,18 @@ fn bad_files_name_the_line_and_value() {
         error_of("[[gpus]]\nselect = \"all\"\nmode = \"mps\"\nmps = { memory_limit = \"4X\" }\n")
             .contains("unknown unit")
     );
+    assert!(
+        error_of(
+            "[[gpus]]\nselect = \"all\"\nmode = \"mig\"\nmig.devices = { \"1g.5gb\" = 7 }\nmig.time_slicing.replicas = 1\n"
+        )
+        .starts_with("gpushare.toml:5:29: replicas = 1: time-slicing needs 2 to 1024 replicas")
+    );
+    assert!(
+        error_of(
+            "[[gpus]]\nselect = \"all\"\nmode = \"mig\"\nmig.devices = { \"1g.5gb\" = 7 }\nmig.mps.clients = 2\nmig.time_slicing.replicas = 2\n"
+        )
+        .contains("shared by MPS (mig.mps) or by time-slicing (mig.time_slicing), not both")
+    );
     assert!(error_of("version = 2\n").contains("only version 1"));
     assert!(error_of("[[gpus]]\nselect = []\nmode = \"none\"\n").contains("name at least one GPU"));
 }

@@ -141,19 +141,75 @@ pub(crate) struct ReplicatedResource {
     pub replicas: u32,
 }
 
-/// The sharing of the devices the plugin advertises as `nvidia.com/gpu`, which the plugin applies
-/// to all of them alike.
+/// The sharing of the devices the plugin advertises under one resource name, which the plugin
+/// applies to all of them alike.
 #[derive(Debug, Clone, Copy, PartialEq)]
-enum GpuSharing {
+enum ResourceSharing {
     Exclusive,
     TimeSlicing(u32),
     Mps(MpsShare),
+}
+
+impl ResourceSharing {
+    fn of(sharing: Sharing) -> ResourceSharing {
+        match sharing {
+            Sharing::TimeSlicing { replicas } => ResourceSharing::TimeSlicing(replicas),
+            Sharing::Mps(share) => ResourceSharing::Mps(share),
+            Sharing::Exclusive | Sharing::Vgpu => ResourceSharing::Exclusive,
+        }
+    }
+
+    fn describe(self) -> String {
+        match self {
+            ResourceSharing::Exclusive => "no sharing".to_string(),
+            ResourceSharing::TimeSlicing(r) => format!("time-slicing with {r} replicas"),
+            ResourceSharing::Mps(m) => format!("MPS with {} clients", m.replicas),
+        }
+    }
 }
 
 fn describe_gpus(gpus: &[&GpuLayout]) -> String {
     let idx: Vec<String> = gpus.iter().map(|g| g.index.to_string()).collect();
     let origin = gpus.first().map(|g| g.origin.as_str()).unwrap_or("");
     format!("GPU {} ({origin})", idx.join(","))
+}
+
+/// Each resource the plugin advertises, with the GPUs whose devices it names and how they are
+/// shared: whole GPUs as `nvidia.com/gpu`, MIG devices by profile (mixed) or as
+/// `nvidia.com/gpu` (single), each with its GPU's `mig_sharing`.
+fn resource_sharing(
+    layout: &NodeOffer,
+    strategy: MigStrategy,
+) -> BTreeMap<String, Vec<(ResourceSharing, Vec<&GpuLayout>)>> {
+    let mut out: BTreeMap<String, Vec<(ResourceSharing, Vec<&GpuLayout>)>> = BTreeMap::new();
+    for g in &layout.gpus {
+        let names: Vec<(String, Sharing)> = match (&g.mig, strategy) {
+            (None, _) | (Some(_), MigStrategy::None) => vec![("nvidia.com/gpu".into(), g.sharing)],
+            (Some(_), MigStrategy::Single) => vec![("nvidia.com/gpu".into(), g.mig_sharing)],
+            (Some(slices), MigStrategy::Mixed) => {
+                let mut profiles: Vec<String> =
+                    slices.iter().map(|s| mig_resource(&s.profile)).collect();
+                profiles.dedup();
+                profiles
+                    .into_iter()
+                    .map(|name| (name, g.mig_sharing))
+                    .collect()
+            }
+        };
+        for (name, sharing) in names {
+            let s = ResourceSharing::of(sharing);
+            let groups = out.entry(name).or_default();
+            match groups.iter_mut().find(|(k, _)| *k == s) {
+                Some((_, v)) => {
+                    if !v.iter().any(|x| x.index == g.index) {
+                        v.push(g)
+                    }
+                }
+                None => groups.push((s, vec![g])),
+            }
+        }
+    }
+    out
 }
 
 /// The plugin config for a layout, or why the plugin cannot do it.
@@ -167,102 +223,90 @@ pub(crate) fn plugin_config(layout: &NodeOffer) -> Result<(PluginConfig, Vec<Str
         ))
         .with_hint("run the device plugin on nodes without vGPU, or use KubeVirt's device plugin for vGPU nodes"));
     }
-    if let Some(g) = layout.gpus.iter().find(|g| g.mig_mps.is_some()) {
+    if let Some(g) = layout
+        .gpus
+        .iter()
+        .find(|g| matches!(g.mig_sharing, Sharing::Mps(_)))
+    {
         return Err(Error::usage(format!(
             "GPU {} ({}) runs MPS inside its MIG devices: k8s-device-plugin does not support MPS on MIG devices",
             g.index, g.origin
         ))
-        .with_hint("drop mig.mps for the device plugin, or use --target dra (MPS per claim)"));
+        .with_hint("drop mig.mps for the device plugin (mig.time_slicing shares MIG devices through it), or use --target dra (MPS per claim)"));
     }
-    // Devices the plugin advertises as nvidia.com/gpu: all GPUs with `none`, whole GPUs with
-    // `mixed`, none with `single` (all MIG devices, which gpushare.toml does not time-slice).
-    let as_gpu: Vec<&GpuLayout> = match strategy {
-        MigStrategy::None => layout.gpus.iter().collect(),
-        MigStrategy::Mixed => layout.whole_gpus().collect(),
-        MigStrategy::Single => Vec::new(),
-    };
-    let mut groups: Vec<(GpuSharing, Vec<&GpuLayout>)> = Vec::new();
-    for g in &as_gpu {
-        let s = match g.sharing {
-            Sharing::TimeSlicing { replicas } => GpuSharing::TimeSlicing(replicas),
-            Sharing::Mps(share) => GpuSharing::Mps(share),
-            _ => GpuSharing::Exclusive,
-        };
-        match groups.iter_mut().find(|(k, _)| *k == s) {
-            Some((_, v)) => v.push(g),
-            None => groups.push((s, vec![g])),
+    let mut time_slicing = Vec::new();
+    let mut mps = None;
+    for (name, groups) in resource_sharing(layout, strategy) {
+        if groups.len() > 1 {
+            let parts: Vec<String> = groups
+                .iter()
+                .map(|(s, gpus)| format!("{} has {}", describe_gpus(gpus), s.describe()))
+                .collect();
+            let hint = if name == "nvidia.com/gpu" {
+                "give these GPUs the same mode in gpushare.toml (per-GPU replicas are NVIDIA/k8s-device-plugin#1786), or use --target dra"
+            } else {
+                "give every GPU with this MIG profile the same mig.time_slicing, or use --target dra"
+            };
+            return Err(Error::usage(format!(
+                "k8s-device-plugin applies one sharing setting to every {name} device of a node, but {}",
+                parts.join("; ")
+            ))
+            .with_hint(hint));
         }
-    }
-    if groups.len() > 1 {
-        let parts: Vec<String> = groups
-            .iter()
-            .map(|(s, gpus)| {
-                let what = match s {
-                    GpuSharing::Exclusive => "no sharing".to_string(),
-                    GpuSharing::TimeSlicing(r) => format!("time-slicing with {r} replicas"),
-                    GpuSharing::Mps(m) => format!("MPS with {} clients", m.replicas),
-                };
-                format!("{} has {what}", describe_gpus(gpus))
-            })
-            .collect();
-        return Err(Error::usage(format!(
-            "k8s-device-plugin applies one sharing setting to every nvidia.com/gpu device of a node, but {}",
-            parts.join("; ")
-        ))
-        .with_hint("give these GPUs the same mode in gpushare.toml (per-GPU replicas are NVIDIA/k8s-device-plugin#1786), or use --target dra"));
-    }
-    let sharing = groups.first().map_or(GpuSharing::Exclusive, |(s, _)| *s);
-    let mut mps_root = None;
-    let sharing_config = match sharing {
-        GpuSharing::Exclusive => None,
-        GpuSharing::TimeSlicing(replicas) => Some(SharingConfig {
-            time_slicing: Some(ReplicatedResources {
-                resources: vec![ReplicatedResource {
-                    name: "nvidia.com/gpu".into(),
-                    replicas,
-                }],
-            }),
-            mps: None,
-        }),
-        GpuSharing::Mps(share) => {
-            if strategy != MigStrategy::None {
-                return Err(Error::usage(
-                    "this node has MIG devices and MPS GPUs: k8s-device-plugin refuses MPS with the mixed MIG strategy (\"using --mig-strategy=mixed is not supported with MPS\")",
-                )
-                .with_hint("use MPS on nodes without MIG, or --target dra"));
+        let Some((sharing, gpus)) = groups.into_iter().next() else {
+            continue;
+        };
+        match sharing {
+            ResourceSharing::Exclusive => {}
+            ResourceSharing::TimeSlicing(replicas) => {
+                time_slicing.push(ReplicatedResource { name, replicas })
             }
-            if share.replicas < 2 {
-                return Err(Error::usage(format!(
-                    "{}: MPS with {} client(s); k8s-device-plugin shares a GPU only with 2 or more replicas",
-                    describe_gpus(&as_gpu),
-                    share.replicas
-                ))
-                .with_hint("set mps.clients = 2 or more"));
-            }
-            for g in &as_gpu {
-                if !share.is_equal_share(g.memory_mib) {
-                    warnings.push(format!(
-                        "GPU {}: gpushare.toml asks {}% of the threads and {} MiB per MPS client; the device plugin's MPS daemon gives each of its {} replicas {}% and {} MiB",
-                        g.index,
-                        share.thread_percentage,
-                        share.memory_limit_mib,
-                        share.replicas,
-                        100 / share.replicas,
-                        g.memory_mib / u64::from(share.replicas)
-                    ));
+            ResourceSharing::Mps(share) => {
+                if strategy != MigStrategy::None {
+                    return Err(Error::usage(
+                        "this node has MIG devices and MPS GPUs: k8s-device-plugin refuses MPS with the mixed MIG strategy (\"using --mig-strategy=mixed is not supported with MPS\")",
+                    )
+                    .with_hint("use MPS on nodes without MIG, or --target dra"));
                 }
-            }
-            mps_root = Some(MPS_ROOT.to_string());
-            Some(SharingConfig {
-                time_slicing: None,
-                mps: Some(ReplicatedResources {
+                if share.replicas < 2 {
+                    return Err(Error::usage(format!(
+                        "{}: MPS with {} client(s); k8s-device-plugin shares a GPU only with 2 or more replicas",
+                        describe_gpus(&gpus),
+                        share.replicas
+                    ))
+                    .with_hint("set mps.clients = 2 or more"));
+                }
+                for g in &gpus {
+                    if !share.is_equal_share(g.memory_mib) {
+                        warnings.push(format!(
+                            "GPU {}: gpushare.toml asks {}% of the threads and {} MiB per MPS client; the device plugin's MPS daemon gives each of its {} replicas {}% and {} MiB",
+                            g.index,
+                            share.thread_percentage,
+                            share.memory_limit_mib,
+                            share.replicas,
+                            100 / share.replicas,
+                            g.memory_mib / u64::from(share.replicas)
+                        ));
+                    }
+                }
+                mps = Some(ReplicatedResources {
                     resources: vec![ReplicatedResource {
-                        name: "nvidia.com/gpu".into(),
+                        name,
                         replicas: share.replicas,
                     }],
-                }),
-            })
+                });
+            }
         }
+    }
+    let mps_root = mps.is_some().then(|| MPS_ROOT.to_string());
+    let sharing_config = match (time_slicing.is_empty(), mps) {
+        (true, None) => None,
+        (_, mps) => Some(SharingConfig {
+            time_slicing: (!time_slicing.is_empty()).then_some(ReplicatedResources {
+                resources: time_slicing,
+            }),
+            mps,
+        }),
     };
     for g in &layout.gpus {
         for s in g.mig.iter().flatten().filter(|s| !s.is_full_instance()) {
@@ -304,18 +348,13 @@ pub(crate) fn generate(req: &Request) -> Result<Bundle> {
     let resources: Vec<String> = resources(&req.layout)
         .iter()
         .map(|(name, count)| {
-            let replicas = match &config.sharing {
-                Some(SharingConfig {
-                    time_slicing: Some(r),
-                    ..
-                })
-                | Some(SharingConfig { mps: Some(r), .. })
-                    if name == "nvidia.com/gpu" =>
-                {
-                    r.resources[0].replicas
-                }
-                _ => 1,
-            };
+            let replicas = config
+                .sharing
+                .iter()
+                .flat_map(|s| s.time_slicing.iter().chain(&s.mps))
+                .flat_map(|r| &r.resources)
+                .find(|r| &r.name == name)
+                .map_or(1, |r| r.replicas);
             format!("{name}: {}", count * replicas)
         })
         .collect();

@@ -36,6 +36,9 @@ fn mig_selector(profile: &str) -> String {
 /// The driver's opaque config (`resource.nvidia.com/v1beta1`) for a sharing strategy.
 fn sharing_config(kind: &str, sharing: &SharedAs) -> serde_json::Value {
     let sharing = match sharing {
+        // A MIG device has no time-slice interval to set (the driver's MigDeviceSharing has
+        // no timeSlicingConfig).
+        SharedAs::TimeSlicing if kind == "MigDeviceConfig" => json!({"strategy": "TimeSlicing"}),
         SharedAs::TimeSlicing => json!({
             "strategy": "TimeSlicing",
             "timeSlicingConfig": {"interval": "Default"}
@@ -205,15 +208,24 @@ fn templates(req: &Request) -> Vec<Template> {
             class: mig_class(&profile),
             config: None,
         });
-        let shared = l.gpus.iter().find_map(|g| {
-            g.mig_mps
-                .filter(|_| g.mig.iter().flatten().any(|s| s.profile == profile))
+        let sharing = l.gpus.iter().find_map(|g| {
+            g.mig
+                .iter()
+                .flatten()
+                .any(|s| s.profile == profile)
+                .then_some(g.mig_sharing)
+                .filter(|s| *s != Sharing::Exclusive)
         });
-        if let Some(m) = shared {
+        let shared = match sharing {
+            Some(Sharing::Mps(m)) => Some(("mps", SharedAs::Mps(m))),
+            Some(Sharing::TimeSlicing { .. }) => Some(("time-slicing", SharedAs::TimeSlicing)),
+            _ => None,
+        };
+        if let Some((suffix, how)) = shared {
             out.push(Template {
-                name: format!("{}-mps", mig_template(&profile)),
+                name: format!("{}-{suffix}", mig_template(&profile)),
                 class: mig_class(&profile),
-                config: Some(sharing_config("MigDeviceConfig", &SharedAs::Mps(m))),
+                config: Some(sharing_config("MigDeviceConfig", &how)),
             });
         }
     }
@@ -279,6 +291,22 @@ pub(crate) fn generate(req: &Request) -> Result<Bundle> {
     bundle.note(
         "Needs the driver's GPU support: helm install nvidia-dra-driver-gpu (v25.12.0) with resources.gpus.enabled=true and gpuResourcesEnabledOverride=true; sharing templates need its feature gates MPSSupport and TimeSlicingSettings. Pods share one device by referencing one ResourceClaim (resourceClaimName) instead of a template.",
     );
+    let mut sliced: Vec<(String, u32)> = Vec::new();
+    for g in &req.layout.gpus {
+        if let Sharing::TimeSlicing { replicas } = g.mig_sharing {
+            for s in g.mig.iter().flatten() {
+                let t = (mig_template(&s.profile), replicas);
+                if !sliced.contains(&t) {
+                    sliced.push(t);
+                }
+            }
+        }
+    }
+    for (template, replicas) in sliced {
+        bundle.note(format!(
+            "{template}-time-slicing: gpushare.toml time-slices these MIG devices {replicas} ways; up to {replicas} pods share one through one ResourceClaim."
+        ));
+    }
     if api != DraApi::V1 {
         bundle.note(format!(
             "Kubernetes {}: DRA is beta and off by default; enable the DynamicResourceAllocation feature gate and --runtime-config={}=true.",

@@ -100,6 +100,20 @@ fn split_count(req: &Request) -> Result<u32> {
 }
 
 pub(crate) fn generate(req: &Request) -> Result<Bundle> {
+    if let Some(g) = req
+        .layout
+        .gpus
+        .iter()
+        .find(|g| matches!(g.mig_sharing, Sharing::TimeSlicing { .. }))
+    {
+        return Err(Error::usage(format!(
+            "GPU {} ({}) time-slices its MIG devices: HAMi hands each MIG device to one pod",
+            g.index, g.origin
+        ))
+        .with_hint(
+            "drop mig.time_slicing for HAMi nodes, or use --target nvidia-device-plugin / dra",
+        ));
+    }
     let split = split_count(req)?;
     let strategy = match MigStrategy::of(&req.layout) {
         MigStrategy::None => "none",

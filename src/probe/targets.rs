@@ -6,14 +6,14 @@
 //! daemons' settings files).
 
 use super::mps_settings::MpsDaemon;
-use crate::config::{AssignedConfig, GpuEntry, Mode, MpsSection};
+use crate::config::{AssignedConfig, MpsSection};
 use crate::error::{Error, Result};
 use crate::mps::limits::MpsRequest;
 use crate::node::selector::{GpuSelector, SelectorItem};
 use crate::node::{Gpu, Node};
+use crate::sharing::DeviceShare;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
-use toml::Spanned;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -108,37 +108,23 @@ pub(crate) fn discover(src: &Sources, notes: &mut Vec<String>) -> Result<Vec<Tar
             .iter()
             .find(|a| a.gpu == gpu.index)
             .map(|a| a.entry.get_ref());
-        let mode = entry.map(|e| *e.mode.get_ref());
-        if mode == Some(Mode::Vgpu) {
+        let mode = entry.map(|e| crate::sharing::of(*e.mode.get_ref()));
+        if mode.is_some_and(|m| !m.host_runs_cuda()) {
             notes.push(format!(
                 "GPU {} is set up for vGPU: CUDA on the host cannot use it; run the probe inside a VM",
                 gpu.index
             ));
             continue;
         }
-        let mps_section = entry.and_then(mps_section_of);
-        let replicas = entry
-            .and_then(|e| e.time_slicing.as_ref())
-            .map(|t| *t.get_ref().replicas.get_ref());
+        let share = entry
+            .zip(mode)
+            .map(|(e, m)| m.device_share(e))
+            .unwrap_or_default();
         for device in devices(gpu, notes)? {
-            targets.push(target(src, gpu, device, mps_section, replicas));
+            targets.push(target(src, gpu, device, share));
         }
     }
     Ok(targets)
-}
-
-/// The MPS section that applies to the devices of an entry: `mps` for whole GPUs, `mig.mps` for
-/// the MIG devices.
-fn mps_section_of(entry: &GpuEntry) -> Option<&MpsSection> {
-    match entry.mode.get_ref() {
-        Mode::Mps => entry.mps.as_ref().map(Spanned::get_ref),
-        Mode::Mig => entry
-            .mig
-            .as_ref()
-            .and_then(|m| m.get_ref().mps.as_ref())
-            .map(Spanned::get_ref),
-        _ => None,
-    }
 }
 
 fn devices(gpu: &Gpu, notes: &mut Vec<String>) -> Result<Vec<Device>> {
@@ -190,13 +176,8 @@ fn devices(gpu: &Gpu, notes: &mut Vec<String>) -> Result<Vec<Device>> {
     Ok(out)
 }
 
-fn target(
-    src: &Sources,
-    gpu: &Gpu,
-    device: Device,
-    mps_section: Option<&MpsSection>,
-    replicas: Option<u32>,
-) -> Target {
+fn target(src: &Sources, gpu: &Gpu, device: Device, share: DeviceShare) -> Target {
+    let mps_section = share.mps;
     let daemon = src
         .daemons
         .iter()
@@ -213,7 +194,7 @@ fn target(
         multiprocessors: device.multiprocessors,
         max_multiprocessors: None,
         thread_percentage: None,
-        clients: replicas,
+        clients: share.clients,
         mps_missing: false,
     };
     let limits = match (mps_section, daemon) {
@@ -439,6 +420,35 @@ mod tests {
         assert_eq!(three.promise.multiprocessors, Some(42));
         assert!(three.uuid.starts_with("MIG-"));
         assert_eq!(three.label(), "GPU 1 MIG 3g.20gb");
+    }
+
+    #[test]
+    fn time_sliced_mig_devices_are_promised_to_their_replicas() {
+        let node = with_mig("dgx-a100", 1, &[(9, 4), (19, 0)]);
+        let config = config(
+            "[[gpus]]\nselect = [1]\nmode = \"mig\"\nmig.devices = { \"3g.20gb\" = 1, \"1g.5gb\" = 1 }\nmig.time_slicing.replicas = 3\n[[gpus]]\nselect = [0]\nmode = \"time-slicing\"\ntime_slicing.replicas = 2\n",
+            &node,
+        );
+        let src = Sources {
+            node: &node,
+            config: Some(&config),
+            daemons: &[],
+            pipe_dir: None,
+        };
+        let (targets, _) = discover_all(&src);
+        let clients = |gpu: u32| -> Vec<(TargetKind, Option<u32>)> {
+            targets
+                .iter()
+                .filter(|t| t.gpu == gpu)
+                .map(|t| (t.kind, t.promise.clients))
+                .collect()
+        };
+        assert_eq!(
+            clients(1),
+            [(TargetKind::Mig, Some(3)), (TargetKind::Mig, Some(3))]
+        );
+        assert_eq!(clients(0), [(TargetKind::Gpu, Some(2))]);
+        assert_eq!(clients(2), [(TargetKind::Gpu, None)], "not covered");
     }
 
     #[test]

@@ -18,6 +18,10 @@ fn scenario(name: &str) -> (Vec<String>, Vec<String>) {
         "dgx-a100-layout" => (s(&["--sim", "dgx-a100"]), s(&["-c", &fx("balanced.toml")])),
         "mixed" => (s(&["--sim", "mixed"]), s(&["-c", &fx("mixed.toml")])),
         "t4x4-mps" => (s(&["--sim", "t4x4"]), s(&["-c", &fx("t4-mps.toml")])),
+        "a30x4-mig-time-slicing" => (
+            s(&["--sim", "a30x4"]),
+            s(&["-c", &fx("a30-mig-time-slicing.toml")]),
+        ),
         _ => unreachable!(),
     }
 }
@@ -115,6 +119,35 @@ fn snapshots_t4x4_with_mps() {
             "agent",
         ],
     );
+}
+
+#[test]
+fn snapshots_a30x4_with_time_sliced_mig_devices() {
+    check_snapshots("a30x4-mig-time-slicing", &["nvidia-device-plugin", "dra"]);
+}
+
+#[test]
+fn time_sliced_mig_devices_are_advertised_as_replicas() {
+    let dp = output(
+        "a30x4-mig-time-slicing",
+        &["--target", "nvidia-device-plugin"],
+    );
+    assert!(dp.contains("migStrategy: mixed"), "{dp}");
+    assert!(dp.contains("- name: nvidia.com/mig-1g.6gb"), "{dp}");
+    assert!(dp.contains("- name: nvidia.com/mig-2g.12gb"), "{dp}");
+    // 4 GPUs × 2 devices × 2 replicas, and 4 × 1 × 2.
+    assert!(dp.contains("nvidia.com/mig-1g.6gb: 16"), "{dp}");
+    assert!(dp.contains("nvidia.com/mig-2g.12gb: 8"), "{dp}");
+    let dra = output("a30x4-mig-time-slicing", &["--target", "dra"]);
+    assert!(dra.contains("name: mig-1g.6gb-time-slicing"), "{dra}");
+    assert!(dra.contains("kind: MigDeviceConfig"), "{dra}");
+    assert!(!dra.contains("timeSlicingConfig"), "{dra}");
+    let out = manifests("a30x4-mig-time-slicing", &["--target", "hami"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("time-slices its MIG devices"), "{err}");
 }
 
 #[test]

@@ -6,14 +6,12 @@
 
 use crate::Context;
 use crate::config::AssignedConfig;
-use crate::config::{Config, Mode};
+use crate::config::Config;
 use crate::error::Result;
 use crate::mps::settings::{self, DaemonSpec};
-use crate::node::Gpu;
 use crate::output::{Output, Style, table};
 use crate::plan::{Plan, Status};
 use serde::Serialize;
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, Serialize)]
@@ -103,7 +101,10 @@ pub(super) fn offers(ctx: &mut Context, config: &Path) -> Result<Vec<Offer>> {
             None => ("untouched".to_string(), vec!["left as it was".to_string()]),
             Some(e) => {
                 let mode = *e.mode.get_ref();
-                (mode.as_str().to_string(), offer(gpu, mode, e, &records))
+                let daemons: Vec<&DaemonSpec> =
+                    records.iter().filter(|r| r.serves_gpu(gpu.index)).collect();
+                let offers = crate::sharing::of(mode).describe(gpu, e, &daemons);
+                (mode.as_str().to_string(), offers)
             }
         };
         out.push(Offer {
@@ -114,96 +115,6 @@ pub(super) fn offers(ctx: &mut Context, config: &Path) -> Result<Vec<Offer>> {
         });
     }
     Ok(out)
-}
-
-fn offer(
-    gpu: &Gpu,
-    mode: Mode,
-    entry: &crate::config::GpuEntry,
-    records: &[DaemonSpec],
-) -> Vec<String> {
-    let daemons: Vec<&DaemonSpec> = records.iter().filter(|r| r.serves_gpu(gpu.index)).collect();
-    match mode {
-        Mode::Mig => {
-            let Some(instances) = &gpu.mig.instances else {
-                return vec!["MIG layout unknown (the driver would not list it)".into()];
-            };
-            let mut counts: BTreeMap<&str, u32> = BTreeMap::new();
-            for gi in instances {
-                for ci in &gi.compute_instances {
-                    *counts.entry(ci.profile.as_str()).or_default() += 1;
-                }
-            }
-            let mut v: Vec<String> = counts
-                .iter()
-                .map(|(p, n)| format!("{n}x MIG {p}"))
-                .collect();
-            if v.is_empty() {
-                v.push("MIG enabled, no devices".into());
-            }
-            if !daemons.is_empty() {
-                let first = daemons[0];
-                v.push(format!(
-                    "MPS on {} MIG device(s): {} per client",
-                    daemons.len(),
-                    threads_and_clients(first)
-                ));
-            }
-            v
-        }
-        Mode::Mps => match daemons.first() {
-            Some(d) => {
-                let memory = d
-                    .devices
-                    .iter()
-                    .find(|x| x.gpu == gpu.index && x.mig.is_none())
-                    .and_then(|x| x.memory_limit_mib)
-                    .map_or(String::new(), |m| format!(", {m} MiB"));
-                vec![format!(
-                    "MPS daemon `{}`: {}{memory} per client",
-                    d.name,
-                    threads_and_clients(d)
-                )]
-            }
-            None => vec!["MPS: no daemon runs".into()],
-        },
-        Mode::TimeSlicing => {
-            let replicas = entry
-                .time_slicing
-                .as_ref()
-                .map_or(0, |t| *t.get_ref().replicas.get_ref());
-            vec![format!(
-                "time-slicing: {replicas} replicas through the device plugin ({} compute mode)",
-                gpu.compute_mode.map_or("unknown", |m| m.as_str())
-            )]
-        }
-        Mode::Vgpu => {
-            let types: Vec<String> = entry
-                .vgpu
-                .as_ref()
-                .map(|v| {
-                    v.get_ref()
-                        .devices
-                        .iter()
-                        .map(|(t, n)| format!("{}x {}", n.get_ref(), t.get_ref()))
-                        .collect()
-                })
-                .unwrap_or_default();
-            vec![format!("vGPU: {}", types.join(", "))]
-        }
-        Mode::None => vec!["not shared".into()],
-    }
-}
-
-/// `4 clients, threads 25%` for a daemon.
-fn threads_and_clients(d: &DaemonSpec) -> String {
-    let clients = d
-        .clients
-        .map_or(String::new(), |n| format!("{n} clients, "));
-    let threads = d
-        .thread_percentage
-        .map_or("threads 100%".to_string(), |p| format!("threads {p}%"));
-    format!("{clients}{threads}")
 }
 
 pub(super) fn render(out: &Output, r: &InitReport) -> String {

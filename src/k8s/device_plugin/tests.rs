@@ -89,6 +89,60 @@ fn time_slicing_and_mps_become_replicas() {
 }
 
 #[test]
+fn time_sliced_mig_devices_are_replicas_of_their_profile() {
+    let (c, _) = plugin_config(&layout(
+        "dgx-a100",
+        "[[gpus]]\nselect = \"all\"\nmode = \"mig\"\nmig.devices = { \"1g.5gb\" = 2, \"3g.20gb\" = 1 }\nmig.time_slicing.replicas = 4\n",
+    ))
+    .unwrap();
+    assert_eq!(c.flags.mig_strategy, MigStrategy::Mixed);
+    let sharing = c.sharing.unwrap();
+    assert!(sharing.mps.is_none());
+    let names: Vec<(&str, u32)> = sharing
+        .time_slicing
+        .as_ref()
+        .unwrap()
+        .resources
+        .iter()
+        .map(|r| (r.name.as_str(), r.replicas))
+        .collect();
+    assert_eq!(
+        names,
+        [("nvidia.com/mig-1g.5gb", 4), ("nvidia.com/mig-3g.20gb", 4)]
+    );
+    // Whole GPUs beside them keep their own sharing; single: the MIG devices are nvidia.com/gpu.
+    let (c, _) = plugin_config(&layout(
+        "dgx-a100",
+        "[[gpus]]\nselect = [0, 1]\nmode = \"mig\"\nmig.devices = { \"1g.5gb\" = 7 }\nmig.time_slicing.replicas = 2\n[[gpus]]\nselect = [2, 3, 4, 5, 6, 7]\nmode = \"time-slicing\"\ntime_slicing.replicas = 3\n",
+    ))
+    .unwrap();
+    let ts = c.sharing.unwrap().time_slicing.unwrap().resources;
+    assert_eq!(ts.len(), 2, "{ts:?}");
+    assert_eq!((ts[0].name.as_str(), ts[0].replicas), ("nvidia.com/gpu", 3));
+    assert_eq!(
+        (ts[1].name.as_str(), ts[1].replicas),
+        ("nvidia.com/mig-1g.5gb", 2)
+    );
+    let (c, _) = plugin_config(&layout(
+        "dgx-a100",
+        "[[gpus]]\nselect = \"all\"\nmode = \"mig\"\nmig.devices = { \"1g.5gb\" = 7 }\nmig.time_slicing.replicas = 2\n",
+    ))
+    .unwrap();
+    assert_eq!(c.flags.mig_strategy, MigStrategy::Single);
+    let ts = c.sharing.unwrap().time_slicing.unwrap().resources;
+    assert_eq!((ts[0].name.as_str(), ts[0].replicas), ("nvidia.com/gpu", 2));
+    // One profile, two replica counts: the plugin has one setting per resource name.
+    let m = refusal(
+        "dgx-a100",
+        "[[gpus]]\nselect = [0]\nmode = \"mig\"\nmig.devices = { \"1g.5gb\" = 7 }\nmig.time_slicing.replicas = 2\n[[gpus]]\nselect = [1]\nmode = \"mig\"\nmig.devices = { \"1g.5gb\" = 3, \"3g.20gb\" = 1 }\n",
+    );
+    assert!(
+        m.contains("every nvidia.com/mig-1g.5gb device of a node, but GPU 0 (gpushare.toml:1) has time-slicing with 2 replicas; GPU 1 (gpushare.toml:6) has no sharing"),
+        "{m}"
+    );
+}
+
+#[test]
 fn refuses_what_the_plugin_refuses() {
     let m = refusal(
         "mixed",

@@ -1,0 +1,24 @@
+//! `mode = "none"`: no sharing (MIG disabled, no MPS, compute mode DEFAULT).
+
+use super::offer::GpuLayout;
+use super::{DeviceShare, SharingMode};
+use crate::config::{Config, GpuEntry};
+use crate::error::Result;
+use crate::mps::settings::DaemonSpec;
+use crate::node::Gpu;
+
+pub(super) struct Unshared;
+
+impl SharingMode for Unshared {
+    fn offer(&self, _: &Config, _: &Gpu, _: &GpuEntry, _: &mut GpuLayout) -> Result<()> {
+        Ok(())
+    }
+
+    fn device_share<'e>(&self, _: &'e GpuEntry) -> DeviceShare<'e> {
+        DeviceShare::default()
+    }
+
+    fn describe(&self, _: &Gpu, _: &GpuEntry, _: &[&DaemonSpec]) -> Vec<String> {
+        vec!["not shared".into()]
+    }
+}
