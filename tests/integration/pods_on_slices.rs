@@ -101,6 +101,26 @@ fn pod(name: &str, resource: &str) -> serde_json::Value {
 }
 
 impl Scene {
+    /// The labels of NVIDIA's GPU feature discovery (`--oneshot`) with the plugin's config.
+    fn gfd_labels(&self) -> String {
+        let machine = self.node.path("machine-type");
+        std::fs::write(&machine, format!("{}\n", self.node.preset)).unwrap();
+        let labels = self.node.path("gfd.labels");
+        let out = self
+            .node
+            .nvidia("gpu-feature-discovery")
+            .args(["--oneshot", "--use-node-feature-api=false", "--config-file"])
+            .arg(&self.config)
+            .arg("--output-file")
+            .arg(&labels)
+            .arg("--machine-type-file")
+            .arg(&machine)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", common::nvidia_tools::said(&out));
+        std::fs::read_to_string(&labels).unwrap()
+    }
+
     /// The Node's allocatable count of each resource, once it equals `wanted`'s device counts.
     fn advertised(&mut self, wanted: &BTreeMap<String, Vec<String>>) {
         let resources: Vec<String> = wanted.keys().cloned().collect();
@@ -285,26 +305,62 @@ fn pods_share_time_sliced_gpus_four_to_a_gpu() {
     s.one_pod_too_many(&wanted);
 
     // GPU feature discovery, with the same config, labels the sharing.
-    let machine = s.node.path("machine-type");
-    std::fs::write(&machine, "t4x4\n").unwrap();
-    let labels = s.node.path("gfd.labels");
-    let out = s
-        .node
-        .nvidia("gpu-feature-discovery")
-        .args(["--oneshot", "--use-node-feature-api=false", "--config-file"])
-        .arg(&s.config)
-        .arg("--output-file")
-        .arg(&labels)
-        .arg("--machine-type-file")
-        .arg(&machine)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", common::nvidia_tools::said(&out));
-    let labels = std::fs::read_to_string(&labels).unwrap();
+    let labels = s.gfd_labels();
     for wanted in [
         "nvidia.com/gpu.replicas=4",
         "nvidia.com/gpu.sharing-strategy=time-slicing",
         "nvidia.com/gpu.count=4",
+    ] {
+        assert!(labels.lines().any(|l| l == wanted), "{wanted}:\n{labels}");
+    }
+}
+
+#[test]
+fn pods_share_time_sliced_mig_devices_two_to_a_device() {
+    // gpushare.toml's mig.time_slicing: gpushare makes the MIG devices, the plugin advertises
+    // each as two replicas `<MIG UUID>::<n>` under its profile's resource, and GFD labels them.
+    let test = "pods_on_slices::mig_time_slicing";
+    let fixture = common::repo().join("tests/fixtures/k8s/a30-mig-time-slicing.toml");
+    let Some(mut s) = scene(test, "a30x4", |node| {
+        // Named gpushare.toml, so the plugin's DaemonSet is `nvidia-device-plugin-gpushare`.
+        let toml = node.path("gpushare.toml");
+        std::fs::copy(&fixture, &toml).unwrap();
+        node.gpushare()
+            .arg("apply")
+            .arg("-c")
+            .arg(&toml)
+            .assert()
+            .success();
+        vec!["-c".into(), toml.to_string_lossy().into_owned()]
+    }) else {
+        return;
+    };
+    let devices = mig_devices(&s.node.detect());
+    assert_eq!(devices.len(), 12, "{devices:?}");
+    let mut wanted: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for d in &devices {
+        for n in 0..2 {
+            wanted
+                .entry(format!("nvidia.com/mig-{}", d.profile))
+                .or_default()
+                .push(format!("{}::{n}", d.uuid));
+        }
+    }
+    wanted.values_mut().for_each(|v| v.sort());
+    assert_eq!(wanted["nvidia.com/mig-1g.6gb"].len(), 16);
+    assert_eq!(wanted["nvidia.com/mig-2g.12gb"].len(), 8);
+    s.one_pod_too_many(&wanted);
+
+    let labels = s.gfd_labels();
+    for wanted in [
+        "nvidia.com/mig.strategy=mixed",
+        "nvidia.com/mig-1g.6gb.count=8",
+        "nvidia.com/mig-1g.6gb.replicas=2",
+        "nvidia.com/mig-1g.6gb.sharing-strategy=time-slicing",
+        "nvidia.com/mig-1g.6gb.product=NVIDIA-A30-MIG-1g.6gb-SHARED",
+        "nvidia.com/mig-2g.12gb.count=4",
+        "nvidia.com/mig-2g.12gb.replicas=2",
+        "nvidia.com/mig-2g.12gb.sharing-strategy=time-slicing",
     ] {
         assert!(labels.lines().any(|l| l == wanted), "{wanted}:\n{labels}");
     }
