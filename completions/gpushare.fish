@@ -58,13 +58,13 @@ complete -c gpushare -n "__fish_gpushare_needs_command" -f -a "completions" -d '
 complete -c gpushare -n "__fish_gpushare_needs_command" -f -a "man" -d 'Print the man page (roff)'
 complete -c gpushare -n "__fish_gpushare_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand init" -s c -l config -d 'Take the layout from this gpushare.toml instead of --mode' -r -F
-complete -c gpushare -n "__fish_gpushare_using_subcommand init" -l mode -d 'How to share the GPUs' -r -f -a "mig\t'MIG instances of one profile (--profile)'
+complete -c gpushare -n "__fish_gpushare_using_subcommand init" -l mode -d 'How to share the GPUs' -r -f -a "mig\t'MIG instances of one profile (--profile), optionally time-sliced (--replicas)'
 mps\t'MPS with N clients per GPU (--clients)'
 time-slicing\t'Time-slicing with N replicas per GPU (--replicas)'
 auto\t'N slices per GPU (--slices): MIG where a profile gives them, MPS elsewhere'"
 complete -c gpushare -n "__fish_gpushare_using_subcommand init" -l profile -d '--mode mig: the MIG profile, e.g. 1g.10gb (`gpushare mig profiles` lists them)' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand init" -l clients -d '--mode mps: clients per GPU (each gets 1/N of the threads and of the memory)' -r
-complete -c gpushare -n "__fish_gpushare_using_subcommand init" -l replicas -d '--mode time-slicing: workloads that take turns on each GPU, 2 to 1024' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand init" -l replicas -d '--mode time-slicing: workloads that take turns on each GPU, 2 to 1024; --mode mig: on each MIG device' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand init" -l slices -d '--mode auto: slices per GPU' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand init" -l min-memory -d '--mode auto: the least memory a slice may have, e.g. 10G' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand init" -l config-out -d 'Where to write gpushare.toml [default: /etc/gpushare/gpushare.toml, under --state-root]' -r -F
@@ -598,7 +598,7 @@ complete -c gpushare -n "__fish_gpushare_using_subcommand controller" -s V -l ve
 complete -c gpushare -n "__fish_gpushare_using_subcommand probe" -l target -d 'Only these targets: GPUs as for --gpu (`all`, `0,2`, `0-3`, UUIDs, bus ids; all their MIG devices and MPS clients) or MIG devices by `MIG-…` UUID' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand probe" -s c -l config -d 'What each target was promised: the gpushare.toml to check against (default: the applied state, i.e. MIG devices as they are and the settings of running MPS daemons)' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand probe" -l mps-pipe-dir -d 'Reach MPS clients through this pipe directory (CUDA_MPS_PIPE_DIRECTORY), for an MPS daemon gpushare did not start; it serves the devices gpushare.toml puts under MPS, or every target without -c' -r -F
-complete -c gpushare -n "__fish_gpushare_using_subcommand probe" -l clients -d 'Run N clients on each target at once and report their sum and each client' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand probe" -l clients -d 'Run N clients on each target at once and report their sum and each client; `promised`: as many as each target is promised to (MPS clients, time-slicing replicas of a GPU or of each MIG device), one where nothing is promised' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand probe" -l buffer -d 'Size of each host-to-device and device-to-host copy (default 256M, 32M with --quick; device-to-device copies are 4 times larger)' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand probe" -l timeout -d 'Seconds a worker may take for its setup, and again for its measurements, before it is reported as hung and killed' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand probe" -l sysfs-root -d 'Read and write sysfs and /proc under DIR instead of / (a fake tree, for tests and trials)' -r -F

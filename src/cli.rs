@@ -253,7 +253,7 @@ pub(crate) struct ClientsAndHooksArgs {
 /// How `init` shares the GPUs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub(crate) enum InitMode {
-    /// MIG instances of one profile (--profile)
+    /// MIG instances of one profile (--profile), optionally time-sliced (--replicas)
     Mig,
     /// MPS with N clients per GPU (--clients)
     Mps,
@@ -286,7 +286,8 @@ pub(crate) struct InitArgs {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub clients: Option<u32>,
 
-    /// --mode time-slicing: workloads that take turns on each GPU, 2 to 1024
+    /// --mode time-slicing: workloads that take turns on each GPU, 2 to 1024; --mode mig: on
+    /// each MIG device
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(2..=1024))]
     pub replicas: Option<u32>,
 
@@ -507,10 +508,12 @@ pub(crate) struct ProbeArgs {
     #[arg(long, value_name = "DIR")]
     pub mps_pipe_dir: Option<PathBuf>,
 
-    /// Run N clients on each target at once and report their sum and each client
-    #[arg(long, value_name = "N", default_value_t = 1,
-          value_parser = clap::value_parser!(u32).range(1..=64))]
-    pub clients: u32,
+    /// Run N clients on each target at once and report their sum and each client; `promised`:
+    /// as many as each target is promised to (MPS clients, time-slicing replicas of a GPU or of
+    /// each MIG device), one where nothing is promised
+    #[arg(long, value_name = "N|promised", default_value = "1",
+          value_parser = crate::probe::clients::Clients::parse)]
+    pub clients: crate::probe::clients::Clients,
 
     /// Run each target alone, then with --clients N at once, and print the slowdown
     #[arg(long)]

@@ -207,6 +207,34 @@ mod tests {
     }
 
     #[test]
+    fn a_layout_time_slices_its_mig_devices() {
+        let sliced = format!("{TOML}mig.time_slicing.replicas = 4\n");
+        let d = data(&[
+            ("sliced", &sliced),
+            ("too-few", &format!("{TOML}mig.time_slicing.replicas = 1\n")),
+        ]);
+        let f = find(&at(), Some(&d), "sliced").unwrap();
+        let DesiredSource::Gpushare(config) = &f.source else {
+            panic!("{:?}", f.source)
+        };
+        let mig = config.file.gpus[0]
+            .get_ref()
+            .mig
+            .as_ref()
+            .unwrap()
+            .get_ref();
+        let ts = mig.time_slicing.as_ref().unwrap().get_ref();
+        assert_eq!(*ts.replicas.get_ref(), 4);
+        let e = find(&at(), Some(&d), "too-few").unwrap_err();
+        assert!(
+            e.message
+                .starts_with("kube-system/gpushare-layouts[too-few]:5:29: replicas = 1"),
+            "{}",
+            e.message
+        );
+    }
+
+    #[test]
     fn a_bad_layout_names_the_key_line_and_column() {
         let d = data(&[("bad", "[[gpus]]\nselect = \"all\"\nmode = \"mug\"\n")]);
         let e = find(&at(), Some(&d), "bad").unwrap_err();

@@ -54,9 +54,19 @@ pub(crate) struct Flags {
 /// What one GPU gets.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 enum Share {
-    Mig { profile: String, count: u32 },
-    Mps { clients: u32, volta_or_newer: bool },
-    TimeSlicing { replicas: u32 },
+    Mig {
+        profile: String,
+        count: u32,
+        /// Time-slicing replicas of each MIG device.
+        replicas: Option<u32>,
+    },
+    Mps {
+        clients: u32,
+        volta_or_newer: bool,
+    },
+    TimeSlicing {
+        replicas: u32,
+    },
 }
 
 /// The file the flags ask for, and notes about GPUs left out.
@@ -95,7 +105,7 @@ pub(crate) fn choose(flags: &Flags, node: &Node, book: &ProfileBook) -> Result<C
                     ));
                     continue;
                 }
-                mig_share(gpu, book, profile)?
+                mig_share(gpu, book, profile, flags.replicas)?
             }
             SharingMode::Mps => mps_share(node, gpu, flags.clients.unwrap_or(1), None)?,
             SharingMode::TimeSlicing => Share::TimeSlicing {
@@ -155,6 +165,7 @@ fn check_flags(mode: SharingMode, f: &Flags) -> Result<()> {
     ];
     let allowed: &[&str] = match mode {
         SharingMode::Auto => &["--slices", "--min-memory"],
+        SharingMode::Mig => &["--profile", "--replicas"],
         _ => &[needed],
     };
     if let Some((flag, _)) = given
@@ -174,7 +185,7 @@ fn check_flags(mode: SharingMode, f: &Flags) -> Result<()> {
 }
 
 /// `--profile P` on one MIG-capable GPU: as many as it holds.
-fn mig_share(gpu: &Gpu, book: &ProfileBook, profile: &str) -> Result<Share> {
+fn mig_share(gpu: &Gpu, book: &ProfileBook, profile: &str, replicas: Option<u32>) -> Result<Share> {
     let Some(profiles) = book.known(gpu)? else {
         return Err(Error::failed(format!(
             "GPU {} ({}): --profile {profile} needs its MIG profiles, which are known only once MIG is on",
@@ -190,6 +201,7 @@ fn mig_share(gpu: &Gpu, book: &ProfileBook, profile: &str) -> Result<Share> {
     Ok(Share::Mig {
         profile: profile.to_string(),
         count: profiles[index].max_instances,
+        replicas,
     })
 }
 
@@ -255,6 +267,7 @@ fn auto_share(node: &Node, gpu: &Gpu, book: &ProfileBook, flags: &Flags) -> Resu
             return Ok(Share::Mig {
                 profile: p.name.clone(),
                 count: n,
+                replicas: None,
             });
         }
     }
@@ -292,12 +305,21 @@ fn entry(select: Select, share: Share) -> GpuEntry {
         vgpu: None,
     };
     match share {
-        Share::Mig { profile, count } => {
+        Share::Mig {
+            profile,
+            count,
+            replicas,
+        } => {
             e.mode = spanned(Mode::Mig);
             let mut devices = BTreeMap::new();
             devices.insert(spanned(profile), spanned(count));
             e.mig = Some(spanned(MigSection {
                 devices,
+                time_slicing: replicas.map(|r| {
+                    spanned(TimeSlicingSection {
+                        replicas: spanned(r),
+                    })
+                }),
                 ..MigSection::default()
             }));
         }

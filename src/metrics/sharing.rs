@@ -27,6 +27,11 @@ pub(crate) static REPLICAS: Spec = Spec::gauge(
     "How many workloads take turns on a GPU, as the layout in force says",
 );
 
+pub(crate) static MIG_REPLICAS: Spec = Spec::gauge(
+    "mig_device_time_slicing_replicas",
+    "How many workloads take turns on a MIG device, as the layout in force says",
+);
+
 const MIB: f64 = 1024.0 * 1024.0;
 
 pub(crate) fn add_mps(sheet: &mut Sheet, daemons: &[DaemonSpec]) {
@@ -50,18 +55,42 @@ pub(crate) fn add_mps(sheet: &mut Sheet, daemons: &[DaemonSpec]) {
     }
 }
 
-/// The replicas of the time-slicing entries of `config` on this node; an entry that selects
-/// nothing here adds nothing.
+/// The replicas of the time-slicing entries of `config` on this node, of whole GPUs and of
+/// the MIG devices of `mig.time_slicing`; an entry that selects nothing here adds nothing.
 pub(crate) fn add_time_slicing(sheet: &mut Sheet, config: &AssignedConfig, node: &Node) {
     for a in config.assignments() {
         let entry = a.entry.get_ref();
-        if *entry.mode.get_ref() != Mode::TimeSlicing {
-            continue;
-        }
-        let (Some(ts), Some(gpu)) = (&entry.time_slicing, node.gpu(a.gpu)) else {
+        let Some(gpu) = node.gpu(a.gpu) else {
             continue;
         };
-        let replicas = *ts.get_ref().replicas.get_ref();
-        sheet.set(&REPLICAS, gpu_labels(gpu), f64::from(replicas));
+        match entry.mode.get_ref() {
+            Mode::TimeSlicing => {
+                if let Some(ts) = &entry.time_slicing {
+                    let replicas = *ts.get_ref().replicas.get_ref();
+                    sheet.set(&REPLICAS, gpu_labels(gpu), f64::from(replicas));
+                }
+            }
+            Mode::Mig => {
+                let Some(ts) = entry
+                    .mig
+                    .as_ref()
+                    .and_then(|m| m.get_ref().time_slicing.as_ref())
+                else {
+                    continue;
+                };
+                let replicas = f64::from(*ts.get_ref().replicas.get_ref());
+                for gi in gpu.mig.instances.iter().flatten() {
+                    for ci in &gi.compute_instances {
+                        if let Some(uuid) = &ci.uuid {
+                            let mut l = gpu_labels(gpu);
+                            l.push(("profile", ci.profile.clone()));
+                            l.push(("mig_uuid", uuid.clone()));
+                            sheet.set(&MIG_REPLICAS, l, replicas);
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
     }
 }

@@ -10,6 +10,7 @@
 //! ([`ptx`]).
 
 pub(crate) mod affinity;
+pub(crate) mod clients;
 pub(crate) mod cuda;
 pub(crate) mod cuda_error;
 pub(crate) mod driver_api;

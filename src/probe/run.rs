@@ -1,6 +1,7 @@
 //! A probe of the node, as `gpushare probe` and `init` run it: find the targets, run the workers
 //! target by target, judge what they measured, and keep the report for the metrics.
 
+use super::clients::Clients;
 use super::protocol::{Plan, Step};
 use super::report::{self, Report, Verdict};
 use super::session::{self, Options};
@@ -24,7 +25,7 @@ pub(crate) struct Request {
     pub config: Option<PathBuf>,
     pub mps_pipe_dir: Option<PathBuf>,
     /// Clients at once on each target.
-    pub clients: u32,
+    pub clients: Clients,
     /// Each target alone first, then with `clients` at once.
     pub compare: bool,
     pub quick: bool,
@@ -42,7 +43,7 @@ impl Request {
             target: GpuSelector::All,
             config: Some(config.to_path_buf()),
             mps_pipe_dir: None,
-            clients: 1,
+            clients: Clients::Each(1),
             compare: false,
             quick: true,
             buffer: None,
@@ -54,10 +55,10 @@ impl Request {
 
 /// Probe every target and judge the results; nothing printed on stdout (`init` reports it).
 pub(crate) fn probe(ctx: &mut Context, args: &Request) -> Result<Report> {
-    if args.compare && args.clients < 2 {
+    if args.compare && matches!(args.clients, Clients::Each(n) if n < 2) {
         return Err(
             Error::usage("--compare compares a target alone with N clients at once: it needs --clients N (2 or more)")
-                .with_hint("e.g. gpushare probe --clients 4 --compare"),
+                .with_hint("e.g. gpushare probe --clients 4 --compare, or --clients promised"),
         );
     }
     let config = args.config.as_deref().map(Config::load).transpose()?;
@@ -105,13 +106,12 @@ pub(crate) fn probe(ctx: &mut Context, args: &Request) -> Result<Report> {
             .warn("--mps-pipe-dir is not used: gpushare.toml puts none of these devices under MPS");
     }
     for t in &targets {
-        if let Some(promised) = t.promise.clients
-            && args.clients > promised
+        if let (Some(promised), Clients::Each(n)) = (t.promise.clients, args.clients)
+            && n > promised
         {
             ctx.out.warn(format!(
-                "{} is promised to {promised} clients; --clients {} runs more than that",
-                t.label(),
-                args.clients
+                "{} is promised to {promised} clients; --clients {n} runs more than that",
+                t.label()
             ));
         }
     }
@@ -132,33 +132,39 @@ pub(crate) fn probe(ctx: &mut Context, args: &Request) -> Result<Report> {
     } else {
         Plan::full(args.buffer)
     };
-    let options = Options {
-        plan,
-        clients: args.clients,
-        compare: args.compare,
-    };
+    let options: Vec<Options> = targets
+        .iter()
+        .map(|t| Options {
+            plan,
+            clients: args.clients.on(t),
+            compare: args.compare,
+        })
+        .collect();
 
     let steps = Step::ALL.len() as u64;
-    let per_target = options.runs() as u64 * steps;
-    let bar = ctx.out.progress(targets.len() as u64 * per_target);
+    let bar = ctx
+        .out
+        .progress(options.iter().map(|o| o.runs() as u64 * steps).sum());
     let mut reports = Vec::with_capacity(targets.len());
     let mut run_notes = Vec::new();
-    for (i, target) in targets.iter().enumerate() {
-        let base = i as u64 * per_target;
+    let mut base = 0;
+    for (target, options) in targets.iter().zip(&options) {
+        let per_target = options.runs() as u64 * steps;
         let label = target.label();
         bar.set_message(label.clone());
         let report = session::probe(
             &launcher,
             &env,
             target,
-            &options,
+            options,
             &mut |run, step| {
                 bar.set_position(base + run as u64 * steps + step.position() as u64);
                 bar.set_message(format!("{label}: {}", step.label()));
             },
             &mut |note| run_notes.push(note),
         );
-        bar.set_position(base + per_target);
+        base += per_target;
+        bar.set_position(base);
         reports.push(report);
     }
     bar.finish_and_clear();

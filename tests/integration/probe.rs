@@ -195,6 +195,37 @@ fn whole_gpus_alone_and_with_clients_at_once() {
 }
 
 #[test]
+fn promised_clients_run_on_each_time_sliced_mig_device() {
+    let dir = tempfile::tempdir().unwrap();
+    let node = all_balanced(dir.path());
+    let config = write(
+        dir.path(),
+        "gpushare.toml",
+        "[[gpus]]\nselect = [0]\nmode = \"mig\"\nmig.devices = { \"1g.5gb\" = 2, \"2g.10gb\" = 1, \"3g.20gb\" = 1 }\nmig.time_slicing.replicas = 3\n",
+    );
+    let v = report(
+        probe(&node)
+            .args(["--target", "0,1", "--clients", "promised", "-c"])
+            .arg(&config),
+        0,
+    );
+    let targets = v["targets"].as_array().unwrap();
+    assert_eq!(targets.len(), 8, "2 GPUs × 4 MIG devices");
+    for t in targets {
+        let (clients, per_client) = match t["gpu"].as_u64().unwrap() {
+            // Promised to 3: three clients at once, each reported.
+            0 => (3, Some(3)),
+            // Not in the file: promised nothing, probed alone.
+            _ => (1, None),
+        };
+        assert_eq!(t["clients"], clients, "{t}");
+        assert_eq!(t["per_client"].as_array().map(Vec::len), per_client, "{t}");
+    }
+    let err = fails_with(probe(&node).args(["--clients", "some"]), 2);
+    assert!(err.contains("or `promised`"), "{err}");
+}
+
+#[test]
 fn a_crashing_or_hanging_driver_costs_one_target_not_the_probe() {
     let detect = json(sim("t4x4").arg("detect"));
     let uuid = |i: usize| detect["gpus"][i]["uuid"].as_str().unwrap().to_string();

@@ -64,6 +64,64 @@ fn init_mig_on_a_dgx_a100_then_again_changes_nothing() {
     assert_eq!(node.check(&c), 0);
 }
 
+#[test]
+fn init_time_slices_the_mig_devices_it_makes() {
+    let node = Node::preset("a30x4");
+    let c = node.dir.path().join("C").display().to_string();
+    let v = init_json(
+        &node,
+        &[
+            "--mode",
+            "mig",
+            "--profile",
+            "1g.6gb",
+            "--replicas",
+            "3",
+            "--config-out",
+            &c,
+        ],
+    );
+    for (gpu, list) in &node.devices() {
+        assert_eq!(list, &["1g.6gb"; 4], "GPU {gpu}");
+    }
+    let text = std::fs::read_to_string(&c).unwrap();
+    assert!(text.contains("replicas = 3"), "{text}");
+    for g in v["gpus"].as_array().unwrap() {
+        assert_eq!(
+            g["offers"],
+            serde_json::json!([
+                "4x MIG 1g.6gb",
+                "time-slicing: 3 replicas of each MIG device through the device plugin"
+            ]),
+            "{g}"
+        );
+    }
+    let config = std::fs::read_to_string(
+        node.root()
+            .join("etc/gpushare/manifests/00-configmap-nvidia-device-plugin-c.yaml"),
+    )
+    .unwrap();
+    assert!(
+        config.contains("- name: nvidia.com/gpu\n          replicas: 3"),
+        "single strategy: the MIG devices are nvidia.com/gpu: {config}"
+    );
+    let err = node
+        .cmd()
+        .args([
+            "init",
+            "--yes",
+            "--mode",
+            "mps",
+            "--clients",
+            "2",
+            "--replicas",
+            "2",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(err.status.code(), Some(2));
+}
+
 /// One init per mode and preset: what the file says, that the node then has it, and that a
 /// second run changes nothing.
 #[test]

@@ -25,6 +25,12 @@ mps.clients = 4
 select = [3]
 mode = "time-slicing"
 time_slicing.replicas = 4
+
+[[gpus]]
+select = [4]
+mode = "mig"
+mig.devices = { "3g.20gb" = 2 }
+mig.time_slicing.replicas = 2
 "#;
 
 /// The address a `gpushare metrics --listen` child (its stderr piped) says it serves.
@@ -97,7 +103,7 @@ fn a_scrape_after_an_apply_holds_every_mode_and_promtool_accepts_it_and_the_rule
     assert_eq!(values(&scrape, "gpushare_gpu_mig_instances", &gpu0), [7.0]);
     assert_eq!(
         values(&scrape, "gpushare_mig_device_memory_total_bytes", &[]).len(),
-        14
+        16
     );
     assert_eq!(
         values(
@@ -125,10 +131,21 @@ fn a_scrape_after_an_apply_holds_every_mode_and_promtool_accepts_it_and_the_rule
         [4.0]
     );
     assert!(values(&scrape, "gpushare_time_slicing_replicas", &[("gpu", "2")]).is_empty());
+    let sliced = values(
+        &scrape,
+        "gpushare_mig_device_time_slicing_replicas",
+        &[("gpu", "4"), ("profile", "3g.20gb")],
+    );
+    assert_eq!(sliced, [2.0, 2.0]);
+    assert_eq!(
+        values(&scrape, "gpushare_mig_device_time_slicing_replicas", &[]).len(),
+        2,
+        "only GPU 4's MIG devices are time-sliced"
+    );
     let created = [("operation", "create_gpu_instance")];
     assert_eq!(
         values(&scrape, "gpushare_changes_applied_total", &created),
-        [14.0]
+        [16.0]
     );
     assert_eq!(
         values(&scrape, "gpushare_changes_failed_total", &created),
