@@ -91,7 +91,7 @@ pub struct Context {
     pub lock_timeout: std::time::Duration,
     /// How many GPUs a changing command changes at once (`--jobs`); `None`: every GPU it changes.
     pub jobs: Option<std::num::NonZeroUsize>,
-    backend: Option<SharedBackend>,
+    backend: Option<backend::Opened>,
     /// The catalog's disagreements with the driver were printed (once a run).
     catalog_warned: bool,
 }
@@ -123,15 +123,23 @@ impl Context {
         self.open_backend().cloned()
     }
 
+    /// What hears of the steps taken on the host outside the driver (the simulator).
+    pub(crate) fn host_events(
+        &mut self,
+    ) -> Result<std::sync::Arc<dyn backend::host_events::HostEvents>> {
+        self.open_backend()?;
+        Ok(self.backend.as_ref().expect("opened above").events.clone())
+    }
+
     fn open_backend(&mut self) -> Result<&SharedBackend> {
         if self.backend.is_none() {
             let opened = backend::open(&self.backend_options)?;
             if self.backend_options.simulated() {
-                self.announce_simulation(&opened.source());
+                self.announce_simulation(&opened.backend.source());
             }
             self.backend = Some(opened);
         }
-        Ok(self.backend.as_ref().expect("opened above"))
+        Ok(&self.backend.as_ref().expect("opened above").backend)
     }
 
     /// Say that the node is simulated, so that no one takes its answers for the host's GPUs; and

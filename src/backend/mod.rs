@@ -4,6 +4,7 @@
 //! these operations. Both backends return [`DriverError`]s with the driver's semantics, so code
 //! tested against the simulator behaves the same on hardware.
 
+pub(crate) mod host_events;
 pub mod nvml;
 pub mod sim;
 
@@ -262,30 +263,6 @@ pub trait Backend: Send + Sync {
     fn destroy_gpu_instance(&self, gpu: u32, gpu_instance_id: u32) -> DriverResult<()>;
 
     fn set_compute_mode(&self, device: DeviceRef, mode: ComputeMode) -> DriverResult<()>;
-
-    /// Before a step gpushare takes outside the driver (`start_mps_daemon`, `stop_mps_daemon`,
-    /// `enable_sriov`, `create_vgpu`, `remove_vgpu`): the simulator's injected failure of it
-    /// (`GPUSHARE_SIM_FAIL`), so tests reach those steps too. The driver has none.
-    fn fault_before(&self, _step: &'static str) -> DriverResult<()> {
-        Ok(())
-    }
-
-    /// Right after such a step took effect: the simulator's injected crash or signal
-    /// (`GPUSHARE_SIM_CRASH`). The driver has none.
-    fn fault_after(&self, _step: &'static str) {}
-
-    /// gpushare stopped (`running: false`) or started a GPU client on the host. The driver sees
-    /// a stopped service's processes close the GPUs by itself; the simulator's holders that run
-    /// in that unit (or are that module) follow this.
-    fn client_changed(&self, _client: &crate::clients::Client, _running: bool) -> DriverResult<()> {
-        Ok(())
-    }
-
-    /// Keep what this command changed for the next one: the simulator writes its state file
-    /// (once per command, under the node lock). The driver keeps its own state.
-    fn flush(&self) -> DriverResult<()> {
-        Ok(())
-    }
 }
 
 /// A backend the executor's workers share.
@@ -318,12 +295,25 @@ pub(crate) fn driver_answers(nvml_lib: Option<&std::path::Path>) -> bool {
 }
 
 /// Open the backend the options ask for: the simulator with `--sim`/`--sim-state`, NVML otherwise.
-pub(crate) fn open(options: &BackendOptions) -> crate::error::Result<SharedBackend> {
+/// An opened node: its driver, and what hears of the steps taken outside the driver.
+pub(crate) struct Opened {
+    pub backend: SharedBackend,
+    pub events: std::sync::Arc<dyn host_events::HostEvents>,
+}
+
+pub(crate) fn open(options: &BackendOptions) -> crate::error::Result<Opened> {
     if options.simulated() {
-        let sim = sim::SimBackend::open(options.sim.as_deref(), options.sim_state.as_deref())?;
-        return Ok(std::sync::Arc::new(sim));
+        let sim = std::sync::Arc::new(sim::SimBackend::open(
+            options.sim.as_deref(),
+            options.sim_state.as_deref(),
+        )?);
+        return Ok(Opened {
+            backend: sim.clone(),
+            events: sim,
+        });
     }
-    Ok(std::sync::Arc::new(nvml::NvmlBackend::open(
-        options.nvml_lib.as_deref(),
-    )?))
+    Ok(Opened {
+        backend: std::sync::Arc::new(nvml::NvmlBackend::open(options.nvml_lib.as_deref())?),
+        events: std::sync::Arc::new(host_events::RealHost),
+    })
 }

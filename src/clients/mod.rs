@@ -46,7 +46,7 @@ pub(crate) struct GpuClients {
 
 /// One GPU client.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Client {
+pub(crate) enum Client {
     Service(String),
     Module(String),
 }

@@ -207,7 +207,9 @@ impl Collector {
     fn snapshot(&self) -> Option<crate::node::Node> {
         let mut kept = self.backend.lock().unwrap_or_else(|p| p.into_inner());
         if kept.is_none() {
-            *kept = crate::backend::open(&self.sources.backend).ok();
+            *kept = crate::backend::open(&self.sources.backend)
+                .ok()
+                .map(|o| o.backend);
         }
         let node = kept.as_ref()?.snapshot().ok();
         if node.is_none() {

@@ -197,7 +197,7 @@ fn try_start(
         spec.log_dir.join("control.log").display(),
         home.join("start.out").display()
     );
-    host.backend.fault_before("start_mps_daemon")?;
+    host.events.before_step("start_mps_daemon")?;
     undo.daemon_started = true;
     control
         .start_daemon(&env, &home.join("start.out"))
@@ -212,7 +212,7 @@ fn try_start(
     wait_for_answer(control, spec).map_err(|e| e.with_hint(log_hint.clone()))?;
     // A crash from here until the record is written leaves a daemon without one: the next run
     // finds it by its `starting.json` (`settings::orphans`).
-    host.backend.fault_after("start_mps_daemon");
+    host.events.after_step("start_mps_daemon");
     undo.daemon_pid = daemon_pid(&spec.pipe_dir);
     send_limits(control, spec).map_err(|e| e.with_hint(log_hint.clone()))?;
     spec.write(host.paths)

@@ -33,10 +33,12 @@ use std::time::Duration;
 /// How long one exchange with the control daemon (or a daemon start or stop) may take.
 pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// What starting and stopping a daemon use of the node: the driver (compute modes), gpushare's
-/// paths (records, directories) and the output (warnings).
+/// What starting and stopping a daemon use of the node: the driver (compute modes), what hears
+/// of the step (the simulator's faults at its crash windows), gpushare's paths (records,
+/// directories) and the output (warnings).
 pub(crate) struct DaemonHost<'a> {
     pub backend: &'a dyn crate::backend::Backend,
+    pub events: &'a dyn crate::backend::host_events::HostEvents,
     pub paths: &'a crate::paths::Paths,
     pub out: &'a crate::output::Output,
 }

@@ -43,7 +43,7 @@ pub(crate) fn stop_daemon(
             "stop them first, or pass --force to end them (terminate_client) and stop anyway",
         ));
     }
-    host.backend.fault_before("stop_mps_daemon")?;
+    host.events.before_step("stop_mps_daemon")?;
     stop_one(host, control, record, &state, opts)
 }
 
@@ -61,7 +61,7 @@ fn stop_one(
         }
         quit_and_wait(control, record, state.pid, opts, opts.force)?;
         // A crash from here leaves the record of a daemon that is gone.
-        host.backend.fault_after("stop_mps_daemon");
+        host.events.after_step("stop_mps_daemon");
     }
     for device in &record.devices {
         let target = device.device_ref();

@@ -76,7 +76,9 @@ pub(crate) fn converge(
     let mut outcome = plan_and_run(ctx, &desired, &tools, how, guard, before_run);
     // What the run changed is kept for the next command before the lock is let go (the
     // simulator's state file; the driver keeps its own).
-    if let Err(e) = ctx.backend().and_then(|b| b.flush().map_err(Error::from))
+    if let Err(e) = ctx
+        .host_events()
+        .and_then(|h| h.keep().map_err(Error::from))
         && let Ok(applied) = &mut outcome
     {
         applied.error.get_or_insert(e);

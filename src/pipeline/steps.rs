@@ -70,7 +70,7 @@ impl<'a> StepRunner<'a> {
     /// after the stop must leave it recorded), last when starting.
     fn client(&mut self, change: &Change, client: &Client, running: bool) -> Result<()> {
         let action = change.operation.action();
-        self.ctx.backend()?.fault_before(action)?;
+        self.ctx.host_events()?.before_step(action)?;
         if !running {
             Stopped::set(&self.ctx.paths, client, true)?;
         }
@@ -80,11 +80,11 @@ impl<'a> StepRunner<'a> {
             (Client::Module(name), false) => modules::unload(name)?,
             (Client::Module(name), true) => modules::load(name)?,
         }
-        self.ctx.backend()?.client_changed(client, running)?;
+        self.ctx.host_events()?.client_changed(client, running)?;
         if running {
             Stopped::set(&self.ctx.paths, client, false)?;
         }
-        self.ctx.backend()?.fault_after(action);
+        self.ctx.host_events()?.after_step(action);
         Ok(())
     }
 
@@ -143,8 +143,10 @@ impl Runner for StepRunner<'_> {
             Operation::StopMpsDaemon(spec) => {
                 let control = self.mps_control()?;
                 let backend = self.ctx.shared_backend()?;
+                let events = self.ctx.host_events()?;
                 let host = DaemonHost {
                     backend: &*backend,
+                    events: &*events,
                     paths: &self.ctx.paths,
                     out: &self.ctx.out,
                 };
@@ -166,8 +168,10 @@ impl Runner for StepRunner<'_> {
             Operation::StartMpsDaemon(spec) => {
                 let control = self.mps_control()?;
                 let backend = self.ctx.shared_backend()?;
+                let events = self.ctx.host_events()?;
                 let host = DaemonHost {
                     backend: &*backend,
+                    events: &*events,
                     paths: &self.ctx.paths,
                     out: &self.ctx.out,
                 };
@@ -185,9 +189,9 @@ impl Runner for StepRunner<'_> {
             Operation::Vgpu(step) => {
                 // The simulator's fault injection reaches these steps too (tests).
                 let action = change.operation.action();
-                self.ctx.backend()?.fault_before(action)?;
+                self.ctx.host_events()?.before_step(action)?;
                 self.vgpu(change, step)?;
-                self.ctx.backend()?.fault_after(action);
+                self.ctx.host_events()?.after_step(action);
                 Ok(())
             }
             _ => Err(Error::failed(format!(

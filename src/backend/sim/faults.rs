@@ -19,7 +19,7 @@ pub(crate) const CRASH_ENV: &str = "GPUSHARE_SIM_CRASH";
 pub(crate) const DELAY_ENV: &str = "GPUSHARE_SIM_DELAY_MS";
 
 /// The operations that can be made to fail: the driver's, and the steps gpushare takes outside
-/// it ([`Backend::fault_before`](crate::backend::Backend::fault_before)). `start_mps_daemon` is
+/// it ([`HostEvents::before_step`](crate::backend::host_events::HostEvents::before_step)). `start_mps_daemon` is
 /// the daemon's launch (a crash after it leaves a daemon without its record), `stop_mps_daemon`
 /// its `quit` (a crash after it leaves a record of a daemon that is gone). The GPU clients'
 /// steps (`stop_service`…) fail before their program runs and crash once it ran.

@@ -15,6 +15,7 @@ pub mod state;
 mod state_check;
 mod store;
 
+use crate::backend::host_events::HostEvents;
 use crate::backend::{Backend, DeviceRef, DriverResult, MigProfiles, ModeChange, ProfileOrigin};
 use crate::error::{Error, Result};
 use crate::node::catalog::ComputeInstanceProfile;
@@ -325,12 +326,15 @@ impl Backend for SimBackend {
     fn set_compute_mode(&self, device: DeviceRef, mode: ComputeMode) -> DriverResult<()> {
         self.call(SimOp::set_compute_mode(device, mode)).map(drop)
     }
+}
 
-    fn fault_before(&self, step: &'static str) -> DriverResult<()> {
+/// The simulator hears of the steps outside the driver as the driver never does.
+impl HostEvents for SimBackend {
+    fn before_step(&self, step: &'static str) -> DriverResult<()> {
         self.faults.check(step)
     }
 
-    fn fault_after(&self, step: &'static str) {
+    fn after_step(&self, step: &'static str) {
         self.faults.after(step);
     }
 
@@ -341,7 +345,7 @@ impl Backend for SimBackend {
             .map(drop)
     }
 
-    fn flush(&self) -> DriverResult<()> {
+    fn keep(&self) -> DriverResult<()> {
         let mut kept = self.kept();
         let Kept { state, store } = &mut *kept;
         match store {

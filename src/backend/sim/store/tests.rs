@@ -3,6 +3,7 @@
 
 use super::super::SimBackend;
 use crate::backend::Backend;
+use crate::backend::host_events::HostEvents;
 use crate::clients::Client;
 use crate::node::{MigMode, Placement};
 use std::path::Path;
@@ -48,7 +49,7 @@ fn a_crash_after_a_call_keeps_it_and_a_flush_writes_the_state_once() {
     // A command that only reads (and takes no lock) writes nothing.
     let reader = SimBackend::open(None, Some(&path)).unwrap();
     assert_eq!(instances(&reader, 1), 1);
-    reader.flush().unwrap();
+    reader.keep().unwrap();
     drop(reader);
     assert_eq!(std::fs::read_to_string(&path).unwrap(), written);
     assert_eq!(std::fs::read_to_string(ops_path(&path)).unwrap(), log);
@@ -57,7 +58,7 @@ fn a_crash_after_a_call_keeps_it_and_a_flush_writes_the_state_once() {
     after_crash
         .create_gpu_instance(1, P1G5, Placement { start: 1, size: 1 })
         .unwrap();
-    after_crash.flush().unwrap();
+    after_crash.keep().unwrap();
     assert_eq!(std::fs::read_to_string(ops_path(&path)).unwrap(), "");
     drop(after_crash);
     // What the log held is in the state file now, and is not replayed a second time.
@@ -181,7 +182,7 @@ fn a_crash_after_a_client_stopped_keeps_it_stopped_until_it_starts() {
     after_crash.reset_gpus(&[0]).unwrap();
     after_crash.client_changed(&drm, true).unwrap();
     after_crash.client_changed(&dcgm, true).unwrap();
-    after_crash.flush().unwrap();
+    after_crash.keep().unwrap();
     drop(after_crash);
     let reopened = SimBackend::open(None, Some(&path)).unwrap();
     assert_eq!(holders(&reopened), ["nv-hostengine", "nvidia_drm"]);
