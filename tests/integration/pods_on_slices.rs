@@ -85,6 +85,20 @@ fn scene_with(
     })
 }
 
+/// `layout` written as the node's gpushare.toml (so the plugin's DaemonSet is
+/// `nvidia-device-plugin-gpushare`) and applied; the arguments that hand it to `manifests`.
+fn applied(node: &NvidiaNode, layout: &str) -> Vec<String> {
+    let toml = node.path("gpushare.toml");
+    std::fs::write(&toml, layout).unwrap();
+    node.gpushare()
+        .arg("apply")
+        .arg("-c")
+        .arg(&toml)
+        .assert()
+        .success();
+    vec!["-c".into(), toml.to_string_lossy().into_owned()]
+}
+
 fn pod(name: &str, resource: &str) -> serde_json::Value {
     json!({
         "apiVersion": "v1", "kind": "Pod",
@@ -276,19 +290,10 @@ fn pods_land_on_the_mig_devices_gpushare_made_single() {
 fn pods_share_time_sliced_gpus_four_to_a_gpu() {
     let test = "pods_on_slices::time_slicing";
     let Some(mut s) = scene(test, "t4x4", |node| {
-        let toml = node.path("gpushare.toml");
-        std::fs::write(
-            &toml,
+        applied(
+            node,
             "[[gpus]]\nselect = \"all\"\nmode = \"time-slicing\"\ntime_slicing.replicas = 4\n",
         )
-        .unwrap();
-        node.gpushare()
-            .arg("apply")
-            .arg("-c")
-            .arg(&toml)
-            .assert()
-            .success();
-        vec!["-c".into(), toml.to_string_lossy().into_owned()]
     }) else {
         return;
     };
@@ -322,16 +327,7 @@ fn pods_share_time_sliced_mig_devices_two_to_a_device() {
     let test = "pods_on_slices::mig_time_slicing";
     let fixture = common::repo().join("tests/fixtures/k8s/a30-mig-time-slicing.toml");
     let Some(mut s) = scene(test, "a30x4", |node| {
-        // Named gpushare.toml, so the plugin's DaemonSet is `nvidia-device-plugin-gpushare`.
-        let toml = node.path("gpushare.toml");
-        std::fs::copy(&fixture, &toml).unwrap();
-        node.gpushare()
-            .arg("apply")
-            .arg("-c")
-            .arg(&toml)
-            .assert()
-            .success();
-        vec!["-c".into(), toml.to_string_lossy().into_owned()]
+        applied(node, &std::fs::read_to_string(&fixture).unwrap())
     }) else {
         return;
     };
