@@ -20,10 +20,12 @@
 //!  commands/*  ──Source──►  pipeline::converge
 //!                             desired   what the command asks for, checked (config, mig, mps, vgpu)
 //!                             observe   the node, MPS records, the vGPU host
-//!                             planner   pure: desired + observed → plan::Plan (in phases)
+//!                             planner   pure: desired + observed → plan::Plan (in phases), each
+//!                                       mechanism its part (mig, mps, vgpu ::planner)
 //!                             execute   phase by phase: backend calls (the MIG phases on every GPU
-//!                                       at once, one worker per GPU), MPS daemons, vGPU writes
-//!                             steps     the journal, the signal trap around every step
+//!                                       at once, one worker per GPU), the modes' HostChanges
+//!                                       (MPS daemons, vGPU writes) run by their modules
+//!                             runner    the journal, the signal trap around every step
 //!                             run       observe and plan again until nothing is left
 //!                             verify    nothing left: done; no progress: exit 3
 //!                           under guard (lock + journal), then the CDI refresh after MIG changes
@@ -33,7 +35,7 @@
 //!
 //! The domain modules hold what the pipeline plans from: [`config`] (gpushare.toml, `init`'s
 //! layout chooser), [`mig`] (profiles, layouts, the placement solver, the MIG planner), [`mps`]
-//! (daemons, limits, records), [`vgpu`] (sysfs discovery, plans, writes), [`clients`] (GPU
+//! (daemons, limits, records, its planner), [`vgpu`] (sysfs discovery, steps, its planner, writes), [`clients`] (GPU
 //! clients on the host: systemd units and kernel modules stopped around MIG mode changes) and
 //! [`hooks`] (mig-parted's hooks file); [`plan`] is the pure plan type they all plan into, its
 //! node-wide steps (clients, hooks) in phases of their own. Around them: [`error`] (exit codes),

@@ -4,7 +4,7 @@
 //! connect, read them back, and write `settings.json`. When any of these fails, the daemon is
 //! stopped again, compute modes go back to what they were, and the directories it made are
 //! removed: the node is left as it was found. Which daemons to start, stop or keep is the
-//! pipeline's planner's to say (`pipeline/planner/mps.rs`).
+//! [`planner`](super::planner)'s to say.
 
 use super::DaemonHost;
 use super::control::{DaemonEnv, MpsControl, SendError, daemon_pid, seconds};

@@ -7,7 +7,7 @@
 //!
 //! Driver calls go to the [`Backend`](crate::backend::Backend); the other steps (MPS daemons,
 //! vGPU devices, GPU clients, hooks) and what happens around each step (a journal, a stop on a
-//! signal) belong to a [`Runner`] ([`steps`](super::steps) is the changing commands' one), so
+//! signal) belong to a [`Runner`] ([`runner`](super::runner) is the changing commands' one), so
 //! every sharing mode runs through this one loop.
 //!
 //! Phases are barriers. A phase whose changes each concern one GPU

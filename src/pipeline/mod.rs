@@ -23,7 +23,7 @@
 //!   [`Runner`](execute::Runner) for the steps that are not driver calls, with progress, stopping
 //!   at the first failure; the MIG phases run on every GPU they change at once (`--jobs`), the
 //!   node-wide ones (clients, hooks) one step after another;
-//! - [`steps`]: that runner — MPS daemons, vGPU devices, GPU clients, hooks, the journal,
+//! - [`runner`]: that runner — MPS daemons, vGPU devices, GPU clients, hooks, the journal,
 //!   signals;
 //! - [`run`]: the passes: run what can run now, observe and plan again, until nothing is left;
 //! - [`verify`]: when a run is finished, and when the node does not settle (exit 3);
@@ -37,11 +37,12 @@ pub(crate) mod converge;
 pub(crate) mod desired;
 pub(crate) mod execute;
 pub(crate) mod guard;
+pub(crate) mod host_change;
 pub(crate) mod observe;
 pub(crate) mod planner;
 pub(crate) mod run;
+pub(crate) mod runner;
 pub(crate) mod signals;
-pub(crate) mod steps;
 pub(crate) mod verify;
 
 // What the MIG bench and the mig-parted compatibility test drive directly.

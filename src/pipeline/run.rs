@@ -7,8 +7,8 @@ use super::execute;
 use super::guard::Guard;
 use super::observe::HostTools;
 use super::planner;
+use super::runner::StepRunner;
 use super::signals::Trap;
-use super::steps::StepRunner;
 use super::verify::{self, Verdict};
 use crate::Context;
 use crate::clients::Client;
@@ -16,6 +16,7 @@ use crate::clients::record::Stopped;
 use crate::error::{Error, Exit, Result};
 use crate::hooks::HookPoint;
 use crate::mps::MpsOptions;
+use crate::mps::daemon_change::DaemonChange;
 use crate::plan::PlanOptions;
 use crate::plan::{Blocker, Change, Operation, Plan, Status};
 
@@ -34,7 +35,7 @@ pub(crate) fn plan_now(
     let mut plan = planner::plan(desired, &seen, &ctx.paths, options, first)?;
     if !options.force {
         for change in &plan.changes {
-            let Operation::StopMpsDaemon(spec) = &change.operation else {
+            let Some(DaemonChange::Stop(spec)) = change.operation.host_change() else {
                 continue;
             };
             let clients = tools.clients(spec);
@@ -151,7 +152,7 @@ pub(crate) fn apply(
             error = Some(e);
             break;
         }
-        plan = match plan_now(steps.ctx, desired, tools, options, false) {
+        plan = match plan_now(steps.host.ctx, desired, tools, options, false) {
             Ok(p) => p,
             Err(e) => {
                 error = Some(e);
@@ -197,7 +198,7 @@ fn finish(steps: &mut StepRunner, desired: &Desired, made: &mut Plan, out: &crat
             _ => None,
         })
         .collect();
-    let mut changes: Vec<Change> = match Stopped::load(&steps.ctx.paths) {
+    let mut changes: Vec<Change> = match Stopped::load(&steps.host.ctx.paths) {
         Ok(record) => record
             .services
             .iter()

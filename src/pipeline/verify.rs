@@ -3,7 +3,7 @@
 //! passes than there are phases, means something else changes the node: exit 3.
 
 use super::planner;
-use super::steps::describe;
+use super::runner::describe;
 use crate::error::{Error, Exit};
 use crate::plan::{Operation, Plan};
 

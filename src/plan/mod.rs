@@ -13,10 +13,13 @@
 use crate::backend::DeviceRef;
 use crate::clients::Client;
 use crate::hooks::{Hook, HookPoint};
-use crate::mps::settings::DaemonSpec;
 use crate::node::{ComputeMode, MigMode, Placement};
 use crate::output::{Output, Style, table};
+use crate::pipeline::host_change::{HostChange, HostStep};
 use serde::Serialize;
+
+pub(crate) mod phase;
+pub(crate) use phase::Phase;
 
 /// What the user allowed a changing command to do; every planner reads the same.
 #[derive(Debug, Clone, Copy, Default)]
@@ -32,7 +35,8 @@ pub struct PlanOptions {
     pub skip_reset: bool,
 }
 
-/// What a change does, for the executor. Each mode's planner adds the variants it needs.
+/// What a change does, for the executor: the driver's changes, the node-wide steps, and the
+/// modes' own changes on the host ([`HostStep`]).
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Operation {
     /// Ask for a MIG mode; it may stay pending until a reset.
@@ -60,12 +64,9 @@ pub(crate) enum Operation {
     },
     /// Nothing more can happen on this GPU until the machine reboots.
     AwaitReboot,
-    /// Stop an MPS daemon gpushare started: its record says which devices it serves.
-    StopMpsDaemon(Box<DaemonSpec>),
-    /// Start an MPS daemon with its limits (all or nothing, see `mps::daemon`).
-    StartMpsDaemon(Box<DaemonSpec>),
-    /// A vGPU step on the host's sysfs.
-    Vgpu(Box<crate::vgpu::plan::Step>),
+    /// A change a sharing mode makes on the host outside the driver (an MPS daemon started or
+    /// stopped, a vGPU device created or removed): the mode's own type, run by its module.
+    Host(HostStep),
     /// Stop a GPU client (a systemd unit; a kernel module is unloaded) before changes that need
     /// the GPUs free.
     StopClient(Client),
@@ -80,59 +81,6 @@ pub(crate) enum Operation {
     Later(&'static str),
 }
 
-/// Where a change runs in a plan: every change of a phase comes before those of the next phase,
-/// and within a phase each GPU's changes keep their order. Phases are what a runner that works
-/// on several GPUs at once must keep across GPUs. The node-wide phases (begin, stop-clients, before-layouts, end) hold
-/// only steps that act on the whole node (GPU clients, hooks), in the order given.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) enum Phase {
-    /// Node-wide: the `apply-start` hook.
-    Begin,
-    /// MPS daemons whose devices the MIG changes take away, and stopping MPS daemons whose
-    /// record was lost.
-    StopDaemons,
-    /// Node-wide: GPU clients stopped (services, then kernel modules), then the
-    /// `pre-apply-mode` hook.
-    StopClients,
-    /// MIG mode changes, and the destroys a MIG disable needs before it.
-    MigModes,
-    /// Resets of GPUs whose MIG mode is pending (consecutive resets run as one call).
-    Resets,
-    /// Node-wide: the `pre-apply-config` hook.
-    BeforeLayouts,
-    /// MIG GPU and compute instances destroyed and created.
-    MigLayouts,
-    /// MPS daemons stopped and started, compute modes set.
-    Daemons,
-    /// vGPU devices (SR-IOV first).
-    Vgpu,
-    /// Changes planned exactly only once the others are made.
-    Later,
-    /// Node-wide: GPU clients started again (kernel modules, then services, the reverse of
-    /// their stop), then the `apply-exit` hook.
-    End,
-}
-
-impl Phase {
-    /// Whether each change of the phase concerns its GPU alone, so that the executor may run
-    /// the phase on several GPUs at once (each GPU's changes in order). True only for the
-    /// driver's MIG changes. Resets go to the driver together; MPS daemons can serve several
-    /// GPUs and share their records; vGPU steps share the host's sysfs; the
-    /// node-wide phases run one change after another too.
-    pub(crate) fn per_gpu(self) -> bool {
-        matches!(self, Phase::MigModes | Phase::MigLayouts)
-    }
-
-    /// Whether the phase holds only steps that act on the whole node, not on one GPU (tests).
-    #[cfg(test)]
-    pub(crate) fn node_wide(self) -> bool {
-        matches!(
-            self,
-            Phase::Begin | Phase::StopClients | Phase::BeforeLayouts | Phase::End
-        )
-    }
-}
-
 /// The `gpu` of a node-wide change: no GPU (`null` in JSON, `-` in tables).
 pub(crate) const NODE: u32 = u32::MAX;
 
@@ -145,6 +93,19 @@ pub(crate) enum GpuInstanceRef {
 }
 
 impl Operation {
+    /// A mode's change on the host.
+    pub(crate) fn host(change: impl HostChange) -> Self {
+        Operation::Host(HostStep::new(change))
+    }
+
+    /// The mode's change on the host it is, when that is a `T`.
+    pub(crate) fn host_change<T: HostChange>(&self) -> Option<&T> {
+        match self {
+            Operation::Host(step) => step.get(),
+            _ => None,
+        }
+    }
+
     /// The `action` of the JSON form; the MIG ones match the fault-injection operation names.
     pub(crate) fn action(&self) -> &'static str {
         match self {
@@ -156,15 +117,7 @@ impl Operation {
             Operation::CreateComputeInstance { .. } => "create_compute_instance",
             Operation::SetComputeMode { .. } => "set_compute_mode",
             Operation::AwaitReboot => "reboot",
-            Operation::StopMpsDaemon(_) => "stop_mps_daemon",
-            Operation::StartMpsDaemon(_) => "start_mps_daemon",
-            Operation::Vgpu(step) => match **step {
-                crate::vgpu::plan::Step::EnableSriov { .. } => "enable_sriov",
-                crate::vgpu::plan::Step::RemoveMdev { .. }
-                | crate::vgpu::plan::Step::ClearVf { .. } => "remove_vgpu",
-                crate::vgpu::plan::Step::CreateMdev { .. }
-                | crate::vgpu::plan::Step::SetVfType { .. } => "create_vgpu",
-            },
+            Operation::Host(step) => step.action(),
             Operation::StopClient(Client::Service(_)) => "stop_service",
             Operation::StopClient(Client::Module(_)) => "unload_module",
             Operation::StartClient(Client::Service(_)) => "start_service",
@@ -183,10 +136,8 @@ impl Operation {
             | Operation::DestroyGpuInstance { .. }
             | Operation::CreateGpuInstance { .. }
             | Operation::CreateComputeInstance { .. } => Phase::MigLayouts,
-            Operation::SetComputeMode { .. }
-            | Operation::StopMpsDaemon(_)
-            | Operation::StartMpsDaemon(_) => Phase::Daemons,
-            Operation::Vgpu(_) => Phase::Vgpu,
+            Operation::SetComputeMode { .. } => Phase::Daemons,
+            Operation::Host(step) => step.phase(),
             Operation::Later(_) => Phase::Later,
             Operation::StopClient(_) => Phase::StopClients,
             Operation::StartClient(_) => Phase::End,
@@ -209,13 +160,7 @@ impl Operation {
 
     /// Whether the driver makes it (the other operations go to the runner's own steps).
     pub(crate) fn is_driver_call(&self) -> bool {
-        !matches!(
-            self,
-            Operation::StopMpsDaemon(_)
-                | Operation::StartMpsDaemon(_)
-                | Operation::Vgpu(_)
-                | Operation::Later(_)
-        ) && !self.is_node_wide()
+        !matches!(self, Operation::Host(_) | Operation::Later(_)) && !self.is_node_wide()
     }
 
     /// Whether running it changes the node (not a note about a reboot, not a change planned for

@@ -1,8 +1,9 @@
 //! The sharing modes of gpushare.toml, one module each behind [`SharingMode`]: what a GPU under a
 //! mode offers the cluster (the manifests and `init` read it), what the probe promises each of
 //! its devices, and how `init` describes it once applied. A mode's section is part of the
-//! schema (`crate::config`, checked as the file is parsed); its changes are planned by its own
-//! planner in the pipeline (`mig::planner`, `mps::from_config`, `vgpu::plan`).
+//! schema (`crate::config`, checked as the file is parsed); its changes are planned by the
+//! mechanisms it uses, each its part of the one planner (`mig::planner`, `mps::planner`,
+//! `vgpu::planner`).
 //!
 //! Adding a mode or a mode feature: its section in the schema, its module here, and the
 //! targets that render what it offers.

@@ -1,20 +1,62 @@
-//! Making one planned step on the host, and checking that it took. The pipeline's executor
-//! runs the steps in order (with the journal, signals and progress of every changing command).
+//! Making one planned step on the host, and checking that it took: vGPU's change on the host.
+//! The pipeline's executor runs the steps in order (with the journal, signals and progress of
+//! every changing command).
 
 use super::device_writes::Write;
 use super::discover::virtual_functions;
-use super::plan::Step;
+use super::steps::Step;
 use super::sysfs::MDEV_DEVICES;
 use super::sysfs_writer::SysfsWriter;
-use super::{mdev, sriov, vfio};
+use super::{mdev, mdevctl, sriov, vfio};
 use crate::error::{Error, Result};
+use crate::pipeline::host_change::{HostChange, StepHost};
+use crate::plan::phase::Phase;
 
 fn io(e: std::io::Error) -> Error {
     Error::failed(format!("the kernel said: {e}"))
 }
 
+impl HostChange for Step {
+    fn action(&self) -> &'static str {
+        match self {
+            Step::EnableSriov { .. } => "enable_sriov",
+            Step::RemoveMdev { .. } | Step::ClearVf { .. } => "remove_vgpu",
+            Step::CreateMdev { .. } | Step::SetVfType { .. } => "create_vgpu",
+        }
+    }
+
+    fn phase(&self) -> Phase {
+        Phase::Vgpu
+    }
+
+    fn run(&self, host: &mut StepHost<'_>, gpu: u32) -> Result<()> {
+        // The simulator's fault injection reaches these steps too (tests).
+        let events = host.events()?;
+        events.before_step(self.action())?;
+        let uuid = run_step(self, host.sysfs_writer()?)?;
+        let out = host.out();
+        if let Some(uuid) = &uuid {
+            out.note(format!("GPU {gpu}: {}", self.describe(true, Some(uuid))));
+        }
+        // Kept across reboots by mdevctl, when it is installed.
+        let persisted = match (self, &uuid) {
+            (Step::CreateMdev { .. }, Some(uuid)) => mdevctl::define(uuid)
+                .map(|r| r.map_err(|e| format!("{e}: {uuid} is not kept across reboots"))),
+            (Step::RemoveMdev { uuid, .. }, _) => mdevctl::undefine(uuid).map(|r| {
+                r.map_err(|e| format!("{e}: its definition may bring {uuid} back at boot"))
+            }),
+            _ => None,
+        };
+        if let Some(Err(why)) = persisted {
+            out.warn(why);
+        }
+        events.after_step(self.action());
+        Ok(())
+    }
+}
+
 /// Make one step and check that it took; returns the UUID of a created mdev device.
-pub(crate) fn run_step(step: &Step, writer: &mut SysfsWriter) -> Result<Option<String>> {
+fn run_step(step: &Step, writer: &mut SysfsWriter) -> Result<Option<String>> {
     let root = writer.root().clone();
     match step {
         Step::EnableSriov { gpu } => {

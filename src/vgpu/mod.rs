@@ -4,10 +4,11 @@
 //!
 //! The pieces, in the order a change uses them: [`session`] reads the host under a sysfs root
 //! ([`discover`]); [`from_config`] (gpushare.toml), [`dm_config`] (vgpu-device-manager YAML) and
-//! [`input`] (either, from `-f`) say what is wanted; [`plan`] checks it against the host and
-//! orders the steps without touching anything; [`make`] makes one step. `vgpu apply|clear` and
-//! `apply` run them through the one pipeline (`crate::pipeline`), which plans every mode into
-//! one plan and runs it with the journal, signals and progress of every changing command.
+//! [`input`] (either, from `-f`) say what is wanted; [`steps`] checks it against the host and
+//! orders the steps without touching anything; [`planner`] makes them vGPU's part of the one
+//! plan (devices VMs hold are blockers); [`make`] makes one step. `vgpu apply|clear` and
+//! `apply` run them through the one pipeline (`crate::pipeline`), with the journal, signals and
+//! progress of every changing command.
 
 pub(crate) mod device_writes;
 pub(crate) mod discover;
@@ -20,10 +21,11 @@ pub(crate) mod input;
 pub(crate) mod make;
 pub(crate) mod mdev;
 pub(crate) mod mdevctl;
-pub(crate) mod plan;
+pub(crate) mod planner;
 pub(crate) mod registry;
 pub(crate) mod session;
 pub(crate) mod sriov;
+pub(crate) mod steps;
 pub(crate) mod sysfs;
 pub(crate) mod sysfs_writer;
 pub(crate) mod type_name;

@@ -1,7 +1,7 @@
 //! The one planner: a checked desired state + the node as it is → one [`Plan`] for every mode.
 //! Pure: no I/O, so `plan` and `--dry-run` show exactly what runs.
 //!
-//! Each part plans its mode (`mig::planner`, `planner/mps.rs`, `planner/vgpu.rs`); the changes are
+//! Each mode plans its part (`mig::planner`, `mps::planner`, `vgpu::planner`); the changes are
 //! then put in [`Phase`] order (each GPU's changes keep their order within a phase):
 //! 1. MPS daemons whose devices the MIG changes take away (a MIG device destroyed, a GPU whose
 //!    MIG mode changes) are stopped, and so are daemons whose record was lost;
@@ -21,9 +21,7 @@
 //! GPUs whose MIG mode waits for a reboot get no MPS changes until then.
 
 mod around;
-mod gpu_states;
-mod mps;
-mod vgpu;
+pub(crate) mod gpu_states;
 
 pub(crate) use gpu_states::GpuStates;
 
@@ -31,9 +29,11 @@ use super::desired::Desired;
 use super::observe::Observed;
 use crate::error::Result;
 use crate::mig::planner as mig_planner;
+use crate::mps::planner as mps_planner;
 use crate::paths::Paths;
 use crate::plan::PlanOptions;
 use crate::plan::{Operation, Phase, Plan};
+use crate::vgpu::planner as vgpu_planner;
 
 /// Plan every change from `seen` to `desired`. Errors are bad input found only against the node
 /// as it is (an MPS limit a MIG device cannot take, a vGPU type the host lacks). `first`: the
@@ -51,8 +51,8 @@ pub(crate) fn plan(
         options,
     );
     let states = GpuStates::of(&mig);
-    let mps = mps::plan(desired, seen, &mig, &states, paths)?;
-    let vgpu = vgpu::plan(desired, seen, options)?;
+    let mps = mps_planner::plan(desired, seen, &mig, &states, paths)?;
+    let vgpu = vgpu_planner::plan(desired, seen, options)?;
     let mut plan = Plan {
         reboot_required: mig.reboot_required,
         reboot_gpus: mig.reboot_gpus,

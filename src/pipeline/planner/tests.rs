@@ -6,6 +6,7 @@ use crate::backend::Backend;
 use crate::backend::sim::SimBackend;
 use crate::config::Config;
 use crate::mig::layout::ProfileBook;
+use crate::mps::daemon_change::DaemonChange;
 use crate::node::{ComputeMode, MigMode, Placement};
 use crate::plan::Operation;
 use crate::source_file::SourceFile;
@@ -100,7 +101,7 @@ fn mps_on_a_settled_whole_gpu_is_planned_exactly() {
     let paths = crate::paths::Paths::new(Some("/tmp/x".into()));
     let plan = plan(&d, &seen(&sim), &paths, PlanOptions::default(), true).unwrap();
     assert_eq!(actions(&plan), [(0, "start_mps_daemon")]);
-    let Operation::StartMpsDaemon(spec) = &plan.changes[0].operation else {
+    let Some(DaemonChange::Start(spec)) = plan.changes[0].operation.host_change() else {
         panic!()
     };
     assert_eq!(spec.name, "gpu0-1");

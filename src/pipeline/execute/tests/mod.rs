@@ -3,6 +3,7 @@
 use super::*;
 use crate::backend::sim::SimBackend;
 use crate::backend::{Backend, DeviceRef};
+use crate::mps::daemon_change::DaemonChange;
 use crate::node::{ComputeMode, MigMode, Placement};
 use crate::plan::{Blocker, Change, GpuInstanceRef};
 use std::sync::Arc;
@@ -215,8 +216,8 @@ impl Runner for Recorder {
 }
 
 /// An MPS daemon for a runner's step (the runners here never start one).
-fn daemon_spec() -> Box<crate::mps::settings::DaemonSpec> {
-    Box::new(crate::mps::settings::DaemonSpec {
+fn daemon_spec() -> crate::mps::settings::DaemonSpec {
+    crate::mps::settings::DaemonSpec {
         version: 1,
         name: "gpu1".into(),
         pipe_dir: "/p".into(),
@@ -226,7 +227,7 @@ fn daemon_spec() -> Box<crate::mps::settings::DaemonSpec> {
         thread_percentage: None,
         devices: Vec::new(),
         created_dirs: Vec::new(),
-    })
+    }
 }
 
 #[test]
@@ -234,8 +235,16 @@ fn a_runner_makes_the_other_steps_and_can_stop_between_two() {
     let plan = || Plan {
         changes: vec![
             Change::new(0, Operation::SetMigMode(MigMode::Enabled), "mode"),
-            Change::new(1, Operation::StartMpsDaemon(daemon_spec()), "daemon"),
-            Change::new(1, Operation::StopMpsDaemon(daemon_spec()), "stop"),
+            Change::new(
+                1,
+                Operation::host(DaemonChange::Start(daemon_spec())),
+                "daemon",
+            ),
+            Change::new(
+                1,
+                Operation::host(DaemonChange::Stop(daemon_spec())),
+                "stop",
+            ),
         ],
         ..Plan::default()
     };

@@ -1,30 +1,31 @@
-//! The MPS and compute-mode part of the plan (see [`planner`](super) for the order), for each
-//! scope a command has ([`MpsDesire`]).
+//! MPS's part of the one plan (see [`planner`](crate::pipeline::planner) for the order): MPS
+//! daemons and compute modes, for each scope a command has ([`MpsDesire`]).
 
-use super::gpu_states::{GpuState, GpuStates};
+use super::daemon::{gpu_list, settings_summary};
+use super::daemon_change::DaemonChange;
+use super::from_config as mps_desired;
+use super::limits::MpsRequest;
+use super::settings::{DaemonSpec, DirChoice, compute_mode_of};
 use crate::backend::DeviceRef;
 use crate::config::{AssignedConfig, Assignment, GpuEntry, Mode, MpsSection};
 use crate::error::Result;
 use crate::mig::layout::MigLayout;
-use crate::mps::daemon::{gpu_list, settings_summary};
-use crate::mps::from_config as mps_desired;
-use crate::mps::limits::MpsRequest;
-use crate::mps::settings::{DaemonSpec, DirChoice, compute_mode_of};
 use crate::node::ComputeMode;
 use crate::paths::Paths;
 use crate::pipeline::desired::{Desired, MpsDesire};
 use crate::pipeline::observe::Observed;
+use crate::pipeline::planner::gpu_states::{GpuState, GpuStates};
 use crate::plan::{Blocker, Change, Operation, Phase, Plan};
 use std::collections::BTreeMap;
 use toml::Spanned;
 
 #[derive(Debug, Default)]
-pub(super) struct MpsSteps {
+pub(crate) struct MpsSteps {
     pub changes: Vec<Change>,
     pub blockers: Vec<Blocker>,
 }
 
-pub(super) fn plan(
+pub(crate) fn plan(
     desired: &Desired,
     seen: &Observed,
     mig: &Plan,
@@ -228,7 +229,7 @@ fn inherit_previous_modes(spec: &mut DaemonSpec, stale: &DaemonSpec) {
 fn start_change(spec: &DaemonSpec) -> Change {
     Change::new(
         first_gpu(spec),
-        Operation::StartMpsDaemon(Box::new(spec.clone())),
+        Operation::host(DaemonChange::Start(spec.clone())),
         format!(
             "MPS daemon `{}` for {}: {}",
             spec.name,
@@ -270,7 +271,7 @@ fn orphan(spec: &DaemonSpec, seen: &Observed) -> Change {
     });
     Change::new(
         gpu,
-        Operation::StopMpsDaemon(Box::new(spec.clone())),
+        Operation::host(DaemonChange::Stop(spec.clone())),
         detail,
     )
 }
@@ -282,7 +283,7 @@ fn first_gpu(spec: &DaemonSpec) -> u32 {
 fn stop(spec: &DaemonSpec) -> Change {
     Change::new(
         first_gpu(spec),
-        Operation::StopMpsDaemon(Box::new(spec.clone())),
+        Operation::host(DaemonChange::Stop(spec.clone())),
         format!("MPS daemon `{}` ({})", spec.name, spec.describe_devices()),
     )
 }
@@ -426,7 +427,7 @@ fn devices_of(desired: &Desired, gpu: u32) -> String {
 }
 
 /// `4 clients, threads 25% each, 1/4 of the memory each`.
-pub(super) fn describe_request(section: &MpsSection) -> String {
+pub(crate) fn describe_request(section: &MpsSection) -> String {
     let r = MpsRequest::from_section(section);
     let mut parts = Vec::new();
     if let Some(n) = r.clients {

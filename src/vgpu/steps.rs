@@ -1,6 +1,7 @@
-//! The planner: desired layout + discovered host → the steps that reach it. Pure (no I/O), so
-//! `--dry-run` shows exactly what `apply` does, and every check runs before the first write:
-//! GPUs carry vGPUs, types exist, the layout fits, no forbidden mix, nothing in use is removed.
+//! The steps to a vGPU layout: desired layout + discovered host → the steps that reach it. Pure
+//! (no I/O), so `--dry-run` shows exactly what `apply` does, and every check runs before the
+//! first write: GPUs carry vGPUs, types exist, the layout fits, no forbidden mix, nothing in use
+//! is removed.
 //!
 //! Devices that match are kept, extra ones removed, missing ones created; removals come first on
 //! each GPU, since the driver lets a GPU hold one time-sliced type at a time. A GPU whose SR-IOV

@@ -1,20 +1,20 @@
-//! The vGPU part of the plan: `vgpu::plan` on the host as it is, one change per step. Devices a
-//! VM holds are blockers (unless --force), like MIG instances with processes.
+//! vGPU's part of the one plan: [`steps`](super::steps) on the host as it is, one change per
+//! step. Devices a VM holds are blockers (unless --force), like MIG instances with processes.
 
 use crate::error::{Error, Result};
 use crate::pipeline::desired::Desired;
 use crate::pipeline::observe::Observed;
 use crate::plan::PlanOptions;
 use crate::plan::{Blocker, Change, Operation};
-use crate::vgpu::plan::{self as vgpu_plan, Step, VgpuPlanOptions};
+use crate::vgpu::steps::{self as vgpu_steps, Step, VgpuPlanOptions};
 
 #[derive(Debug, Default)]
-pub(super) struct VgpuSteps {
+pub(crate) struct VgpuSteps {
     pub changes: Vec<Change>,
     pub blockers: Vec<Blocker>,
 }
 
-pub(super) fn plan(desired: &Desired, seen: &Observed, options: PlanOptions) -> Result<VgpuSteps> {
+pub(crate) fn plan(desired: &Desired, seen: &Observed, options: PlanOptions) -> Result<VgpuSteps> {
     let mut out = VgpuSteps::default();
     if !desired.wants_vgpu() {
         return Ok(out);
@@ -28,7 +28,7 @@ pub(super) fn plan(desired: &Desired, seen: &Observed, options: PlanOptions) -> 
         force: true,
         heterogeneous: desired.vgpu.heterogeneous,
     };
-    let planned = vgpu_plan::plan(&desired.vgpu.layout, host, all)?;
+    let planned = vgpu_steps::plan(&desired.vgpu.layout, host, all)?;
     for g in &planned.gpus {
         let Some(gpu) = g.index else { continue };
         for step in &g.steps {
@@ -57,7 +57,7 @@ pub(super) fn plan(desired: &Desired, seen: &Observed, options: PlanOptions) -> 
             }
             out.changes.push(Change::new(
                 gpu,
-                Operation::Vgpu(Box::new(step.clone())),
+                Operation::host(step.clone()),
                 format!("{} ({})", step.describe(false, None), g.pci_bus_id),
             ));
         }
