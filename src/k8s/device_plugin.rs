@@ -7,7 +7,7 @@
 //! Layouts the plugin refuses (MPS with the mixed strategy, MPS on MIG, different sharing per
 //! GPU) are refused here with the plugin's reason.
 
-use super::node_offer::{GpuLayout, MpsShare, NodeOffer, Sharing};
+use super::node_offer::{GpuOffer, MpsShare, NodeOffer, Sharing};
 use super::objects::{
     config_map_volume, env, env_field, host_path, labels, meta, mount, namespace, pod_meta,
     selector, toleration, unless_paused,
@@ -168,7 +168,7 @@ impl ResourceSharing {
     }
 }
 
-fn describe_gpus(gpus: &[&GpuLayout]) -> String {
+fn describe_gpus(gpus: &[&GpuOffer]) -> String {
     let idx: Vec<String> = gpus.iter().map(|g| g.index.to_string()).collect();
     let origin = gpus.first().map(|g| g.origin.as_str()).unwrap_or("");
     format!("GPU {} ({origin})", idx.join(","))
@@ -180,8 +180,8 @@ fn describe_gpus(gpus: &[&GpuLayout]) -> String {
 fn resource_sharing(
     layout: &NodeOffer,
     strategy: MigStrategy,
-) -> BTreeMap<String, Vec<(ResourceSharing, Vec<&GpuLayout>)>> {
-    let mut out: BTreeMap<String, Vec<(ResourceSharing, Vec<&GpuLayout>)>> = BTreeMap::new();
+) -> BTreeMap<String, Vec<(ResourceSharing, Vec<&GpuOffer>)>> {
+    let mut out: BTreeMap<String, Vec<(ResourceSharing, Vec<&GpuOffer>)>> = BTreeMap::new();
     for g in &layout.gpus {
         let names: Vec<(String, Sharing)> = match (&g.mig, strategy) {
             (None, _) | (Some(_), MigStrategy::None) => vec![("nvidia.com/gpu".into(), g.sharing)],

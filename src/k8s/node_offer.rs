@@ -11,11 +11,11 @@ use crate::node::{ComputeMode, Gpu, Node};
 use crate::sharing::offer::profile_order;
 use toml::Spanned;
 
-pub(crate) use crate::sharing::offer::{GpuLayout, MigSlice, MpsShare, Sharing};
+pub(crate) use crate::sharing::offer::{GpuOffer, MigSlice, MpsShare, Sharing};
 
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct NodeOffer {
-    pub gpus: Vec<GpuLayout>,
+    pub gpus: Vec<GpuOffer>,
     /// The device plugin's mixed MIG strategy even where one profile would do
     /// (`--mig-strategy mixed`: under MIG on demand the profiles change).
     pub mixed: bool,
@@ -92,12 +92,12 @@ impl NodeOffer {
     }
 
     /// GPUs that are whole (MIG off).
-    pub(crate) fn whole_gpus(&self) -> impl Iterator<Item = &GpuLayout> {
+    pub(crate) fn whole_gpus(&self) -> impl Iterator<Item = &GpuOffer> {
         self.gpus.iter().filter(|g| g.mig.is_none())
     }
 }
 
-fn observed_gpu(gpu: &Gpu) -> GpuLayout {
+fn observed_gpu(gpu: &Gpu) -> GpuOffer {
     let mig = gpu.mig.current.is_enabled().then(|| {
         gpu.mig
             .instances
@@ -111,7 +111,7 @@ fn observed_gpu(gpu: &Gpu) -> GpuLayout {
             })
             .collect()
     });
-    GpuLayout {
+    GpuOffer {
         index: gpu.index,
         uuid: gpu.uuid.clone(),
         name: gpu.name.clone(),
@@ -123,7 +123,7 @@ fn observed_gpu(gpu: &Gpu) -> GpuLayout {
     }
 }
 
-fn desired_gpu(config: &Config, gpu: &Gpu, entry: &Spanned<GpuEntry>) -> Result<GpuLayout> {
+fn desired_gpu(config: &Config, gpu: &Gpu, entry: &Spanned<GpuEntry>) -> Result<GpuOffer> {
     let e = entry.get_ref();
     let (line, _) = crate::error::line_col(&config.source.text, entry.span().start);
     let mut layout = observed_gpu(gpu);

@@ -23,7 +23,7 @@ use toml::Spanned;
 
 /// The MPS side of the node the file asks for.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub(crate) struct Desired {
+pub(crate) struct WantedMps {
     pub daemons: Vec<DaemonSpec>,
     /// Devices that take turns or are not shared: compute mode DEFAULT, no daemon.
     pub default_mode: Vec<DeviceRef>,
@@ -31,7 +31,7 @@ pub(crate) struct Desired {
     pub covered: BTreeSet<u32>,
 }
 
-/// The steps from the node as it is to [`Desired`].
+/// The steps from the node as it is to [`WantedMps`].
 #[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct MpsPlan {
     /// Recorded daemons to stop: not asked for, not answering, or with other settings.
@@ -174,8 +174,8 @@ pub(crate) fn desired(
     node: &Node,
     dirs: DirChoice,
     multiuser: bool,
-) -> Result<Desired> {
-    let mut out = Desired::default();
+) -> Result<WantedMps> {
+    let mut out = WantedMps::default();
     for group in groups(assignments) {
         let entry = group.entry.get_ref();
         let gpus: Vec<&Gpu> = group.gpus.iter().filter_map(|g| node.gpu(*g)).collect();
@@ -265,7 +265,7 @@ pub(crate) fn desired(
 /// The steps from `records` (the daemons gpushare recorded; `answering`: the names of those
 /// that answer) to `desired`. Pure.
 pub(crate) fn plan(
-    desired: &Desired,
+    desired: &WantedMps,
     records: &[DaemonSpec],
     answering: &BTreeSet<String>,
     node: &Node,

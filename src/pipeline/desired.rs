@@ -118,7 +118,7 @@ impl MpsDesire {
 /// The vGPU devices a command asks for; no GPUs: vGPU is left alone.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct VgpuDesire {
-    pub layout: vgpu::from_config::Desired,
+    pub layout: vgpu::from_config::VgpuLayout,
     pub heterogeneous: bool,
 }
 
@@ -341,7 +341,7 @@ fn vgpu_layout(
     gpus: &GpuSelector,
     node: &Node,
     sysfs_root: &Path,
-) -> Result<vgpu::from_config::Desired> {
+) -> Result<vgpu::from_config::VgpuLayout> {
     let (paths, out) = (ctx.paths.clone(), ctx.out.clone());
     let mut session = Session::new(SysfsRoot::new(sysfs_root), &paths, &out);
     let host = session.discover_on(node)?;
@@ -372,7 +372,7 @@ fn vgpu_layout(
             return Err(Error::usage("none of the selected GPUs carries vGPUs")
                 .with_hint("`gpushare vgpu types` lists the GPUs that do"));
         }
-        return Ok(vgpu::from_config::Desired::empty(&indexes));
+        return Ok(vgpu::from_config::VgpuLayout::empty(&indexes));
     };
     let mut desired = vgpu::input::desired(layout, node, &paths)?;
     if let Some(selected) = &selected {

@@ -2,7 +2,7 @@
 //! one daemon per device) or by time-slicing (`mig.time_slicing`, replicas the device plugin
 //! advertises per MIG device). `crate::mig` plans and makes the instances.
 
-use super::offer::{GpuLayout, MigSlice, MpsShare, Sharing, profile_order};
+use super::offer::{GpuOffer, MigSlice, MpsShare, Sharing, profile_order};
 use super::{DeviceShare, SharingMode, mps::threads_and_clients};
 use crate::config::{Config, GpuEntry};
 use crate::error::{Error, Result};
@@ -26,7 +26,7 @@ impl SharingMode for Mig {
         config: &Config,
         gpu: &Gpu,
         entry: &GpuEntry,
-        offer: &mut GpuLayout,
+        offer: &mut GpuOffer,
     ) -> Result<()> {
         let Some(mig) = &entry.mig else {
             return Ok(());

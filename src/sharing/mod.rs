@@ -19,7 +19,7 @@ use crate::config::{Config, GpuEntry, Mode, MpsSection};
 use crate::error::Result;
 use crate::mps::settings::DaemonSpec;
 use crate::node::Gpu;
-use offer::GpuLayout;
+use offer::GpuOffer;
 
 /// What every sharing mode answers.
 pub(crate) trait SharingMode: Sync {
@@ -32,7 +32,7 @@ pub(crate) trait SharingMode: Sync {
         config: &Config,
         gpu: &Gpu,
         entry: &GpuEntry,
-        offer: &mut GpuLayout,
+        offer: &mut GpuOffer,
     ) -> Result<()>;
 
     /// Whether CUDA on the host can use the GPU (not when its devices go to virtual machines).

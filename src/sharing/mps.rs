@@ -1,7 +1,7 @@
 //! `mode = "mps"`: concurrent processes on a whole GPU through an MPS daemon, with per-client
 //! limits (`crate::mps` runs the daemons).
 
-use super::offer::{GpuLayout, MpsShare, Sharing};
+use super::offer::{GpuOffer, MpsShare, Sharing};
 use super::{DeviceShare, SharingMode};
 use crate::config::{Config, GpuEntry};
 use crate::error::Result;
@@ -11,7 +11,7 @@ use crate::node::Gpu;
 pub(super) struct Mps;
 
 impl SharingMode for Mps {
-    fn offer(&self, _: &Config, gpu: &Gpu, entry: &GpuEntry, offer: &mut GpuLayout) -> Result<()> {
+    fn offer(&self, _: &Config, gpu: &Gpu, entry: &GpuEntry, offer: &mut GpuOffer) -> Result<()> {
         if let Some(mps) = &entry.mps {
             offer.sharing =
                 Sharing::Mps(MpsShare::from_section(mps.get_ref(), gpu.memory_total_mib));

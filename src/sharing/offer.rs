@@ -5,7 +5,7 @@
 use crate::config::MpsSection;
 
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct GpuLayout {
+pub(crate) struct GpuOffer {
     pub index: u32,
     pub uuid: String,
     /// Model name as NVML reports it.

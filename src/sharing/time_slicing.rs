@@ -1,7 +1,7 @@
 //! `mode = "time-slicing"`: workloads take turns on a whole GPU (compute mode DEFAULT; the
 //! device plugin advertises the replicas).
 
-use super::offer::{GpuLayout, Sharing};
+use super::offer::{GpuOffer, Sharing};
 use super::{DeviceShare, SharingMode};
 use crate::config::{Config, GpuEntry};
 use crate::error::Result;
@@ -18,7 +18,7 @@ fn replicas(entry: &GpuEntry) -> Option<u32> {
 }
 
 impl SharingMode for TimeSlicing {
-    fn offer(&self, _: &Config, _: &Gpu, entry: &GpuEntry, offer: &mut GpuLayout) -> Result<()> {
+    fn offer(&self, _: &Config, _: &Gpu, entry: &GpuEntry, offer: &mut GpuOffer) -> Result<()> {
         if let Some(replicas) = replicas(entry) {
             offer.sharing = Sharing::TimeSlicing { replicas };
         }

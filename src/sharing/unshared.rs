@@ -1,6 +1,6 @@
 //! `mode = "none"`: no sharing (MIG disabled, no MPS, compute mode DEFAULT).
 
-use super::offer::GpuLayout;
+use super::offer::GpuOffer;
 use super::{DeviceShare, SharingMode};
 use crate::config::{Config, GpuEntry};
 use crate::error::Result;
@@ -10,7 +10,7 @@ use crate::node::Gpu;
 pub(super) struct Unshared;
 
 impl SharingMode for Unshared {
-    fn offer(&self, _: &Config, _: &Gpu, _: &GpuEntry, _: &mut GpuLayout) -> Result<()> {
+    fn offer(&self, _: &Config, _: &Gpu, _: &GpuEntry, _: &mut GpuOffer) -> Result<()> {
         Ok(())
     }
 

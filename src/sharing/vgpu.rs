@@ -1,6 +1,6 @@
 //! `mode = "vgpu"`: vGPU devices for virtual machines (`crate::vgpu` makes them).
 
-use super::offer::{GpuLayout, Sharing};
+use super::offer::{GpuOffer, Sharing};
 use super::{DeviceShare, SharingMode};
 use crate::config::{Config, GpuEntry};
 use crate::error::Result;
@@ -10,7 +10,7 @@ use crate::node::Gpu;
 pub(super) struct Vgpu;
 
 impl SharingMode for Vgpu {
-    fn offer(&self, _: &Config, _: &Gpu, _: &GpuEntry, offer: &mut GpuLayout) -> Result<()> {
+    fn offer(&self, _: &Config, _: &Gpu, _: &GpuEntry, offer: &mut GpuOffer) -> Result<()> {
         offer.sharing = Sharing::Vgpu;
         Ok(())
     }

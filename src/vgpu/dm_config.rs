@@ -13,7 +13,7 @@
 //! in gpushare.toml and mig-parted files: naming a GPU that is not there is a mistake, not a
 //! filter (`device-filter` is the way to write one file for several kinds of nodes).
 
-use super::from_config::{Desired, DesiredGpu, DesiredType, Origin, check_types, error_at};
+use super::from_config::{DesiredGpu, DesiredType, Origin, VgpuLayout, check_types, error_at};
 use crate::error::Result;
 use crate::node::{Node, PciId};
 use crate::source_file::SourceFile;
@@ -198,7 +198,7 @@ impl DmConfig {
     }
 
     /// The desired layout of config `label` on `node`.
-    pub(crate) fn select(&self, label: &str, node: &Node) -> Result<Desired> {
+    pub(crate) fn select(&self, label: &str, node: &Node) -> Result<VgpuLayout> {
         let Some((_, entries)) = self.configs.iter().find(|(l, _)| l == label) else {
             return Err(
                 error_at(Some(&self.configs_at), format!("no config `{label}`"))
@@ -250,7 +250,7 @@ impl DmConfig {
             }
         }
         gpus.sort_by_key(|g| g.index);
-        Ok(Desired { gpus })
+        Ok(VgpuLayout { gpus })
     }
 }
 

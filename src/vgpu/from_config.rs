@@ -54,14 +54,14 @@ pub(crate) struct DesiredGpu {
 }
 
 #[derive(Debug, Clone, Default, PartialEq)]
-pub(crate) struct Desired {
+pub(crate) struct VgpuLayout {
     pub gpus: Vec<DesiredGpu>,
 }
 
-impl Desired {
+impl VgpuLayout {
     /// Every GPU of `indexes` with no vGPU devices (`vgpu clear`).
-    pub(crate) fn empty(indexes: &[u32]) -> Desired {
-        Desired {
+    pub(crate) fn empty(indexes: &[u32]) -> VgpuLayout {
+        VgpuLayout {
             gpus: indexes
                 .iter()
                 .map(|&index| DesiredGpu {
@@ -103,7 +103,7 @@ pub(crate) fn check_types(types: &[DesiredType]) -> Result<()> {
 
 /// The `mode = "vgpu"` entries of gpushare.toml, for the GPUs of `node` they select. Other modes
 /// are left to their own commands.
-pub(crate) fn from_gpushare_toml(config: &AssignedConfig) -> Result<Desired> {
+pub(crate) fn from_gpushare_toml(config: &AssignedConfig) -> Result<VgpuLayout> {
     let origin = |span: std::ops::Range<usize>| {
         let (line, column) = line_col(&config.source.text, span.start);
         Origin::new(&config.source.path, line, column)
@@ -136,7 +136,7 @@ pub(crate) fn from_gpushare_toml(config: &AssignedConfig) -> Result<Desired> {
             at: Some(origin(entry.select.span())),
         });
     }
-    Ok(Desired { gpus })
+    Ok(VgpuLayout { gpus })
 }
 
 #[cfg(test)]
@@ -197,7 +197,7 @@ mod tests {
 
     #[test]
     fn clear_wants_no_devices() {
-        let d = Desired::empty(&[0, 3]);
+        let d = VgpuLayout::empty(&[0, 3]);
         assert_eq!(d.gpus.len(), 2);
         assert!(d.gpus.iter().all(|g| g.types.is_empty()));
     }

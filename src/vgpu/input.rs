@@ -2,7 +2,7 @@
 //! vgpu-device-manager config.
 
 use super::dm_config::DmConfig;
-use super::from_config::{self, Desired};
+use super::from_config::{self, VgpuLayout};
 use crate::config::{self, AssignedConfig, Config};
 use crate::error::{Error, Result};
 use crate::node::Node;
@@ -45,7 +45,7 @@ impl LayoutFile {
 }
 
 /// Read the file (unless read already) and turn it into the desired layout on `node`.
-pub(crate) fn desired(args: &LayoutFile, node: &Node, paths: &Paths) -> Result<Desired> {
+pub(crate) fn desired(args: &LayoutFile, node: &Node, paths: &Paths) -> Result<VgpuLayout> {
     let path = args.path(paths);
     let source = match &args.read {
         Some(source) => source.clone(),

@@ -8,7 +8,7 @@
 //! virtual functions are not enabled gets only the enabling step: its types show once the VFs
 //! exist, so the caller enables, discovers again and plans again.
 
-use super::from_config::{Desired, DesiredGpu, DesiredType, error_at};
+use super::from_config::{DesiredGpu, DesiredType, VgpuLayout, error_at};
 use super::host::{Framework, Host, Opener, VgpuDevice, VgpuGpu, VgpuType};
 use super::type_name::TypeName;
 use crate::error::{Error, Result};
@@ -131,7 +131,7 @@ impl Plan {
 
 /// Plan the changes from `host` to `desired`. Errors name the input position of the offending
 /// value: bad input exits 2, a refusal to remove a device in use exits 1.
-pub(crate) fn plan(desired: &Desired, host: &Host, options: VgpuPlanOptions) -> Result<Plan> {
+pub(crate) fn plan(desired: &VgpuLayout, host: &Host, options: VgpuPlanOptions) -> Result<Plan> {
     let mut gpus = Vec::new();
     let mut busy = Vec::new();
     for want in &desired.gpus {

@@ -11,7 +11,7 @@ use crate::output::table;
 use crate::pipeline::desired::DesiredSource;
 use crate::plan::PlanOptions;
 use crate::vgpu::discover::attach_node;
-use crate::vgpu::from_config::Desired;
+use crate::vgpu::from_config::VgpuLayout;
 use crate::vgpu::host::Framework;
 use crate::vgpu::input::{self, LayoutFile};
 use crate::vgpu::session::Session;
@@ -31,7 +31,7 @@ fn layout_file(ctx: &Context, args: &VgpuFileArgs) -> Result<LayoutFile> {
 }
 
 /// Restrict a desired layout to the GPUs `--gpu` selects.
-fn restrict(desired: &mut Desired, selector: &GpuSelector, node: &Node) -> Result<()> {
+fn restrict(desired: &mut VgpuLayout, selector: &GpuSelector, node: &Node) -> Result<()> {
     if *selector != GpuSelector::All {
         desired.retain(&selector.resolve(node)?);
     }

@@ -228,7 +228,7 @@ fn one_pipe_dir_cannot_serve_several_daemons() {
     assert_eq!(e.exit, Exit::Usage);
 }
 
-fn desired_for(text: &str, n: &Node) -> Desired {
+fn desired_for(text: &str, n: &Node) -> WantedMps {
     let c = config(text);
     let c = AssignedConfig::new(c, n).unwrap();
     let a = c.assignments();

@@ -87,8 +87,8 @@ fn at(line: usize, column: usize) -> Option<Origin> {
     Some(Origin::new(Path::new("g.toml"), line, column))
 }
 
-fn want(index: u32, types: &[(&str, u32)]) -> Desired {
-    Desired {
+fn want(index: u32, types: &[(&str, u32)]) -> VgpuLayout {
+    VgpuLayout {
         gpus: vec![DesiredGpu {
             index,
             types: types
