@@ -220,6 +220,29 @@ pub(crate) struct Assignment<'c> {
     pub entry: &'c Spanned<GpuEntry>,
 }
 
+/// The GPUs one entry covers.
+#[derive(Debug)]
+pub(crate) struct EntryGpus<'c> {
+    pub entry: &'c Spanned<GpuEntry>,
+    pub gpus: Vec<u32>,
+}
+
+/// The GPUs of each entry of `assignments`, the entries in file order.
+pub(crate) fn by_entry<'c>(assignments: &[Assignment<'c>]) -> Vec<EntryGpus<'c>> {
+    let mut out: Vec<EntryGpus<'c>> = Vec::new();
+    for a in assignments {
+        match out.iter_mut().find(|g| std::ptr::eq(g.entry, a.entry)) {
+            Some(g) => g.gpus.push(a.gpu),
+            None => out.push(EntryGpus {
+                entry: a.entry,
+                gpus: vec![a.gpu],
+            }),
+        }
+    }
+    out.sort_by_key(|g| g.entry.span().start);
+    out
+}
+
 /// A gpushare.toml with the GPUs of one node assigned to its entries, checked once per command
 /// ([`AssignedConfig::new`]); every mode reads the assignment from here instead of making it
 /// again. It is the [`Config`] too.

@@ -8,13 +8,13 @@
 //! - `mode = "vgpu"`: not touched here.
 //!
 //! The order: [`validate`] before anything changes; once the MIG layout is in place,
-//! [`desired`] on the node as it is, then [`plan`] (pure) for the pipeline's planner, which runs
+//! [`wanted`] on the node as it is, then [`plan`] (pure) for the pipeline's planner, which runs
 //! the steps with every other change.
 
 use super::limits::{self, LimitProblem, MpsRequest, MpsTarget};
 use super::settings::{DaemonSpec, DirChoice, compute_mode_of};
 use crate::backend::DeviceRef;
-use crate::config::{Assignment, Config, GpuEntry, Mode, MpsSection};
+use crate::config::{Assignment, Config, Mode, MpsSection, by_entry};
 use crate::error::{Error, Result};
 use crate::node::catalog::catalog;
 use crate::node::{ComputeMode, Gpu, Node};
@@ -47,7 +47,7 @@ pub(crate) struct MpsPlan {
 /// client caps, memory limits (of the GPU, or of each MIG profile the file asks for), and GPUs
 /// that cannot share a daemon. Errors name the file, line and column.
 pub(crate) fn validate(config: &Config, assignments: &[Assignment], node: &Node) -> Result<()> {
-    for group in groups(assignments) {
+    for group in by_entry(assignments) {
         let entry = group.entry.get_ref();
         let gpus: Vec<&Gpu> = group.gpus.iter().filter_map(|g| node.gpu(*g)).collect();
         match *entry.mode.get_ref() {
@@ -145,30 +145,9 @@ pub(crate) fn planned_mig_target(node: &Node, gpu: &Gpu, profile: &str) -> Optio
     ))
 }
 
-/// The GPUs of each entry, in file order.
-struct Group<'c> {
-    entry: &'c Spanned<GpuEntry>,
-    gpus: Vec<u32>,
-}
-
-fn groups<'c>(assignments: &[Assignment<'c>]) -> Vec<Group<'c>> {
-    let mut out: Vec<Group<'c>> = Vec::new();
-    for a in assignments {
-        match out.iter_mut().find(|g| std::ptr::eq(g.entry, a.entry)) {
-            Some(g) => g.gpus.push(a.gpu),
-            None => out.push(Group {
-                entry: a.entry,
-                gpus: vec![a.gpu],
-            }),
-        }
-    }
-    out.sort_by_key(|g| g.entry.span().start);
-    out
-}
-
 /// What the file asks of MPS on the node as it is now (MIG devices must already exist for
 /// `mig.mps`; a GPU of a `mode = "mps"` entry must have MIG disabled).
-pub(crate) fn desired(
+pub(crate) fn wanted(
     config: &Config,
     assignments: &[Assignment],
     node: &Node,
@@ -176,7 +155,7 @@ pub(crate) fn desired(
     multiuser: bool,
 ) -> Result<WantedMps> {
     let mut out = WantedMps::default();
-    for group in groups(assignments) {
+    for group in by_entry(assignments) {
         let entry = group.entry.get_ref();
         let gpus: Vec<&Gpu> = group.gpus.iter().filter_map(|g| node.gpu(*g)).collect();
         let mode = *entry.mode.get_ref();

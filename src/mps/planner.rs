@@ -3,11 +3,11 @@
 
 use super::daemon::{gpu_list, settings_summary};
 use super::daemon_change::DaemonChange;
-use super::from_config as mps_desired;
+use super::from_config;
 use super::limits::MpsRequest;
 use super::settings::{DaemonSpec, DirChoice, compute_mode_of};
 use crate::backend::DeviceRef;
-use crate::config::{AssignedConfig, Assignment, GpuEntry, Mode, MpsSection};
+use crate::config::{AssignedConfig, Assignment, EntryGpus, GpuEntry, Mode, MpsSection, by_entry};
 use crate::error::Result;
 use crate::mig::layout::MigLayout;
 use crate::node::ComputeMode;
@@ -80,7 +80,7 @@ fn from_file(
     let node = &seen.node;
     let assignments = config.assignments();
     let mut settled: Vec<Assignment> = Vec::new();
-    for (entry, gpus) in groups(&assignments) {
+    for EntryGpus { entry, gpus } in by_entry(&assignments) {
         let worst = gpus
             .iter()
             .map(|g| states.get(*g))
@@ -100,8 +100,8 @@ fn from_file(
         pipe_dir: None,
         log_dir: None,
     };
-    let wanted = mps_desired::desired(config, &settled, node, dirs, false)?;
-    let steps = mps_desired::plan(&wanted, records, &seen.mps_answering, node);
+    let wanted = from_config::wanted(config, &settled, node, dirs, false)?;
+    let steps = from_config::plan(&wanted, records, &seen.mps_answering, node);
     out.changes.extend(steps.stop.iter().map(stop));
     out.changes.extend(steps.start.iter().map(start_change));
     for device in &steps.set_default {
@@ -321,19 +321,6 @@ fn taken_away(record: &DaemonSpec, mig: &Plan) -> bool {
                 _ => false,
             })
     })
-}
-
-/// The GPUs of each entry, in file order.
-fn groups<'c>(assignments: &[Assignment<'c>]) -> Vec<(&'c Spanned<GpuEntry>, Vec<u32>)> {
-    let mut out: Vec<(&'c Spanned<GpuEntry>, Vec<u32>)> = Vec::new();
-    for a in assignments {
-        match out.iter_mut().find(|(e, _)| std::ptr::eq(*e, a.entry)) {
-            Some((_, gpus)) => gpus.push(a.gpu),
-            None => out.push((a.entry, vec![a.gpu])),
-        }
-    }
-    out.sort_by_key(|(e, _)| e.span().start);
-    out
 }
 
 /// What an entry whose GPUs are changing their MIG layout will get, once they have.

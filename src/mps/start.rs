@@ -47,7 +47,7 @@ impl StartRequest {
                 let config = AssignedConfig::new(Config::load(path)?, node)?;
                 let assignments = config.assignments();
                 from_config::validate(&config, &assignments, node)?;
-                let d = from_config::desired(&config, &assignments, node, dirs, self.multiuser)?;
+                let d = from_config::wanted(&config, &assignments, node, dirs, self.multiuser)?;
                 if d.daemons.is_empty() {
                     return Err(Error::usage(format!(
                         "{} asks for no MPS daemon on this node",

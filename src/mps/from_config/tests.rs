@@ -133,7 +133,7 @@ fn each_entry_gets_its_daemon_and_time_slicing_gets_default_mode() {
     let c = AssignedConfig::new(c, &n).unwrap();
     let a = c.assignments();
     let p = paths();
-    let d = desired(&c, &a, &n, dirs(&p), false).unwrap();
+    let d = wanted(&c, &a, &n, dirs(&p), false).unwrap();
     assert_eq!(d.covered, BTreeSet::from([0, 1, 2, 3]));
     assert_eq!(d.default_mode, vec![DeviceRef::Gpu(0), DeviceRef::Gpu(1)]);
     assert_eq!(d.daemons.len(), 1);
@@ -163,7 +163,7 @@ fn mps_on_a_gpu_with_mig_enabled_points_at_mig_mps() {
     let c = AssignedConfig::new(c, &n).unwrap();
     let a = c.assignments();
     let p = paths();
-    let e = desired(&c, &a, &n, dirs(&p), false).unwrap_err();
+    let e = wanted(&c, &a, &n, dirs(&p), false).unwrap_err();
     assert!(
         e.message.starts_with("gpushare.toml:3:8: "),
         "{}",
@@ -182,7 +182,7 @@ fn mig_mps_gives_each_mig_device_its_daemon_and_share() {
     let c = AssignedConfig::new(c, &n).unwrap();
     let a = c.assignments();
     let p = paths();
-    let d = desired(&c, &a, &n, dirs(&p), false).unwrap();
+    let d = wanted(&c, &a, &n, dirs(&p), false).unwrap();
     let got: Vec<(String, Option<u64>, u32)> = d
         .daemons
         .iter()
@@ -224,28 +224,28 @@ fn one_pipe_dir_cannot_serve_several_daemons() {
         pipe_dir: Some(&pipe),
         log_dir: None,
     };
-    let e = desired(&c, &a, &n, choice, false).unwrap_err();
+    let e = wanted(&c, &a, &n, choice, false).unwrap_err();
     assert_eq!(e.exit, Exit::Usage);
 }
 
-fn desired_for(text: &str, n: &Node) -> WantedMps {
+fn wanted_for(text: &str, n: &Node) -> WantedMps {
     let c = config(text);
     let c = AssignedConfig::new(c, n).unwrap();
     let a = c.assignments();
     let p = paths();
-    desired(&c, &a, n, dirs(&p), false).unwrap()
+    wanted(&c, &a, n, dirs(&p), false).unwrap()
 }
 
 #[test]
 fn plans_stop_what_the_file_drops_and_start_what_it_adds() {
     let n = node("t4x4");
-    let before = desired_for(
+    let before = wanted_for(
         "[[gpus]]\nselect = [0, 1]\nmode = \"mps\"\nmps.clients = 2\n\
          [[gpus]]\nselect = [3]\nmode = \"mps\"\nmps.clients = 2\n",
         &n,
     );
     let records = before.daemons.clone();
-    let after = desired_for(
+    let after = wanted_for(
         "[[gpus]]\nselect = [0, 1]\nmode = \"mps\"\nmps.clients = 2\n\
          [[gpus]]\nselect = [2, 3]\nmode = \"time-slicing\"\ntime_slicing.replicas = 2\n",
         &n,
@@ -271,12 +271,12 @@ fn plans_restart_on_other_limits_and_reset_exclusive_gpus() {
     sim.set_compute_mode(DeviceRef::Gpu(2), ComputeMode::ExclusiveProcess)
         .unwrap();
     let n = sim.snapshot().unwrap();
-    let records = desired_for(
+    let records = wanted_for(
         "[[gpus]]\nselect = [0]\nmode = \"mps\"\nmps.clients = 2\n",
         &n,
     )
     .daemons;
-    let after = desired_for(
+    let after = wanted_for(
         "[[gpus]]\nselect = [0]\nmode = \"mps\"\nmps.clients = 4\n\
          [[gpus]]\nselect = [2]\nmode = \"none\"\n",
         &n,
@@ -289,7 +289,7 @@ fn plans_restart_on_other_limits_and_reset_exclusive_gpus() {
     assert_eq!(p.start[0].thread_percentage, Some(25));
 
     // Daemons on GPUs the file does not cover are not its business.
-    let other = desired_for("[[gpus]]\nselect = [1]\nmode = \"none\"\n", &n);
+    let other = wanted_for("[[gpus]]\nselect = [1]\nmode = \"none\"\n", &n);
     let p = plan(&other, &records, &running, &n);
     assert!(p.stop.is_empty() && p.keep.is_empty() && p.start.is_empty());
 }
