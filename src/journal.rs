@@ -80,13 +80,6 @@ pub(crate) fn path(paths: &crate::paths::Paths) -> PathBuf {
     paths.lib_dir().join("journal.jsonl")
 }
 
-fn now() -> f64 {
-    let ms = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis());
-    ms as f64 / 1000.0
-}
-
 impl Journal {
     /// Open (create) the journal for appending and record the start of `command`.
     pub(crate) fn start(path: &Path, command: &str) -> Result<Journal> {
@@ -139,7 +132,7 @@ impl Journal {
     /// started together are synced together.
     pub(crate) fn append(&mut self, event: Event, detail: Option<&str>) -> Result<()> {
         self.write(Entry {
-            time: now(),
+            time: crate::clock::unix_now(),
             pid: std::process::id(),
             command: self.command.clone(),
             event,
@@ -153,7 +146,7 @@ impl Journal {
     /// [`Journal::append`]).
     pub(crate) fn step_done(&mut self, detail: &str, action: &str, status: &str) -> Result<()> {
         self.write(Entry {
-            time: now(),
+            time: crate::clock::unix_now(),
             pid: std::process::id(),
             command: self.command.clone(),
             event: Event::StepDone,

@@ -40,7 +40,9 @@
 //! [`hooks`] (mig-parted's hooks file); [`plan`] is the pure plan type they all plan into, its
 //! node-wide steps (clients, hooks) in phases of their own. Around them: [`error`] (exit codes),
 //! [`output`] (everything printed), [`lock`] and [`journal`], [`fsutil`] and [`source_file`]
-//! (root-safe files), [`paths`], [`program`] (the host's programs), [`boot`] (the boot unit).
+//! (root-safe files), [`paths`], [`program`] (the host's programs), [`boot`] (the boot unit);
+//! for the cluster, [`kube_api`] (the agent's and the controller's API calls) and [`health`]
+//! (their liveness endpoint).
 //!
 //! Only the modules that the integration tests, the benchmark and the NVML stand-in use are
 //! `pub`; everything else is crate-private, so the compiler reports what nothing uses.
@@ -50,6 +52,7 @@ pub mod backend;
 mod boot;
 mod cli;
 mod clients;
+mod clock;
 mod commands;
 mod config;
 mod controller;
@@ -57,9 +60,11 @@ mod doctor;
 mod endpoint;
 pub mod error;
 mod fsutil;
+mod health;
 mod hooks;
 mod journal;
 mod k8s;
+mod kube_api;
 pub mod lock;
 pub mod metrics;
 pub mod mig;

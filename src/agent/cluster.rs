@@ -3,83 +3,22 @@
 //! the watches, and has a deadline, so an API server that does not answer never hangs the agent.
 
 use super::layouts::ConfigMapRef;
-use crate::error::{Error, Result};
-use k8s_openapi::api::core::v1::{ConfigMap, Event, EventSource, Node, ObjectReference, Pod};
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, Time};
+use crate::error::Result;
+use crate::kube_api::{EVENTS_NAMESPACE, EventType, call, event_about};
+use k8s_openapi::api::core::v1::{ConfigMap, Event, Node, ObjectReference, Pod};
 use kube::api::{ListParams, Patch, PatchParams, PostParams};
-use kube::config::{KubeConfigOptions, Kubeconfig};
-use kube::{Api, Client, Config};
+use kube::{Api, Client};
 use std::collections::BTreeMap;
 use std::future::Future;
-use std::path::Path;
-use std::time::Duration;
 
-/// How long one call may take.
-const CALL_TIMEOUT: Duration = Duration::from_secs(30);
 /// Who writes the events and labels.
 pub(crate) const COMPONENT: &str = "gpushare-agent";
-/// Events about a cluster-scoped object (a Node) live in `default`, as the kubelet's do; the API
-/// server refuses them elsewhere.
-pub(crate) const EVENTS_NAMESPACE: &str = "default";
-
-/// Normal or Warning.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum EventType {
-    Normal,
-    Warning,
-}
 
 pub(crate) struct Cluster {
     handle: tokio::runtime::Handle,
     client: Client,
     pub node: String,
     pub layouts: ConfigMapRef,
-}
-
-/// The client: from the kubeconfig files given (`a:b` as KUBECONFIG lists them), or the pod's
-/// service account.
-pub(crate) async fn client(kubeconfig: Option<&Path>) -> Result<Client> {
-    let config = match kubeconfig {
-        Some(paths) => {
-            let mut merged: Option<Kubeconfig> = None;
-            for path in std::env::split_paths(paths).filter(|p| !p.as_os_str().is_empty()) {
-                let cannot = |e: &dyn std::fmt::Display| {
-                    Error::usage(format!(
-                        "cannot read the kubeconfig {}: {e}",
-                        path.display()
-                    ))
-                    .with_hint("pass --kubeconfig FILE, or run in a pod with a service account")
-                };
-                // The bounded reader first: a FIFO or /dev/zero there is refused at once. kube
-                // reads it again, to make the paths in it absolute.
-                crate::fsutil::read_host(&path)
-                    .map_err(|e| cannot(&e))?
-                    .ok_or_else(|| cannot(&"it does not exist"))?;
-                let next = Kubeconfig::read_from(&path).map_err(|e| cannot(&e))?;
-                merged = Some(match merged {
-                    Some(m) => m.merge(next).map_err(|e| {
-                        Error::usage(format!(
-                            "cannot merge the kubeconfig {}: {e}",
-                            path.display()
-                        ))
-                    })?,
-                    None => next,
-                });
-            }
-            let merged = merged.ok_or_else(|| Error::usage("--kubeconfig names no file"))?;
-            Config::from_custom_kubeconfig(merged, &KubeConfigOptions::default())
-                .await
-                .map_err(|e| Error::usage(format!("the kubeconfig is not usable: {e}")))?
-        }
-        None => Config::incluster().map_err(|e| {
-            Error::usage(format!(
-                "no kubeconfig and not in a pod with a service account: {e}"
-            ))
-            .with_hint("pass --kubeconfig FILE (or set KUBECONFIG)")
-        })?,
-    };
-    Client::try_from(config)
-        .map_err(|e| Error::failed(format!("cannot make a Kubernetes client: {e}")))
 }
 
 impl Cluster {
@@ -159,23 +98,6 @@ impl Cluster {
     }
 }
 
-/// Run one call on the runtime, within the deadline.
-pub(crate) fn call<T>(
-    handle: &tokio::runtime::Handle,
-    what: &str,
-    f: impl Future<Output = kube::Result<T>>,
-) -> Result<T> {
-    // The timer is made inside the runtime (it needs its clock).
-    match handle.block_on(async { tokio::time::timeout(CALL_TIMEOUT, f).await }) {
-        Ok(Ok(v)) => Ok(v),
-        Ok(Err(e)) => Err(api_error(what, e)),
-        Err(_) => Err(Error::failed(format!(
-            "Kubernetes API: {what}: no answer within {} s",
-            CALL_TIMEOUT.as_secs()
-        ))),
-    }
-}
-
 /// A core/v1 Event about `node` (the kind `kubectl describe node` lists).
 pub(crate) fn event(
     node: &Node,
@@ -194,84 +116,10 @@ pub(crate) fn event(
     event_about(about, COMPONENT, node_name, kind, reason, message)
 }
 
-/// A core/v1 Event about any object, from `component` on `host`.
-pub(crate) fn event_about(
-    about: ObjectReference,
-    component: &str,
-    host: &str,
-    kind: EventType,
-    reason: &str,
-    message: &str,
-) -> Event {
-    let now = k8s_openapi::jiff::Timestamp::now();
-    let name = about.name.clone().unwrap_or_default();
-    Event {
-        metadata: ObjectMeta {
-            generate_name: Some(format!("{name}.gpushare.")),
-            namespace: about.namespace.clone(),
-            ..Default::default()
-        },
-        involved_object: about,
-        reason: Some(reason.into()),
-        message: Some(clip(message, 1024)),
-        type_: Some(
-            match kind {
-                EventType::Normal => "Normal",
-                EventType::Warning => "Warning",
-            }
-            .into(),
-        ),
-        source: Some(EventSource {
-            component: Some(component.into()),
-            host: Some(host.into()),
-        }),
-        first_timestamp: Some(Time(now)),
-        last_timestamp: Some(Time(now)),
-        action: Some(reason.into()),
-        reporting_component: Some(format!("gpushare.io/{component}")),
-        reporting_instance: Some(clip(&format!("{component}-{host}"), 128)),
-        count: Some(1),
-        ..Default::default()
-    }
-}
-
-/// At most `max` bytes, cut at a character boundary, with `…` when cut.
-fn clip(text: &str, max: usize) -> String {
-    if text.len() <= max {
-        return text.to_string();
-    }
-    let mut end = max - '…'.len_utf8();
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}…", &text[..end])
-}
-
-fn api_error(what: &str, e: kube::Error) -> Error {
-    let err = Error::failed(format!("Kubernetes API: {what}: {}", describe(&e)));
-    match &e {
-        kube::Error::Api(s) if s.code == 403 => err.with_hint(
-            "the service account lacks a permission: apply the RBAC objects of \
-             `gpushare manifests --target agent` (or `--target controller`)",
-        ),
-        kube::Error::Api(s) if s.code == 401 => {
-            err.with_hint("the credentials were refused: check the kubeconfig or the token")
-        }
-        _ => err,
-    }
-}
-
-/// The API's own message when it gave one.
-pub(crate) fn describe(e: &kube::Error) -> String {
-    match e {
-        kube::Error::Api(s) if !s.message.is_empty() => format!("{} ({})", s.message, s.code),
-        other => other.to_string(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
     #[test]
     fn events_are_about_the_node_and_short_enough() {
@@ -290,6 +138,5 @@ mod tests {
         assert_eq!(e.type_.as_deref(), Some("Warning"));
         let m = e.message.unwrap();
         assert!(m.len() <= 1024 && m.ends_with('…'), "{}", m.len());
-        assert_eq!(clip("short", 10), "short");
     }
 }

@@ -4,7 +4,6 @@
 //! `nvidia.com/mig.config=<label>`, which is honoured when the gpushare label is absent, with the
 //! state mirrored into `nvidia.com/mig.config.state` in the GPU Operator's own words.
 
-use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
 
 pub(crate) use crate::k8s::agent::{CONFIG_LABEL, STATE_LABEL};
@@ -110,26 +109,6 @@ pub(crate) fn has_state(labels: &BTreeMap<String, String>, choice: &Choice, stat
         .all(|(k, v)| labels.get(*k).is_some_and(|have| have == v))
 }
 
-/// A JSON merge patch of the node's labels (`None` removes one) and annotations.
-pub(crate) fn merge_patch(
-    labels: &BTreeMap<String, Option<String>>,
-    annotations: &BTreeMap<String, Option<String>>,
-) -> Value {
-    let as_map = |m: &BTreeMap<String, Option<String>>| -> Map<String, Value> {
-        m.iter()
-            .map(|(k, v)| (k.clone(), v.clone().map_or(Value::Null, Value::String)))
-            .collect()
-    };
-    let mut metadata = Map::new();
-    if !labels.is_empty() {
-        metadata.insert("labels".into(), Value::Object(as_map(labels)));
-    }
-    if !annotations.is_empty() {
-        metadata.insert("annotations".into(), Value::Object(as_map(annotations)));
-    }
-    json!({ "metadata": metadata })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -190,20 +169,5 @@ mod tests {
             &theirs,
             State::Success
         ));
-    }
-
-    #[test]
-    fn a_merge_patch_sets_and_removes() {
-        let patch = merge_patch(
-            &BTreeMap::from([
-                ("a".to_string(), Some("1".to_string())),
-                ("b".to_string(), None),
-            ]),
-            &BTreeMap::new(),
-        );
-        assert_eq!(
-            patch,
-            json!({"metadata": {"labels": {"a": "1", "b": null}}})
-        );
     }
 }

@@ -11,15 +11,14 @@
 //!   and the user pods that block one;
 //! - [`publish`]: the node's MIG state for `gpushare controller` (MIG on demand), whose layout
 //!   the labels give way to while the node opts in;
-//! - [`cluster`]: the API calls; [`watch`]: the watches that wake the loop; [`health`]: the
-//!   liveness endpoint.
+//! - [`cluster`]: the agent's API calls (through [`crate::kube_api`], as the controller's);
+//!   [`watch`]: the watches that wake the loop; its liveness endpoint is [`crate::health`].
 //!
 //! The rest of gpushare is synchronous; the agent runs a small runtime for the API client and
 //! the watches, and its own loop on the main thread, where the node is changed.
 
 pub(crate) mod cluster;
 pub(crate) mod gpu_clients;
-pub(crate) mod health;
 pub(crate) mod labels;
 pub(crate) mod layouts;
 pub(crate) mod publish;
@@ -29,10 +28,10 @@ pub(crate) mod watch;
 use crate::Context;
 use crate::cli::AgentArgs;
 use crate::error::{Error, Exit, Result};
+use crate::health::Health;
 use crate::metrics::{Collector, Sources};
 use crate::pipeline::signals::Trap;
 use cluster::Cluster;
-use health::Health;
 use k8s_openapi::api::core::v1::{ConfigMap, Node};
 use kube::Api;
 use layouts::ConfigMapRef;
@@ -60,7 +59,7 @@ pub(crate) fn run(ctx: &mut Context, args: &AgentArgs) -> Result<Exit> {
         .enable_all()
         .build()
         .map_err(|e| Error::failed(format!("cannot start the agent's runtime: {e}")))?;
-    let client = runtime.block_on(cluster::client(args.kubeconfig.as_deref()))?;
+    let client = runtime.block_on(crate::kube_api::client(args.kubeconfig.as_deref()))?;
     let cluster = Cluster::new(
         runtime.handle().clone(),
         client.clone(),
@@ -81,7 +80,7 @@ pub(crate) fn run(ctx: &mut Context, args: &AgentArgs) -> Result<Exit> {
         args.health_addr,
         "health endpoint",
         "--health-addr",
-        vec![health::route(health.clone()), metrics.route()],
+        vec![crate::health::route(health.clone()), metrics.route()],
     )?;
     ctx.out.note(format!(
         "gpushare agent on node {node}: layouts from the ConfigMap {layouts}; health at http://{addr}/healthz, metrics at /metrics"

@@ -33,7 +33,10 @@ pub(crate) fn publish(
         return Ok(());
     }
     let annotations = BTreeMap::from([(on_demand::STATE_ANNOTATION.to_string(), text)]);
-    cluster.patch_node(&labels::merge_patch(&BTreeMap::new(), &annotations))?;
+    cluster.patch_node(&crate::kube_api::merge_patch(
+        &BTreeMap::new(),
+        &annotations,
+    ))?;
     Ok(())
 }
 

@@ -9,13 +9,14 @@
 //! inputs does nothing but check the node still has the layout; a failed run is tried again
 //! after `--retry` seconds.
 
-use super::cluster::{Cluster, EventType};
+use super::cluster::Cluster;
 use super::gpu_clients::{self, Originals};
-use super::health::Health;
 use super::labels::{self, Choice, State};
 use super::layouts::{self, Found};
 use crate::Context;
 use crate::error::{Error, Exit, Result};
+use crate::health::Health;
+use crate::kube_api::EventType;
 use crate::on_demand;
 use crate::pipeline::converge::{Converge, Converged, converge, take_guard};
 use crate::pipeline::desired::DesiredSource;
@@ -347,7 +348,8 @@ impl<'a> Agent<'a> {
             return Ok(Ok(originals));
         }
         let (l, a) = gpu_clients::pause(&originals);
-        self.cluster.patch_node(&labels::merge_patch(&l, &a))?;
+        self.cluster
+            .patch_node(&crate::kube_api::merge_patch(&l, &a))?;
         let names: Vec<&str> = originals
             .keys()
             .map(|l| l.trim_start_matches("nvidia.com/gpu.deploy."))
@@ -406,7 +408,8 @@ impl<'a> Agent<'a> {
     /// Put the GPU clients' labels back as they were.
     fn resume(&mut self, originals: &Originals) -> Result<()> {
         let (l, a) = gpu_clients::restore(originals);
-        self.cluster.patch_node(&labels::merge_patch(&l, &a))?;
+        self.cluster
+            .patch_node(&crate::kube_api::merge_patch(&l, &a))?;
         self.ctx
             .out
             .note("the GPU clients' labels are back as they were");
@@ -429,9 +432,7 @@ impl<'a> Agent<'a> {
     /// The node was just found as the chosen layout says (the metrics' time since it matched,
     /// and the layout in force).
     fn matched(&mut self) {
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0.0, |d| d.as_secs_f64());
+        let now = crate::clock::unix_now();
         let config = self.chosen.clone();
         self.health.update(|s| {
             s.matched_at = Some(now);
@@ -445,7 +446,7 @@ impl<'a> Agent<'a> {
             .map(|(k, v)| (k.to_string(), Some(v.to_string())))
             .collect();
         self.cluster
-            .patch_node(&labels::merge_patch(&labels, &BTreeMap::new()))?;
+            .patch_node(&crate::kube_api::merge_patch(&labels, &BTreeMap::new()))?;
         self.health.update(|s| s.state = state.as_str().into());
         self.ctx.out.note(format!(
             "node {}: {} {}",

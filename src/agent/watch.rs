@@ -6,8 +6,8 @@
 //! Each watch names its object (`metadata.name=…`), so the agent needs `get` and `watch` on it,
 //! and no `list`.
 
-use super::cluster::describe;
-use super::health::Health;
+use crate::health::Health;
+use crate::kube_api::describe;
 use crate::output::Output;
 use futures::StreamExt;
 use kube::api::{Api, WatchEvent, WatchParams};

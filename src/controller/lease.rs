@@ -2,8 +2,8 @@
 //! holder renews it; another replica takes it only once it has not been renewed for its
 //! duration. Every write carries the version it read, so two replicas never both win.
 
-use crate::agent::cluster::call;
 use crate::error::Result;
+use crate::kube_api::call;
 use k8s_openapi::api::coordination::v1::{Lease, LeaseSpec};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{MicroTime, ObjectMeta};
 use k8s_openapi::jiff::{SignedDuration, Timestamp};

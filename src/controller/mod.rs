@@ -12,10 +12,10 @@
 pub(crate) mod lease;
 
 use crate::Context;
-use crate::agent::cluster::{self, EventType, call, event_about};
-use crate::agent::health::Health;
 use crate::cli::ControllerArgs;
 use crate::error::{Error, Exit, Result};
+use crate::health::Health;
+use crate::kube_api::{self, EventType, call, event_about};
 use crate::on_demand::decide::{self, Change, Limits, Verdict};
 use crate::on_demand::{self, demand, layout, view};
 use crate::pipeline::signals::Trap;
@@ -35,7 +35,7 @@ pub(crate) fn run(ctx: &mut Context, args: &ControllerArgs) -> Result<Exit> {
         .enable_all()
         .build()
         .map_err(|e| Error::failed(format!("cannot start the controller's runtime: {e}")))?;
-    let client = runtime.block_on(cluster::client(args.kubeconfig.as_deref()))?;
+    let client = runtime.block_on(kube_api::client(args.kubeconfig.as_deref()))?;
     let identity = args.id.clone().unwrap_or_else(|| {
         let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
         format!("{}-{}", host.trim(), std::process::id())
@@ -59,7 +59,7 @@ pub(crate) fn run(ctx: &mut Context, args: &ControllerArgs) -> Result<Exit> {
         deferred: 0,
     };
     let health = Arc::new(Health::replica(&identity));
-    let addr = crate::agent::health::serve(args.health_addr, health.clone())?;
+    let addr = crate::health::serve(args.health_addr, health.clone())?;
     ctx.out.note(format!(
         "gpushare controller {identity}: lease {}/{}; MIG on demand for nodes labelled {}=true; health at http://{addr}/healthz",
         args.namespace,
@@ -167,7 +167,7 @@ impl Controller<'_> {
         }
         self.deferred = 0;
         let timing = view::Timing {
-            now: unix_now(),
+            now: crate::clock::unix_now() as u64,
             cooldown: self.args.cooldown,
         };
         let grace = Duration::from_secs(self.args.give_back_after);
@@ -240,7 +240,7 @@ impl Controller<'_> {
                     ),
                     (
                         on_demand::WRITTEN_ANNOTATION.to_string(),
-                        Some(unix_now().to_string()),
+                        Some((crate::clock::unix_now() as u64).to_string()),
                     ),
                 ]),
                 "MigReshape",
@@ -256,7 +256,7 @@ impl Controller<'_> {
                     .to_string(),
             ),
         };
-        let patch = crate::agent::labels::merge_patch(&BTreeMap::new(), &annotations);
+        let patch = crate::kube_api::merge_patch(&BTreeMap::new(), &annotations);
         let api: Api<Node> = Api::all(self.client.clone());
         let params = PatchParams {
             field_manager: Some(COMPONENT.into()),
@@ -276,7 +276,7 @@ impl Controller<'_> {
             ..Default::default()
         };
         self.record(
-            cluster::EVENTS_NAMESPACE,
+            kube_api::EVENTS_NAMESPACE,
             about,
             EventType::Normal,
             reason,
@@ -352,10 +352,4 @@ impl Controller<'_> {
         )
         .map(|_| ())
     }
-}
-
-fn unix_now() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs())
 }

@@ -3,7 +3,7 @@
 
 use super::journal_tally::Tally;
 use super::sheet::{Sheet, Spec};
-use crate::agent::health::Status;
+use crate::health::Status;
 
 pub(crate) static AGENT_STATE: Spec = Spec::gauge(
     "agent_state",

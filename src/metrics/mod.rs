@@ -22,11 +22,11 @@ pub(crate) mod sharing;
 pub(crate) mod sheet;
 pub(crate) mod systemd_unit;
 
-use crate::agent::health::Health;
 use crate::backend::{BackendOptions, SharedBackend};
 use crate::config::AssignedConfig;
 use crate::config::Config;
 use crate::endpoint::{Request, Response, Route};
+use crate::health::Health;
 use crate::paths::Paths;
 use crate::pod_resources::{self, Holders};
 use journal_tally::Tally;
@@ -83,12 +83,6 @@ impl Format {
             Format::OpenMetrics => "application/openmetrics-text; version=1.0.0; charset=utf-8",
         }
     }
-}
-
-fn now() -> f64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0.0, |d| d.as_secs_f64())
 }
 
 impl Collector {
@@ -160,7 +154,7 @@ impl Collector {
         changes::add_journal(&mut sheet, &tally);
         up(&mut sheet, "journal", journal_ok);
         if let Some(agent) = &self.sources.agent {
-            changes::add_agent(&mut sheet, &agent.snapshot().0, now());
+            changes::add_agent(&mut sheet, &agent.snapshot().0, crate::clock::unix_now());
         }
         match crate::probe::kept::read(&self.sources.paths) {
             Ok(Some(report)) => {

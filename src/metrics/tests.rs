@@ -194,7 +194,7 @@ fn the_probe_report_the_journal_and_the_agent_state_are_series() {
     let health = Arc::new(Health::new("gpu-1"));
     health.update(|s| {
         s.state = "failed".into();
-        s.matched_at = Some(now() - 100.0);
+        s.matched_at = Some(crate::clock::unix_now() - 100.0);
     });
     let f = fixture(Some(health.clone()));
     let lib = f.root.join("var/lib/gpushare");

@@ -26,9 +26,7 @@ struct Keeping<'a> {
 /// Keep `report` as the last one; the path, or why it could not be written.
 pub(crate) fn keep(paths: &Paths, report: &Report) -> Result<PathBuf, String> {
     let path = path(paths);
-    let time = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0.0, |d| d.as_millis() as f64 / 1000.0);
+    let time = crate::clock::unix_now();
     let text = serde_json::to_vec_pretty(&Keeping { time, report }).map_err(|e| e.to_string())?;
     if let Some(dir) = path.parent() {
         crate::fsutil::own_dir(dir, crate::journal::LIB_DIR_MODE).map_err(|e| e.message)?;
