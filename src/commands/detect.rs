@@ -150,7 +150,12 @@ fn gpu_rows(out: &Output, gpu: &Gpu) -> Vec<Vec<String>> {
                 gi.gpu_instance_id, gi.profile, gi.placement
             ),
             String::new(),
-            format!("{} MiB", gi.memory_mib),
+            format!(
+                "{} / {} MiB",
+                gi.memory_used_mib
+                    .map_or_else(|| "?".to_string(), |m| m.to_string()),
+                gi.memory_mib
+            ),
             String::new(),
             gi.multiprocessors.to_string(),
             String::new(),

@@ -48,7 +48,7 @@ pub(crate) static MIG_MEMORY_TOTAL: Spec = Spec::gauge(
 .unit("bytes");
 pub(crate) static MIG_MEMORY_USED: Spec = Spec::gauge(
     "mig_device_memory_used",
-    "Memory the MIG device's processes use (absent when the driver does not say for each)",
+    "Memory in use in the MIG device's GPU instance, as the driver reports it for the MIG device (absent when it does not say)",
 )
 .unit("bytes");
 pub(crate) static MIG_PROCESSES: Spec = Spec::gauge(
@@ -150,10 +150,9 @@ fn mig_device(
             })
             .collect();
         sheet.set(&MIG_PROCESSES, l.clone(), on.len() as f64);
-        let used: Option<u64> = on.iter().map(|p| p.used_memory_mib).sum();
-        if let Some(used) = used {
-            sheet.set(&MIG_MEMORY_USED, l.clone(), used as f64 * MIB);
-        }
+    }
+    if let Some(used) = gi.memory_used_mib {
+        sheet.set(&MIG_MEMORY_USED, l.clone(), used as f64 * MIB);
     }
     if let Some(holders) = holders {
         held(sheet, &MIG_HELD, &l, holders, |h| {

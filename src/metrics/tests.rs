@@ -130,6 +130,14 @@ fn every_device_of_a_simulated_node_from_one_snapshot_and_unknown_is_absent() {
         sheet.value(&devices::MIG_MEMORY_USED, &big.0),
         Some(1.0 * GIB)
     );
+    // The driver answers for an idle MIG device too: none in use.
+    let small = sheet
+        .series(&devices::MIG_MEMORY_TOTAL)
+        .into_iter()
+        .find(|(l, _)| label(l, "profile") == "1g.5gb")
+        .unwrap();
+    assert_eq!(sheet.value(&devices::MIG_PROCESSES, &small.0), Some(0.0));
+    assert_eq!(sheet.value(&devices::MIG_MEMORY_USED, &small.0), Some(0.0));
     // Pod-resources was not asked: who holds a device is unknown, so there is no series.
     assert_eq!(sheet.count(&devices::MIG_HELD), 0);
     assert_eq!(sheet.count(&devices::GPU_HELD), 0);

@@ -263,6 +263,11 @@ pub struct GpuInstance {
     pub profile_id: u32,
     pub placement: Placement,
     pub memory_mib: u64,
+    /// Memory in use in the GPU instance, as the driver reports it for its MIG devices (their
+    /// processes' and the driver's own); `None` when it does not say, or the instance has no
+    /// compute instance and so no MIG device to ask.
+    #[serde(default)]
+    pub memory_used_mib: Option<u64>,
     pub multiprocessors: u32,
     pub compute_instances: Vec<ComputeInstance>,
 }

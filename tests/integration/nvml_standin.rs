@@ -351,6 +351,20 @@ fn an_apply_that_would_destroy_a_busy_instance_is_refused_and_destroys_nothing()
     assert_eq!(process["pid"], 4242);
     assert_eq!(process["name"], "python");
     assert!(process["gpu_instance_id"].is_u64() && process["compute_instance_id"].is_u64());
+    // Each GPU instance's memory in use, as NVML answers for its MIG device: the process's
+    // in the 3g.20gb, none in the 1g.5gb.
+    let used: Vec<(&str, u64)> = detect["gpus"][0]["mig"]["instances"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|gi| {
+            (
+                gi["profile"].as_str().unwrap(),
+                gi["memory_used_mib"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(used, [("3g.20gb", 1024), ("1g.5gb", 0)]);
     assert_same_node(&node, "after the refusal");
 }
 

@@ -12,7 +12,7 @@
 
 use super::compute_mode::from_nvml_mode;
 use super::error::{driver_error, note, on_gpu};
-use super::ffi::memory_info;
+use super::ffi::{MIB, memory_info};
 use super::processes::{compute_processes, process};
 use super::{mig, profiles};
 use crate::backend::DriverResult;
@@ -21,8 +21,6 @@ use crate::node::{Gpu, GpuNote, MigMode, MigState, PciId, VgpuHostMode};
 use nvml_wrapper::enums::device::DeviceArchitecture;
 use nvml_wrapper::error::NvmlError;
 use nvml_wrapper::{Device, Nvml};
-
-const MIB: u64 = 1024 * 1024;
 
 /// The snapshot of GPU `index`.
 pub(super) fn snapshot_gpu(nvml: &Nvml, index: u32) -> DriverResult<Gpu> {

@@ -139,6 +139,9 @@ pub(super) fn process_list<T: Copy>(
     Err(code::error(code::INSUFFICIENT_SIZE, name))
 }
 
+/// Bytes in a MiB, the unit the node model counts memory in.
+pub(super) const MIB: u64 = 1024 * 1024;
+
 /// Total and used memory: `nvmlDeviceGetMemoryInfo_v2`, else the v1 call of older drivers.
 pub(super) fn memory_info(nvml: &Nvml, device: &Device) -> DriverResult<nvmlMemory_t> {
     match device.memory_info() {

@@ -197,6 +197,23 @@ fn list_gpu_instances(
                 }
             }
             compute_instances.sort_by_key(|c| c.compute_instance_id);
+            // Every MIG device of the instance answers for the whole instance; without a
+            // compute instance there is none to ask.
+            let memory_used_mib = match compute_instances.first() {
+                Some(ci) => known(
+                    devices
+                        .iter()
+                        .find(|m| {
+                            m.gpu_instance_id == info.id
+                                && m.compute_instance_id == ci.compute_instance_id
+                        })
+                        .map(|m| &m.memory_used_mib),
+                    &format!("{}:{}", info.id, ci.compute_instance_id),
+                    "mig.instances.memory_used",
+                    notes,
+                ),
+                None => None,
+            };
             out.push(GpuInstance {
                 gpu_instance_id: info.id,
                 profile: gi_name.clone(),
@@ -206,6 +223,7 @@ fn list_gpu_instances(
                     size: info.placement.size,
                 },
                 memory_mib: p.info.memorySizeMB,
+                memory_used_mib,
                 multiprocessors: p.info.multiprocessorCount,
                 compute_instances,
             });

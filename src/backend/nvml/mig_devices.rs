@@ -2,12 +2,14 @@
 
 use super::compute_mode::from_nvml_mode;
 use super::error::{SUCCESS, driver_error, symbol};
+use super::ffi::{MIB, memory_info};
 use crate::backend::{DriverError, DriverErrorKind, DriverResult};
 use crate::node::ComputeMode;
 use nvml_wrapper::error::NvmlError;
 use nvml_wrapper::{Device, Nvml};
 
-/// A MIG device: which compute instance it is, its UUID and compute mode.
+/// A MIG device: which compute instance it is, its UUID, compute mode and the memory in use
+/// in its GPU instance.
 pub(super) struct MigDevice {
     pub index: u32,
     pub gpu_instance_id: u32,
@@ -15,6 +17,7 @@ pub(super) struct MigDevice {
     /// `Err`: the driver refused it (the snapshot notes why it is unknown).
     pub uuid: DriverResult<String>,
     pub compute_mode: DriverResult<ComputeMode>,
+    pub memory_used_mib: DriverResult<u64>,
 }
 
 /// The MIG devices of a GPU. NOT_FOUND for an index means no MIG device there (the driver
@@ -64,6 +67,7 @@ pub(super) fn mig_devices(nvml: &Nvml, device: &Device) -> DriverResult<Vec<MigD
             compute_mode: mig.compute_mode().map(from_nvml_mode).map_err(|e| {
                 driver_error(e, &format!("nvmlDeviceGetComputeMode (MIG device {index})"))
             }),
+            memory_used_mib: memory_info(nvml, &mig).map(|m| m.used / MIB),
         });
     }
     Ok(out)

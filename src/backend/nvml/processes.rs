@@ -3,13 +3,11 @@
 //! count and the call is asked for again.
 
 use super::error::symbol;
-use super::ffi::process_list;
+use super::ffi::{MIB, process_list};
 use crate::backend::{DriverErrorKind, DriverResult};
 use crate::node::Process;
 use nvml_wrapper::{Device, Nvml};
 use nvml_wrapper_sys::bindings::*;
-
-const MIB: u64 = 1024 * 1024;
 
 /// A compute process as the driver lists it (the fields common to every struct version).
 pub(super) struct RawProcess {

@@ -684,7 +684,7 @@ impl SimState {
         for gi in &sim.instances {
             let profile = sim.gi_profile(gi)?;
             let cis = profile.compute_profiles();
-            let compute_instances = gi
+            let compute_instances: Vec<ComputeInstance> = gi
                 .compute_instances
                 .iter()
                 .map(|ci| {
@@ -712,6 +712,15 @@ impl SimState {
                     size: profile.size,
                 },
                 memory_mib: profile.memory_mib,
+                // As NVML answers for a MIG device: the memory of every process in the GPU
+                // instance (the driver knows it even where it does not list it per process).
+                memory_used_mib: (!compute_instances.is_empty()).then(|| {
+                    sim.processes
+                        .iter()
+                        .filter(|p| p.gpu_instance_id == Some(gi.id))
+                        .map(|p| p.used_memory_mib.unwrap_or(0))
+                        .sum()
+                }),
                 multiprocessors: profile.sm,
                 compute_instances,
             });
