@@ -713,14 +713,16 @@ impl SimState {
                 },
                 memory_mib: profile.memory_mib,
                 // As NVML answers for a MIG device: the memory of every process in the GPU
-                // instance (the driver knows it even where it does not list it per process).
-                memory_used_mib: (!compute_instances.is_empty()).then(|| {
+                // instance; unknown when one process's memory is (no MIG device: unknown too).
+                memory_used_mib: if compute_instances.is_empty() {
+                    None
+                } else {
                     sim.processes
                         .iter()
                         .filter(|p| p.gpu_instance_id == Some(gi.id))
-                        .map(|p| p.used_memory_mib.unwrap_or(0))
+                        .map(|p| p.used_memory_mib)
                         .sum()
-                }),
+                },
                 multiprocessors: profile.sm,
                 compute_instances,
             });

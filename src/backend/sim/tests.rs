@@ -409,3 +409,43 @@ fn state_files_without_the_reset_field_still_load() {
     let back: SimState = serde_json::from_value(json).unwrap();
     assert!(back.gpus.iter().all(|g| g.reset_supported));
 }
+
+#[test]
+fn a_gpu_instances_used_memory_is_its_processes_and_unknown_with_one_unknown() {
+    let mut sim = enabled_a100();
+    let used = |sim: &SimBackend| {
+        sim.snapshot().unwrap().gpus[0]
+            .mig
+            .instances
+            .clone()
+            .unwrap()[0]
+            .memory_used_mib
+    };
+    let gi = sim.create_gpu_instance(0, P7G40, place(0, 8)).unwrap();
+    // No compute instance, no MIG device to ask.
+    assert_eq!(used(&sim), None);
+    let full = sim
+        .compute_instance_profiles(0, gi)
+        .unwrap()
+        .last()
+        .unwrap()
+        .id;
+    let ci = sim.create_compute_instance(0, gi, full).unwrap();
+    assert_eq!(used(&sim), Some(0));
+    let process = |pid: u32, used_memory_mib: Option<u64>| Process {
+        pid,
+        name: "trainer".into(),
+        used_memory_mib,
+        gpu_instance_id: Some(gi),
+        compute_instance_id: Some(ci),
+    };
+    sim.state_mut().gpus[0].processes.push(process(1, Some(10)));
+    sim.state_mut().gpus[0].processes.push(process(2, Some(20)));
+    assert_eq!(used(&sim), Some(30));
+    sim.state_mut().gpus[0].processes.push(process(3, None));
+    assert_eq!(
+        used(&sim),
+        None,
+        "one unknown makes the sum unknown, not a smaller number"
+    );
+}
