@@ -6,7 +6,7 @@
 use crate::Context;
 use crate::backend::SharedBackend;
 use crate::backend::host_events::HostEvents;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::mps::MpsOptions;
 use crate::mps::control::MpsControl;
 use crate::output::Output;
@@ -20,7 +20,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 /// What a mode's change on the host answers.
-pub(crate) trait HostChange: Value + fmt::Debug + Send + Sync {
+pub(crate) trait HostChange: ChangeValue + fmt::Debug + Send + Sync {
     /// The `action` of the plan's JSON form.
     fn action(&self) -> &'static str;
 
@@ -32,12 +32,12 @@ pub(crate) trait HostChange: Value + fmt::Debug + Send + Sync {
 }
 
 /// A change as a value, to copy and compare: every `Clone + PartialEq` change is one.
-pub(crate) trait Value: Any {
+pub(crate) trait ChangeValue: Any {
     fn boxed(&self) -> Box<dyn HostChange>;
     fn same(&self, other: &dyn HostChange) -> bool;
 }
 
-impl<T: HostChange + Clone + PartialEq> Value for T {
+impl<T: HostChange + Clone + PartialEq> ChangeValue for T {
     fn boxed(&self) -> Box<dyn HostChange> {
         Box::new(self.clone())
     }
@@ -146,12 +146,10 @@ impl<'a> StepHost<'a> {
 
     /// The writer of the host's sysfs, made at the first vGPU step and kept for the run.
     pub(crate) fn sysfs_writer(&mut self) -> Result<&mut SysfsWriter> {
-        if self.sysfs_writer.is_none() {
-            let root = SysfsRoot::new(&self.sysfs_root);
-            self.sysfs_writer = Some(SysfsWriter::new(&root)?);
-        }
-        self.sysfs_writer
-            .as_mut()
-            .ok_or_else(|| Error::failed("no sysfs writer"))
+        let writer = match self.sysfs_writer.take() {
+            Some(w) => w,
+            None => SysfsWriter::new(&SysfsRoot::new(&self.sysfs_root))?,
+        };
+        Ok(self.sysfs_writer.insert(writer))
     }
 }
