@@ -110,6 +110,14 @@ pub(crate) fn find(
 /// gpushare.toml; errors name the node and the annotation.
 pub(crate) fn on_demand(node: &str, text: &str) -> Result<Found> {
     let at = format!("node/{node}[{}]", crate::on_demand::LAYOUT_ANNOTATION);
+    // Only MIG instances at placements come from here: hooks, GPU clients or another mode in
+    // this annotation are refused, whoever wrote it.
+    crate::on_demand::layout::parse(text).map_err(|why| {
+        Error::usage(format!(
+            "{at}: not a layout gpushare controller writes: {why}"
+        ))
+        .with_hint("only gpushare controller writes this annotation; remove it to return the node to its own layout")
+    })?;
     let config = Config::parse(SourceFile::inline(&at, text))?;
     Ok(Found {
         source: DesiredSource::Gpushare(config),
@@ -242,6 +250,28 @@ mod tests {
         assert!(
             e.message
                 .starts_with("kube-system/gpushare-layouts[bad]:3:8: "),
+            "{}",
+            e.message
+        );
+    }
+
+    #[test]
+    fn the_controllers_annotation_gives_mig_instances_and_nothing_else() {
+        let good = crate::on_demand::layout::render(&BTreeMap::from([(
+            0,
+            vec![("1g.5gb".to_string(), 0)],
+        )]))
+        .unwrap();
+        assert!(on_demand("gpu-1", &good).is_ok());
+        let injected = "[[gpus]]\nselect = [0]\nmode = \"mig\"\nmig.instances = [{ profile = \"1g.5gb\", start = 0 }]\n[clients]\nsystemd = [\"kubelet.service\"]\n";
+        // A valid gpushare.toml, but not what the controller writes: refused before any check.
+        assert!(Config::parse(SourceFile::inline("x", injected)).is_ok());
+        let e = on_demand("gpu-1", injected).unwrap_err();
+        assert_eq!(e.exit, Exit::Usage);
+        assert!(
+            e.message.starts_with(
+                "node/gpu-1[gpushare.io/mig.layout]: not a layout gpushare controller writes"
+            ),
             "{}",
             e.message
         );

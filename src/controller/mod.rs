@@ -236,7 +236,15 @@ impl Controller<'_> {
                 BTreeMap::from([
                     (
                         on_demand::LAYOUT_ANNOTATION.to_string(),
-                        Some(layout::render(name, l)),
+                        // Never a text that does not read back; the other nodes go on.
+                        match layout::render(l) {
+                            Ok(text) => Some(text),
+                            Err(e) => {
+                                self.out
+                                    .warn(format!("node {name}: the layout is not written: {e}"));
+                                return Ok(());
+                            }
+                        },
                     ),
                     (
                         on_demand::WRITTEN_ANNOTATION.to_string(),

@@ -67,7 +67,13 @@ impl MigStrategy {
 /// The extended resource a MIG profile is advertised as with the mixed strategy
 /// (`+` becomes `.`: `1g.10gb+me` → `nvidia.com/mig-1g.10gb.me`).
 pub(crate) fn mig_resource(profile: &str) -> String {
-    format!("nvidia.com/mig-{}", profile.replace('+', "."))
+    format!("nvidia.com/mig-{}", mig_resource_suffix(profile))
+}
+
+/// What follows `nvidia.com/mig-` in a profile's resource: the profile with `+` as `.`
+/// (`1g.10gb+me` → `1g.10gb.me`), as NVIDIA's device plugin names it.
+pub(crate) fn mig_resource_suffix(profile: &str) -> String {
+    profile.replace('+', ".")
 }
 
 /// What the plugin advertises on this node: resource name → devices (before replicas).

@@ -10,6 +10,7 @@
 //! chosen is one already changing in this decision when it can be (the fewest nodes touched),
 //! then the one that destroys the fewest idle instances, then the first by name.
 
+use super::ceiling::Ceiling;
 use super::demand::Pending;
 use super::eligible::can_go_to;
 use super::layout::NodeOffer;
@@ -76,6 +77,13 @@ pub(crate) struct Limits {
     pub max_reshaping: usize,
 }
 
+/// A pending pod with what it needs, one resource suffix per instance (bounded by the
+/// [`Ceiling`]).
+struct Wanting {
+    name: String,
+    wants: Vec<String>,
+}
+
 /// What one node would do for one pod: the steps, in order, on its GPUs.
 #[derive(Clone)]
 struct Offer {
@@ -115,12 +123,14 @@ pub(crate) fn decide(nodes: &mut [NodeView], pending: &[Pending], limits: &Limit
     let mut wanted_on: BTreeSet<usize> = BTreeSet::new();
     // A node's offer for one instance of a profile, until the node changes: pods of one
     // profile mostly weigh the same nodes again.
-    let mut offers: BTreeMap<(usize, &str), Result<Offer, String>> = BTreeMap::new();
-    for pod in pending {
+    let mut offers: BTreeMap<(usize, String), Result<Offer, String>> = BTreeMap::new();
+    let ceiling = Ceiling::of(nodes);
+    for pending_pod in pending {
         let eligible: Vec<usize> = (0..nodes.len())
-            .filter(|&i| can_go_to(pod.pod, nodes[i].node))
+            .filter(|&i| can_go_to(pending_pod.pod, nodes[i].node))
             .collect();
         wanted_on.extend(&eligible);
+        let pod = pending_pod;
         if eligible.is_empty() {
             let why = format!(
                 "no node that opts in to MIG on demand ({}=true) matches its node selector, \
@@ -132,6 +142,25 @@ pub(crate) fn decide(nodes: &mut [NodeView], pending: &[Pending], limits: &Limit
                 .push((pod.name.clone(), Verdict::NoFit(why)));
             continue;
         }
+        // What it asks for, bounded by what a node could ever hold, before any list is made.
+        let wants = match pending_pod
+            .asks
+            .as_ref()
+            .map_err(|why| format!("its request for MIG devices cannot be read: {why}"))
+            .and_then(|asks| ceiling.wants(asks))
+        {
+            Ok(wants) => wants,
+            Err(why) => {
+                decision
+                    .verdicts
+                    .push((pod.name.clone(), Verdict::NoFit(why)));
+                continue;
+            }
+        };
+        let pod = &Wanting {
+            name: pending_pod.name.clone(),
+            wants,
+        };
         if let Some(&i) = eligible
             .iter()
             .find(|&&i| promise_idle(&mut nodes[i].gpus, pod))
@@ -171,7 +200,7 @@ pub(crate) fn decide(nodes: &mut [NodeView], pending: &[Pending], limits: &Limit
             }
             let weighed = match pod.wants.as_slice() {
                 [one] => offers
-                    .entry((i, one.as_str()))
+                    .entry((i, one.clone()))
                     .or_insert_with(|| offer(&n.gpus, pod))
                     .clone(),
                 _ => offer(&n.gpus, pod),
@@ -304,11 +333,11 @@ fn give_back(
 }
 
 /// Promise idle instances of every profile the pod needs on one node, or none.
-fn promise_idle(gpus: &mut [GpuShape], pod: &Pending) -> bool {
+fn promise_idle(gpus: &mut [GpuShape], pod: &Wanting) -> bool {
     let mut trial = gpus.to_vec();
     for want in &pod.wants {
         let found = trial.iter_mut().any(|g| {
-            g.profile_index(want)
+            g.profile_for_resource(want)
                 .is_some_and(|p| g.promise_idle(p, &pod.name))
         });
         if !found {
@@ -322,7 +351,7 @@ fn promise_idle(gpus: &mut [GpuShape], pod: &Pending) -> bool {
 /// Where the pod's instances would go on a node: idle ones taken first, then additions where
 /// they destroy the fewest idle instances. Weighed without copying the node unless the pod needs
 /// several instances (each step then sees the ones before it).
-fn offer(gpus: &[GpuShape], pod: &Pending) -> Result<Offer, String> {
+fn offer(gpus: &[GpuShape], pod: &Wanting) -> Result<Offer, String> {
     let mut o = Offer {
         steps: Vec::new(),
         changed: BTreeSet::new(),
@@ -332,7 +361,7 @@ fn offer(gpus: &[GpuShape], pod: &Pending) -> Result<Offer, String> {
     for want in &pod.wants {
         let now: &[GpuShape] = copy.as_deref().unwrap_or(gpus);
         let idle = now.iter().enumerate().find_map(|(gi, g)| {
-            let p = g.profile_index(want)?;
+            let p = g.profile_for_resource(want)?;
             g.slots
                 .iter()
                 .any(|s| s.profile == p && s.pinned.is_none())
@@ -345,12 +374,12 @@ fn offer(gpus: &[GpuShape], pod: &Pending) -> Result<Offer, String> {
                     .iter()
                     .enumerate()
                     .filter_map(|(gi, g)| {
-                        let p = g.profile_index(want)?;
+                        let p = g.profile_for_resource(want)?;
                         g.best_addition(p).map(|a| (gi, a))
                     })
                     .min_by_key(|(gi, a)| (a.destroys.len(), *gi));
                 let Some((gi, a)) = best else {
-                    let offered = gpus.iter().any(|g| g.profile_index(want).is_some());
+                    let offered = gpus.iter().any(|g| g.profile_for_resource(want).is_some());
                     return Err(if offered {
                         format!("no GPU can hold a {want} without destroying instances in use")
                     } else {

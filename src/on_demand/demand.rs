@@ -2,10 +2,18 @@
 //! `Unschedulable`) that ask for MIG devices of the mixed strategy (`nvidia.com/mig-<profile>`),
 //! and what the pods already bound to a node ask for (the kubelet may not have given them their
 //! devices yet).
+//!
+//! Anyone who can create a pod writes these numbers: each is read as the API server's quantity
+//! grammar ([`super::quantity`]) and summed with checked arithmetic, as the scheduler counts a
+//! pod's requests; what cannot be read is said, never guessed.
 
 use super::MIG_RESOURCE_PREFIX;
+use super::quantity::{self, QuantityError};
 use k8s_openapi::api::core::v1::{Container, Pod};
 use std::collections::BTreeMap;
+
+/// MIG devices per resource suffix (`1g.5gb`, `1g.10gb.me`), as the scheduler counts them.
+pub(crate) type MigAsk = BTreeMap<String, u64>;
 
 /// A pod waiting for MIG devices.
 #[derive(Debug, Clone)]
@@ -13,8 +21,8 @@ pub(crate) struct Pending<'p> {
     /// `namespace/name`.
     pub name: String,
     pub pod: &'p Pod,
-    /// One profile name per instance it needs (all on one node).
-    pub wants: Vec<String>,
+    /// What it asks for; Err: why its request cannot be read.
+    pub asks: Result<MigAsk, String>,
 }
 
 pub(crate) fn name_of(pod: &Pod) -> String {
@@ -25,20 +33,19 @@ pub(crate) fn name_of(pod: &Pod) -> String {
     )
 }
 
-/// The unschedulable pods that want MIG devices, oldest first.
+/// The unschedulable pods that want MIG devices (or whose request for them cannot be read),
+/// oldest first.
 pub(crate) fn pending(pods: &[Pod]) -> Vec<Pending<'_>> {
     let mut out: Vec<Pending> = pods
         .iter()
         .filter(|p| is_unschedulable(p))
         .filter_map(|pod| {
-            let wants: Vec<String> = mig_wants(pod)
-                .into_iter()
-                .flat_map(|(profile, n)| std::iter::repeat_n(profile, n as usize))
-                .collect();
-            (!wants.is_empty()).then(|| Pending {
+            let asks = mig_asks(pod);
+            let wants_any = asks.as_ref().map_or(true, |a| !a.is_empty());
+            wants_any.then(|| Pending {
                 name: name_of(pod),
                 pod,
-                wants,
+                asks,
             })
         })
         .collect();
@@ -65,62 +72,104 @@ fn is_unschedulable(pod: &Pod) -> bool {
     !bound && pending && unschedulable && pod.metadata.deletion_timestamp.is_none()
 }
 
-/// What the pods bound to `node` and not finished ask for, per profile.
-pub(crate) fn bound_to(pods: &[Pod], node: &str) -> BTreeMap<String, u32> {
-    let mut out = BTreeMap::new();
+/// What the pods bound to `node` and not finished ask for, per profile (a request that cannot
+/// be read counts as none: such a pod is not given a MIG device either).
+pub(crate) fn bound_to(pods: &[Pod], node: &str) -> MigAsk {
+    let mut out = MigAsk::new();
     for pod in pods {
         let on_node = pod.spec.as_ref().and_then(|s| s.node_name.as_deref()) == Some(node);
         let phase = pod.status.as_ref().and_then(|s| s.phase.as_deref());
         if on_node && !matches!(phase, Some("Succeeded" | "Failed")) {
-            for (profile, n) in mig_wants(pod) {
-                *out.entry(profile).or_default() += n;
+            for (profile, n) in mig_asks(pod).unwrap_or_default() {
+                let have = out.entry(profile).or_default();
+                *have = have.saturating_add(n);
             }
         }
     }
     out
 }
 
-/// The MIG devices a pod needs, per profile, as the scheduler counts extended resources: the
-/// sum over its containers, or more when one init container alone asks for more.
-pub(crate) fn mig_wants(pod: &Pod) -> BTreeMap<String, u32> {
+/// The MIG devices a pod needs, per profile, as the scheduler counts a pod's requests: its
+/// containers and sidecars (init containers that keep running) summed, or more when an init
+/// container, with the sidecars started before it, asks for more; plus the pod's overhead.
+pub(crate) fn mig_asks(pod: &Pod) -> Result<MigAsk, String> {
     let Some(spec) = &pod.spec else {
-        return BTreeMap::new();
+        return Ok(MigAsk::new());
     };
-    let mut out: BTreeMap<String, u32> = BTreeMap::new();
+    let mut sum = MigAsk::new();
     for c in &spec.containers {
-        for (profile, n) in container_wants(c) {
-            *out.entry(profile).or_default() += n;
-        }
+        add(&mut sum, &container_asks(c)?, "its containers")?;
     }
+    let mut sidecars = MigAsk::new();
+    let mut init_peak = MigAsk::new();
     for c in spec.init_containers.iter().flatten() {
-        for (profile, n) in container_wants(c) {
-            let have = out.entry(profile).or_default();
-            *have = (*have).max(n);
-        }
-    }
-    out.retain(|_, n| *n > 0);
-    out
-}
-
-/// Limits, or requests where no limit is given (extended resources must have both equal).
-fn container_wants(c: &Container) -> BTreeMap<String, u32> {
-    let Some(r) = &c.resources else {
-        return BTreeMap::new();
-    };
-    let mut out = BTreeMap::new();
-    for map in [r.requests.as_ref(), r.limits.as_ref()]
-        .into_iter()
-        .flatten()
-    {
-        for (key, q) in map {
-            if let Some(profile) = key.strip_prefix(MIG_RESOURCE_PREFIX)
-                && let Ok(n) = q.0.parse::<u32>()
-            {
-                out.insert(profile.to_string(), n);
+        let asks = container_asks(c)?;
+        if c.restart_policy.as_deref() == Some("Always") {
+            add(&mut sum, &asks, "its containers and sidecars")?;
+            add(&mut sidecars, &asks, "its sidecars")?;
+        } else {
+            let mut during = sidecars.clone();
+            add(&mut during, &asks, "an init container and its sidecars")?;
+            for (profile, n) in during {
+                let peak = init_peak.entry(profile).or_default();
+                *peak = (*peak).max(n);
             }
         }
     }
-    out
+    for (profile, n) in init_peak {
+        let have = sum.entry(profile).or_default();
+        *have = (*have).max(n);
+    }
+    if let Some(overhead) = &spec.overhead {
+        let mut asks = MigAsk::new();
+        for (key, q) in overhead {
+            if let Some(profile) = key.strip_prefix(MIG_RESOURCE_PREFIX) {
+                asks.insert(profile.to_string(), count(key, &q.0, "overhead")?);
+            }
+        }
+        add(&mut sum, &asks, "its containers and overhead")?;
+    }
+    sum.retain(|_, n| *n > 0);
+    Ok(sum)
+}
+
+/// `into += asks`, refusing a sum past `u64`.
+fn add(into: &mut MigAsk, asks: &MigAsk, what: &str) -> Result<(), String> {
+    for (profile, n) in asks {
+        let have = into.entry(profile.clone()).or_default();
+        *have = have.checked_add(*n).ok_or_else(|| {
+            format!("{MIG_RESOURCE_PREFIX}{profile}: what {what} ask for adds up past any count")
+        })?;
+    }
+    Ok(())
+}
+
+/// Requests, or limits where no request is given (the API server defaults one to the other, and
+/// for extended resources they must be equal).
+fn container_asks(c: &Container) -> Result<MigAsk, String> {
+    let Some(r) = &c.resources else {
+        return Ok(MigAsk::new());
+    };
+    let mut out = MigAsk::new();
+    for (map, field) in [
+        (r.limits.as_ref(), "limits"),
+        (r.requests.as_ref(), "requests"),
+    ] {
+        for (key, q) in map.into_iter().flatten() {
+            if let Some(profile) = key.strip_prefix(MIG_RESOURCE_PREFIX) {
+                let what = format!("container {:?} resources.{field}", c.name);
+                out.insert(profile.to_string(), count(key, &q.0, &what)?);
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn count(key: &str, text: &str, what: &str) -> Result<u64, String> {
+    quantity::whole_count(text).map_err(|e: QuantityError| {
+        let shown: String = text.chars().take(40).collect();
+        format!("{what} {key}: {shown:?} is {e}")
+    })
 }
 
 #[cfg(test)]
@@ -173,17 +222,75 @@ mod tests {
             ),
         ];
         let p = pending(&pods);
-        let got: Vec<(&str, Vec<String>)> = p
+        let got: Vec<(&str, MigAsk)> = p
             .iter()
-            .map(|p| (p.name.as_str(), p.wants.clone()))
+            .map(|p| (p.name.as_str(), p.asks.clone().unwrap()))
             .collect();
         assert_eq!(
             got,
             [
-                ("ns/a", vec!["1g.5gb".to_string()]),
-                ("ns/b", vec!["3g.20gb".to_string(), "3g.20gb".to_string()])
+                ("ns/a", MigAsk::from([("1g.5gb".to_string(), 1)])),
+                ("ns/b", MigAsk::from([("3g.20gb".to_string(), 2)]))
             ]
         );
+    }
+
+    fn asks(spec: serde_json::Value) -> Result<MigAsk, String> {
+        mig_asks(&pod("x", "2026-01-01T00:00:00Z", spec, unschedulable()))
+    }
+
+    #[test]
+    fn hostile_counts_are_read_exactly_and_sums_never_wrap() {
+        let one = |q: &str| {
+            asks(
+                json!({ "containers": [{ "name": "c", "resources": { "limits": { "nvidia.com/mig-1g.5gb": q } } }] }),
+            )
+        };
+        assert_eq!(
+            one("4294967295").unwrap()["1g.5gb"],
+            4_294_967_295,
+            "no truncation to 32 bits"
+        );
+        assert_eq!(one("1k").unwrap()["1g.5gb"], 1000);
+        assert_eq!(one("1e6").unwrap()["1g.5gb"], 1_000_000);
+        let e = one("500m").unwrap_err();
+        assert!(e.contains("container \"c\" resources.limits nvidia.com/mig-1g.5gb: \"500m\" is not a whole number"), "{e}");
+        assert!(one("-1").unwrap_err().contains("negative"));
+        // Two containers of 4294967295 and 2 are 4294967297, not 1.
+        let two = asks(json!({ "containers": [
+            { "name": "a", "resources": { "limits": { "nvidia.com/mig-1g.5gb": "4294967295" } } },
+            { "name": "b", "resources": { "limits": { "nvidia.com/mig-1g.5gb": "2" } } },
+        ] }));
+        assert_eq!(two.unwrap()["1g.5gb"], 4_294_967_297);
+        let wraps = asks(json!({ "containers": [
+            { "name": "a", "resources": { "limits": { "nvidia.com/mig-1g.5gb": "18446744073709551615" } } },
+            { "name": "b", "resources": { "limits": { "nvidia.com/mig-1g.5gb": "2" } } },
+        ] }));
+        assert!(wraps.unwrap_err().contains("adds up past any count"));
+        // An unreadable request is a pending pod (it is told why), not a pod that asks nothing.
+        let pods = [pod(
+            "odd",
+            "2026-01-01T00:00:00Z",
+            asking(json!({ "nvidia.com/mig-1g.5gb": "1.5" })),
+            unschedulable(),
+        )];
+        assert!(pending(&pods)[0].asks.is_err());
+        assert!(bound_to(&pods, "gpu-1").is_empty());
+    }
+
+    #[test]
+    fn sidecars_add_and_init_containers_peak_with_the_sidecars_before_them() {
+        let limit = |n: u32| json!({ "limits": { "nvidia.com/mig-1g.5gb": n.to_string() } });
+        let got = asks(json!({
+            "initContainers": [
+                { "name": "side", "restartPolicy": "Always", "resources": limit(1) },
+                { "name": "init", "resources": limit(3) },
+            ],
+            "containers": [{ "name": "main", "resources": limit(2) }],
+            "overhead": { "nvidia.com/mig-1g.5gb": "1" },
+        }));
+        // max(main 2 + sidecar 1, init 3 + sidecar 1) + overhead 1 = 5.
+        assert_eq!(got.unwrap(), MigAsk::from([("1g.5gb".to_string(), 5)]));
     }
 
     #[test]
@@ -204,7 +311,7 @@ mod tests {
         );
         assert_eq!(
             bound_to(std::slice::from_ref(&p), "gpu-1"),
-            BTreeMap::from([("1g.5gb".to_string(), 3), ("2g.10gb".to_string(), 1)])
+            MigAsk::from([("1g.5gb".to_string(), 3), ("2g.10gb".to_string(), 1)])
         );
         assert!(bound_to(&[p], "gpu-2").is_empty());
     }

@@ -10,11 +10,13 @@
 
 #[doc(hidden)]
 pub mod bench;
+pub(crate) mod ceiling;
 pub(crate) mod decide;
 pub(crate) mod demand;
 pub(crate) mod eligible;
 pub(crate) mod layout;
 pub(crate) mod published;
+pub(crate) mod quantity;
 pub(crate) mod reshape;
 pub(crate) mod view;
 

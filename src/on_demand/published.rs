@@ -10,6 +10,8 @@ use crate::pod_resources::PodDevice;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
+mod check;
+
 pub(crate) const VERSION: u32 = 1;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -196,7 +198,8 @@ impl MigState {
         serde_json::to_string(self).unwrap_or_default()
     }
 
-    /// What an agent published; an error says why it cannot be read.
+    /// What an agent published, checked ([`check`]); an error says why it cannot be planned
+    /// from.
     pub(crate) fn parse(text: &str) -> Result<MigState, String> {
         let state: MigState = serde_json::from_str(text).map_err(|e| e.to_string())?;
         if state.version != VERSION {
@@ -205,13 +208,7 @@ impl MigState {
                 state.version
             ));
         }
-        if let Some(g) = state
-            .gpus
-            .iter()
-            .find(|g| !state.profiles.contains_key(&g.model))
-        {
-            return Err(format!("GPU {} names a model without profiles", g.index));
-        }
+        check::check(&state)?;
         Ok(state)
     }
 }
@@ -263,5 +260,214 @@ mod tests {
                 .unwrap_err()
                 .contains("version 2")
         );
+    }
+
+    use crate::on_demand::bench::{a100_sevens, a100_state};
+    use proptest::prelude::*;
+
+    /// The state of `f` applied to a good one, parsed.
+    fn altered(f: impl FnOnce(&mut serde_json::Value)) -> Result<MigState, String> {
+        let mut v = serde_json::to_value(a100_state(vec![a100_sevens(0, |_| false)])).unwrap();
+        f(&mut v);
+        MigState::parse(&v.to_string())
+    }
+
+    #[test]
+    fn what_no_gpu_can_have_is_refused_naming_the_field() {
+        type Alter = Box<dyn FnOnce(&mut serde_json::Value)>;
+        let cases: Vec<(&str, Alter)> = vec![
+            (
+                "size = 0: between 1 and 32",
+                Box::new(|v| v["profiles"]["NVIDIA A100-SXM4-40GB"][0]["size"] = 0.into()),
+            ),
+            (
+                "slices = 0",
+                Box::new(|v| v["profiles"]["NVIDIA A100-SXM4-40GB"][0]["slices"] = 0.into()),
+            ),
+            (
+                "max_instances = 4294967295",
+                Box::new(|v| {
+                    v["profiles"]["NVIDIA A100-SXM4-40GB"][0]["max_instances"] = u32::MAX.into()
+                }),
+            ),
+            (
+                "ends past the GPU's 32 memory slices",
+                Box::new(|v| {
+                    v["profiles"]["NVIDIA A100-SXM4-40GB"][4]["starts"] =
+                        serde_json::json!([4294967295u32])
+                }),
+            ),
+            (
+                "is not a MIG profile",
+                Box::new(|v| {
+                    v["profiles"]["NVIDIA A100-SXM4-40GB"][0]["name"] =
+                        "1g.5gb\", start = 0 }]\n[clients]\nsystemd = [\"kubelet.service\"]\n#"
+                            .into()
+                }),
+            ),
+            (
+                "not a GPU-instance profile name",
+                Box::new(|v| {
+                    v["profiles"]["NVIDIA A100-SXM4-40GB"][0]["name"] = "1c.1g.5gb".into()
+                }),
+            ),
+            (
+                "not a GPU-instance profile name",
+                Box::new(|v| v["profiles"]["NVIDIA A100-SXM4-40GB"][0]["name"] = "01g.5gb".into()),
+            ),
+            (
+                "is listed twice",
+                Box::new(|v| v["profiles"]["NVIDIA A100-SXM4-40GB"][1]["name"] = "1g.5gb".into()),
+            ),
+            (
+                "GPU 0: the 1g.5gb at 9:1 is not a placement",
+                Box::new(|v| v["gpus"][0]["instances"][0]["start"] = 9.into()),
+            ),
+            (
+                "is not a placement of 1g.5gb",
+                Box::new(|v| v["gpus"][0]["instances"][0]["size"] = 0.into()),
+            ),
+            (
+                "overlaps another instance",
+                Box::new(|v| v["gpus"][0]["instances"][1]["start"] = 0.into()),
+            ),
+            (
+                "a profile its model does not list",
+                Box::new(|v| v["gpus"][0]["instances"][0]["profile"] = "9g.99gb".into()),
+            ),
+            (
+                "GPU 0 is listed twice",
+                Box::new(|v| {
+                    let g = v["gpus"][0].clone();
+                    v["gpus"].as_array_mut().unwrap().push(g);
+                }),
+            ),
+            (
+                "names a model without profiles",
+                Box::new(|v| v["gpus"][0]["model"] = "other".into()),
+            ),
+            (
+                "its baseline pins a 1g.5gb where it cannot start",
+                Box::new(|v| v["gpus"][0]["baseline"][0]["start"] = 31.into()),
+            ),
+            (
+                "8 GPU instances; its model holds at most 7",
+                Box::new(|v| {
+                    let i = v["gpus"][0]["instances"][0].clone();
+                    v["gpus"][0]["instances"].as_array_mut().unwrap().push(i);
+                }),
+            ),
+            (
+                "65 GPUs",
+                Box::new(|v| {
+                    let g = v["gpus"][0].clone();
+                    v["gpus"] = (0..65)
+                        .map(|n| {
+                            let mut g = g.clone();
+                            g["index"] = n.into();
+                            g
+                        })
+                        .collect();
+                }),
+            ),
+        ];
+        for (want, f) in cases {
+            let e = altered(f).unwrap_err();
+            assert!(e.contains(want), "{want}: {e}");
+        }
+        assert!(altered(|_| {}).is_ok());
+    }
+
+    /// Any value in any field: the state is refused, or it is one the controller plans from
+    /// without a panic, and every layout it writes from it is a gpushare.toml.
+    fn any_state() -> impl Strategy<Value = MigState> {
+        let number = prop_oneof![0u32..10, Just(u32::MAX), any::<u32>()];
+        let name = prop_oneof![
+            Just("1g.5gb".to_string()),
+            Just("3g.20gb".to_string()),
+            Just("1g.5gb+me".to_string()),
+            "[0-9a-z.+\\-\"\\n\\[\\]= ]{0,12}",
+        ];
+        let profile = (
+            name.clone(),
+            number.clone(),
+            number.clone(),
+            proptest::collection::vec(number.clone(), 0..4),
+            number.clone(),
+        )
+            .prop_map(|(name, slices, max_instances, starts, size)| Profile {
+                name,
+                slices,
+                max_instances,
+                starts,
+                size,
+            });
+        let instance =
+            (name.clone(), number.clone(), number.clone()).prop_map(|(profile, start, size)| {
+                Instance {
+                    profile,
+                    start,
+                    size,
+                    held_by: vec![],
+                    busy: false,
+                }
+            });
+        let gpu = (
+            0u32..3,
+            proptest::collection::vec(instance, 0..4),
+            proptest::option::of(proptest::collection::vec(
+                (name, proptest::option::of(number)),
+                0..3,
+            )),
+        )
+            .prop_map(|(index, instances, baseline)| GpuState {
+                index,
+                model: "m".into(),
+                instances,
+                baseline: baseline.map(|b| {
+                    b.into_iter()
+                        .map(|(profile, start)| Wanted { profile, start })
+                        .collect()
+                }),
+            });
+        (
+            proptest::collection::vec(profile, 0..4),
+            proptest::collection::vec(gpu, 0..3),
+        )
+            .prop_map(|(profiles, gpus)| MigState {
+                version: VERSION,
+                holders_known: true,
+                profiles: BTreeMap::from([("m".to_string(), profiles)]),
+                gpus,
+            })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(1000))]
+
+        #[test]
+        fn a_state_is_refused_or_planned_from_safely(state in any_state()) {
+            if let Ok(state) = MigState::parse(&state.to_json()) {
+                let shapes = crate::on_demand::reshape::GpuShape::all(&state);
+                prop_assert!(shapes.is_ok(), "a checked state reads whole");
+                for mut g in shapes.unwrap() {
+                    let _ = g.check();
+                    let _ = g.back_to_baseline();
+                    for p in 0..g.profiles.len() {
+                        if let Some(a) = g.best_addition(p) {
+                            g.add(&a, "ns/p");
+                        }
+                    }
+                    let layout = crate::on_demand::layout::NodeOffer::from([(g.index, g.layout())]);
+                    let text = crate::on_demand::layout::render(&layout);
+                    prop_assert!(text.is_ok(), "{:?}", text);
+                }
+            }
+        }
+
+        #[test]
+        fn any_text_is_answered(text in ".{0,200}") {
+            let _ = MigState::parse(&text);
+        }
     }
 }

@@ -5,6 +5,7 @@
 //! rules (the solver's), and is checked by the solver before it is written.
 
 use super::published::{GpuState, MigState, Wanted};
+use crate::k8s::device_plugin::mig_resource_suffix;
 use crate::mig::solver::{self, Existing, Geometry, Request, Slot as SolverSlot};
 use crate::node::Placement;
 use crate::node::catalog::GpuInstanceProfile;
@@ -93,6 +94,13 @@ impl GpuShape {
 
     pub(crate) fn profile_index(&self, name: &str) -> Option<usize> {
         self.profiles.iter().position(|p| p.name == name)
+    }
+
+    /// The profile a pod's `nvidia.com/mig-<suffix>` asks for.
+    pub(crate) fn profile_for_resource(&self, suffix: &str) -> Option<usize> {
+        self.profiles
+            .iter()
+            .position(|p| mig_resource_suffix(&p.name) == suffix)
     }
 
     /// An idle instance of `profile`, promised to `to` (it is no longer idle).

@@ -4,6 +4,7 @@
 //! given set aside.
 
 use crate::k8s::agent::STATE_LABEL;
+use crate::k8s::device_plugin::mig_resource_suffix;
 use crate::on_demand::decide::{NodeView, Status};
 use crate::on_demand::demand;
 use crate::on_demand::layout::{self, NodeOffer};
@@ -38,7 +39,7 @@ pub(crate) fn view<'n>(
     let agent_state = labels.get(STATE_LABEL).map(String::as_str);
     let target = annotations
         .get(LAYOUT_ANNOTATION)
-        .and_then(|t| layout::parse(t));
+        .and_then(|t| layout::parse(t).ok());
     let heading = target.as_ref().filter(|t| {
         *t != &crate::on_demand::decide::layout_of(&current) && agent_state != Some("failed")
     });
@@ -109,18 +110,20 @@ fn towards(current: &[GpuShape], target: &NodeOffer) -> Vec<GpuShape> {
 fn set_aside_for_bound_pods(
     gpus: &mut [GpuShape],
     state: &MigState,
-    bound: &BTreeMap<String, u32>,
+    bound: &BTreeMap<String, u64>,
 ) {
     for (profile, wanted) in bound {
         let held = state
             .gpus
             .iter()
             .flat_map(|g| &g.instances)
-            .filter(|i| &i.profile == profile && !i.held_by.is_empty())
-            .count() as u32;
+            .filter(|i| mig_resource_suffix(&i.profile) == *profile && !i.held_by.is_empty())
+            .count() as u64;
+        // Each round promises an idle instance or stops: bounded by the node's instances,
+        // whatever the pods wrote.
         for _ in held..*wanted {
             let promised = gpus.iter_mut().any(|g| {
-                g.profile_index(profile)
+                g.profile_for_resource(profile)
                     .is_some_and(|p| g.promise_idle(p, "a pod bound to the node"))
             });
             if !promised {
@@ -164,7 +167,7 @@ mod tests {
             ],
         )]);
         let n = node(
-            json!({ STATE_ANNOTATION: state(&[0]).to_json(), LAYOUT_ANNOTATION: layout::render("gpu-1", &target), WRITTEN_ANNOTATION: "990" }),
+            json!({ STATE_ANNOTATION: state(&[0]).to_json(), LAYOUT_ANNOTATION: layout::render(&target).unwrap(), WRITTEN_ANNOTATION: "990" }),
             json!({ STATE_LABEL: "applying" }),
         );
         let v = view(&n, &[], &T, false).unwrap();
@@ -192,7 +195,7 @@ mod tests {
             busy: false,
         });
         let n = node(
-            json!({ STATE_ANNOTATION: s.to_json(), LAYOUT_ANNOTATION: layout::render("gpu-1", &target), WRITTEN_ANNOTATION: "990" }),
+            json!({ STATE_ANNOTATION: s.to_json(), LAYOUT_ANNOTATION: layout::render(&target).unwrap(), WRITTEN_ANNOTATION: "990" }),
             json!({ STATE_LABEL: "success" }),
         );
         assert_eq!(

@@ -56,8 +56,11 @@ pub(super) fn check_totals(
             geometry.max_gpu_instances
         )));
     }
-    let compute: u32 = counts.iter().map(|&(p, n)| profiles[p].slices * n).sum();
-    if compute > geometry.compute_slices {
+    let compute: u64 = counts
+        .iter()
+        .map(|&(p, n)| u64::from(profiles[p].slices) * u64::from(n))
+        .sum();
+    if compute > u64::from(geometry.compute_slices) {
         return Err(Infeasible(format!(
             "{} need {compute} compute slices; the GPU has {}",
             describe(profiles, &counts),
@@ -68,7 +71,10 @@ pub(super) fn check_totals(
     let mut used = 0;
     for (i, &(p, n)) in counts.iter().enumerate() {
         let size = profiles[p].size;
-        let fit = ((geometry.memory_slices - used) / size).min(n);
+        // A profile of no memory slices (only a hostile driver says so) takes none.
+        let fit = (geometry.memory_slices.saturating_sub(used))
+            .checked_div(size)
+            .map_or(n, |f| f.min(n));
         if fit < n {
             let before: Vec<(usize, u32)> = counts[..i]
                 .iter()

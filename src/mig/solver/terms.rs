@@ -20,7 +20,7 @@ impl Geometry {
         Geometry {
             memory_slices: profiles
                 .iter()
-                .flat_map(|p| p.starts.iter().map(move |s| s + p.size))
+                .flat_map(|p| p.starts.iter().map(move |s| s.saturating_add(p.size)))
                 .max()
                 .unwrap_or(0),
             compute_slices: profiles.iter().map(|p| p.slices).max().unwrap_or(0),

@@ -232,3 +232,91 @@ fn idle_capacity_goes_back_to_the_baseline_and_then_the_layout_goes() {
     nodes[0].give_back_due = false;
     assert!(decide(&mut nodes, &[], &LIMITS).changes.is_empty());
 }
+
+#[test]
+fn a_request_no_node_could_ever_hold_is_told_the_limit_without_a_list_of_it() {
+    let a = node("a", json!({}));
+    let mut nodes = vec![view(&a, &[], Status::Ready)];
+    let pods: Vec<Pod> = [
+        ("max", "4294967295"),
+        ("thousand", "1000"),
+        ("million", "1M"),
+        ("fits", "56"),
+    ]
+    .iter()
+    .enumerate()
+    .map(|(i, (name, n))| {
+        let mut p = pod(name, i as u32, &[("1g.5gb", 1)], json!({}));
+        p.spec.as_mut().unwrap().containers[0]
+            .resources
+            .as_mut()
+            .unwrap()
+            .limits
+            .as_mut()
+            .unwrap()
+            .insert(
+                "nvidia.com/mig-1g.5gb".into(),
+                k8s_openapi::apimachinery::pkg::api::resource::Quantity(n.to_string()),
+            );
+        p
+    })
+    .collect();
+    let mut more = pods.clone();
+    more.push(pod("nowhere", 9, &[("9g.99gb", 1)], json!({})));
+    let d = decide(&mut nodes, &demand::pending(&more), &LIMITS);
+    let why = |name: &str| match &d.verdicts.iter().find(|(p, _)| p == name).unwrap().1 {
+        Verdict::NoFit(why) => why.clone(),
+        other => panic!("{name}: {other:?}"),
+    };
+    // Eight GPUs of at most seven 1g.5gb each.
+    for (name, n) in [
+        ("ns/max", "4294967295"),
+        ("ns/thousand", "1000"),
+        ("ns/million", "1000000"),
+    ] {
+        assert_eq!(
+            why(name),
+            format!(
+                "it asks for {n} nvidia.com/mig-1g.5gb; the most any node that opts in could hold is 56"
+            )
+        );
+    }
+    assert_eq!(
+        why("ns/nowhere"),
+        "no node that opts in to MIG on demand offers nvidia.com/mig-9g.99gb"
+    );
+    // 56 fit the node's count, and every instance is idle: the pod waits for them.
+    assert!(matches!(
+        d.verdicts.iter().find(|(p, _)| p == "ns/fits").unwrap().1,
+        Verdict::Waiting { .. }
+    ));
+}
+
+#[test]
+fn a_profile_with_attributes_is_asked_for_by_its_resource_name() {
+    let a = node("a", json!({}));
+    let mut nodes = vec![view(&a, &[], Status::Ready)];
+    // The A100's 1g.5gb+me: one per GPU, on any slice.
+    for g in &mut nodes[0].gpus {
+        let mut profiles = g.profiles.to_vec();
+        let mut me = profiles[0].clone();
+        me.name = "1g.5gb+me".into();
+        me.max_instances = 1;
+        profiles.push(me);
+        g.profiles = profiles.into();
+    }
+    let pods = vec![pod("me", 1, &[("1g.5gb.me", 1)], json!({}))];
+    let d = decide(&mut nodes, &demand::pending(&pods), &LIMITS);
+    let (_, v) = &d.verdicts[0];
+    assert!(
+        matches!(v, Verdict::Reshaping { .. }),
+        "nvidia.com/mig-1g.5gb.me is 1g.5gb+me: {v:?}"
+    );
+    let Change::Layout(layout, _) = &d.changes["a"] else {
+        panic!()
+    };
+    assert!(
+        layout[&0].iter().any(|(p, _)| p == "1g.5gb+me"),
+        "{layout:?}"
+    );
+}
