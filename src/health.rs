@@ -36,6 +36,9 @@ pub(crate) struct Status {
     /// That layout, when it is a gpushare.toml (the metrics' time-slicing replicas).
     #[serde(skip)]
     pub config: Option<Arc<crate::config::Config>>,
+    /// The controller leads until then: `leading` is said only before it.
+    #[serde(skip)]
+    pub leads_until: Option<Instant>,
 }
 
 pub(crate) struct Health {
@@ -64,6 +67,7 @@ impl Health {
                 busy: false,
                 matched_at: None,
                 config: None,
+                leads_until: None,
             }),
             last_turn: Mutex::new(Instant::now()),
         }
@@ -83,11 +87,15 @@ impl Health {
     }
 
     pub(crate) fn snapshot(&self) -> (Status, bool) {
-        let status = self
+        let mut status = self
             .status
             .lock()
             .map(|s| s.clone())
             .unwrap_or_else(|p| p.into_inner().clone());
+        // A lease not renewed in time is not held, whatever the last turn said.
+        if status.state == "leading" && status.leads_until.is_none_or(|t| Instant::now() >= t) {
+            status.state = "standby".into();
+        }
         let idle_for = self
             .last_turn
             .lock()
@@ -100,14 +108,11 @@ impl Health {
 
 /// The `/healthz` route of an endpoint (see [`crate::endpoint`]).
 pub(crate) fn route(health: Arc<Health>) -> Route {
-    (
-        "/healthz",
-        Box::new(move |_: &Request| {
-            let (status, alive) = health.snapshot();
-            let body = serde_json::to_string(&status).unwrap_or_else(|_| "{}".into());
-            Response::json(if alive { 200 } else { 503 }, body)
-        }),
-    )
+    Route::quick("/healthz", move |_: &Request| {
+        let (status, alive) = health.snapshot();
+        let body = serde_json::to_string(&status).unwrap_or_else(|_| "{}".into());
+        Response::json(if alive { 200 } else { 503 }, body)
+    })
 }
 
 /// Serve `/healthz` alone on `addr` (the controller's endpoint); the address bound.
@@ -148,5 +153,19 @@ mod tests {
         assert!(!health.snapshot().1);
         health.update(|s| s.busy = true);
         assert!(health.snapshot().1);
+    }
+
+    #[test]
+    fn leading_is_said_only_until_the_lease_deadline() {
+        let health = Health::replica("c-1");
+        health.update(|s| {
+            s.state = "leading".into();
+            s.leads_until = Some(Instant::now() + Duration::from_secs(10));
+        });
+        assert_eq!(health.snapshot().0.state, "leading");
+        health.update(|s| s.leads_until = Some(Instant::now() - Duration::from_millis(1)));
+        assert_eq!(health.snapshot().0.state, "standby");
+        health.update(|s| s.leads_until = None);
+        assert_eq!(health.snapshot().0.state, "standby");
     }
 }

@@ -19,7 +19,6 @@ use crate::kube_api::{self, EventType, call, event_about};
 use crate::on_demand::decide::{self, Change, Limits, Verdict};
 use crate::on_demand::{self, demand, layout, view};
 use crate::pipeline::signals::Trap;
-use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::{Event, Node, ObjectReference, Pod};
 use kube::api::{Api, ListParams, Patch, PatchParams, PostParams};
 use std::collections::{BTreeMap, BTreeSet};
@@ -40,12 +39,13 @@ pub(crate) fn run(ctx: &mut Context, args: &ControllerArgs) -> Result<Exit> {
         let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
         format!("{}-{}", host.trim(), std::process::id())
     });
-    let elector = lease::Elector {
-        api: Api::<Lease>::namespaced(client.clone(), &args.namespace),
-        name: args.lease.clone(),
-        identity: identity.clone(),
-        duration_seconds: args.lease_seconds as i32,
-    };
+    let mut elector = lease::Elector::new(
+        client.clone(),
+        &args.namespace,
+        &args.lease,
+        &identity,
+        Duration::from_secs(args.lease_seconds),
+    );
     let mut controller = Controller {
         handle: runtime.handle().clone(),
         client,
@@ -57,6 +57,7 @@ pub(crate) fn run(ctx: &mut Context, args: &ControllerArgs) -> Result<Exit> {
         started: Instant::now(),
         seen_pending: BTreeSet::new(),
         deferred: 0,
+        leads_until: None,
     };
     let health = Arc::new(Health::replica(&identity));
     let addr = crate::health::serve(args.health_addr, health.clone())?;
@@ -76,7 +77,10 @@ pub(crate) fn run(ctx: &mut Context, args: &ControllerArgs) -> Result<Exit> {
         let turn = Instant::now();
         health.turn();
         health.update(|s| s.busy = true);
-        match elector.hold(&controller.handle) {
+        let held = elector.hold(&controller.handle);
+        controller.leads_until = elector.leads_until();
+        health.update(|s| s.leads_until = controller.leads_until);
+        match held {
             Ok(now_leading) => {
                 health.update(|s| {
                     s.api_reachable = true;
@@ -131,6 +135,8 @@ struct Controller<'a> {
     /// The pending pods of the last turn, and for how many turns new ones kept coming.
     seen_pending: BTreeSet<String>,
     deferred: u32,
+    /// This replica leads until then: no write after it.
+    leads_until: Option<Instant>,
 }
 
 /// A burst of pods arrives over a few turns: new demand waits while it grows (up to this many
@@ -264,6 +270,12 @@ impl Controller<'_> {
                     .to_string(),
             ),
         };
+        // A turn that outlived the lease's renew deadline leaves the rest to the next leader.
+        if self.leads_until.is_none_or(|t| Instant::now() >= t) {
+            return Err(Error::failed(format!(
+                "node {name}: not written: this replica's lease ran out during the turn"
+            )));
+        }
         let patch = crate::kube_api::merge_patch(&BTreeMap::new(), &annotations);
         let api: Api<Node> = Api::all(self.client.clone());
         let params = PatchParams {

@@ -70,10 +70,37 @@ pub(crate) enum Format {
 }
 
 impl Format {
+    /// What the `Accept` header prefers: OpenMetrics when it is acceptable (q above 0) and
+    /// weighed at least as high as plain text; the Prometheus text format otherwise.
     pub(crate) fn from_accept(accept: Option<&str>) -> Format {
-        match accept {
-            Some(a) if a.contains("application/openmetrics-text") => Format::OpenMetrics,
-            _ => Format::Prometheus,
+        let (mut open_metrics, mut text) = (0.0f32, 0.0f32);
+        for range in accept.unwrap_or("").split(',') {
+            let mut parts = range.split(';').map(str::trim);
+            let media = parts.next().unwrap_or("").to_ascii_lowercase();
+            let mut q = Some(1.0f32);
+            for param in parts {
+                if let Some((key, value)) = param.split_once('=')
+                    && key.trim().eq_ignore_ascii_case("q")
+                {
+                    q = value
+                        .trim()
+                        .parse()
+                        .ok()
+                        .filter(|q: &f32| (0.0..=1.0).contains(q));
+                }
+            }
+            // A malformed weight makes the range not count.
+            let Some(q) = q else { continue };
+            match media.as_str() {
+                "application/openmetrics-text" => open_metrics = open_metrics.max(q),
+                "text/plain" | "text/*" | "*/*" => text = text.max(q),
+                _ => {}
+            }
+        }
+        if open_metrics > 0.0 && open_metrics >= text {
+            Format::OpenMetrics
+        } else {
+            Format::Prometheus
         }
     }
 
@@ -184,17 +211,14 @@ impl Collector {
 
     /// The `/metrics` route of an endpoint.
     pub(crate) fn route(self: Arc<Self>) -> Route {
-        (
-            "/metrics",
-            Box::new(move |request: &Request| {
-                let format = Format::from_accept(request.accept.as_deref());
-                Response {
-                    code: 200,
-                    content_type: format.content_type(),
-                    body: self.scrape(format),
-                }
-            }),
-        )
+        Route::slow("/metrics", move |request: &Request| {
+            let format = Format::from_accept(request.accept.as_deref());
+            Response {
+                code: 200,
+                content_type: format.content_type(),
+                body: self.scrape(format),
+            }
+        })
     }
 
     /// The node as the driver says now; None when it does not answer.

@@ -346,6 +346,30 @@ fn both_formats_encode_and_openmetrics_is_chosen_by_accept() {
         )),
         Format::OpenMetrics
     );
+    for (accept, format) in [
+        // What Prometheus 3 sends.
+        (
+            "application/openmetrics-text;version=1.0.0;escaping=allow-utf-8;q=0.6,application/openmetrics-text;version=0.0.1;q=0.5,text/plain;version=1.0.0;escaping=allow-utf-8;q=0.4,text/plain;version=0.0.4;q=0.3,*/*;q=0.2",
+            Format::OpenMetrics,
+        ),
+        ("application/openmetrics-text;q=0", Format::Prometheus),
+        (
+            "application/openmetrics-text; q=0.0, */*",
+            Format::Prometheus,
+        ),
+        (
+            "text/plain;q=0.9, application/openmetrics-text;q=0.5",
+            Format::Prometheus,
+        ),
+        (
+            "application/openmetrics-text;q=nonsense",
+            Format::Prometheus,
+        ),
+        ("APPLICATION/OPENMETRICS-TEXT", Format::OpenMetrics),
+        ("*/*", Format::Prometheus),
+    ] {
+        assert_eq!(Format::from_accept(Some(accept)), format, "{accept}");
+    }
 }
 
 #[test]
@@ -356,4 +380,83 @@ fn label_values_carry_no_escape_sequence() {
         sheet.value(&SOURCE_UP, &vec![("source", "a\\x1b[2Jb".into())]),
         Some(1.0)
     );
+}
+
+/// The agent's endpoint (its health and its metrics) under 50 clients that drip their request a
+/// byte a second and 100 concurrent scrapes: every liveness probe is answered 200 within 1 s.
+#[test]
+fn the_liveness_probe_is_answered_under_slow_clients_and_a_scrape_storm() {
+    use std::io::{Read, Write};
+    use std::net::TcpStream;
+    use std::time::{Duration, Instant};
+    let health = Arc::new(Health::new("gpu-1"));
+    let f = fixture(Some(health.clone()));
+    let collector = Arc::new(f.collector);
+    let addr = crate::endpoint::serve(
+        "127.0.0.1:0".parse().unwrap(),
+        "test",
+        "--x",
+        vec![crate::health::route(health), collector.route()],
+    )
+    .unwrap();
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let mut threads = Vec::new();
+    for _ in 0..50 {
+        let stop = stop.clone();
+        threads.push(std::thread::spawn(move || {
+            let Ok(mut s) = TcpStream::connect(addr) else {
+                return;
+            };
+            for b in b"GET /metrics HTTP/1.1\r\nHost: x\r\n".iter().cycle() {
+                if stop.load(std::sync::atomic::Ordering::SeqCst) || s.write_all(&[*b]).is_err() {
+                    // Closed by the server's deadline: come back, as an attacker would.
+                    match TcpStream::connect(addr) {
+                        Ok(again) if !stop.load(std::sync::atomic::Ordering::SeqCst) => s = again,
+                        _ => return,
+                    }
+                }
+                std::thread::sleep(Duration::from_secs(1));
+            }
+        }));
+    }
+    let scrapes: Vec<_> = (0..100)
+        .map(|_| {
+            std::thread::spawn(move || {
+                crate::endpoint::tests::get(
+                    addr,
+                    "GET /metrics HTTP/1.1\r\nConnection: close\r\n\r\n",
+                )
+            })
+        })
+        .collect();
+    let mut slowest = Duration::ZERO;
+    for _ in 0..20 {
+        let started = Instant::now();
+        let mut s = TcpStream::connect(addr).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        s.write_all(b"GET /healthz HTTP/1.1\r\nConnection: close\r\n\r\n")
+            .unwrap();
+        let mut answer = String::new();
+        let _ = s.read_to_string(&mut answer);
+        let took = started.elapsed();
+        assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+        slowest = slowest.max(took);
+        std::thread::sleep(Duration::from_millis(250));
+    }
+    assert!(slowest < Duration::from_secs(1), "a probe took {slowest:?}");
+    let answered: Vec<String> = scrapes.into_iter().map(|t| t.join().unwrap()).collect();
+    let ok = answered
+        .iter()
+        .filter(|a| a.starts_with("HTTP/1.1 200"))
+        .count();
+    let busy = answered
+        .iter()
+        .filter(|a| a.starts_with("HTTP/1.1 503"))
+        .count();
+    assert_eq!(ok + busy, 100, "every scrape gets an answer, none a reset");
+    assert!(ok > 0);
+    stop.store(true, std::sync::atomic::Ordering::SeqCst);
+    for t in threads {
+        let _ = t.join();
+    }
 }
