@@ -22,6 +22,10 @@ pub(crate) static FAILED: Spec = Spec::counter(
     "changes_failed",
     "Changes that failed on the node, by operation, as the journal records them",
 );
+pub(crate) static JOURNAL_SKIPPED: Spec = Spec::counter(
+    "journal_lines_skipped",
+    "Journal lines the metrics did not count: too long, not an entry, or beyond the bounded read of a rotated journal",
+);
 pub(crate) static LAST_RUN_DURATION: Spec = Spec::gauge(
     "last_apply_duration",
     "How long the last changing command (or agent run) took, by command",
@@ -71,6 +75,7 @@ pub(crate) fn add_journal(sheet: &mut Sheet, tally: &Tally) {
         sheet.set(&APPLIED, l.clone(), *applied as f64);
         sheet.set(&FAILED, l, *failed as f64);
     }
+    sheet.set(&JOURNAL_SKIPPED, Vec::new(), tally.skipped as f64);
     if let Some(run) = &tally.last_run {
         let l = vec![("command", run.command.clone())];
         sheet.set(&LAST_RUN_DURATION, l.clone(), run.seconds);

@@ -272,14 +272,26 @@ fn the_probe_report_the_journal_and_the_agent_state_are_series() {
         Some(0.0)
     );
 
-    // A report that is not one: its series are absent, and the scrape says why.
-    std::fs::write(lib.join("probe.json"), "{").unwrap();
-    let sheet = f.collector.collect();
-    assert_eq!(sheet.count(&probe::PASSED), 0);
-    assert_eq!(
-        sheet.value(&SOURCE_UP, &vec![("source", "probe".into())]),
-        Some(0.0)
-    );
+    // A report that is not one, or holds figures no probe measures: its series are absent,
+    // and the scrape says why.
+    let good = std::fs::read_to_string(lib.join("probe.json")).unwrap();
+    for bad in [
+        "{".to_string(),
+        good.replace("\"h2d\": 12.5", "\"h2d\": 1e308"),
+        good.replace("\"h2d\": 12.5", "\"h2d\": -1e308"),
+        good.replace("\"h2d\": 12.5", "\"h2d\": -0.5"),
+        good.replace("1700000000.5", "-1e308"),
+        good.replace("4864", "18446744073709551615"),
+    ] {
+        std::fs::write(lib.join("probe.json"), &bad).unwrap();
+        let sheet = f.collector.collect();
+        assert_eq!(sheet.count(&probe::PASSED), 0, "{bad}");
+        assert_eq!(sheet.count(&probe::BANDWIDTH), 0, "{bad}");
+        assert_eq!(
+            sheet.value(&SOURCE_UP, &vec![("source", "probe".into())]),
+            Some(0.0)
+        );
+    }
 }
 
 #[test]

@@ -92,7 +92,70 @@ pub(crate) fn read(paths: &Paths) -> Result<Option<KeptReport>, String> {
     else {
         return Ok(None);
     };
-    serde_json::from_str(&text)
-        .map(Some)
-        .map_err(|e| format!("{}: {e}", path.display()))
+    let report: KeptReport =
+        serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+    report
+        .check()
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(Some(report))
+}
+
+/// The fastest bus or memory the probe could measure, with room to spare (GB/s).
+const MAX_GBPS: f64 = 100_000.0;
+/// More memory than any device has (MiB: 1 PiB).
+const MAX_MIB: u64 = 1 << 30;
+/// Targets of one report: every MIG device and MPS client of a large node.
+const MAX_TARGETS: usize = 4096;
+const MAX_TEXT: usize = 256;
+/// 2100-01-01, seconds since the Unix epoch.
+const LAST_TIME: f64 = 4_102_444_800.0;
+
+impl KeptReport {
+    /// Figures the probe could have measured: a report with others (a hand edit, a corrupt
+    /// file) is not exported, rather than exported as `+Inf` or `1e308`.
+    fn check(&self) -> Result<(), String> {
+        if !(0.0..LAST_TIME).contains(&self.time) {
+            return Err(format!("time {} is not a time the probe ran", self.time));
+        }
+        if self.targets.len() > MAX_TARGETS {
+            return Err(format!(
+                "{} targets: at most {MAX_TARGETS}",
+                self.targets.len()
+            ));
+        }
+        for t in &self.targets {
+            let long = [&t.kind, &t.uuid, &t.label, &self.verdict]
+                .iter()
+                .any(|s| s.len() > MAX_TEXT);
+            if long {
+                return Err(format!(
+                    "target {:?}: a name past {MAX_TEXT} bytes",
+                    t.label.chars().take(40).collect::<String>()
+                ));
+            }
+            let b = &t.bandwidth_gbps;
+            for (direction, gbps) in [("h2d", b.h2d), ("d2h", b.d2h), ("d2d", b.d2d)] {
+                if let Some(gbps) = gbps
+                    && !(0.0..=MAX_GBPS).contains(&gbps)
+                {
+                    return Err(format!(
+                        "target {}: {direction} bandwidth {gbps} GB/s is not one a bus carries",
+                        t.label
+                    ));
+                }
+            }
+            for (what, mib) in [
+                ("limit_mib", t.memory.limit_mib),
+                ("allocated_mib", t.memory.allocated_mib),
+            ] {
+                if mib.is_some_and(|m| m > MAX_MIB) {
+                    return Err(format!(
+                        "target {}: {what} is more than any device holds",
+                        t.label
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
 }
