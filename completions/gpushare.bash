@@ -2970,7 +2970,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__vgpu__subcmd__assert)
-            opts="-f -c -q -h -V --file --config --gpu --sysfs-root --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version"
+            opts="-f -c -q -h -V --file --config --gpu --heterogeneous --sysfs-root --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

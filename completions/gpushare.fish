@@ -482,6 +482,7 @@ complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from assert" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from assert" -l lock-timeout -d 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from assert" -l jobs -d 'How many GPUs a changing command changes at once (default: every GPU it changes; 1: one change after another, in plan order)' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from assert" -l heterogeneous -d 'The GPUs run in heterogeneous mode (`nvidia-smi vgpu -shm 1`): allow several time-sliced types on one GPU, as `vgpu apply --heterogeneous` does'
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from assert" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from assert" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c gpushare -n "__fish_gpushare_using_subcommand vgpu; and __fish_seen_subcommand_from assert" -s V -l version -d 'Print version'

@@ -949,6 +949,11 @@ pub(crate) struct VgpuAssertArgs {
     #[arg(long, value_name = "SEL", default_value = "all")]
     pub gpu: GpuSelector,
 
+    /// The GPUs run in heterogeneous mode (`nvidia-smi vgpu -shm 1`): allow several time-sliced
+    /// types on one GPU, as `vgpu apply --heterogeneous` does
+    #[arg(long)]
+    pub heterogeneous: bool,
+
     #[command(flatten)]
     pub sysfs: SysfsArgs,
 }

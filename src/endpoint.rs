@@ -328,4 +328,39 @@ pub(crate) mod tests {
         release.send(()).unwrap();
         assert!(first.join().unwrap().starts_with("HTTP/1.1 200"));
     }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(200))]
+
+        /// Any bytes a client sends: an HTTP answer or a closed connection, never a hang, and
+        /// the next client is answered.
+        #[test]
+        fn any_request_is_answered_or_closed(
+            head in "(GET|HEAD|POST|get|BREW|) ?(/echo|/|\\*|/[a-z%?=&.]{0,12}|http://x/echo)? ?(HTTP/1\\.[01]|HTTP/2|HTTP/9\\.9|)\r?\n",
+            headers in proptest::collection::vec("[A-Za-z-]{0,12}:? ?[ -~]{0,40}", 0..6),
+            tail in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..64),
+        ) {
+            static ADDR: std::sync::OnceLock<SocketAddr> = std::sync::OnceLock::new();
+            let addr = *ADDR.get_or_init(|| {
+                serve("127.0.0.1:0".parse().unwrap(), "test", "--x", vec![echo()]).unwrap()
+            });
+            let mut request = head.into_bytes();
+            for h in headers {
+                request.extend_from_slice(h.as_bytes());
+                request.extend_from_slice(b"\r\n");
+            }
+            request.extend_from_slice(b"\r\n");
+            request.extend_from_slice(&tail);
+            let mut s = TcpStream::connect(addr).unwrap();
+            s.set_read_timeout(Some(HEAD_TIMEOUT + Duration::from_secs(5))).unwrap();
+            let _ = s.write_all(&request);
+            let _ = s.shutdown(std::net::Shutdown::Write);
+            let mut out = Vec::new();
+            let read = s.read_to_end(&mut out);
+            proptest::prop_assert!(read.is_ok(), "no answer and no close: {:?}", read);
+            proptest::prop_assert!(out.is_empty() || out.starts_with(b"HTTP/1."), "{:?}", String::from_utf8_lossy(&out));
+            let ok = get(addr, "GET /echo HTTP/1.1\r\nConnection: close\r\n\r\n");
+            proptest::prop_assert!(ok.starts_with("HTTP/1.1 200"), "{}", ok);
+        }
+    }
 }

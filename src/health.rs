@@ -135,14 +135,20 @@ mod tests {
         let health = Arc::new(Health::new("gpu-1"));
         health.update(|s| s.state = "success".into());
         let addr = serve("127.0.0.1:0".parse().unwrap(), health.clone()).unwrap();
-        let ok = get(addr, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n");
+        let ok = get(
+            addr,
+            "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+        );
         assert!(ok.starts_with("HTTP/1.1 200 OK\r\n"), "{ok}");
         assert!(ok.contains("\"state\":\"success\""), "{ok}");
         assert!(
             ok.contains("\"node\":\"gpu-1\"") && !ok.contains("replica"),
             "{ok}"
         );
-        assert!(get(addr, "GET /metrics HTTP/1.1\r\n\r\n").starts_with("HTTP/1.1 404"));
+        assert!(
+            get(addr, "GET /metrics HTTP/1.1\r\nConnection: close\r\n\r\n")
+                .starts_with("HTTP/1.1 404")
+        );
     }
 
     #[test]

@@ -19,6 +19,7 @@
 
 use crate::error::{Error, Result};
 use crate::output::Output;
+use crate::pipeline::signals;
 use crate::source_file::SourceFile;
 use serde::Deserialize;
 use serde_saphyr::Spanned;
@@ -296,17 +297,27 @@ impl HookCommand {
         let output = loop {
             match handle.try_wait() {
                 Ok(Some(output)) => break output,
+                // SIGINT or SIGTERM: the hook is asked to stop, then made to, and the run
+                // stops after this step as it would after any other.
+                Ok(None) if signals::received().is_some() => {
+                    let signal = signals::received().unwrap_or("a signal");
+                    end_group(&handle, libc::SIGTERM);
+                    let grace = Instant::now() + SIGNAL_GRACE;
+                    while Instant::now() < grace && matches!(handle.try_wait(), Ok(None)) {
+                        std::thread::sleep(Duration::from_millis(20));
+                    }
+                    end_group(&handle, libc::SIGKILL);
+                    let _ = handle.wait();
+                    return Err(format!(
+                        "{} was stopped: gpushare received {signal} while it ran",
+                        self.describe()
+                    ));
+                }
                 Ok(None) if Instant::now() < deadline => {
                     std::thread::sleep(Duration::from_millis(20));
                 }
                 Ok(None) => {
-                    for pid in handle.pids() {
-                        if let Ok(pid) = libc::pid_t::try_from(pid) {
-                            // SAFETY: kill(2) with a negative pid signals that process group,
-                            // the hook's own (made above); no memory is involved.
-                            unsafe { libc::kill(-pid, libc::SIGKILL) };
-                        }
-                    }
+                    end_group(&handle, libc::SIGKILL);
                     let _ = handle.wait();
                     return Err(format!(
                         "{} did not finish within {}s and was killed (--hooks-timeout)",
@@ -324,6 +335,20 @@ impl HookCommand {
             Some(code) => format!("{} exited with status {code}", self.describe()),
             None => format!("{} was killed by a signal", self.describe()),
         })
+    }
+}
+
+/// How long a hook has to end after gpushare passes it a SIGTERM it received.
+const SIGNAL_GRACE: Duration = Duration::from_secs(1);
+
+/// Send `signal` to the hook's process group (its own, made when it started).
+fn end_group(handle: &duct::Handle, signal: libc::c_int) {
+    for pid in handle.pids() {
+        if let Ok(pid) = libc::pid_t::try_from(pid) {
+            // SAFETY: kill(2) with a negative pid signals that process group, the hook's own;
+            // no memory is involved.
+            unsafe { libc::kill(-pid, signal) };
+        }
     }
 }
 

@@ -97,10 +97,9 @@ impl Output {
                 let mut s = serde_json::to_string_pretty(value)
                     .map_err(|e| Error::failed(format!("cannot write JSON: {e}")))?;
                 s.push('\n');
-                s
+                escape_unsafe_in_quotes(s)
             }
-            Format::Yaml => serde_saphyr::to_string(value)
-                .map_err(|e| Error::failed(format!("cannot write YAML: {e}")))?,
+            Format::Yaml => to_safe_yaml(value)?,
             Format::Table => for_terminal(&table(self), self.color_stdout),
         };
         self.stdout(&text)
@@ -329,6 +328,76 @@ pub(crate) fn for_terminal(text: &str, color: bool) -> String {
     out
 }
 
+/// Data as YAML in which no string carries a character [`is_unsafe`] as it is: such strings
+/// are written double-quoted, where YAML's `\u` escape says the same thing.
+fn to_safe_yaml<T: Serialize>(value: &T) -> Result<String> {
+    let cannot = |e: &dyn std::fmt::Display| Error::failed(format!("cannot write YAML: {e}"));
+    let text = serde_saphyr::to_string(value).map_err(|e| cannot(&e))?;
+    if !text.chars().any(unsafe_in_data) {
+        return Ok(text);
+    }
+    let data = serde_json::to_value(value).map_err(|e| cannot(&e))?;
+    let quoted = serde_saphyr::to_string(&Quoting(&data)).map_err(|e| cannot(&e))?;
+    Ok(escape_unsafe_in_quotes(quoted))
+}
+
+/// A JSON value serialised with its unsafe strings (keys too) in YAML's double quotes.
+struct Quoting<'a>(&'a serde_json::Value);
+
+impl Serialize for Quoting<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        use serde::ser::{SerializeMap, SerializeSeq};
+        use serde_json::Value;
+        let quoted = |t: &str| t.chars().any(unsafe_in_data);
+        match self.0 {
+            Value::String(t) if quoted(t) => serde_saphyr::DoubleQuoted(t.as_str()).serialize(s),
+            Value::Array(items) => {
+                let mut seq = s.serialize_seq(Some(items.len()))?;
+                for item in items {
+                    seq.serialize_element(&Quoting(item))?;
+                }
+                seq.end()
+            }
+            Value::Object(map) => {
+                let mut m = s.serialize_map(Some(map.len()))?;
+                for (k, v) in map {
+                    if quoted(k) {
+                        m.serialize_entry(&serde_saphyr::DoubleQuoted(k.as_str()), &Quoting(v))?;
+                    } else {
+                        m.serialize_entry(k, &Quoting(v))?;
+                    }
+                }
+                m.end()
+            }
+            other => other.serialize(s),
+        }
+    }
+}
+
+/// Serialised data whose strings are all double-quoted wherever they hold an unsafe character
+/// (JSON's always are; YAML's through [`Quoting`]), with each such character written as the
+/// `\uXXXX` escape both formats read back as the same character.
+fn escape_unsafe_in_quotes(text: String) -> String {
+    if !text.chars().any(unsafe_in_data) {
+        return text;
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        if unsafe_in_data(c) {
+            out.push_str(&format!("\\u{:04x}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// An unsafe character in serialised data: newlines and tabs there are its layout (inside
+/// strings the serializers escape them already).
+fn unsafe_in_data(c: char) -> bool {
+    is_unsafe(c) && c != '\n' && c != '\t'
+}
+
 /// Whether `c` must not reach a terminal as it is: C0 and C1 controls, DEL, and the bidi
 /// overrides that reorder what is shown.
 fn is_unsafe(c: char) -> bool {
@@ -453,6 +522,30 @@ mod tests {
         // A forged mark without this process's key stays as it is: no colour.
         let forged = format!("{MARK_OPEN}{}{MARK_CLOSE}x", tags("0123456789abcdef1"));
         assert_eq!(for_terminal(&forged, true), forged);
+    }
+
+    #[test]
+    fn data_carries_no_raw_control_or_bidi_character_and_reads_back_the_same() {
+        let hostile = "py\u{9b}31m\u{202e}gpj.exe\u{7f}\u{2066}\nx";
+        let value = serde_json::json!({ "name": hostile, hostile: [hostile, "plain", 1] });
+        let json = escape_unsafe_in_quotes(serde_json::to_string_pretty(&value).unwrap());
+        assert!(!json.chars().any(unsafe_in_data), "{json}");
+        assert!(
+            json.contains("\\u009b") && json.contains("\\u202e"),
+            "{json}"
+        );
+        let back: serde_json::Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, value);
+        let yaml = to_safe_yaml(&value).unwrap();
+        assert!(!yaml.chars().any(unsafe_in_data), "{yaml}");
+        let back: serde_json::Value = serde_saphyr::from_str(&yaml).unwrap();
+        assert_eq!(back, value, "{yaml}");
+        // Ordinary data is written as before, newlines in block strings included.
+        let plain = serde_json::json!({ "a": "line\nnext", "b": "é" });
+        assert_eq!(
+            to_safe_yaml(&plain).unwrap(),
+            serde_saphyr::to_string(&plain).unwrap()
+        );
     }
 
     #[test]

@@ -95,20 +95,22 @@ pub(crate) fn run(ctx: &mut Context, args: &AgentArgs) -> Result<Exit> {
             what: format!("node {node}"),
         },
         wake.clone(),
-        health.clone(),
         ctx.out.clone(),
     );
     watch::spawn(
         runtime.handle(),
         Watched {
-            api: Api::<ConfigMap>::namespaced(client, &layouts.namespace),
+            api: Api::<ConfigMap>::namespaced(client.clone(), &layouts.namespace),
             name: layouts.name.clone(),
             what: format!("configmap {layouts}"),
         },
         wake,
-        health.clone(),
         ctx.out.clone(),
     );
+    let reachable = health.clone();
+    crate::kube_api::watch_reachable(runtime.handle(), client, move |ok| {
+        reachable.update(|s| s.api_reachable = ok)
+    });
 
     let trap = Trap::install();
     let out = ctx.out.clone();

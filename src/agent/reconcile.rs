@@ -79,6 +79,8 @@ pub(crate) struct Agent<'a> {
     published_at: Option<Instant>,
     /// The gpushare.toml of the layout being brought about (None for mig-parted's).
     chosen: Option<Arc<crate::config::Config>>,
+    /// The last event a pass ended with.
+    last_report: Option<(&'static str, String)>,
 }
 
 /// A failure of a pass that is not about the layout (the API server did not answer): the pass
@@ -104,6 +106,7 @@ impl<'a> Agent<'a> {
             first_pass: true,
             published_at: None,
             chosen: None,
+            last_report: None,
         }
     }
 
@@ -256,6 +259,12 @@ impl<'a> Agent<'a> {
             );
             return self.finish(node, key, Outcome::Success, message);
         }
+        // Pods that block it are known before anything is said to be applied: a blocked layout
+        // tried again every --retry is one failure, not an "Applying" each time.
+        let needs_gpus_free = gpu_clients::needs_gpus_free(&plan);
+        if needs_gpus_free && let Some(blocked) = self.blocked_by_pods(&plan, &what)? {
+            return self.finish(node, key, Outcome::Failed, failure(&what, &blocked));
+        }
         self.set_state(&key.choice, State::Pending)?;
         self.record(
             node,
@@ -265,10 +274,7 @@ impl<'a> Agent<'a> {
                 format!("applying {what}: {}", summary(&plan)),
             ),
         )?;
-        let paused = if gpu_clients::needs_gpus_free(&plan) {
-            if let Some(blocked) = self.blocked_by_pods(&plan, &what)? {
-                return self.finish(node, key, Outcome::Failed, failure(&what, &blocked));
-            }
+        let paused = if needs_gpus_free {
             match self.pause(node)? {
                 Ok(originals) => Some(originals),
                 Err(e) => return self.finish(node, key, Outcome::Failed, failure(&what, &e)),
@@ -479,11 +485,20 @@ impl<'a> Agent<'a> {
             Outcome::Invalid | Outcome::Failed => State::Failed,
             Outcome::RebootRequired => State::RebootRequired,
         };
-        self.set_state(&key.choice, state)?;
+        if labels::has_state(node.labels(), &key.choice, state) {
+            self.health.update(|s| s.state = state.as_str().into());
+        } else {
+            self.set_state(&key.choice, state)?;
+        }
         if outcome == Outcome::Success {
             self.matched();
         }
-        self.record(node, &report)?;
+        // The same failure again (a retry that found the same pods in the way) is said once.
+        let said = (report.reason, report.message.clone());
+        if self.last_report.as_ref() != Some(&said) {
+            self.record(node, &report)?;
+            self.last_report = Some(said);
+        }
         self.retry_at = (outcome == Outcome::Failed).then(|| Instant::now() + self.settings.retry);
         self.last = Some((key, outcome));
         Ok(())

@@ -6,7 +6,6 @@
 //! Each watch names its object (`metadata.name=…`), so the agent needs `get` and `watch` on it,
 //! and no `list`.
 
-use crate::health::Health;
 use crate::kube_api::describe;
 use crate::output::Output;
 use futures::StreamExt;
@@ -14,7 +13,6 @@ use kube::api::{Api, WatchEvent, WatchParams};
 use kube::{Resource, ResourceExt};
 use serde::de::DeserializeOwned;
 use std::fmt::Debug;
-use std::sync::Arc;
 use std::sync::mpsc::Sender;
 use std::time::{Duration, Instant};
 
@@ -37,19 +35,17 @@ pub(crate) fn spawn<K>(
     handle: &tokio::runtime::Handle,
     watched: Watched<K>,
     wake: Sender<()>,
-    health: Arc<Health>,
     out: Output,
 ) where
     K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
 {
-    handle.spawn(watch(watched, wake, health, out));
+    handle.spawn(watch(watched, wake, out));
 }
 
 /// Whether the API server answers, and how long to wait before the next try.
 struct Outage<'a> {
     what: &'a str,
     out: &'a Output,
-    health: &'a Health,
     down: bool,
     backoff: Duration,
 }
@@ -65,7 +61,6 @@ impl Outage<'_> {
             ));
         }
         self.down = true;
-        self.health.update(|s| s.api_reachable = false);
         let wait = self.backoff;
         self.backoff = (self.backoff * 2).min(MAX_BACKOFF);
         wait
@@ -78,18 +73,16 @@ impl Outage<'_> {
         }
         self.down = false;
         self.backoff = FIRST_BACKOFF;
-        self.health.update(|s| s.api_reachable = true);
     }
 }
 
-async fn watch<K>(w: Watched<K>, wake: Sender<()>, health: Arc<Health>, out: Output)
+async fn watch<K>(w: Watched<K>, wake: Sender<()>, out: Output)
 where
     K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
 {
     let mut outage = Outage {
         what: &w.what,
         out: &out,
-        health: &health,
         down: false,
         backoff: FIRST_BACKOFF,
     };

@@ -4,14 +4,16 @@
 //! that layout, and the agent reports progress in `gpushare.io/config.state` and events.
 //!
 //! The agent talks to the API server, so its pod mounts a service-account token, bound to the
-//! least it needs: its nodes (get, watch, patch — labels only, but RBAC cannot say so), pods
-//! (list, to see what runs on its node), the layouts ConfigMap by name (get, watch) and events
-//! (create). No rule has a wildcard.
+//! least it needs: its nodes (get, watch, patch), pods (list, to see what runs on its node), the
+//! layouts ConfigMap by name (get, watch) and events (create). No rule has a wildcard. RBAC
+//! cannot say which node or which fields; the admission policy of [`super::own_node_policy`]
+//! does: its own node, its own labels and annotations.
 
 use super::objects::{
     env, env_field, health_probe, host_path, http_port, is_builtin_namespace, labels, meta, mount,
     namespace, pod_meta, read_only_mount, selector, toleration,
 };
+use super::own_node_policy;
 use super::rbac::{cluster_binding, role_binding, rule, rule_on, service_account};
 use super::{Bundle, Document, Request};
 use crate::error::{Error, Result};
@@ -30,6 +32,8 @@ pub(crate) const CONFIG_LABEL: &str = "gpushare.io/config";
 pub(crate) const STATE_LABEL: &str = "gpushare.io/config.state";
 pub(crate) const NAME: &str = "gpushare-agent";
 pub(crate) const LAYOUTS: &str = "gpushare-layouts";
+/// The admission policy (and its binding) that keeps each agent to its own node.
+pub(crate) const OWN_NODE_POLICY: &str = "gpushare-agent-own-node";
 /// Events about nodes live here (the API server refuses them elsewhere).
 const EVENTS_NAMESPACE: &str = "default";
 const HTTP_PORT: i32 = 8081;
@@ -76,6 +80,15 @@ pub(crate) fn generate(req: &Request) -> Result<Bundle> {
         ..Default::default()
     })?);
     b.push(Document::object(&cluster_binding(NAME, NAME, NAME, &ns))?);
+    // RBAC cannot say which node: the API server's admission policy does. The node claim of
+    // bound tokens (authentication.kubernetes.io/node-name) is on by default from 1.30, as is
+    // admissionregistration.k8s.io/v1.
+    let own_node = req.version.minor >= 30;
+    if own_node {
+        let (policy, binding) = own_node_policy::objects(OWN_NODE_POLICY, NAME, &ns);
+        b.push(Document::object(&policy)?);
+        b.push(Document::object(&binding)?);
+    }
     b.push(Document::object(&Role {
         metadata: meta(NAME, Some(&ns)),
         rules: Some(vec![rule_on(
@@ -104,6 +117,12 @@ pub(crate) fn generate(req: &Request) -> Result<Bundle> {
         req.label_command(CONFIG_LABEL, &req.name),
         req.name,
     ));
+    if !own_node {
+        b.note(format!(
+            "Kubernetes {}: bound tokens name no node before 1.30, so the admission policy that keeps each agent to its own node ({OWN_NODE_POLICY}) is left out; any agent's service account may label any node",
+            req.version
+        ));
+    }
     Ok(b)
 }
 

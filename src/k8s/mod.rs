@@ -16,6 +16,7 @@ pub(crate) mod hami;
 pub(crate) mod images;
 pub(crate) mod node_offer;
 pub(crate) mod objects;
+pub(crate) mod own_node_policy;
 pub(crate) mod prometheus_rules;
 pub(crate) mod rbac;
 pub(crate) mod version;

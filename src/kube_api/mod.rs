@@ -96,6 +96,27 @@ fn api_error(what: &str, e: kube::Error) -> Error {
     }
 }
 
+/// How often [`watch_reachable`] asks, and how long an answer may take.
+const REACHABLE_EVERY: Duration = Duration::from_secs(2);
+const REACHABLE_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// Ask the API server every few seconds whether it answers (`GET /version`, which every
+/// authenticated user may read) and tell `answered`: a health report says what is true now,
+/// not what the last watch event said.
+pub(crate) fn watch_reachable(
+    handle: &tokio::runtime::Handle,
+    client: Client,
+    answered: impl Fn(bool) + Send + 'static,
+) {
+    handle.spawn(async move {
+        loop {
+            let asked = tokio::time::timeout(REACHABLE_TIMEOUT, client.apiserver_version()).await;
+            answered(matches!(asked, Ok(Ok(_))));
+            tokio::time::sleep(REACHABLE_EVERY).await;
+        }
+    });
+}
+
 /// The API's own message when it gave one.
 pub(crate) fn describe(e: &kube::Error) -> String {
     match e {

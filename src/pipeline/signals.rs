@@ -71,6 +71,14 @@ impl Drop for Trap {
     }
 }
 
+/// The signal a trap caught, if any: for waits that are not given the trap (a hook running).
+pub(crate) fn received() -> Option<&'static str> {
+    if DEPTH.load(Ordering::SeqCst) == 0 {
+        return None;
+    }
+    name(RECEIVED.load(Ordering::SeqCst))
+}
+
 fn name(signal: libc::c_int) -> Option<&'static str> {
     match signal {
         libc::SIGINT => Some("SIGINT"),

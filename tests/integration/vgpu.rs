@@ -603,6 +603,13 @@ fn mixed_sizes_need_heterogeneous_mode() {
         "[[gpus]]\nselect = [0]\nmode = \"vgpu\"\nvgpu.devices = { \"L40S-12Q\" = 2, \"L40S-8Q\" = 3 }\n",
     );
     fails_with(&mut host.vgpu(&["apply", "-f", &cfg]), 2);
+    // assert refuses the same layout the same way, and with the flag says it differs.
+    let err = fails_with(&mut host.vgpu(&["assert", "-f", &cfg]), 2);
+    assert!(err.contains("--heterogeneous"), "{err}");
+    fails_with(
+        &mut host.vgpu(&["assert", "-f", &cfg, "--heterogeneous"]),
+        3,
+    );
     let v = json(&mut host.vgpu(&["apply", "-f", &cfg, "--heterogeneous"]));
     assert_eq!(changed(&v), 5);
     assert_eq!(layout(&host), vec![of(&[("L40S-12Q", 2), ("L40S-8Q", 3)])]);

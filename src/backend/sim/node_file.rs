@@ -333,6 +333,12 @@ fn add_gpu(source: &SourceFile, state: &mut SimState, entry: &GpuEntry) -> Resul
     for proc_entry in &entry.processes {
         let p = proc_entry.get_ref();
         let (gpu_instance_id, compute_instance_id) = match &p.gpu_instance {
+            None if p.compute_instance.is_some() => {
+                return Err(source.error_at(
+                    p.compute_instance.as_ref().map(|c| c.span()),
+                    "a process in a compute instance runs in its GPU instance: set `gpu_instance` too",
+                ));
+            }
             None => (None, None),
             Some(gi_index) => {
                 let Some((gi, cis)) = created.get(*gi_index.get_ref()) else {
@@ -372,16 +378,20 @@ fn add_gpu(source: &SourceFile, state: &mut SimState, entry: &GpuEntry) -> Resul
             compute_instance_id,
         });
     }
-    let used: u64 = state.gpus[index as usize]
+    // Checked: a sum past u64 is more than the GPU has, not a small number.
+    let used = state.gpus[index as usize]
         .processes
         .iter()
         .filter_map(|p| p.used_memory_mib)
-        .sum();
-    if used > model.memory_mib {
+        .try_fold(0u64, u64::checked_add);
+    if used.is_none_or(|u| u > model.memory_mib) {
+        let used = used.map_or("more MiB than can be counted".to_string(), |u| {
+            format!("{u} MiB")
+        });
         return Err(source.error_at(
             entry.processes.first().map(|p| p.span()),
             format!(
-                "processes use {used} MiB but {} has {} MiB",
+                "processes use {used} but {} has {} MiB",
                 model.name, model.memory_mib
             ),
         ));
@@ -568,5 +578,31 @@ processes = [{ pid = 7, name = "triton", used_memory_mib = 2000 }]
             "[[gpus]]\nmodel = \"Tesla T4\"\nprocesses = [{ pid = 1, name = \"x\", used_memory_mib = 99999 }]\n"
         )
         .contains("processes use 99999 MiB"));
+    }
+
+    #[test]
+    fn a_process_in_a_compute_instance_names_its_gpu_instance() {
+        let e = from_file(&SourceFile::inline(
+            "node.toml",
+            "[[gpus]]\nmodel = \"NVIDIA A30\"\ninstances = [{ profile = \"2g.12gb\" }]\nprocesses = [{ pid = 1, name = \"x\", used_memory_mib = 1, compute_instance = 0 }]\n",
+        ))
+        .unwrap_err();
+        assert!(e.message.contains("node.toml:4:"), "{}", e.message);
+        assert!(
+            e.message.contains("set `gpu_instance` too"),
+            "{}",
+            e.message
+        );
+        let e = from_file(&SourceFile::inline(
+            "node.toml",
+            "[[gpus]]\nmodel = \"Tesla T4\"\nprocesses = [{ pid = 1, name = \"x\", used_memory_mib = 9223372036854775807 }, { pid = 2, name = \"y\", used_memory_mib = 9223372036854775807 }, { pid = 3, name = \"z\", used_memory_mib = 2 }]\n",
+        ))
+        .unwrap_err();
+        assert!(
+            e.message
+                .contains("processes use more MiB than can be counted"),
+            "{}",
+            e.message
+        );
     }
 }

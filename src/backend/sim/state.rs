@@ -720,8 +720,7 @@ impl SimState {
                     sim.processes
                         .iter()
                         .filter(|p| p.gpu_instance_id == Some(gi.id))
-                        .map(|p| p.used_memory_mib)
-                        .sum()
+                        .try_fold(0u64, |sum, p| sum.checked_add(p.used_memory_mib?))
                 },
                 multiprocessors: profile.sm,
                 compute_instances,
@@ -735,7 +734,11 @@ impl SimState {
             pci_device_id: model.pci_device_ids[0],
             pci_subsystem_id: None,
             memory_total_mib: model.memory_mib,
-            memory_used_mib: sim.processes.iter().filter_map(|p| p.used_memory_mib).sum(),
+            memory_used_mib: sim
+                .processes
+                .iter()
+                .filter_map(|p| p.used_memory_mib)
+                .fold(0u64, u64::saturating_add),
             compute_capability: model.compute_capability.clone(),
             multiprocessors: Some(model.multiprocessors),
             architecture: Some(model.architecture.clone()),

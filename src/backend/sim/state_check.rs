@@ -169,6 +169,27 @@ fn check_gpu(state: &SimState, i: usize) -> Result<(), Problem> {
 
 fn check_processes(state: &SimState, i: usize) -> Result<(), Problem> {
     let gpu = &state.gpus[i];
+    // Checked: near u64::MAX a sum would wrap to a little memory used.
+    let used = gpu
+        .processes
+        .iter()
+        .filter_map(|p| p.used_memory_mib)
+        .try_fold(0u64, u64::checked_add);
+    if let Some(model) = catalog().model(&gpu.model)
+        && used.is_none_or(|u| u > model.memory_mib)
+        && let Some(k) = gpu
+            .processes
+            .iter()
+            .position(|p| p.used_memory_mib.is_some())
+    {
+        return Err(problem(
+            At::Process(i, k),
+            format!(
+                "GPU {i}'s processes use more memory than {} has ({} MiB)",
+                model.name, model.memory_mib
+            ),
+        ));
+    }
     for (k, p) in gpu.processes.iter().enumerate() {
         let at = At::Process(i, k);
         match (p.gpu_instance_id, p.compute_instance_id) {
@@ -347,6 +368,20 @@ mod tests {
             compute_instance_id: None,
         });
         assert_eq!(check(&bad).unwrap_err().at, At::Process(0, 0));
+        // Two processes near u64::MAX: more than the GPU has, not a sum that wrapped to 1.
+        let mut bad = state.clone();
+        for pid in [1, 2] {
+            bad.gpus[1].processes.push(crate::node::Process {
+                pid,
+                name: "p".into(),
+                used_memory_mib: Some(u64::MAX / 2 + 1),
+                gpu_instance_id: None,
+                compute_instance_id: None,
+            });
+        }
+        let p = check(&bad).unwrap_err();
+        assert_eq!(p.at, At::Process(1, 0));
+        assert!(p.message.contains("use more memory than"), "{}", p.message);
         let mut bad = state;
         bad.gpus[3].uuid = bad.gpus[2].uuid.clone();
         assert_eq!(check(&bad).unwrap_err().at, At::Gpu(3, Some("uuid")));

@@ -89,10 +89,11 @@ pub(super) fn assert(ctx: &mut Context, args: &VgpuAssertArgs) -> Result<Exit> {
     attach_node(&mut host, &node);
     let mut desired = input::desired(&layout, &node, &paths)?;
     restrict(&mut desired, &args.gpu, &node)?;
-    // Only the difference matters here, not whether apply may remove what VMs use.
+    // Only the difference matters here, not whether apply may remove what VMs use; but a
+    // layout `vgpu apply` refuses (exit 2) is refused here too, not reported as a difference.
     let options = VgpuPlanOptions {
         force: true,
-        heterogeneous: true,
+        heterogeneous: args.heterogeneous,
     };
     let plan = plan(&desired, &host, options)?;
     let differing: Vec<&GpuPlan> = plan.gpus.iter().filter(|g| !g.steps.is_empty()).collect();

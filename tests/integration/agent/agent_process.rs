@@ -14,6 +14,23 @@ pub struct AgentProcess {
     dir: PathBuf,
 }
 
+/// `GET /healthz` of the endpoint at `addr`: status code and body.
+pub fn healthz_at(addr: SocketAddr) -> (u16, String) {
+    let mut s = TcpStream::connect(addr).expect("the health endpoint listens");
+    s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    s.write_all(b"GET /healthz HTTP/1.1\r\nHost: agent\r\nConnection: close\r\n\r\n")
+        .unwrap();
+    let mut out = String::new();
+    s.read_to_string(&mut out).unwrap();
+    let code = out
+        .split(' ')
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
+    let body = out.split("\r\n\r\n").nth(1).unwrap_or("").to_string();
+    (code, body)
+}
+
 /// The gpushare binary with no GPUSHARE_* from the caller's environment.
 fn gpushare() -> Command {
     let mut cmd = Command::new(assert_cmd::cargo::cargo_bin!("gpushare"));
@@ -108,19 +125,7 @@ impl AgentProcess {
 
     /// `GET /healthz`: status code and body.
     pub fn healthz(&self) -> (u16, String) {
-        let mut s = TcpStream::connect(self.health).expect("the health endpoint listens");
-        s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
-        s.write_all(b"GET /healthz HTTP/1.1\r\nHost: agent\r\n\r\n")
-            .unwrap();
-        let mut out = String::new();
-        s.read_to_string(&mut out).unwrap();
-        let code = out
-            .split(' ')
-            .nth(1)
-            .and_then(|c| c.parse().ok())
-            .unwrap_or(0);
-        let body = out.split("\r\n\r\n").nth(1).unwrap_or("").to_string();
-        (code, body)
+        healthz_at(self.health)
     }
 
     /// The simulated node as `gpushare detect --format json` reads it.

@@ -64,7 +64,7 @@ impl AgentBesidePlugin {
             })
         };
         let agent_kubeconfig = node.path("agent.kubeconfig");
-        cluster.service_account_kubeconfig(NS, "gpushare-agent", &agent_kubeconfig);
+        cluster.pod_token_kubeconfig(NS, "gpushare-agent", NODE, &agent_kubeconfig);
         let agent = AgentProcess::start_with(
             node.dir.path(),
             &agent_kubeconfig,

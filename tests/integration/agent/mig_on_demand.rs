@@ -208,8 +208,6 @@ fn the_controller_reshapes_idle_instances_for_pending_pods_and_gives_them_back()
     let cluster = Cluster::connect(&server.kubeconfig);
     apply_agent_with_mig_parted_layouts(&cluster);
     let dir = tempfile::tempdir().unwrap();
-    let agent_kubeconfig = dir.path().join("agent.kubeconfig");
-    cluster.service_account_kubeconfig(NS, "gpushare-agent", &agent_kubeconfig);
 
     let mut nodes = Vec::new();
     for i in 1..=4 {
@@ -238,6 +236,9 @@ fn the_controller_reshapes_idle_instances_for_pending_pods_and_gives_them_back()
             .unwrap();
         cluster.create_pod(plugin_pod(&name));
         let host_root = plugin.host_root();
+        // Each agent's token is bound to its own node, as a DaemonSet pod's is.
+        let agent_kubeconfig = dir.path().join(format!("agent-{name}.kubeconfig"));
+        cluster.pod_token_kubeconfig(NS, "gpushare-agent", &name, &agent_kubeconfig);
         let agent = AgentProcess::start_with(
             nvidia.dir.path(),
             &agent_kubeconfig,

@@ -10,6 +10,7 @@ mod agent_process;
 mod beside_plugin;
 mod metrics;
 mod mig_on_demand;
+mod own_node;
 mod relabel_with_pods;
 use crate::common;
 
@@ -63,7 +64,7 @@ fn setup(test: &str, node: &str, node_labels: &[(&str, &str)]) -> Option<Setup> 
     );
     cluster.create_node(node, node_labels);
     let kubeconfig = dir.path().join("agent.kubeconfig");
-    cluster.service_account_kubeconfig(NS, "gpushare-agent", &kubeconfig);
+    cluster.pod_token_kubeconfig(NS, "gpushare-agent", node, &kubeconfig);
     let agent = AgentProcess::start(dir.path(), &kubeconfig, node, CONFIGMAP);
     Some(Setup {
         agent,
@@ -402,10 +403,37 @@ fn the_agent_recovers_from_an_api_server_restart() {
     s.wait_state(node, "success");
     assert_eq!(profiles(&s.agent.node()), balanced());
 
-    // The API server goes away mid-watch and comes back.
-    s.server.restart(Duration::from_secs(2));
+    // The API server goes away mid-watch and comes back; meanwhile the health endpoint says it
+    // does not answer (within seconds, not when a watch happens to end).
+    let health = s.agent.health;
+    let watching = std::thread::spawn(move || {
+        let mut seen = Vec::new();
+        let until = std::time::Instant::now() + Duration::from_secs(6);
+        while std::time::Instant::now() < until {
+            seen.push(
+                agent_process::healthz_at(health)
+                    .1
+                    .contains("\"api_reachable\":false"),
+            );
+            std::thread::sleep(Duration::from_millis(250));
+        }
+        seen
+    });
+    std::thread::sleep(Duration::from_millis(500));
+    s.server.restart(Duration::from_secs(5));
+    assert!(
+        watching.join().unwrap().contains(&true),
+        "/healthz said the API server answered all through its outage"
+    );
     wait_for("the API server back", WAIT, || {
         s.cluster.answers().then_some(())
+    });
+    wait_for("/healthz to say it answers again", WAIT, || {
+        s.agent
+            .healthz()
+            .1
+            .contains("\"api_reachable\":true")
+            .then_some(())
     });
     wait_for("the agent to notice the outage", WAIT, || {
         s.agent.log().contains("trying again").then_some(())

@@ -92,6 +92,15 @@ fn a_relabel_keeps_the_instances_pods_hold_and_brings_new_slices_to_pending_pods
     );
     assert!(!refused.contains("big-"), "{refused}");
     assert_eq!(profiles(&agent.node())[0].len(), 4, "nothing changed yet");
+    // Tried again every 2 s, the blocked layout is one failure: no "Applying", no repeats.
+    std::thread::sleep(Duration::from_secs(5));
+    let told: Vec<String> = cluster
+        .events(NODE)
+        .into_iter()
+        .skip(seen)
+        .map(|(reason, _)| reason)
+        .collect();
+    assert_eq!(told, ["LayoutFailed"], "{told:?}");
 
     // The small pod goes: the agent pauses the plugin, changes the node and brings it back.
     let relabelled = Instant::now();

@@ -195,6 +195,72 @@ fn a_hook_that_never_returns_is_killed_at_the_timeout() {
     assert_eq!(node.units()["nvidia-dcgm.service"], "active");
 }
 
+/// SIGTERM while a hook never returns: the hook (and what it started) is stopped, the run
+/// stops as after a failed step, and gpushare is gone within a few seconds, not at the timeout.
+#[test]
+fn a_sigterm_during_a_hook_that_never_returns_stops_it_and_the_run() {
+    let node = held_node();
+    let cfg = node.write("gpushare.toml", LAYOUT);
+    let started = node.root().join("hook-started");
+    let hooks = hooks_file_with(
+        &node,
+        Some((
+            "pre-apply-mode",
+            &format!(
+                "  - command: /bin/sh\n    args: [\"-c\", \"touch {}; sleep 1000; true\"]\n",
+                started.display()
+            ),
+        )),
+    );
+    let mut child = node
+        .std_cmd()
+        .args(["apply", "-c", &cfg, "--hooks-file", &hooks])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !started.exists() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the hook never started"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    // SAFETY: kill(2) on the child this test started.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGTERM);
+    }
+    let signalled = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            signalled.elapsed() < std::time::Duration::from_secs(3),
+            "gpushare still runs 3 s after SIGTERM"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    let mut e = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut e).unwrap();
+    assert_eq!(status.code(), Some(1), "{e}");
+    assert!(
+        e.contains("was stopped: gpushare received SIGTERM while it ran"),
+        "{e}"
+    );
+    // The GPU clients came back; the MIG mode was not touched.
+    assert_eq!(node.units()["nvidia-dcgm.service"], "active");
+    assert_eq!(node.detect()["gpus"][0]["mig"]["pending"], "disabled");
+    let hook = format!("touch {}; sleep 1000", started.display());
+    let still = std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|p| std::fs::read(p.path().join("cmdline")).ok())
+        .any(|c| String::from_utf8_lossy(&c).contains(&hook));
+    assert!(!still, "the hook still runs");
+}
+
 #[test]
 fn mig_apply_gives_hooks_its_flags_and_mode_only_skips_pre_apply_config() {
     let node = Node::preset("dgx-a100");

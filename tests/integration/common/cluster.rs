@@ -2,7 +2,7 @@
 //! DaemonSet controller, which this API server does not have): apply the generated manifests,
 //! label the node, run and delete pods, read events.
 
-use k8s_openapi::api::authentication::v1::{TokenRequest, TokenRequestSpec};
+use k8s_openapi::api::authentication::v1::{BoundObjectReference, TokenRequest, TokenRequestSpec};
 use k8s_openapi::api::core::v1::{ConfigMap, Event, Namespace, Node, Pod, ServiceAccount};
 use kube::api::{
     Api, ApiResource, DeleteParams, DynamicObject, GroupVersionKind, ListParams, Patch,
@@ -78,12 +78,55 @@ impl Cluster {
 
     /// A token of the service account, and a kubeconfig file that uses it.
     pub fn service_account_kubeconfig(&self, ns: &str, sa: &str, file: &Path) {
+        self.token_kubeconfig(ns, sa, None, file);
+    }
+
+    /// What a DaemonSet pod of the service account on `node` mounts: a token bound to a pod
+    /// bound to the node (the pod `<sa>-<node>`, made here; this API server has no kubelet
+    /// to run it), so the API server knows the node it runs on (its node claim), and a
+    /// kubeconfig file that uses it.
+    pub fn pod_token_kubeconfig(&self, ns: &str, sa: &str, node: &str, file: &Path) {
+        let api: Api<Pod> = Api::namespaced(self.client.clone(), ns);
+        let name = format!("{sa}-{node}");
+        let pod: Pod = serde_json::from_value(json!({
+            "metadata": { "name": name, "namespace": ns },
+            "spec": {
+                "nodeName": node,
+                "serviceAccountName": sa,
+                "automountServiceAccountToken": false,
+                "terminationGracePeriodSeconds": 0,
+                "containers": [{ "name": "gpushare", "image": "registry.example.com/gpushare:0.1.0" }],
+            },
+        }))
+        .unwrap();
+        let made = match self.run(api.get_opt(&name)).expect("the pod looked up") {
+            Some(p) => p,
+            None => self
+                .run(api.create(&PostParams::default(), &pod))
+                .expect("the service account's pod on the node"),
+        };
+        let bound = BoundObjectReference {
+            api_version: Some("v1".into()),
+            kind: Some("Pod".into()),
+            name: Some(name),
+            uid: made.metadata.uid,
+        };
+        self.token_kubeconfig(ns, sa, Some(bound), file);
+    }
+
+    fn token_kubeconfig(
+        &self,
+        ns: &str,
+        sa: &str,
+        bound: Option<BoundObjectReference>,
+        file: &Path,
+    ) {
         let api: Api<ServiceAccount> = Api::namespaced(self.client.clone(), ns);
         let request = TokenRequest {
             spec: TokenRequestSpec {
                 audiences: vec![],
                 expiration_seconds: Some(3600),
-                ..Default::default()
+                bound_object_ref: bound,
             },
             ..Default::default()
         };
@@ -159,6 +202,18 @@ impl Cluster {
             &Patch::Merge(json!({ "metadata": { "labels": map } })),
         ))
         .expect("labels patched");
+    }
+
+    /// A merge patch of a node, as whoever this client is; the API server's refusal in its
+    /// own words.
+    pub fn try_patch_node(&self, name: &str, patch: Value) -> Result<(), String> {
+        let api: Api<Node> = Api::all(self.client.clone());
+        self.run(api.patch(name, &PatchParams::default(), &Patch::Merge(patch)))
+            .map(|_| ())
+            .map_err(|e| match e {
+                kube::Error::Api(s) => format!("{} ({})", s.message, s.code),
+                other => other.to_string(),
+            })
     }
 
     pub fn node(&self, name: &str) -> Node {

@@ -1,0 +1,168 @@
+//! The admission policy that keeps each node agent to its own node: RBAC lets the agent's
+//! service account patch every Node (it cannot say which one or which fields), so a
+//! ValidatingAdmissionPolicy, evaluated by the API server itself, refuses an agent's change
+//! to any node but the one its pod runs on (the node claim of its bound token, which the API
+//! server puts in `authentication.kubernetes.io/node-name`), and any change there but to the
+//! labels and annotations the agent writes. A compromised agent cannot steer another node, choose
+//! layouts, or write the controller's layout annotation.
+
+use super::objects::meta;
+use crate::agent::gpu_clients::{COMPONENTS, PAUSED_ANNOTATION};
+use crate::agent::labels::{MIG_STATE_LABEL, STATE_LABEL};
+use crate::k8s::objects::deploy_label;
+use crate::on_demand::STATE_ANNOTATION;
+use k8s_openapi::api::admissionregistration::v1::{
+    MatchCondition, MatchResources, NamedRuleWithOperations, ValidatingAdmissionPolicy,
+    ValidatingAdmissionPolicyBinding, ValidatingAdmissionPolicyBindingSpec,
+    ValidatingAdmissionPolicySpec, Validation, Variable,
+};
+
+/// The user info key the API server sets from a bound token's node claim.
+const NODE_CLAIM: &str = "authentication.kubernetes.io/node-name";
+
+/// The labels the agent writes: its state, the GPU Operator's, and the GPU clients' pauses.
+pub(crate) fn agent_labels() -> Vec<String> {
+    let mut keys = vec![STATE_LABEL.to_string(), MIG_STATE_LABEL.to_string()];
+    keys.extend(COMPONENTS.iter().map(|c| deploy_label(c)));
+    keys
+}
+
+/// The annotations the agent writes: its MIG state, and the paused clients' labels.
+pub(crate) fn agent_annotations() -> Vec<String> {
+    vec![STATE_ANNOTATION.to_string(), PAUSED_ANNOTATION.to_string()]
+}
+
+/// The policy and its binding, for the service account `sa` of namespace `ns` (a DNS label).
+pub(crate) fn objects(
+    name: &str,
+    sa: &str,
+    ns: &str,
+) -> (ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding) {
+    let list = |keys: Vec<String>| {
+        let quoted: Vec<String> = keys.iter().map(|k| cel_string(k)).collect();
+        format!("[{}]", quoted.join(", "))
+    };
+    let variable = |name: &str, expression: String| Variable {
+        name: name.into(),
+        expression,
+    };
+    let claim = cel_string(NODE_CLAIM);
+    // A key may differ between before and after only when the agent writes it.
+    let only_keys = |field: &str, allowed: &str| {
+        let (before, after) = (
+            format!("variables.{field}Before"),
+            format!("variables.{field}After"),
+        );
+        format!(
+            "{after}.all(k, k in variables.{allowed} || (k in {before} && {before}[k] == {after}[k])) && \
+             {before}.all(k, k in variables.{allowed} || k in {after})"
+        )
+    };
+    let policy = ValidatingAdmissionPolicy {
+        metadata: meta(name, None),
+        spec: Some(ValidatingAdmissionPolicySpec {
+            failure_policy: Some("Fail".into()),
+            match_constraints: Some(MatchResources {
+                resource_rules: Some(vec![NamedRuleWithOperations {
+                    api_groups: Some(vec!["".into()]),
+                    api_versions: Some(vec!["v1".into()]),
+                    operations: Some(vec!["UPDATE".into()]),
+                    resources: Some(vec!["nodes".into(), "nodes/status".into()]),
+                    ..Default::default()
+                }]),
+                ..Default::default()
+            }),
+            match_conditions: Some(vec![MatchCondition {
+                name: "gpushare-agent".into(),
+                expression: format!(
+                    "request.userInfo.username == {}",
+                    cel_string(&format!("system:serviceaccount:{ns}:{sa}"))
+                ),
+            }]),
+            variables: Some(vec![
+                variable(
+                    "node",
+                    format!(
+                        "{claim} in request.userInfo.extra && request.userInfo.extra[{claim}].size() == 1 ? request.userInfo.extra[{claim}][0] : ''"
+                    ),
+                ),
+                variable("agentLabels", list(agent_labels())),
+                variable("agentAnnotations", list(agent_annotations())),
+                variable(
+                    "labelsBefore",
+                    "has(oldObject.metadata.labels) ? oldObject.metadata.labels : {}".into(),
+                ),
+                variable(
+                    "labelsAfter",
+                    "has(object.metadata.labels) ? object.metadata.labels : {}".into(),
+                ),
+                variable(
+                    "annotationsBefore",
+                    "has(oldObject.metadata.annotations) ? oldObject.metadata.annotations : {}"
+                        .into(),
+                ),
+                variable(
+                    "annotationsAfter",
+                    "has(object.metadata.annotations) ? object.metadata.annotations : {}".into(),
+                ),
+            ]),
+            validations: Some(vec![
+                Validation {
+                    expression: "variables.node != '' && object.metadata.name == variables.node"
+                        .into(),
+                    message_expression: Some(format!(
+                        "{} + (variables.node == '' ? 'its token names no node' : 'it runs on ' + variables.node) + ', not on ' + object.metadata.name",
+                        cel_string(&format!("{sa} may change only the node its pod runs on: "))
+                    )),
+                    reason: Some("Forbidden".into()),
+                    ..Default::default()
+                },
+                Validation {
+                    expression: only_keys("labels", "agentLabels"),
+                    message: Some(format!(
+                        "{sa} may change only these labels of its node: {}",
+                        agent_labels().join(", ")
+                    )),
+                    reason: Some("Forbidden".into()),
+                    ..Default::default()
+                },
+                Validation {
+                    expression: only_keys("annotations", "agentAnnotations"),
+                    message: Some(format!(
+                        "{sa} may change only these annotations of its node: {}",
+                        agent_annotations().join(", ")
+                    )),
+                    reason: Some("Forbidden".into()),
+                    ..Default::default()
+                },
+                Validation {
+                    expression: "object.spec == oldObject.spec && \
+                                 (has(object.metadata.ownerReferences) == has(oldObject.metadata.ownerReferences)) && \
+                                 (!has(object.metadata.ownerReferences) || object.metadata.ownerReferences == oldObject.metadata.ownerReferences)"
+                        .into(),
+                    message: Some(format!(
+                        "{sa} may not change a node's spec or owners"
+                    )),
+                    reason: Some("Forbidden".into()),
+                    ..Default::default()
+                },
+            ]),
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    let binding = ValidatingAdmissionPolicyBinding {
+        metadata: meta(name, None),
+        spec: Some(ValidatingAdmissionPolicyBindingSpec {
+            policy_name: Some(name.into()),
+            validation_actions: Some(vec!["Deny".into()]),
+            ..Default::default()
+        }),
+    };
+    (policy, binding)
+}
+
+/// `text` as a CEL string literal (JSON's escapes are CEL's).
+fn cel_string(text: &str) -> String {
+    serde_json::Value::String(text.into()).to_string()
+}
