@@ -56,7 +56,8 @@ struct Placed {
 pub(crate) fn render(layout: &NodeOffer) -> Result<String, String> {
     for (gpu, instances) in layout {
         for (profile, _) in instances {
-            let parsed = ProfileName::parse(profile).map_err(|e| format!("GPU {gpu}: {e}"))?;
+            let parsed = ProfileName::parse(profile)
+                .map_err(|_| format!("GPU {gpu}: {profile:?} is not a MIG profile name"))?;
             if parsed.to_string() != *profile {
                 return Err(format!(
                     "GPU {gpu}: {profile:?} is not a profile name as the driver writes it"
@@ -148,7 +149,10 @@ mod tests {
         let evil = "1g.5gb\", start = 0 }]\n[clients]\nsystemd = [\"kubelet.service\"]\n#";
         let layout = NodeOffer::from([(0, vec![(evil.to_string(), 0)])]);
         let e = render(&layout).unwrap_err();
-        assert!(e.contains("is not a MIG profile"), "{e}");
+        assert!(
+            e.contains("is not a MIG profile name") && !e.contains('\n'),
+            "{e}"
+        );
         // Anything but instances at placements is not taken from the annotation.
         for other in [
             "[[gpus]]\nselect = [0]\nmode = \"mig\"\nmig.instances = []\n[clients]\nsystemd = [\"kubelet.service\"]\n",

@@ -112,7 +112,9 @@ fn check_model(model: &str, profiles: &[Profile]) -> Result<(), String> {
 
 /// A GPU-instance profile name in the driver's grammar, written as the driver writes it.
 fn profile_name(name: &str) -> Result<(), String> {
-    let parsed = ProfileName::parse(name).map_err(|e| format!("{}: {e}", shown(name)))?;
+    // Not the parser's words: they quote the name as it is, newlines and all.
+    let parsed = ProfileName::parse(name)
+        .map_err(|_| format!("{} is not a MIG profile name", shown(name)))?;
     if parsed.is_partial_compute() || parsed.to_string() != name {
         return Err(format!(
             "{} is not a GPU-instance profile name as the driver writes it",

@@ -17,6 +17,7 @@
 //!    node is whole at every step.
 
 use super::agent_process::{AgentProcess, profiles};
+use super::controller_process::ControllerProcess;
 use super::{
     CONFIGMAP, DEVICE_PLUGIN, NS, apply_agent_with_mig_parted_layouts, apply_manifests,
     play_daemonsets, plugin_pod,
@@ -27,8 +28,6 @@ use crate::common::device_plugin::{DevicePlugin, generated, mig_devices};
 use crate::common::nvidia_tools::{NvidiaNode, tools};
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -67,58 +66,6 @@ impl GpuNode {
                 Some((gpu.parse().ok()?, start.parse().ok()?))
             })
             .collect()
-    }
-}
-
-/// `gpushare controller` as a process, with its log.
-struct ControllerProcess {
-    child: Child,
-    log: PathBuf,
-}
-
-impl ControllerProcess {
-    fn start(kubeconfig: &Path, dir: &Path, id: &str, stop_after_writes: Option<u32>) -> Self {
-        let log = dir.join(format!("controller-{id}.log"));
-        let file = std::fs::File::create(&log).unwrap();
-        let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin!("gpushare"));
-        cmd.env("NO_COLOR", "1")
-            .env_remove("KUBECONFIG")
-            .args(["controller", "--kubeconfig"])
-            .arg(kubeconfig)
-            .args(["--namespace", NS, "--id", id, "--interval", "500"])
-            .args(["--cooldown", "2", "--give-back-after", "8"])
-            .args(["--max-reshaping", "4", "--lease-seconds", "3"])
-            .args(["--health-addr", "127.0.0.1:0"])
-            .stdin(Stdio::null())
-            .stdout(file.try_clone().unwrap())
-            .stderr(file);
-        if let Some(n) = stop_after_writes {
-            cmd.env("GPUSHARE_CONTROLLER_STOP_AFTER_WRITES", n.to_string());
-        }
-        let child = cmd.spawn().expect("gpushare controller starts");
-        ControllerProcess { child, log }
-    }
-
-    fn log(&self) -> String {
-        std::fs::read_to_string(&self.log).unwrap_or_default()
-    }
-
-    fn wait_leading(&self) {
-        wait_for("the controller to lead", WAIT, || {
-            self.log()
-                .contains("leading: this replica decides")
-                .then_some(())
-        });
-    }
-}
-
-impl Drop for ControllerProcess {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        if std::thread::panicking() {
-            eprintln!("--- {}:\n{}", self.log.display(), self.log());
-        }
     }
 }
 
@@ -464,7 +411,7 @@ fn the_controller_reshapes_idle_instances_for_pending_pods_and_gives_them_back()
         cluster.create_pod(pod(&format!("whole-{i:02}"), "7g.40gb", json!({})));
     }
     let status = wait_for("the leader to stop after one write", WAIT, || {
-        crashing.child.try_wait().unwrap()
+        crashing.exited()
     });
     assert_eq!(status.code(), Some(137), "{}", crashing.log());
     // One node's layout, whole; no other written.

@@ -8,6 +8,8 @@
 
 mod agent_process;
 mod beside_plugin;
+mod controller_process;
+mod hostile_cluster;
 mod metrics;
 mod mig_on_demand;
 mod own_node;

@@ -216,6 +216,21 @@ impl Cluster {
             })
     }
 
+    /// Set (Some) or remove (None) annotations of a node, as an administrator.
+    pub fn annotate(&self, node: &str, annotations: &[(&str, Option<&str>)]) {
+        let map: serde_json::Map<String, Value> = annotations
+            .iter()
+            .map(|(k, v)| {
+                (
+                    k.to_string(),
+                    v.map_or(Value::Null, |v| Value::String(v.into())),
+                )
+            })
+            .collect();
+        self.try_patch_node(node, json!({ "metadata": { "annotations": map } }))
+            .expect("the node annotated");
+    }
+
     pub fn node(&self, name: &str) -> Node {
         let api: Api<Node> = Api::all(self.client.clone());
         self.run(api.get(name)).expect("the node")
