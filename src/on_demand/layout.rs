@@ -165,4 +165,40 @@ mod tests {
             assert!(parse(other).is_err(), "{other}");
         }
     }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(500))]
+
+        /// Any offer: refused, or written as text that reads back as itself and as a valid
+        /// gpushare.toml; any text: read or refused, never a panic.
+        #[test]
+        fn a_layout_is_written_only_when_it_reads_back(
+            offer in proptest::collection::btree_map(
+                0u32..70,
+                proptest::collection::vec(
+                    (
+                        proptest::prop_oneof![
+                            proptest::strategy::Just("1g.5gb".to_string()),
+                            proptest::strategy::Just("1g.10gb+me".to_string()),
+                            "[0-9a-z.+\\-\"\\n\\[\\]=# ]{0,16}",
+                        ],
+                        0u32..10,
+                    ),
+                    0..4,
+                ),
+                0..3,
+            ),
+            text in "[\\[\\]a-z0-9 =\"\\n.{},]{0,120}",
+        ) {
+            let _ = parse(&text);
+            if let Ok(written) = render(&offer) {
+                let mut sorted = offer.clone();
+                for list in sorted.values_mut() {
+                    list.sort_by_key(|(_, s)| *s);
+                }
+                proptest::prop_assert_eq!(parse(&written), Ok(sorted));
+                proptest::prop_assert!(Config::parse(SourceFile::inline("x", &written)).is_ok());
+            }
+        }
+    }
 }
