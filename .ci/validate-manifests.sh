@@ -71,6 +71,12 @@ for node in "dgx-a100" "balanced" "layout" "mixed" "t4-mps" "t4-ts"; do
                 gen "$dir-$v" "${sim[@]}" --target dra --examples --k8s-version "1.$v"
                 k8s_validate "$work/$dir-$v" "1.$v.0"
             done
+        elif [[ $target == agent ]]; then
+            # The own-node admission policy is written from 1.30 (admissionregistration/v1 and
+            # bound tokens' node claim); for 1.29 the agent's manifests leave it out.
+            k8s_validate "$work/$dir" 1.34.0
+            gen "$dir-29" "${sim[@]}" --target agent "${extra[@]}" --k8s-version 1.29
+            k8s_validate "$work/$dir-29" 1.29.0
         else
             k8s_validate "$work/$dir" 1.29.0 1.34.0
         fi

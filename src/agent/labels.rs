@@ -6,9 +6,7 @@
 
 use std::collections::BTreeMap;
 
-pub(crate) use crate::k8s::agent::{CONFIG_LABEL, STATE_LABEL};
-pub(crate) const MIG_CONFIG_LABEL: &str = "nvidia.com/mig.config";
-pub(crate) const MIG_STATE_LABEL: &str = "nvidia.com/mig.config.state";
+pub(crate) use crate::k8s::agent::{CONFIG_LABEL, MIG_CONFIG_LABEL, MIG_STATE_LABEL, STATE_LABEL};
 
 /// Where a node stands with its layout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

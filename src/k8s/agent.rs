@@ -16,7 +16,10 @@ use super::objects::{
 use super::own_node_policy;
 use super::rbac::{cluster_binding, role_binding, rule, rule_on, service_account};
 use super::{Bundle, Document, Request};
+use crate::agent::gpu_clients::{COMPONENTS, PAUSED_ANNOTATION};
 use crate::error::{Error, Result};
+use crate::k8s::objects::deploy_label;
+use crate::on_demand::STATE_ANNOTATION;
 use k8s_openapi::api::apps::v1::{DaemonSet, DaemonSetSpec};
 use k8s_openapi::api::core::v1::{
     Affinity, ConfigMap, Container, EmptyDirVolumeSource, NodeAffinity, NodeSelector,
@@ -30,6 +33,10 @@ use std::collections::BTreeMap;
 pub(crate) const CONFIG_LABEL: &str = "gpushare.io/config";
 /// Where the agent says how far its node got with the layout.
 pub(crate) const STATE_LABEL: &str = "gpushare.io/config.state";
+/// The GPU Operator's layout label, which the agent honours, and its state label, which it
+/// mirrors.
+pub(crate) const MIG_CONFIG_LABEL: &str = "nvidia.com/mig.config";
+pub(crate) const MIG_STATE_LABEL: &str = "nvidia.com/mig.config.state";
 pub(crate) const NAME: &str = "gpushare-agent";
 pub(crate) const LAYOUTS: &str = "gpushare-layouts";
 /// The admission policy (and its binding) that keeps each agent to its own node.
@@ -85,7 +92,13 @@ pub(crate) fn generate(req: &Request) -> Result<Bundle> {
     // admissionregistration.k8s.io/v1.
     let own_node = req.version.minor >= 30;
     if own_node {
-        let (policy, binding) = own_node_policy::objects(OWN_NODE_POLICY, NAME, &ns);
+        let (policy, binding) = own_node_policy::objects(
+            OWN_NODE_POLICY,
+            NAME,
+            &ns,
+            &written_labels(),
+            &written_annotations(),
+        );
         b.push(Document::object(&policy)?);
         b.push(Document::object(&binding)?);
     }
@@ -124,6 +137,19 @@ pub(crate) fn generate(req: &Request) -> Result<Bundle> {
         ));
     }
     Ok(b)
+}
+
+/// The labels the agent writes on its node: its state, the GPU Operator's, and the GPU clients'
+/// pauses.
+pub(crate) fn written_labels() -> Vec<String> {
+    let mut keys = vec![STATE_LABEL.to_string(), MIG_STATE_LABEL.to_string()];
+    keys.extend(COMPONENTS.iter().map(|c| deploy_label(c)));
+    keys
+}
+
+/// The annotations the agent writes on its node: its MIG state, and the paused clients' labels.
+pub(crate) fn written_annotations() -> Vec<String> {
+    vec![STATE_ANNOTATION.to_string(), PAUSED_ANNOTATION.to_string()]
 }
 
 fn daemonset(ns: &str, image: String) -> DaemonSet {

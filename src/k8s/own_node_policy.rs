@@ -7,10 +7,6 @@
 //! layouts, or write the controller's layout annotation.
 
 use super::objects::meta;
-use crate::agent::gpu_clients::{COMPONENTS, PAUSED_ANNOTATION};
-use crate::agent::labels::{MIG_STATE_LABEL, STATE_LABEL};
-use crate::k8s::objects::deploy_label;
-use crate::on_demand::STATE_ANNOTATION;
 use k8s_openapi::api::admissionregistration::v1::{
     MatchCondition, MatchResources, NamedRuleWithOperations, ValidatingAdmissionPolicy,
     ValidatingAdmissionPolicyBinding, ValidatingAdmissionPolicyBindingSpec,
@@ -20,25 +16,16 @@ use k8s_openapi::api::admissionregistration::v1::{
 /// The user info key the API server sets from a bound token's node claim.
 const NODE_CLAIM: &str = "authentication.kubernetes.io/node-name";
 
-/// The labels the agent writes: its state, the GPU Operator's, and the GPU clients' pauses.
-pub(crate) fn agent_labels() -> Vec<String> {
-    let mut keys = vec![STATE_LABEL.to_string(), MIG_STATE_LABEL.to_string()];
-    keys.extend(COMPONENTS.iter().map(|c| deploy_label(c)));
-    keys
-}
-
-/// The annotations the agent writes: its MIG state, and the paused clients' labels.
-pub(crate) fn agent_annotations() -> Vec<String> {
-    vec![STATE_ANNOTATION.to_string(), PAUSED_ANNOTATION.to_string()]
-}
-
-/// The policy and its binding, for the service account `sa` of namespace `ns` (a DNS label).
+/// The policy and its binding, for the service account `sa` of namespace `ns` (a DNS label),
+/// which may write only `labels` and `annotations` of its node.
 pub(crate) fn objects(
     name: &str,
     sa: &str,
     ns: &str,
+    labels: &[String],
+    annotations: &[String],
 ) -> (ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding) {
-    let list = |keys: Vec<String>| {
+    let list = |keys: &[String]| {
         let quoted: Vec<String> = keys.iter().map(|k| cel_string(k)).collect();
         format!("[{}]", quoted.join(", "))
     };
@@ -86,8 +73,8 @@ pub(crate) fn objects(
                         "{claim} in request.userInfo.extra && request.userInfo.extra[{claim}].size() == 1 ? request.userInfo.extra[{claim}][0] : ''"
                     ),
                 ),
-                variable("agentLabels", list(agent_labels())),
-                variable("agentAnnotations", list(agent_annotations())),
+                variable("agentLabels", list(labels)),
+                variable("agentAnnotations", list(annotations)),
                 variable(
                     "labelsBefore",
                     "has(oldObject.metadata.labels) ? oldObject.metadata.labels : {}".into(),
@@ -121,7 +108,7 @@ pub(crate) fn objects(
                     expression: only_keys("labels", "agentLabels"),
                     message: Some(format!(
                         "{sa} may change only these labels of its node: {}",
-                        agent_labels().join(", ")
+                        labels.join(", ")
                     )),
                     reason: Some("Forbidden".into()),
                     ..Default::default()
@@ -130,7 +117,7 @@ pub(crate) fn objects(
                     expression: only_keys("annotations", "agentAnnotations"),
                     message: Some(format!(
                         "{sa} may change only these annotations of its node: {}",
-                        agent_annotations().join(", ")
+                        annotations.join(", ")
                     )),
                     reason: Some("Forbidden".into()),
                     ..Default::default()

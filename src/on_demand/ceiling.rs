@@ -2,8 +2,8 @@
 //! that asks for more is told so with the limit, before anything is planned for it. The limit
 //! bounds every list the decision makes for a pod, whatever number the pod wrote.
 
-use super::decide::NodeView;
 use super::demand::MigAsk;
+use super::reshape::GpuShape;
 use crate::k8s::device_plugin::mig_resource_suffix;
 use crate::mig::solver::Geometry;
 use std::collections::BTreeMap;
@@ -17,12 +17,13 @@ pub(crate) struct Ceiling {
 }
 
 impl Ceiling {
-    pub(crate) fn of(nodes: &[NodeView]) -> Ceiling {
+    /// From each node's GPUs.
+    pub(crate) fn of<'a>(nodes: impl IntoIterator<Item = &'a [GpuShape]>) -> Ceiling {
         let mut ceiling = Ceiling::default();
-        for n in nodes {
+        for gpus in nodes {
             let mut per_profile: BTreeMap<String, u64> = BTreeMap::new();
             let mut total = 0u64;
-            for g in &n.gpus {
+            for g in gpus {
                 for p in g.profiles.iter() {
                     *per_profile.entry(mig_resource_suffix(&p.name)).or_default() +=
                         u64::from(p.max_instances);

@@ -124,7 +124,7 @@ pub(crate) fn decide(nodes: &mut [NodeView], pending: &[Pending], limits: &Limit
     // A node's offer for one instance of a profile, until the node changes: pods of one
     // profile mostly weigh the same nodes again.
     let mut offers: BTreeMap<(usize, String), Result<Offer, String>> = BTreeMap::new();
-    let ceiling = Ceiling::of(nodes);
+    let ceiling = Ceiling::of(nodes.iter().map(|n| n.gpus.as_slice()));
     for pending_pod in pending {
         let eligible: Vec<usize> = (0..nodes.len())
             .filter(|&i| can_go_to(pending_pod.pod, nodes[i].node))
