@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Relabel to first pods bound, end to end: the agent test that relabels a DGX A100 from
-# all-balanced to all-3g.20gb while pods hold instances (tests/integration/agent/
-# relabel_with_pods.rs), run RUNS times; prints, per run, the time from the blocking pod's
-# deletion to the eighth waiting pod holding its new slice. Goal: the driver's own time plus
-# under 5 s (the simulator's driver time is about 0; the agent's retry interval, 2 s in the
-# test, is in the figure). Needs what the test needs: root, unshare, etcd, ../shared.
+# Relabel to the waiting pods running, end to end on a real node: the agent test that relabels a
+# DGX A100 from all-balanced to all-3g.20gb while running pods hold instances
+# (tests/integration/agent/relabel_with_pods.rs), run RUNS times; prints, per run, the time from
+# the blocking pod's deletion to the eighth waiting pod running on its new slice (its container
+# started by the real kubelet, containerd and runc). The simulator's driver time is about 0.
+# Needs what the test needs: root, etcd, runc, busybox-static, ../shared.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs="${RUNS:-3}"

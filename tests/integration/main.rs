@@ -8,6 +8,7 @@
 #![allow(unreachable_pub, clippy::print_stdout, clippy::print_stderr)]
 
 mod agent;
+mod aliyun_gpushare;
 mod apply;
 mod common;
 mod detect;

@@ -1,158 +1,134 @@
 //! NVIDIA's device plugin on the NVML stand-in, strict, after `gpushare mig apply`, with the
 //! config and container environment `gpushare manifests --target nvidia-device-plugin`
-//! generated, registered with the stand-in kubelet: what it advertises through `ListAndWatch`
-//! is exactly the MIG devices `gpushare detect` reports, and `Allocate` hands a container the
-//! device it was asked for, for the `mixed` and `single` strategies.
+//! generated, on a real node with its `cdi-cri` device-list strategy: the plugin writes a CDI
+//! spec from what NVML says and a driver root whose device nodes match the simulated node, the
+//! kubelet passes the CDI names to containerd, and each container has exactly the device nodes
+//! of its own MIG device: its GPU's `/dev/nvidiaN` and the `nvidia-caps` nodes of its GPU and
+//! compute instance (minors from the driver's `mig-minors`), and no other GPU's.
 
 use crate::common;
-use common::device_plugin::{DevicePlugin, by_resource, generated, mig_devices, mig_minor};
+use common::api_server::ApiServer;
+use common::cluster::{Cluster, wait_for};
+use common::device_plugin::{DevicePlugin, MigDevice, generated, mig_devices, mig_minor};
 use common::nvidia_tools::{NvidiaNode, tools};
+use common::real_node::{CAPS_MAJOR, RealNode, Seen, driver_root, gpu_pod};
 use std::collections::BTreeMap;
+use std::time::Duration;
 
-/// The plugin advertises exactly `wanted`, every device healthy, and allocates each device by
-/// its UUID.
-fn check_plugin(plugin: &mut DevicePlugin, wanted: &BTreeMap<String, Vec<String>>, what: &str) {
-    let resources: Vec<String> = wanted.keys().cloned().collect();
-    let listed = plugin.listed(&resources);
-    let advertised: BTreeMap<String, Vec<String>> = listed
-        .iter()
-        .map(|(name, p)| {
-            let mut ids: Vec<String> = p.devices.iter().map(|d| d.id.clone()).collect();
-            ids.sort();
-            (name.clone(), ids)
-        })
-        .collect();
-    assert_eq!(
-        &advertised,
-        wanted,
-        "{what}: ListAndWatch\n{}",
-        plugin.log()
+const WAIT: Duration = Duration::from_secs(180);
+
+/// The device nodes a container holding `d` must have: its GPU, its GPU instance's and compute
+/// instance's capabilities, and the control nodes every container gets.
+fn nodes_of(d: &MigDevice) -> BTreeMap<String, (u32, u32)> {
+    let cap = |ci: Option<u64>| {
+        let minor = mig_minor(d.gpu, d.gi, ci) as u32;
+        (
+            format!("/dev/nvidia-caps/nvidia-cap{minor}"),
+            (CAPS_MAJOR, minor),
+        )
+    };
+    BTreeMap::from([
+        (format!("/dev/nvidia{}", d.gpu), (195, d.gpu as u32)),
+        ("/dev/nvidiactl".into(), (195, 255)),
+        ("/dev/nvidia-uvm".into(), (511, 0)),
+        ("/dev/nvidia-uvm-tools".into(), (511, 1)),
+        cap(None),
+        cap(Some(d.ci)),
+    ])
+}
+
+#[test]
+fn each_container_gets_exactly_its_mig_devices_nodes_through_cdi() {
+    let test = "nvidia_device_plugin::cdi";
+    let Some(tools) = tools(test) else { return };
+    let nvidia = NvidiaNode::new(tools, "dgx-h100");
+    nvidia.mig_apply("all-balanced");
+    let (config, env, parsed) = generated(&nvidia, &[]);
+    assert_eq!(parsed["flags"]["migStrategy"], "mixed");
+    let Some(server) = ApiServer::with_scheduler(test) else {
+        return;
+    };
+    let Some(node) = RealNode::start(test, &server, "127.0.0.1", true) else {
+        return;
+    };
+    let cluster = Cluster::connect(&server.kubeconfig);
+    let root = driver_root(&nvidia);
+    let root = root.to_str().unwrap();
+    let plugin = DevicePlugin::start(
+        &nvidia,
+        &node,
+        &config,
+        &env,
+        &[
+            "--device-list-strategy=cdi-cri",
+            &format!("--driver-root={root}"),
+            &format!("--dev-root={root}"),
+            &format!("--driver-root-ctr-path={root}"),
+            "--cdi-disable-hooks=all",
+        ],
     );
-    for (name, p) in &listed {
-        assert_eq!(
-            p.healthy().len(),
-            p.devices.len(),
-            "{what}: {name}: {:?}",
-            p.devices
-        );
-        assert!(
-            p.options.get_preferred_allocation_available,
-            "{what}: {name}"
-        );
-        let preferred = plugin
-            .kubelet
-            .preferred_allocation(name, &wanted[name], &[], 1)
-            .unwrap();
-        assert!(
-            preferred.len() == 1 && wanted[name].contains(&preferred[0]),
-            "{what}: {name}: preferred {preferred:?}"
-        );
-        for id in &wanted[name] {
-            let answer = plugin
-                .kubelet
-                .allocate(name, std::slice::from_ref(id))
-                .unwrap();
-            assert_eq!(
-                answer.envs.get("NVIDIA_VISIBLE_DEVICES"),
-                Some(id),
-                "{what}: Allocate {id} of {name}: {answer:?}"
-            );
+    let devices = mig_devices(&nvidia.detect());
+    assert_eq!(devices.len(), 32);
+    // One pod per MIG device, of its profile.
+    let mut per_profile: BTreeMap<String, usize> = BTreeMap::new();
+    for d in &devices {
+        *per_profile.entry(d.profile.clone()).or_default() += 1;
+    }
+    wait_for("the Node to advertise every MIG device", WAIT, || {
+        let allocatable = cluster.node(&node.name).status?.allocatable?;
+        per_profile
+            .iter()
+            .all(|(p, n)| {
+                allocatable
+                    .get(&format!("nvidia.com/mig-{p}"))
+                    .is_some_and(|q| q.0 == n.to_string())
+            })
+            .then_some(())
+    });
+    let mut i = 0;
+    for (profile, n) in &per_profile {
+        for _ in 0..*n {
+            let resource = format!("nvidia.com/mig-{profile}");
+            cluster.create_pod(gpu_pod("default", &format!("mig-{i}"), &[(&resource, 1)]));
+            i += 1;
         }
     }
-    assert!(
-        plugin.kubelet.refused().is_empty(),
-        "{:?}",
-        plugin.kubelet.refused()
+    let seen: BTreeMap<String, Seen> =
+        wait_for("every pod to run and say what it got", WAIT, || {
+            let seen: BTreeMap<String, Seen> = cluster
+                .pods_in_phase("default", "Running")
+                .into_iter()
+                .filter_map(|p| Some((p.clone(), Seen::parse(&cluster.logs("default", &p)?)?)))
+                .collect();
+            (seen.len() == devices.len()).then_some(seen)
+        });
+    // Which device each pod holds: the real kubelet's pod-resources, through gpushare.
+    let detect = common::json(
+        nvidia
+            .gpushare()
+            .args(["detect", "--host-root"])
+            .arg(node.host_root()),
     );
-}
-
-#[test]
-fn device_plugin_lists_and_allocates_the_mig_devices_gpushare_made_mixed() {
-    let test = "nvidia_device_plugin::mixed";
-    let Some(tools) = tools(test) else { return };
-    let node = NvidiaNode::new(tools, "dgx-a100");
-    node.mig_apply("all-balanced");
-    let (config, env, parsed) = generated(&node, &[]);
-    assert_eq!(parsed["flags"]["migStrategy"], "mixed");
-    let devices = mig_devices(&node.detect());
-    let wanted = by_resource(&devices, |d| format!("nvidia.com/mig-{}", d.profile));
-    assert_eq!(wanted.len(), 3, "{wanted:?}");
-    assert_eq!(wanted.values().map(Vec::len).sum::<usize>(), 32);
-    let Some(mut plugin) = DevicePlugin::start(test, &node, &config, &env) else {
-        return;
-    };
-    check_plugin(&mut plugin, &wanted, "mixed");
-
-    // A device of another resource is not the kubelet's to give.
-    let one = &wanted["nvidia.com/mig-1g.5gb"][0];
-    assert!(
-        plugin
-            .kubelet
-            .allocate("nvidia.com/mig-3g.20gb", std::slice::from_ref(one))
-            .is_err()
-    );
-}
-
-#[test]
-fn device_plugin_passes_the_capability_devices_of_each_mig_device() {
-    // With device specs passed, the plugin names each MIG device's GPU and its GPU and compute
-    // instances' capability devices: the stand-in's instance IDs are the ones gpushare reports.
-    let test = "nvidia_device_plugin::device_specs";
-    let Some(tools) = tools(test) else { return };
-    let node = NvidiaNode::new(tools, "dgx-h100");
-    node.mig_apply("all-balanced");
-    let (config, env, _) = generated(&node, &[]);
-    let text = std::fs::read_to_string(&config).unwrap();
-    let flipped = text.replace("passDeviceSpecs: false", "passDeviceSpecs: true");
-    assert_ne!(text, flipped, "{text}");
-    std::fs::write(&config, flipped).unwrap();
-    let devices = mig_devices(&node.detect());
-    let wanted = by_resource(&devices, |d| format!("nvidia.com/mig-{}", d.profile));
-    let Some(mut plugin) = DevicePlugin::start(test, &node, &config, &env) else {
-        return;
-    };
-    plugin.listed(&wanted.keys().cloned().collect::<Vec<_>>());
-    for d in &devices {
-        let resource = format!("nvidia.com/mig-{}", d.profile);
-        let answer = plugin
-            .kubelet
-            .allocate(&resource, std::slice::from_ref(&d.uuid))
-            .unwrap();
-        let mut paths: Vec<&str> = answer
-            .devices
+    let held = detect["pods"].as_array().expect("pods known");
+    assert_eq!(held.len(), devices.len(), "{held:#?}\n{}", plugin.log());
+    let mut by_pod: BTreeMap<String, &MigDevice> = BTreeMap::new();
+    for h in held {
+        let d = devices
             .iter()
-            .map(|s| s.host_path.as_str())
-            .collect();
-        paths.sort();
-        let mut expected = vec![
-            format!("/dev/nvidia{}", d.gpu),
-            format!(
-                "/dev/nvidia-caps/nvidia-cap{}",
-                mig_minor(d.gpu, d.gi, None)
-            ),
-            format!(
-                "/dev/nvidia-caps/nvidia-cap{}",
-                mig_minor(d.gpu, d.gi, Some(d.ci))
-            ),
-        ];
-        expected.sort();
-        assert_eq!(paths, expected, "{d:?}: {answer:?}");
+            .find(|d| d.uuid == h["device_id"].as_str().unwrap())
+            .unwrap_or_else(|| panic!("{h} holds no MIG device of the node"));
+        by_pod.insert(h["pod"].as_str().unwrap().to_string(), d);
     }
-}
-
-#[test]
-fn device_plugin_lists_and_allocates_the_mig_devices_gpushare_made_single() {
-    let test = "nvidia_device_plugin::single";
-    let Some(tools) = tools(test) else { return };
-    let node = NvidiaNode::new(tools, "dgx-a100");
-    node.mig_apply("all-1g.5gb");
-    let (config, env, parsed) = generated(&node, &[]);
-    assert_eq!(parsed["flags"]["migStrategy"], "single");
-    let devices = mig_devices(&node.detect());
-    assert_eq!(devices.len(), 56);
-    let wanted = by_resource(&devices, |_| "nvidia.com/gpu".to_string());
-    let Some(mut plugin) = DevicePlugin::start(test, &node, &config, &env) else {
-        return;
-    };
-    check_plugin(&mut plugin, &wanted, "single");
+    for (pod, got) in &seen {
+        let d = by_pod[pod];
+        assert_eq!(got.devices, nodes_of(d), "{pod} holds {d:?}");
+        // CDI's own variable replaces the plugin's: the nodes are the container's devices.
+        assert_eq!(got.visible(), ["void"], "{pod}: {got:?}");
+    }
+    // The check can fail: a pod on another GPU would have been told apart.
+    let (a, b) = (
+        &devices[0],
+        devices.iter().find(|d| d.gpu != devices[0].gpu).unwrap(),
+    );
+    assert_ne!(nodes_of(a), nodes_of(b));
 }

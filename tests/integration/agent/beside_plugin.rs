@@ -1,7 +1,7 @@
-//! One node as a cluster has it: a real API server and scheduler, NVIDIA's device plugin on the
-//! NVML stand-in registered with the stand-in kubelet joined as the Node, the test playing the
-//! plugin's DaemonSet, and `gpushare agent` on the same simulated node reading the kubelet's
-//! pod-resources.
+//! One node as a cluster has it: a real API server and scheduler, a real node (kubelet,
+//! containerd, runc), NVIDIA's device plugin on the NVML stand-in in the node's namespace, the
+//! test playing the plugin's DaemonSet, and `gpushare agent` on the same simulated GPUs reading
+//! the real kubelet's pod-resources.
 
 use super::agent_process::AgentProcess;
 use super::{
@@ -11,24 +11,28 @@ use crate::common::api_server::ApiServer;
 use crate::common::cluster::Cluster;
 use crate::common::device_plugin::DevicePlugin;
 use crate::common::nvidia_tools::NvidiaNode;
+use crate::common::real_node::RealNode;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
-pub(super) const NODE: &str = "gpu-node-1";
+/// The real node's name (its address).
+pub(super) const NODE: &str = "127.0.0.1";
 pub(super) const MIG_CONFIG: &str = "nvidia.com/mig.config";
 
 pub(super) struct AgentBesidePlugin {
     pub cluster: Cluster,
-    pub plugin: Arc<Mutex<DevicePlugin>>,
-    /// The host the plugin and the kubelet see (`--host-root` for gpushare).
+    /// Shared with the thread that plays its DaemonSet.
+    _plugin: Arc<Mutex<DevicePlugin>>,
+    /// The host the kubelet sees (`--host-root` for gpushare).
     pub host_root: PathBuf,
     pub agent: AgentProcess,
     stop: Arc<AtomicBool>,
     daemonset: Option<JoinHandle<()>>,
-    // Last, so that it stops after what talks to it.
+    // Last, so that they stop after what talks to them.
+    _node: RealNode,
     _server: ApiServer,
 }
 
@@ -44,15 +48,19 @@ impl AgentBesidePlugin {
         mig_config: &str,
     ) -> Option<AgentBesidePlugin> {
         let server = ApiServer::with_scheduler(test)?;
+        let real = RealNode::start(test, &server, NODE, false)?;
         let cluster = Cluster::connect(&server.kubeconfig);
+        cluster.untaint(NODE);
         apply_agent_with_mig_parted_layouts(&cluster);
-        cluster.create_node(NODE, &[(DEVICE_PLUGIN, "true"), (MIG_CONFIG, mig_config)]);
-        let plugin = DevicePlugin::start(test, node, config, env)?;
-        plugin
-            .kubelet
-            .join(&server.kubeconfig, NODE, &BTreeMap::new())
-            .unwrap();
-        let host_root = plugin.host_root();
+        cluster.label(
+            NODE,
+            &[
+                (DEVICE_PLUGIN, Some("true")),
+                (MIG_CONFIG, Some(mig_config)),
+            ],
+        );
+        let plugin = DevicePlugin::start(node, &real, config, env, &[]);
+        let host_root = real.host_root();
         cluster.create_pod(plugin_pod(NODE));
         let plugin = Arc::new(Mutex::new(plugin));
         let stop = Arc::new(AtomicBool::new(false));
@@ -74,11 +82,12 @@ impl AgentBesidePlugin {
         );
         Some(AgentBesidePlugin {
             cluster,
-            plugin,
+            _plugin: plugin,
             host_root,
             agent,
             stop,
             daemonset: Some(daemonset),
+            _node: real,
             _server: server,
         })
     }

@@ -1,12 +1,12 @@
 //! The metrics, end to end: a real Prometheus scrapes `gpushare agent` (on its health address)
 //! and `gpushare metrics --listen` on a simulated DGX A100 that NVIDIA's device plugin serves
-//! to the stand-in kubelet, after the agent applied a layout, a pod took a slice and the probe
+//! to a real kubelet, after the agent applied a layout, a running pod took a slice and the probe
 //! ran; queries through Prometheus's HTTP API answer for every slice's memory, the pod that
 //! holds one, the agent's state and the probe's verdict; Prometheus loads the generated rules,
 //! and promtool finds nothing to say about a scrape.
 
 use super::beside_plugin::{AgentBesidePlugin, NODE};
-use super::{NS, user_pod};
+use super::{NS, held_devices, user_pod};
 use crate::common::cluster::wait_for;
 use crate::common::cuda_standin::with_standin;
 use crate::common::device_plugin::generated;
@@ -83,8 +83,7 @@ fn prometheus_scrapes_the_agent_and_gpushare_metrics_and_answers_for_every_slice
     let Some(e2e) = AgentBesidePlugin::start(test, &node, &config, &env, "all-balanced") else {
         return;
     };
-    let (cluster, agent, plugin, host_root) =
-        (&e2e.cluster, &e2e.agent, &e2e.plugin, &e2e.host_root);
+    let (cluster, agent, host_root) = (&e2e.cluster, &e2e.agent, &e2e.host_root);
 
     // The agent brings all-1g.5gb to all-balanced; a pod takes a 3g.20gb; the probe runs.
     let deadline = Instant::now() + WAIT;
@@ -98,10 +97,7 @@ fn prometheus_scrapes_the_agent_and_gpushare_metrics_and_answers_for_every_slice
     }
     cluster.create_pod(user_pod("holder", NODE, "nvidia.com/mig-3g.20gb"));
     let held = wait_for("the pod to hold a 3g.20gb", WAIT, || {
-        let a = plugin.lock().unwrap().kubelet.assigned();
-        a.into_iter()
-            .find(|a| a.pod == "holder")
-            .map(|a| a.devices[0].clone())
+        held_devices(&node, host_root).remove("holder")
     });
     let probe = with_standin(node.gpushare(), &node.detect())
         .args(["probe", "--quick", "--buffer", "2M"])

@@ -19,6 +19,7 @@ use crate::common;
 use agent_process::{AgentProcess, device_at, profiles};
 use common::api_server::ApiServer;
 use common::cluster::{Cluster, wait_for};
+use common::real_node::BUSYBOX;
 use common::repo;
 use serde_json::{Value, json};
 use std::time::Duration;
@@ -153,7 +154,11 @@ fn gpu_client_pod(name: &str, node: &str, label: &str, operator_style: bool) -> 
     };
     let mut spec = json!({
         "nodeName": node,
-        "containers": [{ "name": "c", "image": "registry.example.com/client:1" }],
+        "terminationGracePeriodSeconds": 0,
+        "containers": [{
+            "name": "c", "image": BUSYBOX, "imagePullPolicy": "Never",
+            "command": ["sleep", "1000000"],
+        }],
     });
     spec.as_object_mut()
         .unwrap()
@@ -198,16 +203,53 @@ fn play_daemonsets(
     }
 }
 
-/// A user's pod on `node` holding one `resource`.
+/// A user's pod on `node` holding one `resource`, running (it shows what it got, see
+/// [`common::real_node::Seen`]).
 fn user_pod(name: &str, node: &str, resource: &str) -> Value {
-    json!({
-        "apiVersion": "v1", "kind": "Pod",
-        "metadata": { "name": name, "namespace": NS },
-        "spec": { "nodeName": node, "containers": [{
-            "name": "c", "image": "registry.example.com/cuda:12",
-            "resources": { "limits": { resource: "1" } },
-        }]},
-    })
+    let mut pod = common::real_node::gpu_pod(NS, name, &[(resource, 1)]);
+    pod["spec"]["nodeName"] = node.into();
+    pod
+}
+
+/// pod → the device it holds, in the namespace of these tests, as `gpushare detect` reads the
+/// kubelet's pod-resources under `host_root`.
+fn held_devices(
+    node: &common::nvidia_tools::NvidiaNode,
+    host_root: &std::path::Path,
+) -> std::collections::BTreeMap<String, String> {
+    let detect = common::json(
+        node.gpushare()
+            .args(["detect", "--host-root"])
+            .arg(host_root),
+    );
+    detect["pods"]
+        .as_array()
+        .expect("pods known")
+        .iter()
+        .filter(|h| h["namespace"] == NS)
+        .map(|h| {
+            (
+                h["pod"].as_str().unwrap().to_string(),
+                h["device_id"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+/// pod → (container id, restarts) of its first container, for the running pods of the tests'
+/// namespace: a pod whose container changed or restarted did not run all through.
+fn containers(cluster: &Cluster) -> std::collections::BTreeMap<String, (String, i32)> {
+    cluster
+        .pods(NS)
+        .into_iter()
+        .filter_map(|p| {
+            let status = p.status?.container_statuses?.into_iter().next()?;
+            Some((
+                p.metadata.name?,
+                (status.container_id?, status.restart_count),
+            ))
+        })
+        .collect()
 }
 
 fn balanced() -> Vec<Vec<String>> {

@@ -95,7 +95,10 @@ impl Cluster {
                 "serviceAccountName": sa,
                 "automountServiceAccountToken": false,
                 "terminationGracePeriodSeconds": 0,
-                "containers": [{ "name": "gpushare", "image": "registry.example.com/gpushare:0.1.0" }],
+                "containers": [{
+                    "name": "gpushare", "image": super::real_node::BUSYBOX,
+                    "imagePullPolicy": "Never", "command": ["sleep", "1000000"],
+                }],
             },
         }))
         .unwrap();
@@ -176,19 +179,6 @@ impl Cluster {
         .expect("the node's status");
     }
 
-    /// Bind a pod to a node, as a scheduler (or its extender) does.
-    pub fn bind(&self, ns: &str, pod: &str, node: &str) {
-        let api: Api<Pod> = Api::namespaced(self.client.clone(), ns);
-        let binding = json!({
-            "apiVersion": "v1", "kind": "Binding",
-            "metadata": { "name": pod, "namespace": ns },
-            "target": { "apiVersion": "v1", "kind": "Node", "name": node },
-        });
-        let _: Value = self
-            .run(api.create_subresource("binding", pod, &PostParams::default(), &binding))
-            .expect("the binding");
-    }
-
     /// Set (Some) or remove (None) node labels.
     pub fn label(&self, node: &str, labels: &[(&str, Option<&str>)]) {
         let map: serde_json::Map<String, Value> = labels
@@ -206,6 +196,13 @@ impl Cluster {
 
     /// A merge patch of a node, as whoever this client is; the API server's refusal in its
     /// own words.
+    /// Lift the `not-ready` taint a node got at registration (no node lifecycle controller runs
+    /// to lift it once the kubelet says Ready).
+    pub fn untaint(&self, name: &str) {
+        self.try_patch_node(name, json!({ "spec": { "taints": null } }))
+            .expect("the node untainted");
+    }
+
     pub fn try_patch_node(&self, name: &str, patch: Value) -> Result<(), String> {
         let api: Api<Node> = Api::all(self.client.clone());
         self.run(api.patch(name, &PatchParams::default(), &Patch::Merge(patch)))
@@ -263,6 +260,22 @@ impl Cluster {
     }
 
     /// The pods of a namespace.
+    /// A container's log through the API server (and the kubelet); None when it has none yet.
+    pub fn logs(&self, ns: &str, pod: &str) -> Option<String> {
+        let api: Api<Pod> = Api::namespaced(self.client.clone(), ns);
+        self.run(api.logs(pod, &kube::api::LogParams::default()))
+            .ok()
+    }
+
+    /// The names of the pods of `ns` in phase `phase`.
+    pub fn pods_in_phase(&self, ns: &str, phase: &str) -> Vec<String> {
+        self.pods(ns)
+            .into_iter()
+            .filter(|p| p.status.as_ref().and_then(|s| s.phase.as_deref()) == Some(phase))
+            .filter_map(|p| p.metadata.name)
+            .collect()
+    }
+
     pub fn pods(&self, ns: &str) -> Vec<Pod> {
         let api: Api<Pod> = Api::namespaced(self.client.clone(), ns);
         self.run(api.list(&ListParams::default()))

@@ -1,19 +1,17 @@
-//! NVIDIA's device plugin (and, for MPS, its MPS control daemon) on an [`NvidiaNode`],
-//! registered with the stand-in kubelet.
+//! NVIDIA's device plugin (and, for MPS, its MPS control daemon) on an [`NvidiaNode`], as their
+//! DaemonSets' pods run on a real node ([`RealNode`]).
 //!
 //! The programs insist on paths of the host: `/var/lib/kubelet/device-plugins` (a constant of
 //! the kubelet API), `/proc/driver/nvidia-caps/mig-minors`, and `/mps` (the MPS root inside their
-//! containers). Each runs as root in a private mount namespace and a private root: a tmpfs with
-//! the host's top-level folders bind-mounted in, `/mps` made in the tmpfs, and the node's
-//! temporary folders bound over those paths. The host's `/var/lib`, `/proc` and `/` are never
-//! written, and the stand-in kubelet outside serves and dials the same sockets through the
-//! temporary folders.
-//!
-//! Without root or `unshare` a test says loudly that it skipped; with
-//! `GPUSHARE_REQUIRE_NVIDIA_TOOLS=1` (as `.ci/run` sets it) it fails instead.
+//! containers). Each runs as root in the node's mount namespace (where `/var/lib/kubelet` and
+//! `/run` are the node's), in a private root of its own there: a tmpfs with the namespace's
+//! top-level folders bind-mounted in, `/mps` made in the tmpfs and bound to the node's
+//! `/run/nvidia/mps` (which the kubelet mounts into MPS clients), and the simulated node's
+//! `mig-minors` over `/proc/driver`. The host's `/`, `/run`, `/var` and `/proc` are never
+//! written.
 
 use super::nvidia_tools::NvidiaNode;
-use kubelet_standin::Kubelet;
+use super::real_node::RealNode;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::ffi::OsString;
@@ -21,9 +19,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-/// Inside the namespace: a private root that is the host's but for the node's folders over the
-/// paths the programs insist on, then the program. `/var/lib/kubelet` need not exist on the
-/// host: a tmpfs over `/var/lib` (in the namespace only) gives it a mount point.
+/// Inside the node's namespace: a private root that is the namespace's but for the driver's
+/// `/proc/driver` and the MPS root, then the program.
 const MOUNTS: &str = r#"set -e
 root=$1; shift
 new="$root/newroot"
@@ -34,32 +31,11 @@ for e in /*; do
   elif [ -d "$e" ]; then mkdir "$new/$n"; mount --rbind "$e" "$new/$n"
   fi
 done
-if [ ! -d /var/lib/kubelet ]; then mount -t tmpfs tmpfs "$new/var/lib"; mkdir "$new/var/lib/kubelet"; fi
-mount --bind "$root/var/lib/kubelet" "$new/var/lib/kubelet"
 mount --bind "$root/proc/driver" "$new/proc/driver"
-mkdir "$new/mps"
-mount --bind "$root/run/nvidia/mps" "$new/mps"
+mkdir -p /run/nvidia/mps "$new/mps"
+mount --bind /run/nvidia/mps "$new/mps"
 exec chroot "$new" "$@"
 "#;
-
-/// Whether this machine can give the plugin a private mount namespace; when it cannot, the
-/// test says so loudly (or fails under GPUSHARE_REQUIRE_NVIDIA_TOOLS=1).
-fn namespaces(test: &str) -> bool {
-    let ok = Command::new("unshare")
-        .args(["-m", "--propagation", "private", "true"])
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    if ok {
-        return true;
-    }
-    let why = "`unshare -m` is refused here (it needs root and the unshare program)";
-    if std::env::var_os("GPUSHARE_REQUIRE_NVIDIA_TOOLS").is_some_and(|v| v == "1") {
-        panic!("{test}: GPUSHARE_REQUIRE_NVIDIA_TOOLS=1 but {why}");
-    }
-    eprintln!("SKIPPED: {test}: {why}");
-    false
-}
 
 /// The driver's `/proc/driver/nvidia-caps/mig-minors`: `config`, `monitor`, then for each of 32
 /// GPUs and 15 GPU instances the instance's `access` minor followed by its 8 compute
@@ -199,44 +175,65 @@ pub fn by_resource(
     out
 }
 
-/// One of NVIDIA's programs in its private root on a node, as a DaemonSet's pod runs it:
+/// One of NVIDIA's programs in its private root on a real node, as a DaemonSet's pod runs it:
 /// stopped and started again as its pod leaves and comes back.
 pub struct InHost {
     child: Option<Child>,
-    /// Its environment and arguments, to start it again.
+    /// Its environment and arguments (`enter-node.sh NODE unshare …`), to start it again.
     envs: Vec<(OsString, OsString)>,
     args: Vec<OsString>,
     log: PathBuf,
 }
 
 impl InHost {
-    /// Start `program` of NVIDIA's with the container `env` of its DaemonSet and `config` as its
-    /// config file, logging to `LOG.log` beside the node. The stand-ins of `nvidia-smi` and
+    /// Start `program` of NVIDIA's on `real` with the container `env` of its DaemonSet (its
+    /// `NODE_NAME` the real node's), `config` as its config file and `extra` arguments, logging to
+    /// `PROGRAM.log` beside the simulated node. The stand-ins of `nvidia-smi` and
     /// `nvidia-cuda-mps-control` come first on its PATH.
     fn start(
         node: &NvidiaNode,
+        real: &RealNode,
         program: &str,
         config: &Path,
         env: &BTreeMap<String, String>,
+        extra: &[&str],
     ) -> InHost {
         let root = host(node);
-        let mut cmd = Command::new("unshare");
+        let mut cmd = Command::new("bash");
         node.environment(&mut cmd);
         let path = std::env::join_paths([node.stand_in_programs()].into_iter().chain(
             std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
         ))
         .unwrap();
-        cmd.envs(env).env("CONFIG_FILE", config).env("PATH", path);
+        cmd.envs(env)
+            .env("NODE_NAME", &real.name)
+            .env("CONFIG_FILE", config)
+            .env("PATH", path);
         let envs = cmd
             .get_envs()
             .filter_map(|(k, v)| Some((k.to_os_string(), v?.to_os_string())))
             .collect();
-        let mut args: Vec<OsString> = ["-m", "--propagation", "private", "sh", "-c", MOUNTS, "sh"]
+        let mut args: Vec<OsString> = vec![
+            super::real_node::tool_dir().join("enter-node.sh").into(),
+            real.dir.clone().into(),
+        ];
+        args.extend(
+            [
+                "unshare",
+                "-m",
+                "--propagation",
+                "private",
+                "sh",
+                "-c",
+                MOUNTS,
+                "sh",
+            ]
             .iter()
-            .map(OsString::from)
-            .collect();
+            .map(OsString::from),
+        );
         args.push(root.into());
         args.push(node.program(program).into());
+        args.extend(extra.iter().map(OsString::from));
         let mut run = InHost {
             child: None,
             envs,
@@ -254,7 +251,7 @@ impl InHost {
             .append(true)
             .open(&self.log)
             .unwrap();
-        let child = Command::new("unshare")
+        let child = Command::new("bash")
             .env_clear()
             .envs(self.envs.iter().map(|(k, v)| (k, v)))
             .args(&self.args)
@@ -307,37 +304,66 @@ impl Drop for InHost {
     }
 }
 
-/// The node's view of the host, made once: the kubelet's folder, the driver's `mig-minors`,
-/// the MPS root, and the mount point of the private root.
+/// The simulated node's view of the host, made once: the driver's `mig-minors` and the mount
+/// point of the private root.
 fn host(node: &NvidiaNode) -> PathBuf {
     let root = node.path("host");
     let caps = root.join("proc/driver/nvidia-caps");
-    for dir in [
-        &caps,
-        &root.join("var/lib/kubelet"),
-        &root.join("run/nvidia/mps"),
-        &root.join("newroot"),
-    ] {
+    for dir in [&caps, &root.join("newroot")] {
         std::fs::create_dir_all(dir).unwrap();
     }
     std::fs::write(caps.join("mig-minors"), mig_minors()).unwrap();
     root
 }
 
-/// NVIDIA's MPS control daemon (the device plugin's MPS mode) with `config`, as its DaemonSet
-/// runs it, once it has written its `.ready` file (its daemons run); None (said loudly) where no
-/// mount namespace can be had.
+/// NVIDIA's device plugin as its DaemonSet's pod runs on a real node: in the node's mount
+/// namespace, registered with its kubelet; paused and resumed as the pod leaves and comes back.
+pub struct DevicePlugin {
+    process: InHost,
+}
+
+impl DevicePlugin {
+    /// Start `nvidia-device-plugin` on `node` with `config` and the container `env` gpushare
+    /// generated (its `NODE_NAME` the real node's), and `extra` flags.
+    pub fn start(
+        nvidia: &NvidiaNode,
+        node: &RealNode,
+        config: &Path,
+        env: &BTreeMap<String, String>,
+        extra: &[&str],
+    ) -> DevicePlugin {
+        DevicePlugin {
+            process: InHost::start(nvidia, node, "nvidia-device-plugin", config, env, extra),
+        }
+    }
+
+    pub fn pause(&mut self) {
+        self.process.pause();
+    }
+
+    pub fn resume(&mut self) {
+        self.process.resume();
+    }
+
+    pub fn running(&self) -> bool {
+        self.process.running()
+    }
+
+    pub fn log(&self) -> String {
+        self.process.log()
+    }
+}
+
+/// NVIDIA's MPS control daemon (the device plugin's MPS mode) on a real node, once its daemons run (`.ready` in the node's
+/// `/run/nvidia/mps`).
 pub fn mps_control_daemon(
-    test: &str,
-    node: &NvidiaNode,
+    nvidia: &NvidiaNode,
+    node: &RealNode,
     config: &Path,
     env: &BTreeMap<String, String>,
-) -> Option<InHost> {
-    if !namespaces(test) {
-        return None;
-    }
-    let mut daemon = InHost::start(node, "mps-control-daemon", config, env);
-    let ready = host(node).join("run/nvidia/mps/.ready");
+) -> InHost {
+    let mut daemon = InHost::start(nvidia, node, "mps-control-daemon", config, env, &[]);
+    let ready = node.dir.join("ovl/run/upper/nvidia/mps/.ready");
     let deadline = std::time::Instant::now() + Duration::from_secs(60);
     while !ready.exists() {
         if std::time::Instant::now() > deadline || daemon.exited().is_some() {
@@ -345,86 +371,5 @@ pub fn mps_control_daemon(
         }
         std::thread::sleep(Duration::from_millis(100));
     }
-    Some(daemon)
-}
-
-/// NVIDIA's device plugin running on a node, and the kubelet it registered with.
-pub struct DevicePlugin {
-    pub kubelet: Kubelet,
-    root: PathBuf,
-    /// The plugin's process (the DaemonSet's pod, as a test plays it).
-    process: InHost,
-}
-
-impl DevicePlugin {
-    /// Start `nvidia-device-plugin` with `config` (its config file) and the container `env` of
-    /// a DaemonSet; None (said loudly) where no mount namespace can be had.
-    pub fn start(
-        test: &str,
-        node: &NvidiaNode,
-        config: &Path,
-        env: &BTreeMap<String, String>,
-    ) -> Option<DevicePlugin> {
-        if !namespaces(test) {
-            return None;
-        }
-        let root = host(node);
-        let kubelet = Kubelet::start(&root.join("var/lib/kubelet")).unwrap();
-        let process = InHost::start(node, "nvidia-device-plugin", config, env);
-        Some(DevicePlugin {
-            kubelet,
-            root,
-            process,
-        })
-    }
-
-    /// Start the plugin again (a DaemonSet's pod coming back).
-    pub fn resume(&mut self) {
-        self.process.resume();
-    }
-
-    /// Stop the plugin (its pod leaving the node) and wait until it has exited; the kubelet
-    /// stays.
-    pub fn pause(&mut self) {
-        self.process.pause();
-    }
-
-    /// Whether the plugin's process runs.
-    pub fn running(&self) -> bool {
-        self.process.running()
-    }
-
-    /// The host the plugin sees (`--host-root` for gpushare): the kubelet's folder is its
-    /// `var/lib/kubelet`.
-    pub fn host_root(&self) -> PathBuf {
-        self.root.clone()
-    }
-
-    /// What the plugin has logged so far.
-    pub fn log(&self) -> String {
-        self.process.log()
-    }
-
-    /// Wait until exactly `resources` are registered, each having listed its devices.
-    pub fn listed(&mut self, resources: &[String]) -> BTreeMap<String, kubelet_standin::Plugin> {
-        let found = self.kubelet.wait_for(
-            &format!("the plugin to list {resources:?}"),
-            Duration::from_secs(60),
-            |plugins| {
-                resources
-                    .iter()
-                    .all(|r| plugins.get(r).is_some_and(|p| p.lists > 0))
-            },
-        );
-        match found {
-            Ok(plugins) => plugins,
-            Err(why) => {
-                let status = self.process.exited();
-                panic!(
-                    "{why}\nplugin exited: {status:?}\nplugin log:\n{}",
-                    self.log()
-                );
-            }
-        }
-    }
+    daemon
 }

@@ -7,6 +7,7 @@ pub mod device_plugin;
 pub mod nvidia_tools;
 pub mod nvml_standin;
 pub mod prometheus;
+pub mod real_node;
 pub mod snapshot;
 pub mod vgpu_host;
 
