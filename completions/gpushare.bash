@@ -1386,7 +1386,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__manifests)
-            opts="-c -q -h -V --target --config --out --k8s-version --namespace --image --name --node-name --helm-values --mig-strategy --examples --install --dev-root --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version"
+            opts="-c -q -h -V --target --config --out --k8s-version --namespace --image --name --node-name --helm-values --mig-strategy --examples --install --dev-root --driver-root --nvidia-cdi-hook-path --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1433,6 +1433,14 @@ _gpushare() {
                     return 0
                     ;;
                 --dev-root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --driver-root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --nvidia-cdi-hook-path)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -600,6 +600,8 @@ set edit:completion:arg-completer[gpushare] = {|@words|
             cand --node-name 'Kubernetes name of this node, for the label commands in the notes (and HAMi''s node config)'
             cand --mig-strategy 'The device plugin''s MIG strategy: `auto` is `single` where every GPU has MIG devices of one profile, `mixed` otherwise; `mixed` always names a resource per profile (what MIG on demand needs: `gpushare controller` changes the profiles)'
             cand --dev-root 'cdi: read device nodes and MIG minors under DIR (`DIR/dev`, `DIR/proc/driver`) [default: /]'
+            cand --driver-root 'cdi: mount the driver''s libraries, tools and firmware from under DIR (a containerized driver''s root) [default: the --dev-root, or / on a node]'
+            cand --nvidia-cdi-hook-path 'cdi: the nvidia-cdi-hook program (on the host) that the spec''s hooks run: SONAME links, the loader''s cache, CUDA compatibility [default: /usr/bin/nvidia-cdi-hook when it exists; no hooks otherwise]'
             cand --sim 'Use a simulated node: a preset name or a node file (TOML)'
             cand --sim-state 'Keep the simulated node''s changes in FILE (loaded when it exists, each change kept as it is made)'
             cand --format 'Output format of the data on stdout'

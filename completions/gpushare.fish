@@ -529,6 +529,8 @@ complete -c gpushare -n "__fish_gpushare_using_subcommand manifests" -l node-nam
 complete -c gpushare -n "__fish_gpushare_using_subcommand manifests" -l mig-strategy -d 'The device plugin\'s MIG strategy: `auto` is `single` where every GPU has MIG devices of one profile, `mixed` otherwise; `mixed` always names a resource per profile (what MIG on demand needs: `gpushare controller` changes the profiles)' -r -f -a "auto\t''
 mixed\t''"
 complete -c gpushare -n "__fish_gpushare_using_subcommand manifests" -l dev-root -d 'cdi: read device nodes and MIG minors under DIR (`DIR/dev`, `DIR/proc/driver`) [default: /]' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand manifests" -l driver-root -d 'cdi: mount the driver\'s libraries, tools and firmware from under DIR (a containerized driver\'s root) [default: the --dev-root, or / on a node]' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand manifests" -l nvidia-cdi-hook-path -d 'cdi: the nvidia-cdi-hook program (on the host) that the spec\'s hooks run: SONAME links, the loader\'s cache, CUDA compatibility [default: /usr/bin/nvidia-cdi-hook when it exists; no hooks otherwise]' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand manifests" -l sim -d 'Use a simulated node: a preset name or a node file (TOML)' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand manifests" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, each change kept as it is made)' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand manifests" -l format -d 'Output format of the data on stdout' -r -f -a "table\t'Tables for people'

@@ -385,6 +385,17 @@ pub(crate) struct ManifestsArgs {
     /// cdi: read device nodes and MIG minors under DIR (`DIR/dev`, `DIR/proc/driver`) [default: /]
     #[arg(long, value_name = "DIR")]
     pub dev_root: Option<PathBuf>,
+
+    /// cdi: mount the driver's libraries, tools and firmware from under DIR (a containerized
+    /// driver's root) [default: the --dev-root, or / on a node]
+    #[arg(long, value_name = "DIR")]
+    pub driver_root: Option<PathBuf>,
+
+    /// cdi: the nvidia-cdi-hook program (on the host) that the spec's hooks run: SONAME links,
+    /// the loader's cache, CUDA compatibility [default: /usr/bin/nvidia-cdi-hook when it exists;
+    /// no hooks otherwise]
+    #[arg(long, value_name = "PATH")]
+    pub nvidia_cdi_hook_path: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

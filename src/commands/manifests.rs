@@ -11,7 +11,8 @@ use crate::output::Format;
 
 pub(super) fn run(ctx: &mut Context, args: &ManifestsArgs) -> Result<Exit> {
     let config = args.config.as_deref().map(Config::load).transpose()?;
-    let bundle = wiring::generate(ctx, &wiring_of(args), config.as_ref())?;
+    let wiring = wiring_of(args);
+    let bundle = wiring::generate(ctx, &wiring, config.as_ref())?;
     for w in &bundle.warnings {
         ctx.out.warn(w);
     }
@@ -21,7 +22,7 @@ pub(super) fn run(ctx: &mut Context, args: &ManifestsArgs) -> Result<Exit> {
             .iter()
             .find(|d| d.kind == DocKind::CdiSpec)
             .ok_or_else(|| Error::failed("no CDI spec was generated"))?;
-        let path = cdi::install(&ctx.paths, &spec.yaml)?;
+        let path = cdi::install(&ctx.paths, &spec.yaml, &wiring.device_source())?;
         ctx.out
             .note(format!("installed the CDI spec {}", path.display()));
         return Ok(Exit::Ok);
@@ -57,5 +58,7 @@ fn wiring_of(args: &ManifestsArgs) -> Wiring {
         examples: args.examples,
         install: args.install,
         dev_root: args.dev_root.clone(),
+        driver_root: args.driver_root.clone(),
+        cdi_hook: args.nvidia_cdi_hook_path.clone(),
     }
 }

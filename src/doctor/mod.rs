@@ -131,6 +131,7 @@ pub(crate) fn checks(inputs: &Inputs, driver: std::result::Result<&Node, &Error>
         runtime::container_toolkit(inputs),
         runtime::runtime_cdi(inputs),
         runtime::cdi_spec(inputs),
+        runtime::spec_bypass(inputs),
         sharing::mps_control(inputs),
         sharing::iommu(inputs),
         boot::boot_unit(inputs),

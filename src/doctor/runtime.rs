@@ -1,5 +1,6 @@
-//! Container runtime checks: the NVIDIA container toolkit, CDI enabled in containerd/Docker, and a
-//! CDI spec that matches the GPUs and MIG devices the node has now.
+//! Container runtime checks: the NVIDIA container toolkit, CDI enabled in containerd/Docker, a
+//! CDI spec that matches the GPUs and MIG devices the node has now, and what would make the
+//! runtime pass that spec by without a word.
 
 use super::{Check, Inputs};
 use std::collections::BTreeSet;
@@ -164,6 +165,90 @@ pub(super) fn cdi_spec(i: &Inputs) -> Check {
         detail.push_str(&format!(" {} device(s) that no longer exist", gone.len()));
     }
     Check::fail(ID, detail, hint)
+}
+
+/// The spec files of kind `nvidia.com/gpu` in each CDI directory, with their device names.
+fn specs_in(i: &Inputs, dir: &str) -> Vec<(String, BTreeSet<String>)> {
+    let mut out = Vec::new();
+    for name in i.host.list(dir) {
+        if !(name.ends_with(".yaml") || name.ends_with(".yml") || name.ends_with(".json")) {
+            continue;
+        }
+        let path = format!("{dir}/{name}");
+        let Some(spec) = i
+            .host
+            .read(&path)
+            .and_then(|t| serde_saphyr::from_str::<serde_json::Value>(&t).ok())
+        else {
+            continue;
+        };
+        if spec["kind"] != "nvidia.com/gpu" {
+            continue;
+        }
+        let names = spec["devices"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|d| d["name"].as_str().map(str::to_string))
+            .collect();
+        out.push((path, names));
+    }
+    out
+}
+
+/// What bypasses the spec in `/etc/cdi` silently: NVIDIA's runtime in its default mode builds its
+/// own spec for `NVIDIA_VISIBLE_DEVICES=<UUID>` (jit-cdi) and never reads `/etc/cdi`; and a spec
+/// of the same kind and names in `/var/run/cdi` wins over it, with nothing logged.
+pub(super) fn spec_bypass(i: &Inputs) -> Check {
+    const ID: &str = "cdi-bypass";
+    if !i.host_checked {
+        return Check::skip(ID, "simulated node");
+    }
+    let config_path = "/etc/nvidia-container-runtime/config.toml";
+    let mode = i
+        .host
+        .read(config_path)
+        .and_then(|t| toml::from_str::<toml::Table>(&t).ok())
+        .map(|t| {
+            t.get("nvidia-container-runtime")
+                .and_then(|r| r.get("mode"))
+                .and_then(|m| m.as_str())
+                .unwrap_or("auto")
+                .to_string()
+        });
+    let shadowed: Vec<String> = specs_in(i, "/etc/cdi")
+        .iter()
+        .flat_map(|(etc, names)| {
+            specs_in(i, "/var/run/cdi")
+                .into_iter()
+                .filter(|(_, run)| !run.is_disjoint(names))
+                .map(move |(run, _)| format!("{run} wins over {etc}"))
+        })
+        .collect();
+    if !shadowed.is_empty() {
+        return Check::warn(
+            ID,
+            format!(
+                "a spec of the same kind and names is in both CDI directories: {}",
+                shadowed.join("; ")
+            ),
+            "keep one spec per kind: remove the other (the toolkit's nvidia-cdi-refresh writes /var/run/cdi/nvidia.yaml; gpushare installs /etc/cdi/nvidia.yaml)",
+        );
+    }
+    match mode.as_deref() {
+        None => Check::skip(ID, format!("no {config_path}")),
+        Some("cdi") => Check::pass(
+            ID,
+            "NVIDIA's runtime resolves devices through the CDI specs (mode = \"cdi\")",
+        ),
+        Some(other) => Check::warn(
+            ID,
+            format!(
+                "NVIDIA's runtime is in mode = \"{other}\": for NVIDIA_VISIBLE_DEVICES=<UUID> it builds its own spec from NVML (jit-cdi) and never reads /etc/cdi/nvidia.yaml"
+            ),
+            "set mode = \"cdi\" (`nvidia-ctk config --in-place --set nvidia-container-runtime.mode=cdi`), or ask for fully qualified names (nvidia.com/gpu=<UUID>)",
+        ),
+    }
 }
 
 #[cfg(test)]

@@ -216,6 +216,7 @@ fn simulated_nodes_skip_host_checks() {
         "fabric-manager",
         "runtime-cdi",
         "cdi-spec",
+        "cdi-bypass",
         "iommu",
     ] {
         assert_eq!(by_id(&checks, id).status, Status::Skip, "{id}");
@@ -261,4 +262,57 @@ fn a_layout_file_wants_the_boot_unit_installed_and_enabled() {
         ..inputs
     };
     assert_eq!(boot::boot_unit(&simulated).status, Status::Skip);
+}
+
+#[test]
+fn what_passes_the_spec_by_is_said() {
+    let dir = tree();
+    healthy_host(dir.path(), 1);
+    let host = Host::new(dir.path());
+    let inputs = Inputs {
+        host: &host,
+        node: None,
+        host_checked: true,
+    };
+    assert_eq!(runtime::spec_bypass(&inputs).status, Status::Skip);
+    let config = "/etc/nvidia-container-runtime/config.toml";
+    touch(
+        dir.path(),
+        config,
+        "[nvidia-container-runtime]\nlog-level = \"info\"\n",
+    );
+    let c = runtime::spec_bypass(&inputs);
+    assert_eq!(c.status, Status::Warn);
+    assert!(
+        c.detail.contains("mode = \"auto\"") && c.detail.contains("jit-cdi"),
+        "{}",
+        c.detail
+    );
+    touch(
+        dir.path(),
+        config,
+        "[nvidia-container-runtime]\nmode = \"cdi\"\n",
+    );
+    assert_eq!(runtime::spec_bypass(&inputs).status, Status::Pass);
+    let spec = |name: &str| {
+        format!(
+            "cdiVersion: 0.5.0\nkind: nvidia.com/gpu\ndevices:\n- name: \"{name}\"\n  containerEdits: {{}}\n"
+        )
+    };
+    touch(dir.path(), "/etc/cdi/nvidia.yaml", &spec("0"));
+    touch(dir.path(), "/var/run/cdi/other.yaml", &spec("1"));
+    assert_eq!(
+        runtime::spec_bypass(&inputs).status,
+        Status::Pass,
+        "no name in common"
+    );
+    touch(dir.path(), "/var/run/cdi/nvidia.yaml", &spec("0"));
+    let c = runtime::spec_bypass(&inputs);
+    assert_eq!(c.status, Status::Warn);
+    assert!(
+        c.detail
+            .contains("/var/run/cdi/nvidia.yaml wins over /etc/cdi/nvidia.yaml"),
+        "{}",
+        c.detail
+    );
 }

@@ -302,10 +302,7 @@ mod tests {
             examples: false,
             name: "seven".into(),
             node_name: None,
-            devices: cdi::DeviceSource {
-                root: None,
-                before_apply: false,
-            },
+            devices: cdi::DeviceSource::default(),
         };
         let bundle = generate(&req).unwrap();
         let mut rules = 0;

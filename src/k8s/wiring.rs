@@ -28,9 +28,21 @@ pub(crate) struct Wiring {
     pub install: bool,
     /// Where the device nodes are read (None: `/`).
     pub dev_root: Option<PathBuf>,
+    pub driver_root: Option<PathBuf>,
+    pub cdi_hook: Option<PathBuf>,
 }
 
 impl Wiring {
+    /// Where the CDI spec's device nodes, files and hooks come from.
+    pub(crate) fn device_source(&self) -> cdi::DeviceSource {
+        cdi::DeviceSource {
+            root: self.dev_root.clone(),
+            driver_root: self.driver_root.clone(),
+            hook: self.cdi_hook.clone(),
+            before_apply: false,
+        }
+    }
+
     /// The targets of `config`'s `[kubernetes]` table, as it sets them (`init`).
     pub(crate) fn of_layout(config: &Path) -> Wiring {
         Wiring {
@@ -47,11 +59,7 @@ pub(crate) fn generate(
     wiring: &Wiring,
     config: Option<&Config>,
 ) -> Result<Bundle> {
-    let devices = cdi::DeviceSource {
-        root: wiring.dev_root.clone(),
-        before_apply: false,
-    };
-    generate_with(ctx, wiring, config, devices)
+    generate_with(ctx, wiring, config, wiring.device_source())
 }
 
 /// [`generate`] with the device nodes from `devices` (`init` checks a layout before applying it).

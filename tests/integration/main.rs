@@ -25,6 +25,7 @@ mod mps;
 mod nvidia_device_plugin;
 mod nvidia_gfd;
 mod nvidia_mig_parted;
+mod nvidia_runtime;
 mod nvml_standin;
 mod nvml_standin_driver;
 mod pods_on_slices;

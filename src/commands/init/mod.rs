@@ -358,8 +358,8 @@ fn generated(
 fn check_targets(ctx: &mut Context, config: &Config, path: &Path) -> Result<()> {
     if targets_of(config) > 0 {
         let before_apply = DeviceSource {
-            root: None,
             before_apply: true,
+            ..DeviceSource::default()
         };
         wiring::generate_with(ctx, &Wiring::of_layout(path), Some(config), before_apply)?;
     }

@@ -6,14 +6,25 @@ use crate::node::Gpu;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-/// Where device nodes come from (`--dev-root`).
-#[derive(Debug, Clone, Default)]
+/// Where a spec's device nodes, driver files and hooks come from (`--dev-root`,
+/// `--driver-root`, `--nvidia-cdi-hook-path`), as nvidia-ctk separates them: a containerized
+/// driver has its files in one root and its device nodes in another.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct DeviceSource {
     /// The root holding `dev/` and `proc/driver/`; `None` is `/` on a real node and the derived
     /// layout on a simulated one.
     pub root: Option<PathBuf>,
+    /// The root holding the driver's libraries, tools and firmware; `None` is the device root
+    /// when the device nodes are read, and no files on a simulated node without one.
+    #[serde(default)]
+    pub driver_root: Option<PathBuf>,
+    /// The `nvidia-cdi-hook` program the spec's hooks run; `None` is the toolkit's own path when
+    /// it exists on a node whose devices are read, and no hooks otherwise.
+    #[serde(default)]
+    pub hook: Option<PathBuf>,
     /// The manifests of a layout are checked before the node has its devices (`init`): the CDI
     /// spec, which lists the devices the node has, is then not built.
+    #[serde(skip)]
     pub before_apply: bool,
 }
 
@@ -205,14 +216,26 @@ impl DeviceTree {
         Ok(path)
     }
 
-    /// A device node with its host path when the root is not `/`.
+    /// A device node with its host path when the root is not `/`, and, when the tree was read
+    /// from the node, its numbers and mode as the host node has them.
     pub(crate) fn node(&self, path: &str) -> super::spec::DeviceNode {
+        use std::os::unix::fs::{FileTypeExt, MetadataExt};
+        let host = self
+            .host_root
+            .as_ref()
+            .map(|r| r.join(path.trim_start_matches('/')));
+        let stat = self
+            .read
+            .then(|| std::fs::metadata(host.as_deref().unwrap_or(Path::new(path))).ok())
+            .flatten()
+            .filter(|m| m.file_type().is_char_device());
         super::spec::DeviceNode {
             path: path.to_string(),
-            host_path: self
-                .host_root
-                .as_ref()
-                .map(|r| r.join(path.trim_start_matches('/')).display().to_string()),
+            host_path: host.map(|h| h.display().to_string()),
+            major: stat.as_ref().map(|m| libc::major(m.rdev())),
+            minor: stat.as_ref().map(|m| libc::minor(m.rdev())),
+            file_mode: stat.as_ref().map(|m| m.mode() & 0o7777),
+            permissions: stat.as_ref().map(|_| "rwm".to_string()),
         }
     }
 }

@@ -5,6 +5,7 @@
 
 mod devices;
 mod driver_files;
+pub(crate) mod hooks;
 pub(crate) mod spec;
 
 pub(crate) use devices::{DeviceSource, DeviceTree};
@@ -15,7 +16,7 @@ use crate::error::{Error, Result};
 use crate::node::{Gpu, Node};
 use crate::paths::Paths;
 use spec::{ContainerEdits, Device, DeviceNode, Spec};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 pub(crate) const KIND: &str = "nvidia.com/gpu";
 /// The installed spec's file name (what nvidia-ctk and nvidia-cdi-refresh use).
@@ -44,12 +45,15 @@ fn mig_devices(gpu: &Gpu) -> Result<Vec<(usize, u32, u32, String)>> {
         .collect())
 }
 
-/// The spec of `node` with the device files of `tree`; `driver_root` adds the driver's files.
-pub(crate) fn build_spec(
-    node: &Node,
-    tree: &DeviceTree,
-    driver_root: Option<&std::path::Path>,
-) -> Result<Spec> {
+/// The driver's files a spec mounts, and the hook that makes the rest in the container.
+pub(crate) struct Driver<'a> {
+    pub root: &'a Path,
+    pub hook: Option<&'a Path>,
+}
+
+/// The spec of `node` with the device files of `tree`; `driver` adds the driver's files (and
+/// hooks).
+pub(crate) fn build_spec(node: &Node, tree: &DeviceTree, driver: Option<Driver>) -> Result<Spec> {
     let mut devices = Vec::new();
     let mut all_nodes: Vec<DeviceNode> = Vec::new();
     for gpu in &node.gpus {
@@ -102,17 +106,34 @@ pub(crate) fn build_spec(
             ..Default::default()
         },
     });
+    // Turns off the legacy hook's own injection: the spec says what the container gets.
+    let mut env = vec!["NVIDIA_VISIBLE_DEVICES=void".to_string()];
+    let (mounts, hooks) = match driver {
+        Some(d) => {
+            let files = driver_files::find(d.root, &node.driver_version, d.hook.is_some());
+            let hooks = d
+                .hook
+                .map(|h| hooks::for_files(h, &files, &node.driver_version))
+                .unwrap_or_default();
+            // Where enable-cuda-compat finds the driver's libcuda, as nvidia-ctk says it.
+            if !hooks.is_empty()
+                && let Some(dir) = files.lib_dirs.first()
+            {
+                env.insert(0, format!("NVIDIA_CTK_LIBCUDA_DIR={dir}"));
+            }
+            (files.mounts, hooks)
+        }
+        None => (Vec::new(), Vec::new()),
+    };
     let mut spec = Spec {
         cdi_version: String::new(),
         kind: KIND.into(),
         devices,
         container_edits: ContainerEdits {
-            // Turns off the legacy hook's own injection: the spec says what the container gets.
-            env: vec!["NVIDIA_VISIBLE_DEVICES=void".into()],
+            env,
             device_nodes: tree.control.iter().map(|p| tree.node(p)).collect(),
-            mounts: driver_root
-                .map(|r| driver_files::mounts(r, &node.driver_version))
-                .unwrap_or_default(),
+            mounts,
+            hooks,
         },
     };
     spec.cdi_version = spec::minimum_version(&spec).into();
@@ -133,10 +154,38 @@ pub(crate) fn spec_for(node: &Node, source: &DeviceSource) -> Result<(Spec, Devi
         gpu.mig_instances()?;
     }
     let tree = source.tree(is_simulated(node), &node.gpus)?;
-    let driver_root = tree
-        .read
-        .then(|| tree.host_root.clone().unwrap_or_else(|| PathBuf::from("/")));
-    let spec = build_spec(node, &tree, driver_root.as_deref())?;
+    let driver_root = source.driver_root.clone().or_else(|| {
+        tree.read
+            .then(|| tree.host_root.clone().unwrap_or_else(|| PathBuf::from("/")))
+    });
+    if let Some(root) = &driver_root
+        && !root.is_dir()
+    {
+        return Err(Error::usage(format!(
+            "--driver-root {}: not a directory",
+            root.display()
+        )));
+    }
+    let hook = match &source.hook {
+        Some(h) if h.is_file() => Some(h.clone()),
+        Some(h) => {
+            return Err(Error::usage(format!(
+                "--nvidia-cdi-hook-path {}: no such program",
+                h.display()
+            ))
+            .with_hint(format!(
+                "NVIDIA's container toolkit installs it as {}",
+                hooks::DEFAULT_PATH
+            )));
+        }
+        None => (tree.read && Path::new(hooks::DEFAULT_PATH).is_file())
+            .then(|| PathBuf::from(hooks::DEFAULT_PATH)),
+    };
+    let driver = driver_root.as_deref().map(|root| Driver {
+        root,
+        hook: hook.as_deref(),
+    });
+    let spec = build_spec(node, &tree, driver)?;
     Ok((spec, tree))
 }
 
@@ -199,27 +248,56 @@ pub(crate) fn installed_path(paths: &Paths) -> PathBuf {
     paths.cdi_dir().join(FILE_NAME)
 }
 
-/// Write `yaml` as the installed spec, atomically, mode 0644 (runtimes read it unprivileged).
-pub(crate) fn install(paths: &Paths, yaml: &str) -> Result<PathBuf> {
+/// Where an install records its sources, so a refresh builds the spec from the same roots.
+fn sources_path(paths: &Paths) -> PathBuf {
+    paths.lib_dir().join("cdi-sources.json")
+}
+
+/// Write `yaml` as the installed spec, atomically, mode 0644 (runtimes read it unprivileged),
+/// and record `source` for [`refresh_installed`].
+pub(crate) fn install(paths: &Paths, yaml: &str, source: &DeviceSource) -> Result<PathBuf> {
     let path = installed_path(paths);
     let dir = paths.cdi_dir();
     std::fs::create_dir_all(&dir)
         .map_err(|e| Error::failed(format!("cannot create {}: {e}", dir.display())))?;
+    let record = sources_path(paths);
+    if let Some(lib) = record.parent() {
+        crate::fsutil::own_dir(lib, crate::journal::LIB_DIR_MODE)?;
+    }
+    let text = serde_json::to_vec(source)
+        .map_err(|e| Error::failed(format!("cannot record the CDI sources: {e}")))?;
+    crate::fsutil::write_atomic(&record, &text, 0o644)
+        .map_err(|e| Error::failed(format!("cannot write {}: {e}", record.display())))?;
     crate::fsutil::write_atomic(&path, yaml.as_bytes(), 0o644)
         .map_err(|e| Error::failed(format!("cannot write {}: {e}", path.display())))?;
     Ok(path)
 }
 
-/// After a MIG change: rewrite the installed spec from `node` when one is installed. Returns the
-/// path written, or `None` when no spec is installed (nothing to refresh).
+/// After a MIG change: rewrite the installed spec from `node`, with the roots it was installed
+/// with, when one is installed. Returns the path written, or `None` when no spec is installed
+/// (nothing to refresh).
 pub(crate) fn refresh_installed(paths: &Paths, node: &Node) -> Result<Option<PathBuf>> {
     if !installed_path(paths).exists() {
         return Ok(None);
     }
-    let (spec, _) = spec_for(node, &DeviceSource::default())?;
+    let record = sources_path(paths);
+    let source: DeviceSource = match crate::fsutil::read_own_text(&record, 64 * 1024) {
+        Ok(Some(text)) => serde_json::from_str(&text).map_err(|e| {
+            Error::failed(format!("{}: {e}", record.display()))
+                .with_hint("install the spec again: gpushare manifests --target cdi --install")
+        })?,
+        Ok(None) => DeviceSource::default(),
+        Err(e) => {
+            return Err(Error::failed(format!(
+                "cannot read {}: {e}",
+                record.display()
+            )));
+        }
+    };
+    let (spec, _) = spec_for(node, &source)?;
     let yaml = serde_saphyr::to_string(&spec)
         .map_err(|e| Error::failed(format!("cannot write the CDI spec: {e}")))?;
-    install(paths, &yaml).map(Some)
+    install(paths, &yaml, &source).map(Some)
 }
 
 #[cfg(test)]

@@ -34,15 +34,21 @@ pub(crate) struct ContainerEdits {
     pub device_nodes: Vec<DeviceNode>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub mounts: Vec<Mount>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hooks: Vec<Hook>,
 }
 
 impl ContainerEdits {
     pub(crate) fn is_empty(&self) -> bool {
-        self.env.is_empty() && self.device_nodes.is_empty() && self.mounts.is_empty()
+        self.env.is_empty()
+            && self.device_nodes.is_empty()
+            && self.mounts.is_empty()
+            && self.hooks.is_empty()
     }
 }
 
-/// A device node; major/minor/type are left to the runtime, which stats the host node.
+/// A device node. Its numbers and mode are written where they were read from the node (as
+/// nvidia-ctk writes them); left out, the runtime stats the host node.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub(crate) struct DeviceNode {
@@ -51,6 +57,28 @@ pub(crate) struct DeviceNode {
     /// Path on the host, when it differs (a driver root other than `/`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub host_path: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub major: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub minor: Option<u32>,
+    /// The node's permission bits (`0644` is 420), as the host node has them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file_mode: Option<u32>,
+    /// The cgroup access the container gets (`rwm`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub permissions: Option<String>,
+}
+
+/// An OCI hook the runtime runs (NVIDIA's `nvidia-cdi-hook` subcommands).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub(crate) struct Hook {
+    /// `createContainer`, …
+    pub hook_name: String,
+    /// The program on the host.
+    pub path: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub args: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
@@ -185,6 +213,10 @@ mod tests {
                         device_nodes: vec![DeviceNode {
                             path: "/dev/nvidia0".into(),
                             host_path: host_path.then(|| "/r/dev/nvidia0".into()),
+                            major: None,
+                            minor: None,
+                            file_mode: None,
+                            permissions: None,
                         }],
                         ..Default::default()
                     },

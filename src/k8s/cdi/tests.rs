@@ -150,8 +150,8 @@ fn a_device_root_is_read_and_becomes_host_paths() {
     }
     fake_root(dir.path(), &n, &minors);
     let source = DeviceSource {
-        before_apply: false,
         root: Some(dir.path().to_path_buf()),
+        ..DeviceSource::default()
     };
     let (spec, tree) = spec_for(&n, &source).unwrap();
     assert!(tree.read);
@@ -185,8 +185,8 @@ fn missing_nodes_and_minors_are_errors() {
     let dir = tempfile::tempdir().unwrap();
     fake_root(dir.path(), &n, "config 1\n");
     let source = DeviceSource {
-        before_apply: false,
         root: Some(dir.path().to_path_buf()),
+        ..DeviceSource::default()
     };
     let e = spec_for(&n, &source).unwrap_err();
     assert!(
@@ -206,7 +206,7 @@ fn refresh_rewrites_only_an_installed_spec() {
     let n = node(BALANCED);
     assert_eq!(refresh_installed(&paths, &n).unwrap(), None);
     assert!(!installed_path(&paths).exists());
-    install(&paths, "old").unwrap();
+    install(&paths, "old", &DeviceSource::default()).unwrap();
     let written = refresh_installed(&paths, &n).unwrap().unwrap();
     let text = std::fs::read_to_string(&written).unwrap();
     assert!(
@@ -253,4 +253,95 @@ fn an_unapplied_layout_is_reported_not_described() {
         assert_eq!(!b.warnings.is_empty(), warned);
         assert!(b.documents[0].yaml.contains("1:1"), "the node as it is");
     }
+}
+
+#[test]
+fn a_separate_driver_root_and_hook_give_nvidia_ctks_mounts_and_hooks_and_a_refresh_keeps_them() {
+    let n = SimBackend::from_preset("t4x4").unwrap().snapshot().unwrap();
+    let devices = tempfile::tempdir().unwrap();
+    fake_root(devices.path(), &n, "");
+    let driver = tempfile::tempdir().unwrap();
+    let lib = driver.path().join("usr/lib/x86_64-linux-gnu");
+    std::fs::create_dir_all(&lib).unwrap();
+    let version = &n.driver_version;
+    std::fs::write(lib.join(format!("libcuda.so.{version}")), "").unwrap();
+    std::os::unix::fs::symlink(format!("libcuda.so.{version}"), lib.join("libcuda.so.1")).unwrap();
+    let hook = driver.path().join("nvidia-cdi-hook");
+    std::fs::write(&hook, "#!/bin/sh\n").unwrap();
+    let source = DeviceSource {
+        root: Some(devices.path().to_path_buf()),
+        driver_root: Some(driver.path().to_path_buf()),
+        hook: Some(hook.clone()),
+        before_apply: false,
+    };
+    let (spec, _) = spec_for(&n, &source).unwrap();
+    let edits = &spec.container_edits;
+    let mounted: Vec<&str> = edits
+        .mounts
+        .iter()
+        .map(|m| m.container_path.as_str())
+        .collect();
+    assert_eq!(
+        mounted,
+        [format!("/usr/lib/x86_64-linux-gnu/libcuda.so.{version}")],
+        "the SONAME link is the hook's to make"
+    );
+    assert!(
+        edits.mounts[0]
+            .host_path
+            .starts_with(&driver.path().display().to_string())
+    );
+    assert_eq!(
+        edits.mounts[0].options,
+        ["ro", "nosuid", "nodev", "rbind", "rprivate"]
+    );
+    let verbs: Vec<&str> = edits.hooks.iter().map(|h| h.args[1].as_str()).collect();
+    assert_eq!(
+        verbs,
+        [
+            "create-symlinks",
+            "enable-cuda-compat",
+            "update-ldcache",
+            "disable-device-node-modification"
+        ]
+    );
+    assert!(
+        edits
+            .hooks
+            .iter()
+            .all(|h| h.path == hook.display().to_string())
+    );
+    assert_eq!(
+        edits.env,
+        [
+            "NVIDIA_CTK_LIBCUDA_DIR=/usr/lib/x86_64-linux-gnu",
+            "NVIDIA_VISIBLE_DEVICES=void"
+        ]
+    );
+    // The device nodes are the device root's.
+    assert!(
+        spec.devices[0].container_edits.device_nodes[0]
+            .host_path
+            .as_ref()
+            .unwrap()
+            .starts_with(&devices.path().display().to_string())
+    );
+
+    // Installed with these roots, a refresh (after a MIG change) builds from the same.
+    let state = tempfile::tempdir().unwrap();
+    let paths = Paths::new(Some(state.path().to_path_buf()));
+    let yaml = serde_saphyr::to_string(&spec).unwrap();
+    install(&paths, &yaml, &source).unwrap();
+    std::fs::write(installed_path(&paths), "stale").unwrap();
+    let written = refresh_installed(&paths, &n).unwrap().unwrap();
+    let again: Spec = serde_saphyr::from_str(&std::fs::read_to_string(written).unwrap()).unwrap();
+    assert_eq!(again, spec);
+
+    // A hook that is not there is refused, not silently left out.
+    let missing = DeviceSource {
+        hook: Some(driver.path().join("nope")),
+        ..source
+    };
+    let e = spec_for(&n, &missing).unwrap_err();
+    assert!(e.message.contains("no such program"), "{}", e.message);
 }

@@ -67,16 +67,19 @@ impl RealNode {
         ip: &str,
         controller_manager: bool,
     ) -> Option<RealNode> {
-        RealNode::start_with(test, server, ip, controller_manager, &[])
+        RealNode::start_with(test, server, ip, controller_manager, &[], None)
     }
 
     /// The same with start-node.sh's environment `env` (`KUBE_NODE_CONTAINERD_EXTRA`, …).
+    /// `dir`: the node dir to use (made by the caller, so that configuration can name it
+    /// before the node starts); start-node.sh makes one otherwise.
     pub fn start_with(
         test: &str,
         server: &ApiServer,
         ip: &str,
         controller_manager: bool,
         env: &[(&str, &str)],
+        dir: Option<&Path>,
     ) -> Option<RealNode> {
         if let Some(why) = missing() {
             if std::env::var_os("GPUSHARE_REQUIRE_KUBE").is_some_and(|v| v == "1") {
@@ -88,9 +91,11 @@ impl RealNode {
         let out = {
             let _one = STARTING.lock().unwrap_or_else(|p| p.into_inner());
             let mut cmd = Command::new("bash");
-            cmd.arg(tool_dir().join("start-node.sh"))
-                .arg(&server.dir)
-                .env("KUBE_NODE_IP", ip)
+            cmd.arg(tool_dir().join("start-node.sh")).arg(&server.dir);
+            if let Some(dir) = dir {
+                cmd.arg(dir);
+            }
+            cmd.env("KUBE_NODE_IP", ip)
                 .env(
                     "KUBE_NODE_CONTROLLER_MANAGER",
                     if controller_manager { "1" } else { "0" },
@@ -164,6 +169,16 @@ exec sleep 1000000
 /// A busybox pod in `namespace` asking for `limits` (resource, count); it shows what it got
 /// ([`Seen`]) and keeps running.
 pub fn gpu_pod(namespace: &str, name: &str, limits: &[(&str, u32)]) -> serde_json::Value {
+    gpu_pod_showing(namespace, name, limits, "")
+}
+
+/// The same, the container first running `more` (its output in the log, before what it shows).
+pub fn gpu_pod_showing(
+    namespace: &str,
+    name: &str,
+    limits: &[(&str, u32)],
+    more: &str,
+) -> serde_json::Value {
     let limits: serde_json::Map<String, serde_json::Value> = limits
         .iter()
         .map(|(r, n)| (r.to_string(), serde_json::Value::String(n.to_string())))
@@ -176,7 +191,7 @@ pub fn gpu_pod(namespace: &str, name: &str, limits: &[(&str, u32)]) -> serde_jso
             "restartPolicy": "Never",
             "containers": [{
                 "name": "cuda", "image": BUSYBOX, "imagePullPolicy": "Never",
-                "command": ["sh", "-c", SHOW],
+                "command": ["sh", "-c", format!("{more}\n{SHOW}")],
                 "resources": { "limits": limits },
             }],
         },
@@ -239,8 +254,9 @@ pub const CAPS_MAJOR: u32 = 238;
 /// have it: `/dev/nvidiaN` (195:N) for each GPU, `nvidiactl`, `nvidia-uvm{,-tools}`, the
 /// `nvidia-caps` nodes of every GPU and compute instance the driver's `mig-minors` numbers
 /// (see [`super::device_plugin::mig_minors`]), the NVML stand-in as
-/// `libnvidia-ml.so.<driver version>` (a link, so it is loaded once), an empty `libcuda`, and
-/// the stand-in's `nvidia-smi`. Device nodes need root (`mknod`).
+/// `libnvidia-ml.so.<driver version>` (a link, so it is loaded once), an empty `libcuda`, the
+/// stand-in's `nvidia-smi`, and the driver's `proc/driver/nvidia-caps/mig-minors`. Device nodes
+/// need root (`mknod`).
 pub fn driver_root(nvidia: &super::nvidia_tools::NvidiaNode) -> PathBuf {
     use std::os::unix::fs::symlink;
     let root = nvidia.path("driver-root");
@@ -292,6 +308,13 @@ pub fn driver_root(nvidia: &super::nvidia_tools::NvidiaNode) -> PathBuf {
     mknod(root.join("dev/nvidia-uvm-tools"), 511, 1);
     mknod(caps.join("nvidia-cap1"), CAPS_MAJOR, 1);
     mknod(caps.join("nvidia-cap2"), CAPS_MAJOR, 2);
+    let minors = root.join("proc/driver/nvidia-caps");
+    std::fs::create_dir_all(&minors).unwrap();
+    std::fs::write(
+        minors.join("mig-minors"),
+        super::device_plugin::mig_minors(),
+    )
+    .unwrap();
     let ml = format!("libnvidia-ml.so.{version}");
     symlink(&super::nvml_standin::stand_in().lib, lib.join(&ml)).unwrap();
     symlink(&ml, lib.join("libnvidia-ml.so.1")).unwrap();
