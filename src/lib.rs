@@ -101,6 +101,7 @@ pub struct Context {
     backend: Option<backend::Opened>,
     /// The catalog's disagreements with the driver were printed (once a run).
     catalog_warned: bool,
+    simulation_announced: bool,
 }
 
 impl Context {
@@ -113,6 +114,7 @@ impl Context {
             jobs: None,
             backend: None,
             catalog_warned: false,
+            simulation_announced: false,
         }
     }
 
@@ -141,7 +143,9 @@ impl Context {
     fn open_backend(&mut self) -> Result<&SharedBackend> {
         if self.backend.is_none() {
             let opened = backend::open(&self.backend_options)?;
-            if self.backend_options.simulated() {
+            // Said once: the agent opens the backend afresh before every pass.
+            if self.backend_options.simulated() && !self.simulation_announced {
+                self.simulation_announced = true;
                 self.announce_simulation(&opened.backend.source());
             }
             self.backend = Some(opened);

@@ -1,38 +1,99 @@
-//! The agent's calls to the Kubernetes API. The agent's loop is synchronous (the node is changed
-//! through the same code as `gpushare apply`); each call here runs on the runtime that also runs
-//! the watches, and has a deadline, so an API server that does not answer never hangs the agent.
+//! The agent's view of the cluster and its calls to the API. It reads its Node, the layouts
+//! ConfigMap and the pods on its node from watched caches ([`crate::kube_api::cache`]), so in
+//! steady state it sends the API server nothing but those three watches; each change wakes the
+//! loop ([`Wake`]). The loop is synchronous (the node is changed through the same code as
+//! `gpushare apply`); each write runs on the runtime that also runs the watches, and has a
+//! deadline, so an API server that does not answer never hangs the agent.
+//!
+//! Each watch selects its objects by field (`metadata.name`, `spec.nodeName`), so the agent
+//! reads no other node's pods; RBAC cannot narrow `list` on nodes to one, so it may list nodes.
 
 use super::layouts::ConfigMapRef;
-use crate::error::Result;
+use crate::error::{Error, Result};
+use crate::kube_api::cache::{Cache, Changes};
+use crate::kube_api::link::Link;
 use crate::kube_api::{EVENTS_NAMESPACE, EventType, call, event_about};
 use k8s_openapi::api::core::v1::{ConfigMap, Event, Node, ObjectReference, Pod};
-use kube::api::{ListParams, Patch, PatchParams, PostParams};
+use kube::api::{Patch, PatchParams, PostParams};
+use kube::runtime::watcher;
 use kube::{Api, Client};
 use std::collections::BTreeMap;
 use std::future::Future;
+use std::sync::Arc;
+use std::sync::mpsc::Sender;
 
 /// Who writes the events and labels.
 pub(crate) const COMPONENT: &str = "gpushare-agent";
+
+/// What changed in the cluster.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Wake {
+    /// The node or the layouts: a pass reads both afresh.
+    Layout,
+    /// A pod on the node: what held devices may have let go of them.
+    Pods,
+}
 
 pub(crate) struct Cluster {
     handle: tokio::runtime::Handle,
     client: Client,
     pub node: String,
     pub layouts: ConfigMapRef,
+    node_cache: Cache<Node>,
+    layouts_cache: Cache<ConfigMap>,
+    pods_cache: Cache<Pod>,
 }
 
 impl Cluster {
+    /// Start the watches; each change sends on `wake`.
     pub(crate) fn new(
         handle: tokio::runtime::Handle,
         client: Client,
         node: String,
         layouts: ConfigMapRef,
+        link: Arc<Link>,
+        wake: Sender<Wake>,
     ) -> Self {
+        let on = |kind: Wake| {
+            let wake = wake.clone();
+            move || {
+                let _ = wake.send(kind);
+            }
+        };
+        let named =
+            |name: &str| watcher::Config::default().fields(&format!("metadata.name={name}"));
+        let node_cache = Cache::start(
+            &handle,
+            Api::all(client.clone()),
+            named(&node),
+            format!("node {node}"),
+            link.clone(),
+            on(Wake::Layout),
+        );
+        let layouts_cache = Cache::start(
+            &handle,
+            Api::namespaced(client.clone(), &layouts.namespace),
+            named(&layouts.name),
+            format!("configmap {layouts}"),
+            link.clone(),
+            on(Wake::Layout),
+        );
+        let pods_cache = Cache::start(
+            &handle,
+            Api::all(client.clone()),
+            watcher::Config::default().fields(&format!("spec.nodeName={node}")),
+            format!("pods on node {node}"),
+            link,
+            on(Wake::Pods),
+        );
         Cluster {
             handle,
             client,
             node,
             layouts,
+            node_cache,
+            layouts_cache,
+            pods_cache,
         }
     }
 
@@ -40,19 +101,20 @@ impl Cluster {
         call(&self.handle, what, f)
     }
 
+    /// The agent's Node.
     pub(crate) fn get_node(&self) -> Result<Node> {
-        let api: Api<Node> = Api::all(self.client.clone());
-        self.call(&format!("get node {}", self.node), api.get(&self.node))
+        self.node_cache.get(&self.node)?.ok_or_else(|| {
+            Error::failed(format!("node {} is not in the cluster", self.node))
+                .with_hint("the DaemonSet sets --node from spec.nodeName")
+        })
     }
 
     /// The ConfigMap's data; `None` when it does not exist.
     pub(crate) fn layouts_data(&self) -> Result<Option<BTreeMap<String, String>>> {
-        let api: Api<ConfigMap> = Api::namespaced(self.client.clone(), &self.layouts.namespace);
-        let cm = self.call(
-            &format!("get configmap {}", self.layouts),
-            api.get_opt(&self.layouts.name),
-        )?;
-        Ok(cm.map(|c| c.data.unwrap_or_default()))
+        Ok(self
+            .layouts_cache
+            .get(&self.layouts.name)?
+            .map(|c| c.data.unwrap_or_default()))
     }
 
     /// A JSON merge patch of the node's metadata.
@@ -62,22 +124,22 @@ impl Cluster {
             field_manager: Some(COMPONENT.into()),
             ..Default::default()
         };
-        self.call(
+        let node = self.call(
             &format!("patch node {}", self.node),
             api.patch(&self.node, &params, &Patch::Merge(patch)),
-        )
+        )?;
+        self.node_cache.wrote(node.clone());
+        Ok(node)
     }
 
     /// Every pod bound to this node, in every namespace.
     pub(crate) fn pods_on_node(&self) -> Result<Vec<Pod>> {
-        let api: Api<Pod> = Api::all(self.client.clone());
-        let params = ListParams::default().fields(&format!("spec.nodeName={}", self.node));
-        Ok(self
-            .call(
-                &format!("list pods on node {}", self.node),
-                api.list(&params),
-            )?
-            .items)
+        self.pods_cache.objects()
+    }
+
+    /// Taken before reading the pods: [`Changes::wait`] returns when they have changed since.
+    pub(crate) fn pod_changes(&self) -> Changes {
+        self.pods_cache.changes()
     }
 
     /// Record an event about the node (`kubectl describe node` shows it).

@@ -1,8 +1,9 @@
-//! `gpushare agent`: the node agent of a Kubernetes DaemonSet. It watches its Node and the
-//! layouts ConfigMap, and whenever the node's label (`gpushare.io/config=<name>`, or the GPU
-//! Operator's `nvidia.com/mig.config=<label>`) or the chosen layout changes, it brings the node to
-//! that layout through the pipeline of `gpushare apply` — the same checks, planner, executor,
-//! node lock and journal — and reports how it went in node labels and events.
+//! `gpushare agent`: the node agent of a Kubernetes DaemonSet. It watches its Node, the
+//! layouts ConfigMap and the pods on its node, and whenever the node's label
+//! (`gpushare.io/config=<name>`, or the GPU Operator's `nvidia.com/mig.config=<label>`) or the
+//! chosen layout changes, it brings the node to that layout through the pipeline of `gpushare
+//! apply` — the same checks, planner, executor, node lock and journal — and reports how it went
+//! in node labels and events.
 //!
 //! - [`labels`]: which layout the node's labels choose, and the state labels;
 //! - [`layouts`]: the ConfigMap of named layouts (gpushare.toml, or mig-parted labels);
@@ -11,8 +12,9 @@
 //!   and the user pods that block one;
 //! - [`publish`]: the node's MIG state for `gpushare controller` (MIG on demand), whose layout
 //!   the labels give way to while the node opts in;
-//! - [`cluster`]: the agent's API calls (through [`crate::kube_api`], as the controller's);
-//!   [`watch`]: the watches that wake the loop; its liveness endpoint is [`crate::health`].
+//! - [`cluster`]: the agent's view of the cluster (watched caches of its Node, the layouts and
+//!   the pods on its node, whose changes wake the loop) and its API calls (through
+//!   [`crate::kube_api`], as the controller's); its liveness endpoint is [`crate::health`].
 //!
 //! The rest of gpushare is synchronous; the agent runs a small runtime for the API client and
 //! the watches, and its own loop on the main thread, where the node is changed.
@@ -23,23 +25,20 @@ pub(crate) mod labels;
 pub(crate) mod layouts;
 pub(crate) mod publish;
 pub(crate) mod reconcile;
-pub(crate) mod watch;
 
 use crate::Context;
 use crate::cli::AgentArgs;
 use crate::error::{Error, Exit, Result};
 use crate::health::Health;
+use crate::kube_api::link::Link;
 use crate::metrics::{Collector, Sources};
 use crate::pipeline::signals::Trap;
-use cluster::Cluster;
-use k8s_openapi::api::core::v1::{ConfigMap, Node};
-use kube::Api;
+use cluster::{Cluster, Wake};
 use layouts::ConfigMapRef;
 use reconcile::{Agent, Settings};
 use std::sync::Arc;
 use std::sync::mpsc::RecvTimeoutError;
 use std::time::Duration;
-use watch::Watched;
 
 /// How often the loop goes round when nothing happens (signals and retries are checked then).
 const TICK: Duration = Duration::from_millis(500);
@@ -60,12 +59,6 @@ pub(crate) fn run(ctx: &mut Context, args: &AgentArgs) -> Result<Exit> {
         .build()
         .map_err(|e| Error::failed(format!("cannot start the agent's runtime: {e}")))?;
     let client = runtime.block_on(crate::kube_api::client(args.kubeconfig.as_deref()))?;
-    let cluster = Cluster::new(
-        runtime.handle().clone(),
-        client.clone(),
-        node.clone(),
-        layouts.clone(),
-    );
     let health = Arc::new(Health::new(&node));
     let pod_resources_root =
         crate::pod_resources::host_root(args.host_root.as_deref(), ctx.simulated());
@@ -86,31 +79,22 @@ pub(crate) fn run(ctx: &mut Context, args: &AgentArgs) -> Result<Exit> {
         "gpushare agent on node {node}: layouts from the ConfigMap {layouts}; health at http://{addr}/healthz, metrics at /metrics"
     ));
 
-    let (wake, woken) = std::sync::mpsc::channel();
-    watch::spawn(
-        runtime.handle(),
-        Watched {
-            api: Api::<Node>::all(client.clone()),
-            name: node.clone(),
-            what: format!("node {node}"),
-        },
-        wake.clone(),
-        ctx.out.clone(),
-    );
-    watch::spawn(
-        runtime.handle(),
-        Watched {
-            api: Api::<ConfigMap>::namespaced(client.clone(), &layouts.namespace),
-            name: layouts.name.clone(),
-            what: format!("configmap {layouts}"),
-        },
-        wake,
-        ctx.out.clone(),
-    );
     let reachable = health.clone();
-    crate::kube_api::watch_reachable(runtime.handle(), client, move |ok| {
-        reachable.update(|s| s.api_reachable = ok)
-    });
+    let link = Link::new(
+        runtime.handle(),
+        client.clone(),
+        ctx.out.clone(),
+        move |ok| reachable.update(|s| s.api_reachable = ok),
+    );
+    let (wake, woken) = std::sync::mpsc::channel();
+    let cluster = Cluster::new(
+        runtime.handle().clone(),
+        client,
+        node.clone(),
+        layouts.clone(),
+        link,
+        wake,
+    );
 
     let trap = Trap::install();
     let out = ctx.out.clone();
@@ -129,10 +113,17 @@ pub(crate) fn run(ctx: &mut Context, args: &AgentArgs) -> Result<Exit> {
             break signal;
         }
         match woken.recv_timeout(TICK) {
-            Ok(()) => {
+            Ok(first) => {
                 // Several changes at once are one pass: it reads everything afresh.
-                while woken.try_recv().is_ok() {}
-                agent.pass();
+                let mut layout = first == Wake::Layout;
+                while let Ok(next) = woken.try_recv() {
+                    layout |= next == Wake::Layout;
+                }
+                if layout {
+                    agent.pass();
+                } else {
+                    agent.pods_changed();
+                }
             }
             Err(RecvTimeoutError::Timeout) if agent.retry_due() => agent.pass(),
             Err(RecvTimeoutError::Timeout) if agent.publish_due() => agent.publish(),

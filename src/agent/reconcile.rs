@@ -7,7 +7,7 @@
 //! node, is `failed` with an event, and nothing changes. What a pass decided is remembered with
 //! what it was decided from (the label and the layout's text), so a pass that finds the same
 //! inputs does nothing but check the node still has the layout; a failed run is tried again
-//! after `--retry` seconds.
+//! after `--retry` seconds, and one that pods held up also as soon as a pod on the node changes.
 
 use super::cluster::Cluster;
 use super::gpu_clients::{self, Originals};
@@ -81,6 +81,8 @@ pub(crate) struct Agent<'a> {
     chosen: Option<Arc<crate::config::Config>>,
     /// The last event a pass ended with.
     last_report: Option<(&'static str, String)>,
+    /// The last run waits for pods to let go of devices: a pod's change tries it again.
+    held_by_pods: bool,
 }
 
 /// A failure of a pass that is not about the layout (the API server did not answer): the pass
@@ -107,6 +109,7 @@ impl<'a> Agent<'a> {
             published_at: None,
             chosen: None,
             last_report: None,
+            held_by_pods: false,
         }
     }
 
@@ -140,6 +143,18 @@ impl<'a> Agent<'a> {
             root.as_deref(),
             &self.settings.sysfs_root,
         )
+    }
+
+    /// A pod on the node changed: a run that pods held up is tried again at once (they may
+    /// have let go of their devices); otherwise the MIG state, which says which pods hold
+    /// which instances, is published.
+    pub(crate) fn pods_changed(&mut self) {
+        if self.held_by_pods && self.retry_at.is_some() {
+            self.retry_at = Some(Instant::now());
+            self.pass();
+        } else {
+            self.publish();
+        }
     }
 
     /// One pass; what goes wrong is logged, reported on the node when it can be, and retried.
@@ -222,6 +237,7 @@ impl<'a> Agent<'a> {
             DesiredSource::Gpushare(config) => Some(Arc::new(config.clone())),
             _ => None,
         };
+        self.held_by_pods = false;
         // Look at the node afresh, as a new command would.
         self.ctx.reopen_backend();
         let plan = match node_change(
@@ -263,6 +279,7 @@ impl<'a> Agent<'a> {
         // tried again every --retry is one failure, not an "Applying" each time.
         let needs_gpus_free = gpu_clients::needs_gpus_free(&plan);
         if needs_gpus_free && let Some(blocked) = self.blocked_by_pods(&plan, &what)? {
+            self.held_by_pods = true;
             return self.finish(node, key, Outcome::Failed, failure(&what, &blocked));
         }
         self.set_state(&key.choice, State::Pending)?;
@@ -340,7 +357,7 @@ impl<'a> Agent<'a> {
             ))
             .with_hint(format!(
                 "delete or move them, or choose a layout that keeps their devices; the agent \
-                 tries again every {} s",
+                 tries again when a pod on the node changes, and every {} s",
                 self.settings.retry.as_secs()
             )),
         ))
@@ -376,6 +393,7 @@ impl<'a> Agent<'a> {
         let keys: BTreeSet<String> = originals.keys().cloned().collect();
         let deadline = Instant::now() + self.settings.pause_timeout;
         loop {
+            let mut changes = self.cluster.pod_changes();
             let pods = self.cluster.pods_on_node()?;
             let left: Vec<String> = gpu_clients::paused_pods(&pods, &keys)
                 .into_iter()
@@ -407,7 +425,8 @@ impl<'a> Agent<'a> {
                 self.resume(&originals)?;
                 return Ok(Err(e));
             }
-            std::thread::sleep(Duration::from_secs(1));
+            // A pod leaving wakes this at once; signals and the deadline are looked at each second.
+            changes.wait(Duration::from_secs(1));
         }
     }
 

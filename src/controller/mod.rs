@@ -1,9 +1,10 @@
 //! `gpushare controller`: MIG on demand for the cluster. One Deployment; its replicas elect a
 //! leader with a Lease ([`lease`]), and the leader, every `--interval`, reads the nodes that opt
-//! in and the pods, builds each node's view ([`crate::on_demand::view`]), decides ([`crate::on_demand::decide`])
-//! and writes the layouts it chose in node annotations, which the nodes' agents apply through
-//! the pipeline. It never touches a node's driver. Every decision is an Event on the pod (why
-//! it waits, which node is reshaped for it) and on the node.
+//! in and the pods (from watched caches, [`crate::kube_api::cache`]), builds each node's view
+//! ([`crate::on_demand::view`]), decides ([`crate::on_demand::decide`]) and writes the layouts
+//! it chose in node annotations, which the nodes' agents apply through the pipeline. It never
+//! touches a node's driver. Every decision is an Event on the pod (why it waits, which node is
+//! reshaped for it) and on the node.
 //!
 //! Each write is one node's whole layout, so a controller killed between two writes leaves
 //! every node with a layout that is whole; the next leader sees the layouts under way (their
@@ -15,12 +16,16 @@ use crate::Context;
 use crate::cli::ControllerArgs;
 use crate::error::{Error, Exit, Result};
 use crate::health::Health;
+use crate::kube_api::cache::Cache;
+use crate::kube_api::link::Link;
 use crate::kube_api::{self, EventType, call, event_about};
 use crate::on_demand::decide::{self, Change, Limits, Verdict};
 use crate::on_demand::{self, demand, layout, view};
+use crate::output::Output;
 use crate::pipeline::signals::Trap;
 use k8s_openapi::api::core::v1::{Event, Node, ObjectReference, Pod};
-use kube::api::{Api, ListParams, Patch, PatchParams, PostParams};
+use kube::api::{Api, Patch, PatchParams, PostParams};
+use kube::runtime::watcher;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -58,6 +63,7 @@ pub(crate) fn run(ctx: &mut Context, args: &ControllerArgs) -> Result<Exit> {
         seen_pending: BTreeSet::new(),
         deferred: 0,
         leads_until: None,
+        caches: None,
     };
     let health = Arc::new(Health::replica(&identity));
     let addr = crate::health::serve(args.health_addr, health.clone())?;
@@ -137,6 +143,39 @@ struct Controller<'a> {
     deferred: u32,
     /// This replica leads until then: no write after it.
     leads_until: Option<Instant>,
+    /// The nodes that opt in and the pods, watched from the first turn this replica leads.
+    caches: Option<Caches>,
+}
+
+struct Caches {
+    nodes: Cache<Node>,
+    pods: Cache<Pod>,
+}
+
+impl Caches {
+    fn start(handle: &tokio::runtime::Handle, client: &kube::Client, out: &Output) -> Caches {
+        // The lease's renewals say whether the API server answers; the watches only log.
+        let link = Link::new(handle, client.clone(), out.clone(), |_| {});
+        let selector = format!("{}=true", on_demand::OPT_IN_LABEL);
+        Caches {
+            nodes: Cache::start(
+                handle,
+                Api::all(client.clone()),
+                watcher::Config::default().labels(&selector),
+                format!("nodes labelled {selector}"),
+                link.clone(),
+                || {},
+            ),
+            pods: Cache::start(
+                handle,
+                Api::all(client.clone()),
+                watcher::Config::default().fields("status.phase!=Succeeded,status.phase!=Failed"),
+                "pods not finished",
+                link,
+                || {},
+            ),
+        }
+    }
 }
 
 /// A burst of pods arrives over a few turns: new demand waits while it grows (up to this many
@@ -146,23 +185,11 @@ const MAX_DEFER: u32 = 4;
 impl Controller<'_> {
     /// One look at the cluster and what follows from it.
     fn turn(&mut self) -> Result<()> {
-        let nodes_api: Api<Node> = Api::all(self.client.clone());
-        let selector = format!("{}=true", on_demand::OPT_IN_LABEL);
-        let nodes = call(
-            &self.handle,
-            "list nodes",
-            nodes_api.list(&ListParams::default().labels(&selector)),
-        )?
-        .items;
-        let pods_api: Api<Pod> = Api::all(self.client.clone());
-        let pods = call(
-            &self.handle,
-            "list pods",
-            pods_api.list(
-                &ListParams::default().fields("status.phase!=Succeeded,status.phase!=Failed"),
-            ),
-        )?
-        .items;
+        let caches = self
+            .caches
+            .get_or_insert_with(|| Caches::start(&self.handle, &self.client, &self.out));
+        let nodes = caches.nodes.objects()?;
+        let pods = caches.pods.objects()?;
         let pending = demand::pending(&pods);
         let names: BTreeSet<String> = pending.iter().map(|p| p.name.clone()).collect();
         let grew = names.iter().any(|n| !self.seen_pending.contains(n));
@@ -282,11 +309,15 @@ impl Controller<'_> {
             field_manager: Some(COMPONENT.into()),
             ..Default::default()
         };
-        call(
+        let patched = call(
             &self.handle,
             &format!("patch node {name}"),
             api.patch(name, &params, &Patch::Merge(&patch)),
         )?;
+        // The next turn reads the layout written, even before the watch brings it.
+        if let Some(caches) = &self.caches {
+            caches.nodes.wrote(patched);
+        }
         self.out.note(format!("node {name}: {message}"));
         let about = ObjectReference {
             api_version: Some("v1".into()),

@@ -79,10 +79,12 @@ pub(crate) fn generate(req: &Request) -> Result<Bundle> {
     b.push(Document::object(&ClusterRole {
         metadata: meta(NAME, None),
         rules: Some(vec![
-            // Its own Node: read, watch for label changes, patch its labels and annotations.
-            rule(&[""], &["nodes"], &["get", "watch", "patch"]),
-            // Which pods run on its node (GPU clients that must leave, users that block).
-            rule(&[""], &["pods"], &["list"]),
+            // Its own Node (a watch of one name lists it too; RBAC cannot name the node): read,
+            // watch for label changes, patch its labels and annotations.
+            rule(&[""], &["nodes"], &["get", "list", "watch", "patch"]),
+            // Which pods run on its node (GPU clients that must leave, users that block), and
+            // when one lets go of its devices.
+            rule(&[""], &["pods"], &["list", "watch"]),
         ]),
         ..Default::default()
     })?);
@@ -108,7 +110,8 @@ pub(crate) fn generate(req: &Request) -> Result<Bundle> {
             &[""],
             &["configmaps"],
             &[LAYOUTS],
-            &["get", "watch"],
+            // A watch of one name (metadata.name=…) lists and watches that name alone.
+            &["get", "list", "watch"],
         )]),
     })?);
     b.push(Document::object(&role_binding(NAME, &ns, NAME, NAME, &ns))?);

@@ -36,9 +36,9 @@ pub(crate) fn generate(req: &Request) -> Result<Bundle> {
         metadata: meta(NAME, None),
         rules: Some(vec![
             // The nodes that opt in: their published MIG state, and the layouts it writes.
-            rule(&[""], &["nodes"], &["list", "patch"]),
+            rule(&[""], &["nodes"], &["list", "watch", "patch"]),
             // The pods that wait for MIG devices, and those bound to the nodes.
-            rule(&[""], &["pods"], &["list"]),
+            rule(&[""], &["pods"], &["list", "watch"]),
             // Why each pod waits, on the pod; what changes, on the node.
             rule(&[""], &["events"], &["create"]),
         ]),

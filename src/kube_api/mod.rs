@@ -1,9 +1,12 @@
 //! gpushare's calls to the Kubernetes API, shared by the node agent and the controller: the
 //! client (a kubeconfig or the pod's service account), one call with a deadline on a runtime
 //! that the callers' synchronous loops block on, errors in the API's own words, core/v1 events
-//! and merge patches of an object's metadata.
+//! and merge patches of an object's metadata; the watched caches they read the cluster from
+//! ([`cache`]) and whether the API server answers ([`link`]).
 
+pub(crate) mod cache;
 mod event;
+pub(crate) mod link;
 
 pub(crate) use event::{EVENTS_NAMESPACE, EventType, event_about};
 
@@ -94,27 +97,6 @@ fn api_error(what: &str, e: kube::Error) -> Error {
         }
         _ => err,
     }
-}
-
-/// How often [`watch_reachable`] asks, and how long an answer may take.
-const REACHABLE_EVERY: Duration = Duration::from_secs(2);
-const REACHABLE_TIMEOUT: Duration = Duration::from_secs(2);
-
-/// Ask the API server every few seconds whether it answers (`GET /version`, which every
-/// authenticated user may read) and tell `answered`: a health report says what is true now,
-/// not what the last watch event said.
-pub(crate) fn watch_reachable(
-    handle: &tokio::runtime::Handle,
-    client: Client,
-    answered: impl Fn(bool) + Send + 'static,
-) {
-    handle.spawn(async move {
-        loop {
-            let asked = tokio::time::timeout(REACHABLE_TIMEOUT, client.apiserver_version()).await;
-            answered(matches!(asked, Ok(Ok(_))));
-            tokio::time::sleep(REACHABLE_EVERY).await;
-        }
-    });
 }
 
 /// The API's own message when it gave one.

@@ -77,14 +77,12 @@ impl AgentProcess {
             .args(["agent", "--node", node, "--configmap", configmap])
             .arg("--kubeconfig")
             .arg(kubeconfig)
-            .args([
-                "--health-addr",
-                "127.0.0.1:0",
-                "--pause-timeout",
-                "60",
-                "--retry",
-                "2",
-            ])
+            .args(["--health-addr", "127.0.0.1:0", "--pause-timeout", "60"])
+            .args(if extra.iter().any(|a| *a == "--retry") {
+                &[][..]
+            } else {
+                &["--retry", "2"][..]
+            })
             .args(extra)
             .stdin(Stdio::null())
             .stdout(file.try_clone().unwrap())

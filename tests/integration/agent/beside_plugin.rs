@@ -24,6 +24,8 @@ pub(super) const MIG_CONFIG: &str = "nvidia.com/mig.config";
 
 pub(super) struct AgentBesidePlugin {
     pub cluster: Cluster,
+    /// The API server's administrator.
+    pub kubeconfig: PathBuf,
     /// Shared with the thread that plays its DaemonSet.
     _plugin: Arc<Mutex<DevicePlugin>>,
     /// The host the kubelet sees (`--host-root` for gpushare).
@@ -82,6 +84,7 @@ impl AgentBesidePlugin {
         );
         Some(AgentBesidePlugin {
             cluster,
+            kubeconfig: server.kubeconfig.clone(),
             _plugin: plugin,
             host_root,
             agent,

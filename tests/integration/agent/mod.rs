@@ -10,6 +10,7 @@ mod agent_process;
 mod beside_plugin;
 mod controller_process;
 mod hostile_cluster;
+mod idle_load;
 mod metrics;
 mod mig_on_demand;
 mod own_node;
@@ -68,7 +69,14 @@ fn setup(test: &str, node: &str, node_labels: &[(&str, &str)]) -> Option<Setup> 
     cluster.create_node(node, node_labels);
     let kubeconfig = dir.path().join("agent.kubeconfig");
     cluster.pod_token_kubeconfig(NS, "gpushare-agent", node, &kubeconfig);
-    let agent = AgentProcess::start(dir.path(), &kubeconfig, node, CONFIGMAP);
+    // A blocked layout is tried again when the pod in the way goes, not by the clock.
+    let agent = AgentProcess::start_with(
+        dir.path(),
+        &kubeconfig,
+        node,
+        CONFIGMAP,
+        &["--retry".as_ref(), "600".as_ref()],
+    );
     Some(Setup {
         agent,
         cluster,
@@ -376,7 +384,7 @@ fn the_agent_applies_the_layout_its_label_names() {
     );
 
     // 3. A user's pod holding a device the next layout takes away blocks it, by name; once it
-    // is gone the agent tries again and succeeds.
+    // is gone the agent tries again at once (its --retry is 600 s) and succeeds.
     c.create_pod(user_pod("training", node, "nvidia.com/mig-3g.20gb"));
     let seen = c.events(node).len();
     c.label(node, &[("gpushare.io/config", Some("balanced"))]);

@@ -52,21 +52,43 @@ fn missing() -> Option<String> {
 impl ApiServer {
     /// Start one for `test`; None (after saying so) when this machine cannot.
     pub fn start(test: &str) -> Option<ApiServer> {
-        ApiServer::start_with(test, None)
+        ApiServer::start_with(test, None, None)
+    }
+
+    /// The same with the API server's audit log: each request's user, verb and object, as one
+    /// JSON line in `log` (`audit::requests` reads it).
+    pub fn with_audit_log(test: &str, log: &Path) -> Option<ApiServer> {
+        let policy = log.with_extension("policy.yaml");
+        std::fs::write(
+            &policy,
+            "apiVersion: audit.k8s.io/v1\nkind: Policy\nomitStages: [RequestReceived]\nrules:\n- level: Metadata\n",
+        )
+        .unwrap();
+        let args = format!(
+            "--audit-policy-file={} --audit-log-path={}",
+            policy.display(),
+            log.display()
+        );
+        ApiServer::start_with(test, None, Some(&args))
     }
 
     /// The same with a real kube-scheduler beside it.
     pub fn with_scheduler(test: &str) -> Option<ApiServer> {
-        ApiServer::start_with(test, Some(None))
+        ApiServer::start_with(test, Some(None), None)
     }
 
     /// The same with a kube-scheduler that runs the KubeSchedulerConfiguration in `config`.
     pub fn with_scheduler_config(test: &str, config: &Path) -> Option<ApiServer> {
-        ApiServer::start_with(test, Some(Some(config)))
+        ApiServer::start_with(test, Some(Some(config)), None)
     }
 
-    /// `scheduler`: None for none, Some(None) for its defaults, Some(Some(FILE)) for a config.
-    fn start_with(test: &str, scheduler: Option<Option<&Path>>) -> Option<ApiServer> {
+    /// `scheduler`: None for none, Some(None) for its defaults, Some(Some(FILE)) for a config;
+    /// `extra`: more kube-apiserver flags (split at spaces).
+    fn start_with(
+        test: &str,
+        scheduler: Option<Option<&Path>>,
+        extra: Option<&str>,
+    ) -> Option<ApiServer> {
         if let Some(why) = missing() {
             if std::env::var_os("GPUSHARE_REQUIRE_KUBE").is_some_and(|v| v == "1") {
                 panic!("{test}: GPUSHARE_REQUIRE_KUBE=1 but {why}");
@@ -87,6 +109,9 @@ impl ApiServer {
                 if let Some(config) = config {
                     start.env("KUBE_REAL_SCHEDULER_CONFIG", config);
                 }
+            }
+            if let Some(extra) = extra {
+                start.env("KUBE_REAL_EXTRA_ARGS", extra);
             }
             start
                 .arg(tool.join("start.sh"))

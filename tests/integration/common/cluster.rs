@@ -147,6 +147,14 @@ impl Cluster {
         std::fs::write(file, text).unwrap();
     }
 
+    /// Every Node.
+    pub fn nodes(&self) -> Vec<Node> {
+        let api: Api<Node> = Api::all(self.client.clone());
+        self.run(api.list(&Default::default()))
+            .expect("the nodes")
+            .items
+    }
+
     pub fn create_node(&self, name: &str, labels: &[(&str, &str)]) {
         let api: Api<Node> = Api::all(self.client.clone());
         let node: Node = serde_json::from_value(json!({
