@@ -243,6 +243,21 @@ unsafe fn steps() {
     assert_eq!(nvmlDeviceGetMinorNumber(t4, &mut minor), SUCCESS);
     assert_eq!(minor, 2);
     assert_eq!(nvmlDeviceGetMinorNumber(mig, &mut minor), NOT_SUPPORTED);
+    // So do indices; the brand of a data-centre GPU is NVIDIA, and a PCIe or SXM host has no
+    // addressing mode (NVIDIA's DRA driver asks all three).
+    let mut index = 9u32;
+    assert_eq!(nvmlDeviceGetIndex(t4, &mut index), SUCCESS);
+    assert_eq!(index, 2);
+    assert_eq!(nvmlDeviceGetIndex(mig, &mut index), NOT_SUPPORTED);
+    let mut brand: nvmlBrandType_t = 0;
+    assert_eq!(nvmlDeviceGetBrand(a100, &mut brand), SUCCESS);
+    assert_eq!(brand, nvmlBrandType_enum_NVML_BRAND_NVIDIA);
+    let mut mode = nvmlDeviceAddressingMode_t {
+        version: version::<nvmlDeviceAddressingMode_t>(1),
+        value: 9,
+    };
+    assert_eq!(nvmlDeviceGetAddressingMode(a100, &mut mode), NOT_SUPPORTED);
+    assert_eq!(mode.value, 9);
     let mut found: nvmlDevice_t = null_mut();
     assert_eq!(
         nvmlDeviceGetHandleByUUID(uuid.as_ptr(), &mut found),

@@ -334,6 +334,72 @@ pub extern "C" fn nvmlDeviceSetComputeMode(device: nvmlDevice_t, mode: nvmlCompu
     )
 }
 
+/// The brand the driver reports (NVML_BRAND_*), by the model's name: GeForce RTX cards are
+/// `GEFORCE_RTX`, the workstation RTX line `NVIDIA_RTX`, data-centre GPUs `NVIDIA` (what
+/// `nvidia-smi -q` shows as "Product Brand : NVIDIA" on current drivers).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nvmlDeviceGetBrand(
+    device: nvmlDevice_t,
+    brand: *mut nvmlBrandType_t,
+) -> Ret {
+    call(
+        "nvmlDeviceGetBrand",
+        Record::default().handle(raw(device)),
+        |_| {
+            let name = node::read(|s| Ok(gpu_of(s, raw(device))?.model()?.name.clone()))?;
+            let value = if name.contains("GeForce RTX") {
+                15
+            } else if name.contains("RTX") {
+                13
+            } else {
+                14
+            };
+            put(brand, value)
+        },
+    )
+}
+
+/// A GPU's NVML index, as the simulator indexes them; a MIG device has none of its own.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nvmlDeviceGetIndex(device: nvmlDevice_t, index: *mut c_uint) -> Ret {
+    call(
+        "nvmlDeviceGetIndex",
+        Record::default().handle(raw(device)),
+        |_| {
+            let i = whole_gpu(raw(device))?;
+            node::read(|s| gpu(s, i).map(|_| ()))?;
+            put(index, i)
+        },
+    )
+}
+
+/// HMM and ATS are modes of coherent CPU-GPU platforms: on Grace (GH200, GB200) the driver
+/// reports ATS, its default there; on PCIe and SXM hosts it answers NOT_SUPPORTED.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nvmlDeviceGetAddressingMode(
+    device: nvmlDevice_t,
+    mode: *mut nvmlDeviceAddressingMode_t,
+) -> Ret {
+    call(
+        "nvmlDeviceGetAddressingMode",
+        Record::default().handle(raw(device)),
+        |_| {
+            let name = node::read(|s| Ok(gpu_of(s, raw(device))?.model()?.name.clone()))?;
+            if !(name.contains("GH200") || name.contains("GB200")) {
+                return Err(Fail::new(NOT_SUPPORTED, "not a coherent CPU-GPU platform"));
+            }
+            if mode.is_null() {
+                return Err(Fail::new(INVALID_ARGUMENT, "null out pointer"));
+            }
+            // SAFETY: not null; nvml.h makes the caller pass a writable, versioned struct.
+            unsafe {
+                (*mode).value = nvmlDeviceAddressingModeType_t_NVML_DEVICE_ADDRESSING_MODE_ATS
+            };
+            Ok(())
+        },
+    )
+}
+
 /// The minor number of `/dev/nvidiaN`: the driver numbers GPUs in PCI order, as the simulator
 /// indexes them. A MIG device has no node of its own.
 #[unsafe(no_mangle)]
