@@ -13,6 +13,7 @@ mod apply;
 mod common;
 mod detect;
 mod doctor;
+mod dra_driver;
 mod false_success;
 mod generated;
 mod hostile;

@@ -190,10 +190,10 @@ impl InHost {
     /// `NODE_NAME` the real node's), `config` as its config file and `extra` arguments, logging to
     /// `PROGRAM.log` beside the simulated node. The stand-ins of `nvidia-smi` and
     /// `nvidia-cuda-mps-control` come first on its PATH.
-    fn start(
+    pub fn start(
         node: &NvidiaNode,
         real: &RealNode,
-        program: &str,
+        program: &Path,
         config: &Path,
         env: &BTreeMap<String, String>,
         extra: &[&str],
@@ -232,13 +232,14 @@ impl InHost {
             .map(OsString::from),
         );
         args.push(root.into());
-        args.push(node.program(program).into());
+        args.push(program.into());
         args.extend(extra.iter().map(OsString::from));
+        let name = program.file_name().unwrap().to_string_lossy();
         let mut run = InHost {
             child: None,
             envs,
             args,
-            log: node.path(&format!("{program}.log")),
+            log: node.path(&format!("{name}.log")),
         };
         run.resume();
         run
@@ -333,7 +334,14 @@ impl DevicePlugin {
         extra: &[&str],
     ) -> DevicePlugin {
         DevicePlugin {
-            process: InHost::start(nvidia, node, "nvidia-device-plugin", config, env, extra),
+            process: InHost::start(
+                nvidia,
+                node,
+                &nvidia.program("nvidia-device-plugin"),
+                config,
+                env,
+                extra,
+            ),
         }
     }
 
@@ -362,7 +370,14 @@ pub fn mps_control_daemon(
     config: &Path,
     env: &BTreeMap<String, String>,
 ) -> InHost {
-    let mut daemon = InHost::start(nvidia, node, "mps-control-daemon", config, env, &[]);
+    let mut daemon = InHost::start(
+        nvidia,
+        node,
+        &nvidia.program("mps-control-daemon"),
+        config,
+        env,
+        &[],
+    );
     let ready = node.dir.join("ovl/run/upper/nvidia/mps/.ready");
     let deadline = std::time::Instant::now() + Duration::from_secs(60);
     while !ready.exists() {

@@ -1,0 +1,165 @@
+//! NVIDIA's DRA driver (its kubelet plugin, `gpu.nvidia.com`, from `../shared/tools/kube-node`)
+//! on the NVML stand-in, strict (an NVML call the stand-in does not answer aborts it), on a real
+//! node with MIG on: the ResourceSlices it publishes list exactly the MIG devices `gpushare
+//! detect` reports, with their UUIDs, parents, profiles and memory, named as the driver names
+//! them. (It runs without the host's PCI tree, so it publishes no `pcieRoot`, and says so.)
+
+use crate::common::api_server::ApiServer;
+use crate::common::cluster::wait_for;
+use crate::common::device_plugin::InHost;
+use crate::common::nvidia_tools::{NvidiaNode, tools};
+use crate::common::real_node::{RealNode, driver_root, tool_dir};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::os::unix::fs::PermissionsExt;
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::Duration;
+
+/// The kubelet plugin, unpacked once from the node tool.
+fn dra_plugin() -> PathBuf {
+    let dir = crate::common::repo().join("target/kube-node-bin");
+    let bin = dir.join("gpu-kubelet-plugin");
+    if !bin.exists() {
+        std::fs::create_dir_all(&dir).unwrap();
+        let part = dir.join(format!("gpu-kubelet-plugin.{}", std::process::id()));
+        let out = std::fs::File::create(&part).unwrap();
+        let ok = Command::new("xz")
+            .arg("-dc")
+            .arg(tool_dir().join("gpu-kubelet-plugin.xz"))
+            .stdout(out)
+            .status()
+            .unwrap();
+        assert!(ok.success());
+        std::fs::set_permissions(&part, std::fs::Permissions::from_mode(0o755)).unwrap();
+        std::fs::rename(&part, &bin).unwrap();
+    }
+    bin
+}
+
+#[test]
+fn nvidias_dra_driver_publishes_the_stand_ins_mig_devices() {
+    let test = "dra_driver";
+    let Some(tools) = tools(test) else { return };
+    let nvidia = NvidiaNode::new(tools, "dgx-a100");
+    nvidia.mig_apply("all-balanced");
+    let Some(server) = ApiServer::with_scheduler(test) else {
+        return;
+    };
+    let Some(node) = RealNode::start(test, &server, "127.0.0.1", true) else {
+        return;
+    };
+    let root = driver_root(&nvidia);
+    // The plugin refuses to start without a hook program; no claim is prepared here, so none runs.
+    let hook = nvidia.path("nvidia-cdi-hook");
+    std::fs::write(&hook, "#!/bin/sh\nexit 0\n").unwrap();
+    std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let env = BTreeMap::from([(
+        "KUBECONFIG".to_string(),
+        node.dir.join("kubeconfig").display().to_string(),
+    )]);
+    let root_s = root.display().to_string();
+    let cdi = node.dir.join("cdi").display().to_string();
+    let hook_s = hook.display().to_string();
+    let plugin = InHost::start(
+        &nvidia,
+        &node,
+        &dra_plugin(),
+        &nvidia.path("none"),
+        &env,
+        &[
+            "--node-name",
+            "127.0.0.1",
+            "--cdi-root",
+            &cdi,
+            "--nvidia-driver-root",
+            &root_s,
+            "--container-driver-root",
+            &root_s,
+            "--healthcheck-port",
+            "-1",
+            "--image-name",
+            "localhost/none:0",
+            "--nvidia-cdi-hook-path",
+            &hook_s,
+        ],
+    );
+    // name → (uuid, parent's uuid, profile, memory) as gpushare detect reports the node, named
+    // as the driver names MIG devices: gpu-<minor>-mig-<profile without dots>-<GI profile
+    // id>-<placement start>. A GPU in MIG mode is published only as its MIG devices.
+    let detect = nvidia.detect();
+    let mut expected = BTreeMap::new();
+    for g in detect["gpus"].as_array().unwrap() {
+        for gi in g["mig"]["instances"].as_array().unwrap() {
+            let profile = gi["profile"].as_str().unwrap();
+            let name = format!(
+                "gpu-{}-mig-{}-{}-{}",
+                g["index"],
+                profile.replace('.', ""),
+                gi["profile_id"],
+                gi["placement"]["start"]
+            );
+            let ci = &gi["compute_instances"][0];
+            expected.insert(
+                name,
+                (
+                    ci["uuid"].as_str().unwrap().to_string(),
+                    g["uuid"].as_str().unwrap().to_string(),
+                    profile.to_string(),
+                    format!("{}Mi", gi["memory_mib"]),
+                ),
+            );
+        }
+    }
+    assert_eq!(expected.len(), 32, "all-balanced on 8 A100s");
+    let published = wait_for(
+        "the driver's ResourceSlices",
+        Duration::from_secs(60),
+        || {
+            let devices = slices(&server.kubeconfig);
+            (devices.len() >= expected.len()).then_some(devices)
+        },
+    );
+    let attr = |d: &Value, key: &str| {
+        d["attributes"][key]["string"]
+            .as_str()
+            .unwrap_or("?")
+            .to_string()
+    };
+    let got: BTreeMap<String, (String, String, String, String)> = published
+        .iter()
+        .map(|d| {
+            assert_eq!(attr(d, "type"), "mig", "{d}");
+            (
+                d["name"].as_str().unwrap().to_string(),
+                (
+                    attr(d, "uuid"),
+                    attr(d, "parentUUID"),
+                    attr(d, "profile"),
+                    d["capacity"]["memory"]["value"]
+                        .as_str()
+                        .unwrap_or("?")
+                        .to_string(),
+                ),
+            )
+        })
+        .collect();
+    assert_eq!(got, expected, "{}", plugin.log());
+}
+
+/// Every device in the ResourceSlices of `gpu.nvidia.com` on the node.
+fn slices(kubeconfig: &std::path::Path) -> Vec<Value> {
+    let out = Command::new("kubectl")
+        .env("KUBECONFIG", kubeconfig)
+        .args(["get", "resourceslices", "-o", "json"])
+        .output()
+        .unwrap();
+    let list: Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
+    list["items"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|s| s["spec"]["driver"] == "gpu.nvidia.com" && s["spec"]["nodeName"] == "127.0.0.1")
+        .flat_map(|s| s["spec"]["devices"].as_array().cloned().unwrap_or_default())
+        .collect()
+}
