@@ -1,6 +1,7 @@
 //! Which pod and container hold which GPU or MIG device: the kubelet's pod-resources API
 //! (`v1.PodResourcesLister/List`, compiled from `proto/podresources/v1/api.proto`) on its
-//! socket, with each device ID the device plugin gave matched to this node's devices.
+//! socket, with each device ID the device plugin gave, and each device a DRA claim got from
+//! NVIDIA's DRA driver, matched to this node's devices.
 //!
 //! The answer is what the kubelet allocated, not a guess from resource names: a pod holds the
 //! devices whose IDs it was given. An absent socket or a refusing kubelet makes the holders
@@ -8,6 +9,7 @@
 
 use crate::node::Node;
 use serde::Serialize;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -16,6 +18,9 @@ mod api {
     #![allow(unreachable_pub, clippy::all)]
     tonic::include_proto!("v1");
 }
+
+/// NVIDIA's DRA driver, whose devices are this node's GPUs and MIG devices.
+const NVIDIA_DRA_DRIVER: &str = "gpu.nvidia.com";
 
 /// Where the kubelet serves pod-resources, under the host's root.
 const SOCKET: &str = "var/lib/kubelet/pod-resources/kubelet.sock";
@@ -28,10 +33,15 @@ pub(crate) struct PodDevice {
     pub namespace: String,
     pub pod: String,
     pub container: String,
-    /// The extended resource it was allocated as (`nvidia.com/mig-1g.10gb`).
+    /// The extended resource it was allocated as (`nvidia.com/mig-1g.10gb`); for a DRA claim,
+    /// the driver (`gpu.nvidia.com`).
     pub resource: String,
-    /// The ID the device plugin advertised (a UUID, with `::N` for a shared replica).
+    /// The ID the device plugin advertised (a UUID, with `::N` for a shared replica); for a DRA
+    /// claim, the driver's device name (`gpu-0-mig-1g5gb-19-2`).
     pub device_id: String,
+    /// The DRA claim (`namespace/name`) it was allocated through.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub claim: Option<String>,
     /// The GPU it is or is on; None when the ID names no GPU of this node.
     pub gpu: Option<u32>,
     /// The MIG device's UUID, when it is one.
@@ -65,13 +75,39 @@ pub(crate) fn read(node: &Node, root: &Path) -> Holders {
         return Holders::NoSocket(socket);
     }
     match list(&socket) {
-        Ok(held) => Holders::Known(held.into_iter().filter_map(|h| matched(node, h)).collect()),
+        Ok(held) => {
+            let minors = minors(node, root);
+            Holders::Known(
+                held.into_iter()
+                    .filter_map(|h| matched(node, &minors, h))
+                    .collect(),
+            )
+        }
         Err(why) => Holders::Refused(socket, why),
     }
 }
 
-/// (namespace, pod, container, resource, device ID) of every device the kubelet allocated.
-type Allocation = (String, String, String, String, String);
+/// GPU index → its minor, as the driver under `root` says (in PCI order, as NVML indexes them,
+/// where it says nothing); a GPU whose file is refused has none.
+fn minors(node: &Node, root: &Path) -> BTreeMap<u32, u32> {
+    node.gpus
+        .iter()
+        .filter_map(|g| match crate::node::minor::gpu_minor(root, g) {
+            Ok(minor) => Some((g.index, minor.unwrap_or(g.index))),
+            Err(_) => None,
+        })
+        .collect()
+}
+
+/// One device the kubelet allocated a container: a device plugin's, or a DRA claim's.
+struct Allocation {
+    namespace: String,
+    pod: String,
+    container: String,
+    resource: String,
+    device_id: String,
+    claim: Option<String>,
+}
 
 fn list(socket: &Path) -> Result<Vec<Allocation>, String> {
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -104,14 +140,26 @@ fn list(socket: &Path) -> Result<Vec<Allocation>, String> {
         let mut out = Vec::new();
         for pod in answer.into_inner().pod_resources {
             for container in pod.containers {
-                for devices in container.devices {
-                    for id in devices.device_ids {
-                        out.push((
-                            pod.namespace.clone(),
-                            pod.name.clone(),
-                            container.name.clone(),
-                            devices.resource_name.clone(),
-                            id,
+                let held = |resource: &str, device_id: String, claim: Option<String>| Allocation {
+                    namespace: pod.namespace.clone(),
+                    pod: pod.name.clone(),
+                    container: container.name.clone(),
+                    resource: resource.to_string(),
+                    device_id,
+                    claim,
+                };
+                for devices in &container.devices {
+                    for id in &devices.device_ids {
+                        out.push(held(&devices.resource_name, id.clone(), None));
+                    }
+                }
+                for dynamic in &container.dynamic_resources {
+                    let claim = format!("{}/{}", dynamic.claim_namespace, dynamic.claim_name);
+                    for device in &dynamic.claim_resources {
+                        out.push(held(
+                            &device.driver_name,
+                            device.device_name.clone(),
+                            Some(claim.clone()),
                         ));
                     }
                 }
@@ -121,35 +169,144 @@ fn list(socket: &Path) -> Result<Vec<Allocation>, String> {
     })
 }
 
-/// The device an allocation names on this node: by UUID (a GPU's or a MIG device's, a shared
-/// replica's `::N` aside) or, with the plugin's `index` ID strategy, a GPU's index. Devices of
-/// other plugins are not GPUs and are left out; an NVIDIA ID that names nothing here is kept,
-/// unmatched.
-fn matched(
-    node: &Node,
-    (namespace, pod, container, resource, device_id): Allocation,
-) -> Option<PodDevice> {
-    let id = device_id.split("::").next().unwrap_or(&device_id);
-    let mut gpu = None;
-    let mut mig_device = None;
-    for g in &node.gpus {
-        if g.uuid == id || id.parse::<u32>() == Ok(g.index) {
-            gpu = Some(g.index);
-        } else if g.mig_device(id).is_some() {
-            gpu = Some(g.index);
-            mig_device = Some(id.to_string());
+/// The device an allocation names on this node. A device plugin's ID: by UUID (a GPU's or a
+/// MIG device's, a shared replica's `::N` aside) or, with the plugin's `index` ID strategy, a
+/// GPU's index. A DRA claim's device: by the name NVIDIA's DRA driver gave it
+/// ([`dra_device`]). Devices of other plugins and drivers are not GPUs and are left out; an
+/// NVIDIA device that names nothing here is kept, unmatched.
+fn matched(node: &Node, minors: &BTreeMap<u32, u32>, a: Allocation) -> Option<PodDevice> {
+    let (gpu, mig_device) = if a.claim.is_some() {
+        if a.resource != NVIDIA_DRA_DRIVER {
+            return None;
         }
-    }
-    if gpu.is_none() && !resource.starts_with("nvidia.com/") {
-        return None;
-    }
+        dra_device(node, minors, &a.device_id).map_or((None, None), |(g, m)| (Some(g), m))
+    } else {
+        let id = a.device_id.split("::").next().unwrap_or(&a.device_id);
+        let mut found = (None, None);
+        for g in &node.gpus {
+            if g.uuid == id || id.parse::<u32>() == Ok(g.index) {
+                found = (Some(g.index), None);
+            } else if g.mig_device(id).is_some() {
+                found = (Some(g.index), Some(id.to_string()));
+            }
+        }
+        if found.0.is_none() && !a.resource.starts_with("nvidia.com/") {
+            return None;
+        }
+        found
+    };
     Some(PodDevice {
-        namespace,
-        pod,
-        container,
-        resource,
-        device_id,
+        namespace: a.namespace,
+        pod: a.pod,
+        container: a.container,
+        resource: a.resource,
+        device_id: a.device_id,
         gpu,
         mig_device,
+        claim: a.claim,
     })
+}
+
+/// (GPU index, MIG device UUID) of a device NVIDIA's DRA driver names `gpu-<minor>` or
+/// `gpu-<minor>-mig-<profile>-<GI profile id>-<placement start>`; None when nothing here is
+/// that device (a MIG device is matched only with its UUID known).
+fn dra_device(
+    node: &Node,
+    minors: &BTreeMap<u32, u32>,
+    name: &str,
+) -> Option<(u32, Option<String>)> {
+    let rest = name.strip_prefix("gpu-")?;
+    let (minor, mig) = match rest.split_once("-mig-") {
+        Some((minor, mig)) => (minor, Some(mig)),
+        None => (rest, None),
+    };
+    let minor: u32 = minor.parse().ok()?;
+    let gpu = node
+        .gpus
+        .iter()
+        .find(|g| minors.get(&g.index) == Some(&minor))?;
+    let Some(mig) = mig else {
+        return Some((gpu.index, None));
+    };
+    // The profile's own part comes first and may hold dashes; the numbers are last.
+    let mut numbers = mig.rsplitn(3, '-');
+    let start: u32 = numbers.next()?.parse().ok()?;
+    let profile_id: u32 = numbers.next()?.parse().ok()?;
+    let gi = gpu
+        .mig
+        .instances
+        .iter()
+        .flatten()
+        .find(|gi| gi.profile_id == profile_id && gi.placement.start == start)?;
+    let uuid = gi.compute_instances.first()?.uuid.clone()?;
+    Some((gpu.index, Some(uuid)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::Backend;
+    use crate::backend::sim::SimBackend;
+
+    /// A DGX A100 with a 3g.20gb at placement 4 on GPU 1 (the driver's name
+    /// `gpu-1-mig-3g20gb-9-4`), and its MIG UUID.
+    fn node() -> (Node, String) {
+        let sim = SimBackend::from_preset("dgx-a100").unwrap();
+        sim.set_mig_mode(1, crate::node::MigMode::Enabled).unwrap();
+        let at = crate::node::Placement { start: 4, size: 4 };
+        let gi = sim.create_gpu_instance(1, 9, at).unwrap();
+        sim.create_compute_instance(1, gi, 2).unwrap();
+        let node = sim.snapshot().unwrap();
+        let uuid = node.gpus[1].mig.instances.as_ref().unwrap()[0].compute_instances[0]
+            .uuid
+            .clone()
+            .unwrap();
+        (node, uuid)
+    }
+
+    fn claim(driver: &str, device: &str) -> Allocation {
+        Allocation {
+            namespace: "ml".into(),
+            pod: "train".into(),
+            container: "main".into(),
+            resource: driver.into(),
+            device_id: device.into(),
+            claim: Some("ml/train-gpu".into()),
+        }
+    }
+
+    #[test]
+    fn dra_devices_are_matched_by_the_names_nvidias_driver_gives_them() {
+        let (node, uuid) = node();
+        let minors: BTreeMap<u32, u32> = node.gpus.iter().map(|g| (g.index, g.index)).collect();
+        let held = |device: &str| {
+            let d = matched(&node, &minors, claim(NVIDIA_DRA_DRIVER, device)).unwrap();
+            (d.gpu, d.mig_device)
+        };
+        assert_eq!(held("gpu-1-mig-3g20gb-9-4"), (Some(1), Some(uuid)));
+        assert_eq!(held("gpu-3"), (Some(3), None));
+        // Nothing here at that placement, profile or minor: kept, unmatched (a lost device).
+        assert_eq!(held("gpu-1-mig-3g20gb-9-0"), (None, None));
+        assert_eq!(held("gpu-1-mig-1g5gb-19-4"), (None, None));
+        assert_eq!(held("gpu-9"), (None, None));
+        assert_eq!(held("gpu-vfio-1"), (None, None));
+        // Another driver's devices are not GPUs.
+        assert!(matched(&node, &minors, claim("example.com/fpga", "gpu-1")).is_none());
+    }
+
+    #[test]
+    fn dra_names_follow_the_driver_s_minors_not_the_indices() {
+        let (node, uuid) = node();
+        // The driver numbered GPU 1 as minor 5.
+        let minors: BTreeMap<u32, u32> = [(0, 4), (1, 5)].into();
+        let d = matched(
+            &node,
+            &minors,
+            claim(NVIDIA_DRA_DRIVER, "gpu-5-mig-3g20gb-9-4"),
+        )
+        .unwrap();
+        assert_eq!((d.gpu, d.mig_device), (Some(1), Some(uuid)));
+        let d = matched(&node, &minors, claim(NVIDIA_DRA_DRIVER, "gpu-1")).unwrap();
+        assert_eq!(d.gpu, None);
+    }
 }

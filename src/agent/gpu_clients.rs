@@ -507,6 +507,7 @@ mod tests {
             device_id: id.into(),
             gpu,
             mig_device,
+            claim: None,
         };
         let (kept, lost) = (mig(gis[0]), mig(gis[1]));
         let holders = vec![

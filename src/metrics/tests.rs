@@ -165,6 +165,7 @@ fn a_device_a_pod_holds_carries_the_pod_and_a_free_one_is_zero() {
         device_id: "x".into(),
         gpu: Some(gpu),
         mig_device: mig.map(str::to_string),
+        claim: None,
     };
     let holders = vec![
         pod("a", Some(&held_uuid), 0),

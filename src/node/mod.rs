@@ -5,6 +5,7 @@
 //! GPU's `notes` say which call refused it.
 
 pub mod catalog;
+pub(crate) mod minor;
 pub(crate) mod pci;
 pub(crate) mod selector;
 

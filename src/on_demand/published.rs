@@ -242,6 +242,7 @@ mod tests {
             device_id: uuid.clone(),
             gpu: Some(0),
             mig_device: Some(uuid),
+            claim: None,
         }];
         let state = MigState::of(&node, |g| book.known(g).ok().flatten(), Some(&held), &[]);
         assert_eq!(state.gpus.len(), 1, "only GPU 0 has MIG on");

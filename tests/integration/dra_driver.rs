@@ -3,18 +3,25 @@
 //! node with MIG on: the ResourceSlices it publishes list exactly the MIG devices `gpushare
 //! detect` reports, with their UUIDs, parents, profiles and memory, named as the driver names
 //! them. (It runs without the host's PCI tree, so it publishes no `pcieRoot`, and says so.)
+//! gpushare's DeviceClasses and claim templates then get a pod onto a MIG device: the real
+//! scheduler allocates the claim, the driver prepares it, the container has exactly that
+//! device's nodes, and `gpushare detect` names the pod as its holder from the kubelet's
+//! pod-resources (the claim's driver, pool and device).
 
-use crate::common::api_server::ApiServer;
-use crate::common::cluster::wait_for;
-use crate::common::device_plugin::InHost;
-use crate::common::nvidia_tools::{NvidiaNode, tools};
-use crate::common::real_node::{RealNode, driver_root, tool_dir};
-use serde_json::Value;
+use crate::common;
+use common::api_server::ApiServer;
+use common::cluster::{Cluster, wait_for};
+use common::device_plugin::{InHost, device_nodes, mig_devices};
+use common::nvidia_tools::{NvidiaNode, tools};
+use common::real_node::{RealNode, Seen, driver_root, gpu_pod, tool_dir};
+use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::os::unix::fs::PermissionsExt;
 use std::path::PathBuf;
 use std::process::Command;
 use std::time::Duration;
+
+const WAIT: Duration = Duration::from_secs(120);
 
 /// The kubelet plugin, unpacked once from the node tool.
 fn dra_plugin() -> PathBuf {
@@ -54,10 +61,18 @@ fn nvidias_dra_driver_publishes_the_stand_ins_mig_devices() {
     let hook = nvidia.path("nvidia-cdi-hook");
     std::fs::write(&hook, "#!/bin/sh\nexit 0\n").unwrap();
     std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let env = BTreeMap::from([(
-        "KUBECONFIG".to_string(),
-        node.dir.join("kubeconfig").display().to_string(),
-    )]);
+    // The driver's /proc/devices (for the major of `nvidia-caps`), where its plugin is told to
+    // read it: the host's has no NVIDIA driver.
+    let env = BTreeMap::from([
+        (
+            "KUBECONFIG".to_string(),
+            node.dir.join("kubeconfig").display().to_string(),
+        ),
+        (
+            "ALT_PROC_DEVICES_PATH".to_string(),
+            nvidia.path("host/devices").display().to_string(),
+        ),
+    ]);
     let root_s = root.display().to_string();
     let cdi = node.dir.join("cdi").display().to_string();
     let hook_s = hook.display().to_string();
@@ -145,6 +160,81 @@ fn nvidias_dra_driver_publishes_the_stand_ins_mig_devices() {
         })
         .collect();
     assert_eq!(got, expected, "{}", plugin.log());
+
+    // gpushare's DeviceClasses and claim templates, applied; a pod asking a 1g.5gb through one
+    // is allocated by the real scheduler, its claim prepared by the driver, and its container
+    // has exactly the device nodes of its MIG device (through the driver's CDI spec).
+    let cluster = Cluster::connect(&server.kubeconfig);
+    let docs = common::json(nvidia.gpushare().args(["manifests", "--target", "dra"]));
+    let docs: Vec<Value> = docs
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["kind"] != "Pod")
+        .cloned()
+        .collect();
+    cluster.apply_documents(&docs);
+    let mut pod = gpu_pod("default", "claims-1g", &[]);
+    pod["spec"]["containers"][0]["resources"] = json!({ "claims": [{ "name": "gpu" }] });
+    pod["spec"]["resourceClaims"] =
+        json!([{ "name": "gpu", "resourceClaimTemplateName": "mig-1g.5gb" }]);
+    cluster.create_pod(pod);
+    let seen = wait_for("the claim's pod to say what it got", WAIT, || {
+        cluster
+            .logs("default", "claims-1g")
+            .and_then(|log| Seen::parse(&log))
+    });
+    // The device the scheduler allocated, and the MIG device it is.
+    let allocated = claim_device(&server.kubeconfig, "default");
+    let uuid = got[&allocated].0.clone();
+    let device = mig_devices(&detect)
+        .into_iter()
+        .find(|d| d.uuid == uuid)
+        .unwrap();
+    assert_eq!(device.profile, "1g.5gb");
+    assert_eq!(seen.devices, device_nodes(&device), "{}", plugin.log());
+
+    // The kubelet's pod-resources name the claim's device; gpushare detect knows its holder.
+    let detect = common::json(
+        nvidia
+            .gpushare()
+            .args(["detect", "--host-root"])
+            .arg(node.host_root()),
+    );
+    let holders: Vec<&Value> = detect["pods"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|h| h["pod"] == "claims-1g")
+        .collect();
+    assert_eq!(holders.len(), 1, "{detect}");
+    let held = holders[0];
+    assert_eq!(held["resource"], "gpu.nvidia.com");
+    assert_eq!(held["device_id"], allocated.as_str());
+    assert_eq!(held["mig_device"], uuid.as_str());
+    assert_eq!(held["gpu"], device.gpu);
+    assert!(
+        held["claim"]
+            .as_str()
+            .unwrap()
+            .starts_with("default/claims-1g-gpu"),
+        "{held}"
+    );
+}
+
+/// The device the one ResourceClaim in `namespace` was allocated.
+fn claim_device(kubeconfig: &std::path::Path, namespace: &str) -> String {
+    let out = Command::new("kubectl")
+        .env("KUBECONFIG", kubeconfig)
+        .args(["get", "resourceclaims", "-n", namespace, "-o", "json"])
+        .output()
+        .unwrap();
+    let list: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let claims = list["items"].as_array().unwrap();
+    assert_eq!(claims.len(), 1, "{list}");
+    let results = &claims[0]["status"]["allocation"]["devices"]["results"];
+    assert_eq!(results[0]["driver"], "gpu.nvidia.com", "{list}");
+    results[0]["device"].as_str().unwrap().to_string()
 }
 
 /// Every device in the ResourceSlices of `gpu.nvidia.com` on the node.

@@ -9,33 +9,13 @@
 use crate::common;
 use common::api_server::ApiServer;
 use common::cluster::{Cluster, wait_for};
-use common::device_plugin::{DevicePlugin, MigDevice, generated, mig_devices, mig_minor};
+use common::device_plugin::{DevicePlugin, MigDevice, device_nodes, generated, mig_devices};
 use common::nvidia_tools::{NvidiaNode, tools};
-use common::real_node::{CAPS_MAJOR, RealNode, Seen, driver_root, gpu_pod};
+use common::real_node::{RealNode, Seen, driver_root, gpu_pod};
 use std::collections::BTreeMap;
 use std::time::Duration;
 
 const WAIT: Duration = Duration::from_secs(180);
-
-/// The device nodes a container holding `d` must have: its GPU, its GPU instance's and compute
-/// instance's capabilities, and the control nodes every container gets.
-fn nodes_of(d: &MigDevice) -> BTreeMap<String, (u32, u32)> {
-    let cap = |ci: Option<u64>| {
-        let minor = mig_minor(d.gpu, d.gi, ci) as u32;
-        (
-            format!("/dev/nvidia-caps/nvidia-cap{minor}"),
-            (CAPS_MAJOR, minor),
-        )
-    };
-    BTreeMap::from([
-        (format!("/dev/nvidia{}", d.gpu), (195, d.gpu as u32)),
-        ("/dev/nvidiactl".into(), (195, 255)),
-        ("/dev/nvidia-uvm".into(), (511, 0)),
-        ("/dev/nvidia-uvm-tools".into(), (511, 1)),
-        cap(None),
-        cap(Some(d.ci)),
-    ])
-}
 
 #[test]
 fn each_container_gets_exactly_its_mig_devices_nodes_through_cdi() {
@@ -121,7 +101,7 @@ fn each_container_gets_exactly_its_mig_devices_nodes_through_cdi() {
     }
     for (pod, got) in &seen {
         let d = by_pod[pod];
-        assert_eq!(got.devices, nodes_of(d), "{pod} holds {d:?}");
+        assert_eq!(got.devices, device_nodes(d), "{pod} holds {d:?}");
         // CDI's own variable replaces the plugin's: the nodes are the container's devices.
         assert_eq!(got.visible(), ["void"], "{pod}: {got:?}");
     }
@@ -130,5 +110,5 @@ fn each_container_gets_exactly_its_mig_devices_nodes_through_cdi() {
         &devices[0],
         devices.iter().find(|d| d.gpu != devices[0].gpu).unwrap(),
     );
-    assert_ne!(nodes_of(a), nodes_of(b));
+    assert_ne!(device_nodes(a), device_nodes(b));
 }

@@ -13,9 +13,9 @@
 use crate::common;
 use common::api_server::ApiServer;
 use common::cluster::{Cluster, wait_for};
-use common::device_plugin::{DevicePlugin, MigDevice, generated, mig_devices, mig_minor};
+use common::device_plugin::{DevicePlugin, MigDevice, device_nodes, generated, mig_devices};
 use common::nvidia_tools::{NvidiaNode, tools};
-use common::real_node::{CAPS_MAJOR, RealNode, Seen, driver_root, gpu_pod_showing};
+use common::real_node::{RealNode, Seen, driver_root, gpu_pod_showing};
 use serde_json::json;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -73,25 +73,6 @@ fn toolkit(test: &str) -> Option<&'static Path> {
 const MORE: &str =
     "ls -l /usr/lib/x86_64-linux-gnu 2>/dev/null | grep -e cuda -e nvidia | sed 's/^/lib /'
 grep -q libnvidia-ml /etc/ld.so.cache 2>/dev/null && echo 'ldcache libnvidia-ml'";
-
-/// The device nodes a container holding MIG device `d` gets from gpushare's spec.
-fn nodes_of(d: &MigDevice) -> BTreeMap<String, (u32, u32)> {
-    let cap = |ci: Option<u64>| {
-        let minor = mig_minor(d.gpu, d.gi, ci) as u32;
-        (
-            format!("/dev/nvidia-caps/nvidia-cap{minor}"),
-            (CAPS_MAJOR, minor),
-        )
-    };
-    BTreeMap::from([
-        (format!("/dev/nvidia{}", d.gpu), (195, d.gpu as u32)),
-        ("/dev/nvidiactl".into(), (195, 255)),
-        ("/dev/nvidia-uvm".into(), (511, 0)),
-        ("/dev/nvidia-uvm-tools".into(), (511, 1)),
-        cap(None),
-        cap(Some(d.ci)),
-    ])
-}
 
 struct Scene<'a> {
     cluster: &'a Cluster,
@@ -268,7 +249,7 @@ fn nvidias_runtime_resolves_mig_devices_through_gpushares_spec() {
         let (seen, log, device) = s.run(&name, profile);
         assert_eq!(
             seen.devices,
-            nodes_of(&device),
+            device_nodes(&device),
             "{name} holds {device:?}:\n{log}"
         );
         assert_eq!(seen.visible(), ["void"], "{name}: the spec's variable");
@@ -336,7 +317,7 @@ fn nvidias_runtime_resolves_mig_devices_through_gpushares_spec() {
     let mut resolved_new = 0;
     for i in 0..9 {
         let (seen, log, device) = s.run(&format!("after-{i}"), "3g.20gb");
-        assert_eq!(seen.devices, nodes_of(&device), "{device:?}:\n{log}");
+        assert_eq!(seen.devices, device_nodes(&device), "{device:?}:\n{log}");
         if !before.contains(&device.uuid) {
             resolved_new += 1;
         }

@@ -82,42 +82,6 @@ pub(super) fn parse_mig_minors(text: &str) -> MigMinors {
         .collect()
 }
 
-/// `/proc/driver/nvidia/gpus/<bus>/information` names the bus id `0000:07:00.0` (4-digit domain,
-/// lower case) where NVML prints `00000000:07:00.0`.
-fn proc_bus_id(nvml_bus_id: &str) -> String {
-    let lower = nvml_bus_id.to_ascii_lowercase();
-    match lower.split_once(':') {
-        Some((domain, rest)) if domain.len() > 4 => {
-            format!("{}:{rest}", &domain[domain.len() - 4..])
-        }
-        _ => lower,
-    }
-}
-
-/// The driver's minor of a GPU; `None` when its information file does not say. A file that is
-/// there but refused (a FIFO, a device) is an error, never a guess.
-fn read_gpu_minor(root: &Path, gpu: &Gpu) -> Result<Option<u32>> {
-    let path = root
-        .join("proc/driver/nvidia/gpus")
-        .join(proc_bus_id(&gpu.pci_bus_id))
-        .join("information");
-    let text = match crate::fsutil::read_host(&path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::InvalidInput => {
-            return Err(Error::failed(format!(
-                "cannot read {}: {e}",
-                path.display()
-            )));
-        }
-        Err(_) => None,
-    };
-    Ok(text.and_then(|text| {
-        text.lines()
-            .find_map(|l| l.strip_prefix("Device Minor:"))
-            .and_then(|v| v.trim().parse().ok())
-    }))
-}
-
 impl DeviceSource {
     /// The device tree of `gpus`: derived on a simulated node without `--dev-root`, read otherwise.
     pub(crate) fn tree(&self, simulated: bool, gpus: &[Gpu]) -> Result<DeviceTree> {
@@ -144,7 +108,7 @@ impl DeviceSource {
             .collect();
         let mut gpu_minors = BTreeMap::new();
         for g in gpus {
-            let minor = read_gpu_minor(&root, g)?.unwrap_or(g.index);
+            let minor = crate::node::minor::gpu_minor(&root, g)?.unwrap_or(g.index);
             let node = format!("/dev/nvidia{minor}");
             if !exists(&node) {
                 return Err(Error::failed(format!(
@@ -259,11 +223,5 @@ mod tests {
         let m = parse_mig_minors("config 1\nmonitor 2\ngpu0/gi1/access 12\nbad line here\nx y\n");
         assert_eq!(m.len(), 3);
         assert_eq!(m["gpu0/gi1/access"], 12);
-    }
-
-    #[test]
-    fn proc_bus_ids_use_a_four_digit_domain() {
-        assert_eq!(proc_bus_id("00000000:07:00.0"), "0000:07:00.0");
-        assert_eq!(proc_bus_id("0000:AB:00.0"), "0000:ab:00.0");
     }
 }

@@ -143,6 +143,27 @@ pub struct MigDevice {
     pub start: u64,
 }
 
+/// The device nodes a container holding MIG device `d` gets (from NVIDIA's or gpushare's CDI
+/// spec): its GPU, its GPU instance's and compute instance's capabilities, and the control nodes
+/// every container gets.
+pub fn device_nodes(d: &MigDevice) -> BTreeMap<String, (u32, u32)> {
+    let cap = |ci: Option<u64>| {
+        let minor = mig_minor(d.gpu, d.gi, ci) as u32;
+        (
+            format!("/dev/nvidia-caps/nvidia-cap{minor}"),
+            (super::real_node::CAPS_MAJOR, minor),
+        )
+    };
+    BTreeMap::from([
+        (format!("/dev/nvidia{}", d.gpu), (195, d.gpu as u32)),
+        ("/dev/nvidiactl".into(), (195, 255)),
+        ("/dev/nvidia-uvm".into(), (511, 0)),
+        ("/dev/nvidia-uvm-tools".into(), (511, 1)),
+        cap(None),
+        cap(Some(d.ci)),
+    ])
+}
+
 pub fn mig_devices(detect: &Value) -> Vec<MigDevice> {
     let mut out = Vec::new();
     for g in detect["gpus"].as_array().unwrap() {
@@ -305,8 +326,9 @@ impl Drop for InHost {
     }
 }
 
-/// The simulated node's view of the host, made once: the driver's `mig-minors` and the mount
-/// point of the private root.
+/// The simulated node's view of the host: the driver's `mig-minors`, its capability files of
+/// the MIG devices there are now ([`capabilities`]), `/proc/devices` as the driver fills it, and
+/// the mount point of the private root.
 fn host(node: &NvidiaNode) -> PathBuf {
     let root = node.path("host");
     let caps = root.join("proc/driver/nvidia-caps");
@@ -314,7 +336,36 @@ fn host(node: &NvidiaNode) -> PathBuf {
         std::fs::create_dir_all(dir).unwrap();
     }
     std::fs::write(caps.join("mig-minors"), mig_minors()).unwrap();
+    capabilities(node, &root.join("proc/driver/nvidia/capabilities"));
+    std::fs::write(
+        root.join("devices"),
+        format!(
+            "Character devices:\n195 nvidia\n{} nvidia-caps\n511 nvidia-uvm\n\nBlock devices:\n",
+            super::real_node::CAPS_MAJOR
+        ),
+    )
+    .unwrap();
     root
+}
+
+/// `/proc/driver/nvidia/capabilities` as the driver keeps it: for each GPU instance and compute
+/// instance that exists, `gpu<minor>/mig/gi<id>/access` and `…/ci<id>/access` with the minor of
+/// its `nvidia-caps` node (the numbers of `mig-minors`), made afresh.
+fn capabilities(node: &NvidiaNode, dir: &Path) {
+    let _ = std::fs::remove_dir_all(dir);
+    let file = |path: PathBuf, minor: u64| {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        let text = format!("DeviceFileMinor: {minor}\nDeviceFileMode: 292\nDeviceFileModify: 1\n");
+        std::fs::write(path, text).unwrap();
+    };
+    for d in mig_devices(&node.detect()) {
+        let gi = dir.join(format!("gpu{}/mig/gi{}", d.gpu, d.gi));
+        file(gi.join("access"), mig_minor(d.gpu, d.gi, None));
+        file(
+            gi.join(format!("ci{}/access", d.ci)),
+            mig_minor(d.gpu, d.gi, Some(d.ci)),
+        );
+    }
 }
 
 /// NVIDIA's device plugin as its DaemonSet's pod runs on a real node: in the node's mount
