@@ -3,9 +3,10 @@
 //! node with MIG on: the ResourceSlices it publishes list exactly the MIG devices `gpushare
 //! detect` reports, with their UUIDs, parents, profiles and memory, named as the driver names
 //! them. (It runs without the host's PCI tree, so it publishes no `pcieRoot`, and says so.)
-//! gpushare's DeviceClasses and claim templates then get a pod onto a MIG device: the real
-//! scheduler allocates the claim, the driver prepares it, the container has exactly that
-//! device's nodes, and `gpushare detect` names the pod as its holder from the kubelet's
+//! gpushare's DeviceClasses and claim templates then get pods onto MIG devices of each profile
+//! (and one more than there are waits, with the scheduler's reason): the real scheduler
+//! allocates the claims, the driver prepares them, each container has exactly its device's
+//! nodes, and `gpushare detect` names each pod as its device's holder from the kubelet's
 //! pod-resources (the claim's driver, pool and device).
 
 use crate::common;
@@ -161,9 +162,11 @@ fn nvidias_dra_driver_publishes_the_stand_ins_mig_devices() {
         .collect();
     assert_eq!(got, expected, "{}", plugin.log());
 
-    // gpushare's DeviceClasses and claim templates, applied; a pod asking a 1g.5gb through one
-    // is allocated by the real scheduler, its claim prepared by the driver, and its container
-    // has exactly the device nodes of its MIG device (through the driver's CDI spec).
+    // gpushare's DeviceClasses and claim templates, applied. Pods asking through them are
+    // allocated by the real scheduler, their claims prepared by the driver, and each container
+    // has exactly the device nodes of a MIG device of its profile (through the driver's CDI
+    // spec): a 1g.5gb, a 2g.10gb and the eight 3g.20gb; a ninth 3g.20gb waits, with the
+    // scheduler's reason.
     let cluster = Cluster::connect(&server.kubeconfig);
     let docs = common::json(nvidia.gpushare().args(["manifests", "--target", "dra"]));
     let docs: Vec<Value> = docs
@@ -174,67 +177,109 @@ fn nvidias_dra_driver_publishes_the_stand_ins_mig_devices() {
         .cloned()
         .collect();
     cluster.apply_documents(&docs);
-    let mut pod = gpu_pod("default", "claims-1g", &[]);
-    pod["spec"]["containers"][0]["resources"] = json!({ "claims": [{ "name": "gpu" }] });
-    pod["spec"]["resourceClaims"] =
-        json!([{ "name": "gpu", "resourceClaimTemplateName": "mig-1g.5gb" }]);
-    cluster.create_pod(pod);
-    let seen = wait_for("the claim's pod to say what it got", WAIT, || {
-        cluster
-            .logs("default", "claims-1g")
-            .and_then(|log| Seen::parse(&log))
+    let mut asked: BTreeMap<String, &str> = BTreeMap::from([
+        ("claims-1g".to_string(), "1g.5gb"),
+        ("claims-2g".to_string(), "2g.10gb"),
+    ]);
+    asked.extend((0..9).map(|i| (format!("claims-3g-{i}"), "3g.20gb")));
+    for (name, profile) in &asked {
+        let mut pod = gpu_pod("default", name, &[]);
+        pod["spec"]["containers"][0]["resources"] = json!({ "claims": [{ "name": "gpu" }] });
+        pod["spec"]["resourceClaims"] =
+            json!([{ "name": "gpu", "resourceClaimTemplateName": format!("mig-{profile}") }]);
+        cluster.create_pod(pod);
+    }
+    let seen = wait_for("ten of the claims' pods to say what they got", WAIT, || {
+        let seen: BTreeMap<String, Seen> = asked
+            .keys()
+            .filter_map(|name| {
+                let log = cluster.logs("default", name)?;
+                Some((name.clone(), Seen::parse(&log)?))
+            })
+            .collect();
+        (seen.len() == 10).then_some(seen)
     });
-    // The device the scheduler allocated, and the MIG device it is.
-    let allocated = claim_device(&server.kubeconfig, "default");
-    let uuid = got[&allocated].0.clone();
-    let device = mig_devices(&detect)
-        .into_iter()
-        .find(|d| d.uuid == uuid)
-        .unwrap();
-    assert_eq!(device.profile, "1g.5gb");
-    assert_eq!(seen.devices, device_nodes(&device), "{}", plugin.log());
+    let waiting: Vec<&String> = asked.keys().filter(|n| !seen.contains_key(*n)).collect();
+    let why = wait_for("the tenth to be told why it waits", WAIT, || {
+        cluster
+            .events_of("default", "Pod", waiting[0])
+            .into_iter()
+            .find(|(reason, _)| reason == "FailedScheduling")
+            .map(|(_, message)| message)
+    });
+    assert!(why.contains("cannot allocate all claims"), "{why}");
+    // Each pod's device as the scheduler allocated it: of its profile, its own, and the one
+    // its container has the nodes of.
+    let allocated = claim_devices(&server.kubeconfig, "default");
+    let devices = mig_devices(&detect);
+    let mut taken = BTreeMap::new();
+    for (pod, seen) in &seen {
+        let name = &allocated[pod];
+        let device = devices.iter().find(|d| d.uuid == got[name].0).unwrap();
+        assert_eq!(device.profile, asked[pod], "{pod}");
+        assert_eq!(
+            seen.devices,
+            device_nodes(device),
+            "{pod}: {}",
+            plugin.log()
+        );
+        assert!(
+            taken.insert(name.clone(), pod).is_none(),
+            "{name} given twice"
+        );
+    }
 
-    // The kubelet's pod-resources name the claim's device; gpushare detect knows its holder.
+    // The kubelet's pod-resources name each claim's device; gpushare detect knows its holder.
     let detect = common::json(
         nvidia
             .gpushare()
             .args(["detect", "--host-root"])
             .arg(node.host_root()),
     );
-    let holders: Vec<&Value> = detect["pods"]
+    let holders: BTreeMap<&str, &Value> = detect["pods"]
         .as_array()
         .unwrap()
         .iter()
-        .filter(|h| h["pod"] == "claims-1g")
+        .filter(|h| h["namespace"] == "default")
+        .map(|h| (h["pod"].as_str().unwrap(), h))
         .collect();
-    assert_eq!(holders.len(), 1, "{detect}");
-    let held = holders[0];
-    assert_eq!(held["resource"], "gpu.nvidia.com");
-    assert_eq!(held["device_id"], allocated.as_str());
-    assert_eq!(held["mig_device"], uuid.as_str());
-    assert_eq!(held["gpu"], device.gpu);
-    assert!(
-        held["claim"]
-            .as_str()
-            .unwrap()
-            .starts_with("default/claims-1g-gpu"),
-        "{held}"
-    );
+    assert_eq!(holders.len(), 10, "{detect}");
+    for (pod, held) in holders {
+        let name = &allocated[pod];
+        assert_eq!(held["resource"], "gpu.nvidia.com");
+        assert_eq!(&held["device_id"], name.as_str());
+        assert_eq!(&held["mig_device"], got[name].0.as_str(), "{pod}");
+        assert!(
+            held["claim"]
+                .as_str()
+                .unwrap()
+                .starts_with(&format!("default/{pod}-gpu")),
+            "{held}"
+        );
+    }
 }
 
-/// The device the one ResourceClaim in `namespace` was allocated.
-fn claim_device(kubeconfig: &std::path::Path, namespace: &str) -> String {
+/// pod → the device its ResourceClaim in `namespace` was allocated, for the claims allocated.
+fn claim_devices(kubeconfig: &std::path::Path, namespace: &str) -> BTreeMap<String, String> {
     let out = Command::new("kubectl")
         .env("KUBECONFIG", kubeconfig)
         .args(["get", "resourceclaims", "-n", namespace, "-o", "json"])
         .output()
         .unwrap();
     let list: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let claims = list["items"].as_array().unwrap();
-    assert_eq!(claims.len(), 1, "{list}");
-    let results = &claims[0]["status"]["allocation"]["devices"]["results"];
-    assert_eq!(results[0]["driver"], "gpu.nvidia.com", "{list}");
-    results[0]["device"].as_str().unwrap().to_string()
+    let mut out = BTreeMap::new();
+    for claim in list["items"].as_array().unwrap() {
+        let results = &claim["status"]["allocation"]["devices"]["results"];
+        let Some(device) = results[0]["device"].as_str() else {
+            continue;
+        };
+        assert_eq!(results[0]["driver"], "gpu.nvidia.com", "{claim}");
+        let pod = claim["metadata"]["ownerReferences"][0]["name"]
+            .as_str()
+            .unwrap();
+        out.insert(pod.to_string(), device.to_string());
+    }
+    out
 }
 
 /// Every device in the ResourceSlices of `gpu.nvidia.com` on the node.
