@@ -12,6 +12,7 @@ use common::api_server::ApiServer;
 use common::cluster::{Cluster, wait_for};
 use common::nvidia_tools::{NvidiaNode, tools};
 use common::real_node::{BUSYBOX, RealNode, tool_dir};
+use common::unpacked;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -25,47 +26,12 @@ const WAIT: Duration = Duration::from_secs(120);
 fn programs(test: &str) -> Option<&'static Path> {
     static DIR: OnceLock<Result<PathBuf, String>> = OnceLock::new();
     let dir = DIR.get_or_init(|| {
-        let tool = common::repo().join("../shared/tools/aliyun-gpushare");
-        let out = common::repo().join("target/aliyun-gpushare-bin");
-        std::fs::create_dir_all(&out).map_err(|e| e.to_string())?;
-        for program in ["gpushare-sche-extender", "gpushare-device-plugin-v2"] {
-            let xz = tool.join(format!("{program}.xz"));
-            if !xz.is_file() {
-                return Err(format!("{} does not exist", xz.display()));
-            }
-            let bin = out.join(program);
-            if !bin.exists() {
-                let part = out.join(format!("{program}.part"));
-                let file = std::fs::File::create(&part).map_err(|e| e.to_string())?;
-                let ok = Command::new("xz")
-                    .arg("-dc")
-                    .arg(&xz)
-                    .stdout(file)
-                    .status()
-                    .is_ok_and(|s| s.success());
-                if !ok {
-                    return Err(format!("cannot unpack {}", xz.display()));
-                }
-                std::fs::set_permissions(
-                    &part,
-                    std::os::unix::fs::PermissionsExt::from_mode(0o755),
-                )
-                .map_err(|e| e.to_string())?;
-                std::fs::rename(&part, &bin).map_err(|e| e.to_string())?;
-            }
-        }
-        Ok(out)
+        unpacked::unpack(
+            "aliyun-gpushare",
+            &["gpushare-sche-extender", "gpushare-device-plugin-v2"],
+        )
     });
-    match dir {
-        Ok(dir) => Some(dir),
-        Err(why) => {
-            if std::env::var_os("GPUSHARE_REQUIRE_NVIDIA_TOOLS").is_some_and(|v| v == "1") {
-                panic!("{test}: GPUSHARE_REQUIRE_NVIDIA_TOOLS=1 but {why}");
-            }
-            eprintln!("SKIPPED: {test}: Aliyun's programs are not available: {why}");
-            None
-        }
-    }
+    unpacked::or_skip(test, "Aliyun's programs are", dir)
 }
 
 /// A process killed (and reaped) when dropped; its log for failure messages.

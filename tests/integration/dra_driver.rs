@@ -14,41 +14,32 @@ use common::api_server::ApiServer;
 use common::cluster::{Cluster, wait_for};
 use common::device_plugin::{InHost, device_nodes, mig_devices};
 use common::nvidia_tools::{NvidiaNode, tools};
-use common::real_node::{RealNode, Seen, driver_root, gpu_pod, tool_dir};
+use common::real_node::{RealNode, Seen, driver_root, gpu_pod};
+use common::unpacked;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::os::unix::fs::PermissionsExt;
 use std::path::PathBuf;
 use std::process::Command;
+use std::sync::OnceLock;
 use std::time::Duration;
 
 const WAIT: Duration = Duration::from_secs(120);
 
-/// The kubelet plugin, unpacked once from the node tool.
-fn dra_plugin() -> PathBuf {
-    let dir = crate::common::repo().join("target/kube-node-bin");
-    let bin = dir.join("gpu-kubelet-plugin");
-    if !bin.exists() {
-        std::fs::create_dir_all(&dir).unwrap();
-        let part = dir.join(format!("gpu-kubelet-plugin.{}", std::process::id()));
-        let out = std::fs::File::create(&part).unwrap();
-        let ok = Command::new("xz")
-            .arg("-dc")
-            .arg(tool_dir().join("gpu-kubelet-plugin.xz"))
-            .stdout(out)
-            .status()
-            .unwrap();
-        assert!(ok.success());
-        std::fs::set_permissions(&part, std::fs::Permissions::from_mode(0o755)).unwrap();
-        std::fs::rename(&part, &bin).unwrap();
-    }
-    bin
+/// NVIDIA's DRA kubelet plugin, unpacked once from the node tool.
+fn dra_plugin(test: &str) -> Option<PathBuf> {
+    static DIR: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    let dir = DIR.get_or_init(|| unpacked::unpack("kube-node", &["gpu-kubelet-plugin"]));
+    unpacked::or_skip(test, "NVIDIA's DRA driver is", dir).map(|d| d.join("gpu-kubelet-plugin"))
 }
 
 #[test]
 fn nvidias_dra_driver_publishes_the_stand_ins_mig_devices() {
     let test = "dra_driver";
     let Some(tools) = tools(test) else { return };
+    let Some(dra_plugin) = dra_plugin(test) else {
+        return;
+    };
     let nvidia = NvidiaNode::new(tools, "dgx-a100");
     nvidia.mig_apply("all-balanced");
     let Some(server) = ApiServer::with_scheduler(test) else {
@@ -80,7 +71,7 @@ fn nvidias_dra_driver_publishes_the_stand_ins_mig_devices() {
     let plugin = InHost::start(
         &nvidia,
         &node,
-        &dra_plugin(),
+        &dra_plugin,
         &nvidia.path("none"),
         &env,
         &[

@@ -16,6 +16,7 @@ use common::cluster::{Cluster, wait_for};
 use common::device_plugin::{DevicePlugin, MigDevice, device_nodes, generated, mig_devices};
 use common::nvidia_tools::{NvidiaNode, tools};
 use common::real_node::{RealNode, Seen, driver_root, gpu_pod_showing};
+use common::unpacked;
 use serde_json::json;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -30,42 +31,12 @@ const WAIT: Duration = Duration::from_secs(180);
 fn toolkit(test: &str) -> Option<&'static Path> {
     static DIR: OnceLock<Result<PathBuf, String>> = OnceLock::new();
     let dir = DIR.get_or_init(|| {
-        let tool = common::repo().join("../shared/tools/nvidia-ctk");
-        let out = common::repo().join("target/nvidia-ctk-bin");
-        std::fs::create_dir_all(&out).map_err(|e| e.to_string())?;
-        for program in ["nvidia-container-runtime", "nvidia-ctk", "nvidia-cdi-hook"] {
-            let xz = tool.join(format!("{program}.xz"));
-            let bin = out.join(program);
-            if bin.exists() {
-                continue;
-            }
-            let part = out.join(format!("{program}.part"));
-            let file = std::fs::File::create(&part).map_err(|e| e.to_string())?;
-            let ok = Command::new("xz")
-                .arg("-dc")
-                .arg(&xz)
-                .stdout(file)
-                .status()
-                .is_ok_and(|s| s.success());
-            if !ok {
-                return Err(format!("cannot unpack {}", xz.display()));
-            }
-            std::fs::set_permissions(&part, std::os::unix::fs::PermissionsExt::from_mode(0o755))
-                .map_err(|e| e.to_string())?;
-            std::fs::rename(&part, &bin).map_err(|e| e.to_string())?;
-        }
-        Ok(out)
+        unpacked::unpack(
+            "nvidia-ctk",
+            &["nvidia-container-runtime", "nvidia-ctk", "nvidia-cdi-hook"],
+        )
     });
-    match dir {
-        Ok(dir) => Some(dir),
-        Err(why) => {
-            if std::env::var_os("GPUSHARE_REQUIRE_NVIDIA_TOOLS").is_some_and(|v| v == "1") {
-                panic!("{test}: GPUSHARE_REQUIRE_NVIDIA_TOOLS=1 but {why}");
-            }
-            eprintln!("SKIPPED: {test}: NVIDIA's container toolkit is not available: {why}");
-            None
-        }
-    }
+    unpacked::or_skip(test, "NVIDIA's container toolkit is", dir)
 }
 
 /// What the test's pods show besides devices: the driver's files in the library folder, and

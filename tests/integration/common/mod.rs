@@ -9,6 +9,7 @@ pub mod nvml_standin;
 pub mod prometheus;
 pub mod real_node;
 pub mod snapshot;
+pub mod unpacked;
 pub mod vgpu_host;
 
 use assert_cmd::Command;
