@@ -67,7 +67,7 @@ for node in "dgx-a100" "balanced" "layout" "mixed" "t4-mps" "t4-ts"; do
         fi
         if [[ $target == dra ]]; then
             k8s_validate "$work/$dir" 1.34.0
-            for v in 32 33; do
+            for v in 32 33 36; do
                 gen "$dir-$v" "${sim[@]}" --target dra --examples --k8s-version "1.$v"
                 k8s_validate "$work/$dir-$v" "1.$v.0"
             done

@@ -3,6 +3,7 @@
 //! has, and templates that share a device (MPS with the layout's limits, time-slicing), in the
 //! `resource.k8s.io` version of the cluster: v1 from 1.34, v1beta2 in 1.33, v1beta1 in 1.32.
 
+use super::device_plugin::mig_resource;
 use super::node_offer::{MpsShare, Sharing};
 use super::objects::{is_builtin_namespace, meta, namespace};
 use super::version::DraApi;
@@ -75,10 +76,15 @@ macro_rules! dra_objects {
             use k8s_openapi::api::resource::$api as r;
             use k8s_openapi::apimachinery::pkg::runtime::RawExtension;
 
-            pub(super) fn device_class(name: &str, cel: String) -> Result<Document> {
+            pub(super) fn device_class(
+                name: &str,
+                cel: String,
+                extended_resource_name: Option<String>,
+            ) -> Result<Document> {
                 Document::object(&r::DeviceClass {
                     metadata: meta(name, None),
                     spec: r::DeviceClassSpec {
+                        extended_resource_name,
                         selectors: Some(vec![r::DeviceSelector {
                             cel: Some(r::CELDeviceSelector { expression: cel }),
                         }]),
@@ -142,11 +148,16 @@ dra_objects!(v1beta1, v1beta1, |name, class| r::DeviceRequest {
     ..Default::default()
 });
 
-fn device_class(api: DraApi, name: &str, cel: String) -> Result<Document> {
+fn device_class(
+    api: DraApi,
+    name: &str,
+    cel: String,
+    extended: Option<String>,
+) -> Result<Document> {
     match api {
-        DraApi::V1 => v1::device_class(name, cel),
-        DraApi::V1beta2 => v1beta2::device_class(name, cel),
-        DraApi::V1beta1 => v1beta1::device_class(name, cel),
+        DraApi::V1 => v1::device_class(name, cel, extended),
+        DraApi::V1beta2 => v1beta2::device_class(name, cel, extended),
+        DraApi::V1beta1 => v1beta1::device_class(name, cel, extended),
     }
 }
 
@@ -263,14 +274,23 @@ pub(crate) fn generate(req: &Request) -> Result<Bundle> {
             "the layout has no device the DRA driver can hand out (no whole GPU, no MIG device)",
         ));
     }
+    // The drop-in move: the classes serve the device plugin's resource names.
+    let drop_in = req.version.dra_extended_resources();
+    let extended = |name: String| drop_in.then_some(name);
     if req.layout.whole_gpus().any(|g| g.sharing != Sharing::Vgpu) {
-        bundle.push(device_class(api, GPU_CLASS, gpu_selector())?);
+        bundle.push(device_class(
+            api,
+            GPU_CLASS,
+            gpu_selector(),
+            extended("nvidia.com/gpu".into()),
+        )?);
     }
     for profile in req.layout.mig_profiles() {
         bundle.push(device_class(
             api,
             &mig_class(&profile),
             mig_selector(&profile),
+            extended(mig_resource(&profile)),
         )?);
     }
     let ns = req.namespace_or("default");
@@ -305,6 +325,16 @@ pub(crate) fn generate(req: &Request) -> Result<Bundle> {
     for (template, replicas) in sliced {
         bundle.note(format!(
             "{template}-time-slicing: gpushare.toml time-slices these MIG devices {replicas} ways; up to {replicas} pods share one through one ResourceClaim."
+        ));
+    }
+    if drop_in {
+        bundle.note(
+            "The classes name the device plugin's resources (extendedResourceName): unchanged pods asking for nvidia.com/gpu or nvidia.com/mig-<profile> are served by DRA on nodes whose device plugin does not advertise them. Move a node by stopping its device plugin (label nvidia.com/gpu.deploy.device-plugin=false) once NVIDIA's DRA driver runs there.",
+        );
+    } else if api == DraApi::V1 {
+        bundle.note(format!(
+            "Kubernetes {}: pods ask through the claim templates; from 1.36 the classes also serve nvidia.com/gpu and nvidia.com/mig-<profile> requests (DRAExtendedResource).",
+            req.version
         ));
     }
     if api != DraApi::V1 {

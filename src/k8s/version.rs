@@ -57,6 +57,13 @@ impl K8sVersion {
             _ => Some(DraApi::V1),
         }
     }
+
+    /// Whether a DeviceClass may name an extended resource (`extendedResourceName`), so that
+    /// pods asking for `nvidia.com/mig-1g.5gb` are served by DRA: the `DRAExtendedResource`
+    /// gate is beta and on from 1.36 (alpha and off in 1.34 and 1.35).
+    pub(crate) fn dra_extended_resources(self) -> bool {
+        self.minor >= 36
+    }
 }
 
 impl FromStr for K8sVersion {
@@ -123,5 +130,7 @@ mod tests {
         assert_eq!(v(33).dra_api(), Some(DraApi::V1beta2));
         assert_eq!(v(34).dra_api(), Some(DraApi::V1));
         assert_eq!(v(37).dra_api(), Some(DraApi::V1));
+        assert!(!v(35).dra_extended_resources());
+        assert!(v(36).dra_extended_resources());
     }
 }

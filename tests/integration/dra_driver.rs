@@ -7,37 +7,32 @@
 //! (and one more than there are waits, with the scheduler's reason): the real scheduler
 //! allocates the claims, the driver prepares them, each container has exactly its device's
 //! nodes, and `gpushare detect` names each pod as its device's holder from the kubelet's
-//! pod-resources (the claim's driver, pool and device).
+//! pod-resources (the claim's driver, pool and device). A pod written for the device plugin
+//! (`nvidia.com/mig-1g.5gb: 1`), unchanged, runs on a DRA device through the class's extended
+//! resource name.
+//!
+//! On whole GPUs that gpushare.toml time-slices, a claim from gpushare's time-slicing template is
+//! prepared by the driver, which sets the GPU's compute mode and time-slice through
+//! `nvidia-smi`, and pods that share the claim share the GPU.
 
 use crate::common;
 use common::api_server::ApiServer;
 use common::cluster::{Cluster, wait_for};
-use common::device_plugin::{InHost, device_nodes, mig_devices};
+use common::device_plugin::{device_nodes, mig_devices};
+use common::dra_plugin::{self, DraPlugin, attribute, claim_devices, slices};
 use common::nvidia_tools::{NvidiaNode, tools};
-use common::real_node::{RealNode, Seen, driver_root, gpu_pod};
-use common::unpacked;
+use common::real_node::{RealNode, Seen, gpu_pod};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
-use std::os::unix::fs::PermissionsExt;
-use std::path::PathBuf;
-use std::process::Command;
-use std::sync::OnceLock;
 use std::time::Duration;
 
 const WAIT: Duration = Duration::from_secs(120);
-
-/// NVIDIA's DRA kubelet plugin, unpacked once from the node tool.
-fn dra_plugin(test: &str) -> Option<PathBuf> {
-    static DIR: OnceLock<Result<PathBuf, String>> = OnceLock::new();
-    let dir = DIR.get_or_init(|| unpacked::unpack("kube-node", &["gpu-kubelet-plugin"]));
-    unpacked::or_skip(test, "NVIDIA's DRA driver is", dir).map(|d| d.join("gpu-kubelet-plugin"))
-}
 
 #[test]
 fn nvidias_dra_driver_publishes_the_stand_ins_mig_devices() {
     let test = "dra_driver";
     let Some(tools) = tools(test) else { return };
-    let Some(dra_plugin) = dra_plugin(test) else {
+    let Some(program) = dra_plugin::program(test) else {
         return;
     };
     let nvidia = NvidiaNode::new(tools, "dgx-a100");
@@ -48,49 +43,7 @@ fn nvidias_dra_driver_publishes_the_stand_ins_mig_devices() {
     let Some(node) = RealNode::start(test, &server, "127.0.0.1", true) else {
         return;
     };
-    let root = driver_root(&nvidia);
-    // The plugin refuses to start without a hook program; no claim is prepared here, so none runs.
-    let hook = nvidia.path("nvidia-cdi-hook");
-    std::fs::write(&hook, "#!/bin/sh\nexit 0\n").unwrap();
-    std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
-    // The driver's /proc/devices (for the major of `nvidia-caps`), where its plugin is told to
-    // read it: the host's has no NVIDIA driver.
-    let env = BTreeMap::from([
-        (
-            "KUBECONFIG".to_string(),
-            node.dir.join("kubeconfig").display().to_string(),
-        ),
-        (
-            "ALT_PROC_DEVICES_PATH".to_string(),
-            nvidia.path("host/devices").display().to_string(),
-        ),
-    ]);
-    let root_s = root.display().to_string();
-    let cdi = node.dir.join("cdi").display().to_string();
-    let hook_s = hook.display().to_string();
-    let plugin = InHost::start(
-        &nvidia,
-        &node,
-        &dra_plugin,
-        &nvidia.path("none"),
-        &env,
-        &[
-            "--node-name",
-            "127.0.0.1",
-            "--cdi-root",
-            &cdi,
-            "--nvidia-driver-root",
-            &root_s,
-            "--container-driver-root",
-            &root_s,
-            "--healthcheck-port",
-            "-1",
-            "--image-name",
-            "localhost/none:0",
-            "--nvidia-cdi-hook-path",
-            &hook_s,
-        ],
-    );
+    let plugin = DraPlugin::start(&nvidia, &node, &program, &[]);
     // name → (uuid, parent's uuid, profile, memory) as gpushare detect reports the node, named
     // as the driver names MIG devices: gpu-<minor>-mig-<profile without dots>-<GI profile
     // id>-<placement start>. A GPU in MIG mode is published only as its MIG devices.
@@ -123,26 +76,20 @@ fn nvidias_dra_driver_publishes_the_stand_ins_mig_devices() {
         "the driver's ResourceSlices",
         Duration::from_secs(60),
         || {
-            let devices = slices(&server.kubeconfig);
+            let devices = slices(&server.kubeconfig, &node.name);
             (devices.len() >= expected.len()).then_some(devices)
         },
     );
-    let attr = |d: &Value, key: &str| {
-        d["attributes"][key]["string"]
-            .as_str()
-            .unwrap_or("?")
-            .to_string()
-    };
     let got: BTreeMap<String, (String, String, String, String)> = published
         .iter()
         .map(|d| {
-            assert_eq!(attr(d, "type"), "mig", "{d}");
+            assert_eq!(attribute(d, "type"), "mig", "{d}");
             (
                 d["name"].as_str().unwrap().to_string(),
                 (
-                    attr(d, "uuid"),
-                    attr(d, "parentUUID"),
-                    attr(d, "profile"),
+                    attribute(d, "uuid"),
+                    attribute(d, "parentUUID"),
+                    attribute(d, "profile"),
                     d["capacity"]["memory"]["value"]
                         .as_str()
                         .unwrap_or("?")
@@ -159,15 +106,7 @@ fn nvidias_dra_driver_publishes_the_stand_ins_mig_devices() {
     // spec): a 1g.5gb, a 2g.10gb and the eight 3g.20gb; a ninth 3g.20gb waits, with the
     // scheduler's reason.
     let cluster = Cluster::connect(&server.kubeconfig);
-    let docs = common::json(nvidia.gpushare().args(["manifests", "--target", "dra"]));
-    let docs: Vec<Value> = docs
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|d| d["kind"] != "Pod")
-        .cloned()
-        .collect();
-    cluster.apply_documents(&docs);
+    cluster.apply_documents(&dra_objects(&nvidia, &[]));
     let mut asked: BTreeMap<String, &str> = BTreeMap::from([
         ("claims-1g".to_string(), "1g.5gb"),
         ("claims-2g".to_string(), "2g.10gb"),
@@ -180,7 +119,16 @@ fn nvidias_dra_driver_publishes_the_stand_ins_mig_devices() {
             json!([{ "name": "gpu", "resourceClaimTemplateName": format!("mig-{profile}") }]);
         cluster.create_pod(pod);
     }
-    let seen = wait_for("ten of the claims' pods to say what they got", WAIT, || {
+    // The drop-in move: a pod written for the device plugin, unchanged, is served by DRA (the
+    // node has no device plugin; the class names its resource).
+    let unchanged = "unchanged-1g";
+    cluster.create_pod(gpu_pod(
+        "default",
+        unchanged,
+        &[("nvidia.com/mig-1g.5gb", 1)],
+    ));
+    asked.insert(unchanged.to_string(), "1g.5gb");
+    let seen = wait_for("eleven of the pods to say what they got", WAIT, || {
         let seen: BTreeMap<String, Seen> = asked
             .keys()
             .filter_map(|name| {
@@ -188,10 +136,11 @@ fn nvidias_dra_driver_publishes_the_stand_ins_mig_devices() {
                 Some((name.clone(), Seen::parse(&log)?))
             })
             .collect();
-        (seen.len() == 10).then_some(seen)
+        (seen.len() == 11).then_some(seen)
     });
     let waiting: Vec<&String> = asked.keys().filter(|n| !seen.contains_key(*n)).collect();
-    let why = wait_for("the tenth to be told why it waits", WAIT, || {
+    assert_eq!(waiting.len(), 1, "{waiting:?}");
+    let why = wait_for("the ninth 3g.20gb to be told why it waits", WAIT, || {
         cluster
             .events_of("default", "Pod", waiting[0])
             .into_iter()
@@ -234,58 +183,161 @@ fn nvidias_dra_driver_publishes_the_stand_ins_mig_devices() {
         .filter(|h| h["namespace"] == "default")
         .map(|h| (h["pod"].as_str().unwrap(), h))
         .collect();
-    assert_eq!(holders.len(), 10, "{detect}");
+    assert_eq!(holders.len(), 11, "{detect}");
     for (pod, held) in holders {
         let name = &allocated[pod];
         assert_eq!(held["resource"], "gpu.nvidia.com");
         assert_eq!(&held["device_id"], name.as_str());
         assert_eq!(&held["mig_device"], got[name].0.as_str(), "{pod}");
+        // A template's claim is `<pod>-<claim>-<suffix>`; the scheduler's for an extended
+        // resource `<pod>-extended-resources-<suffix>`.
+        let claim = if pod == unchanged {
+            "extended-resources"
+        } else {
+            "gpu"
+        };
         assert!(
             held["claim"]
                 .as_str()
                 .unwrap()
-                .starts_with(&format!("default/{pod}-gpu")),
+                .starts_with(&format!("default/{pod}-{claim}")),
             "{held}"
         );
     }
 }
 
-/// pod → the device its ResourceClaim in `namespace` was allocated, for the claims allocated.
-fn claim_devices(kubeconfig: &std::path::Path, namespace: &str) -> BTreeMap<String, String> {
-    let out = Command::new("kubectl")
-        .env("KUBECONFIG", kubeconfig)
-        .args(["get", "resourceclaims", "-n", namespace, "-o", "json"])
-        .output()
-        .unwrap();
-    let list: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let mut out = BTreeMap::new();
-    for claim in list["items"].as_array().unwrap() {
-        let results = &claim["status"]["allocation"]["devices"]["results"];
-        let Some(device) = results[0]["device"].as_str() else {
-            continue;
-        };
-        assert_eq!(results[0]["driver"], "gpu.nvidia.com", "{claim}");
-        let pod = claim["metadata"]["ownerReferences"][0]["name"]
-            .as_str()
-            .unwrap();
-        out.insert(pod.to_string(), device.to_string());
+#[test]
+fn a_time_slicing_claim_is_prepared_by_the_driver_and_shared() {
+    let test = "dra_driver::time_slicing";
+    let Some(tools) = tools(test) else { return };
+    let Some(program) = dra_plugin::program(test) else {
+        return;
+    };
+    let nvidia = NvidiaNode::new(tools, "t4x4");
+    let layout = nvidia.path("gpushare.toml");
+    std::fs::write(
+        &layout,
+        "[[gpus]]\nselect = \"all\"\nmode = \"time-slicing\"\ntime_slicing.replicas = 4\n",
+    )
+    .unwrap();
+    let file = layout.display().to_string();
+    nvidia
+        .gpushare()
+        .args(["apply", "-c", &file])
+        .assert()
+        .success();
+    let Some(server) = ApiServer::with_scheduler(test) else {
+        return;
+    };
+    let Some(node) = RealNode::start(test, &server, "127.0.0.1", true) else {
+        return;
+    };
+    let plugin = DraPlugin::start(&nvidia, &node, &program, &["TimeSlicingSettings=true"]);
+    // The whole GPUs, as detect reports them.
+    let detect = nvidia.detect();
+    let expected: BTreeMap<String, String> = detect["gpus"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| {
+            (
+                format!("gpu-{}", g["index"]),
+                g["uuid"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let published = wait_for(
+        "the driver's ResourceSlices",
+        Duration::from_secs(60),
+        || {
+            let devices = slices(&server.kubeconfig, &node.name);
+            (devices.len() >= expected.len()).then_some(devices)
+        },
+    );
+    let got: BTreeMap<String, String> = published
+        .iter()
+        .map(|d| {
+            assert_eq!(attribute(d, "type"), "gpu", "{d}");
+            (
+                d["name"].as_str().unwrap().to_string(),
+                attribute(d, "uuid"),
+            )
+        })
+        .collect();
+    assert_eq!(got, expected, "{}", plugin.log());
+
+    // One claim from the time-slicing template, shared by three pods.
+    let cluster = Cluster::connect(&server.kubeconfig);
+    let docs = dra_objects(&nvidia, &["-c", &file]);
+    let template = docs
+        .iter()
+        .find(|d| {
+            d["kind"] == "ResourceClaimTemplate" && d["metadata"]["name"] == "gpu-time-slicing"
+        })
+        .unwrap_or_else(|| panic!("no time-slicing template in {docs:?}"));
+    assert_eq!(
+        template["spec"]["spec"]["devices"]["config"][0]["opaque"]["parameters"]["sharing"]["strategy"],
+        "TimeSlicing"
+    );
+    cluster.apply_documents(&docs);
+    cluster.apply_documents(&[json!({
+        "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+        "metadata": { "name": "shared", "namespace": "default" },
+        "spec": template["spec"]["spec"],
+    })]);
+    let pods = ["sliced-a", "sliced-b", "sliced-c"];
+    for name in pods {
+        let mut pod = gpu_pod("default", name, &[]);
+        pod["spec"]["containers"][0]["resources"] = json!({ "claims": [{ "name": "gpu" }] });
+        pod["spec"]["resourceClaims"] = json!([{ "name": "gpu", "resourceClaimName": "shared" }]);
+        cluster.create_pod(pod);
     }
-    out
+    let seen = wait_for("the three pods to say what they got", WAIT, || {
+        let seen: Vec<Seen> = pods
+            .iter()
+            .filter_map(|name| Seen::parse(&cluster.logs("default", name)?))
+            .collect();
+        (seen.len() == pods.len()).then_some(seen)
+    });
+    let device = dra_plugin::allocated(&server.kubeconfig, "default", "shared").unwrap();
+    let uuid = &got[&device];
+    let minor: u32 = device.trim_start_matches("gpu-").parse().unwrap();
+    for s in &seen {
+        let gpus: Vec<&String> = s
+            .devices
+            .keys()
+            .filter(|p| p.trim_start_matches("/dev/nvidia").parse::<u32>().is_ok())
+            .collect();
+        assert_eq!(gpus, [&format!("/dev/nvidia{minor}")], "{s:?}");
+    }
+    // The driver set the GPU's compute mode to DEFAULT and its time-slice to the template's
+    // interval (`Default`: 0), through the stand-in nvidia-smi.
+    let runs = plugin.nvidia_smi_runs();
+    let wanted: [&[&str]; 2] = [
+        &["-i", uuid, "-c", "DEFAULT"],
+        &["compute-policy", "-i", uuid, "--set-timeslice", "0"],
+    ];
+    for w in wanted {
+        assert!(
+            runs.iter().any(|r| r == w),
+            "{w:?} not in {runs:?}\n{}",
+            plugin.log()
+        );
+    }
 }
 
-/// Every device in the ResourceSlices of `gpu.nvidia.com` on the node.
-fn slices(kubeconfig: &std::path::Path) -> Vec<Value> {
-    let out = Command::new("kubectl")
-        .env("KUBECONFIG", kubeconfig)
-        .args(["get", "resourceslices", "-o", "json"])
-        .output()
-        .unwrap();
-    let list: Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
-    list["items"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter(|s| s["spec"]["driver"] == "gpu.nvidia.com" && s["spec"]["nodeName"] == "127.0.0.1")
-        .flat_map(|s| s["spec"]["devices"].as_array().cloned().unwrap_or_default())
+/// gpushare's DRA objects for Kubernetes 1.36 (`extra`: a layout), without the example pods.
+fn dra_objects(nvidia: &NvidiaNode, extra: &[&str]) -> Vec<Value> {
+    let docs = common::json(
+        nvidia
+            .gpushare()
+            .args(["manifests", "--target", "dra", "--k8s-version", "1.36"])
+            .args(extra),
+    );
+    docs.as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["kind"] != "Pod")
+        .cloned()
         .collect()
 }

@@ -229,6 +229,12 @@ fn dra_follows_the_kubernetes_release() {
             "{v}: {out}"
         );
         assert_eq!(out.contains("exactly:"), api != "v1beta1", "{v}");
+        // The drop-in move from the device plugin's resources, where the release serves it.
+        assert_eq!(
+            out.contains("extendedResourceName: nvidia.com/mig-3g.20gb\n"),
+            v == "1.37",
+            "{v}: {out}"
+        );
     }
     let e = fails_with(
         &mut manifests("dgx-a100", &["--target", "dra", "--k8s-version", "1.31"]),

@@ -200,6 +200,8 @@ pub fn by_resource(
 /// stopped and started again as its pod leaves and comes back.
 pub struct InHost {
     child: Option<Child>,
+    /// Makes the driver's capability files of the MIG devices there are now.
+    capabilities: Box<dyn Fn() + Send>,
     /// Its environment and arguments (`enter-node.sh NODE unshare …`), to start it again.
     envs: Vec<(OsString, OsString)>,
     args: Vec<OsString>,
@@ -256,8 +258,11 @@ impl InHost {
         args.push(program.into());
         args.extend(extra.iter().map(OsString::from));
         let name = program.file_name().unwrap().to_string_lossy();
+        let detect = node.detector();
+        let dir = node.path("host/proc/driver/nvidia/capabilities");
         let mut run = InHost {
             child: None,
+            capabilities: Box::new(move || capabilities(&detect(), &dir)),
             envs,
             args,
             log: node.path(&format!("{name}.log")),
@@ -266,8 +271,10 @@ impl InHost {
         run
     }
 
-    /// Start it again (its pod coming back), its log appended to.
+    /// Start it again (its pod coming back), its log appended to, with the driver's capability
+    /// files of the MIG devices there are now.
     pub fn resume(&mut self) {
+        (self.capabilities)();
         let out = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
@@ -326,9 +333,9 @@ impl Drop for InHost {
     }
 }
 
-/// The simulated node's view of the host: the driver's `mig-minors`, its capability files of
-/// the MIG devices there are now ([`capabilities`]), `/proc/devices` as the driver fills it, and
-/// the mount point of the private root.
+/// The simulated node's view of the host: the driver's `mig-minors`, `/proc/devices` as the
+/// driver fills it, and the mount point of the private root (the capability files are made at
+/// each start, [`InHost::resume`]).
 fn host(node: &NvidiaNode) -> PathBuf {
     let root = node.path("host");
     let caps = root.join("proc/driver/nvidia-caps");
@@ -336,7 +343,6 @@ fn host(node: &NvidiaNode) -> PathBuf {
         std::fs::create_dir_all(dir).unwrap();
     }
     std::fs::write(caps.join("mig-minors"), mig_minors()).unwrap();
-    capabilities(node, &root.join("proc/driver/nvidia/capabilities"));
     std::fs::write(
         root.join("devices"),
         format!(
@@ -349,16 +355,16 @@ fn host(node: &NvidiaNode) -> PathBuf {
 }
 
 /// `/proc/driver/nvidia/capabilities` as the driver keeps it: for each GPU instance and compute
-/// instance that exists, `gpu<minor>/mig/gi<id>/access` and `…/ci<id>/access` with the minor of
+/// instance of `detect`, `gpu<minor>/mig/gi<id>/access` and `…/ci<id>/access` with the minor of
 /// its `nvidia-caps` node (the numbers of `mig-minors`), made afresh.
-fn capabilities(node: &NvidiaNode, dir: &Path) {
+fn capabilities(detect: &Value, dir: &Path) {
     let _ = std::fs::remove_dir_all(dir);
     let file = |path: PathBuf, minor: u64| {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         let text = format!("DeviceFileMinor: {minor}\nDeviceFileMode: 292\nDeviceFileModify: 1\n");
         std::fs::write(path, text).unwrap();
     };
-    for d in mig_devices(&node.detect()) {
+    for d in mig_devices(detect) {
         let gi = dir.join(format!("gpu{}/mig/gi{}", d.gpu, d.gi));
         file(gi.join("access"), mig_minor(d.gpu, d.gi, None));
         file(

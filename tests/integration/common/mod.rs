@@ -4,6 +4,7 @@ pub mod api_server;
 pub mod cluster;
 pub mod cuda_standin;
 pub mod device_plugin;
+pub mod dra_plugin;
 pub mod nvidia_tools;
 pub mod nvml_standin;
 pub mod prometheus;

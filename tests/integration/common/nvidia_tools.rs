@@ -145,6 +145,23 @@ impl NvidiaNode {
         super::json(self.gpushare().arg("detect"))
     }
 
+    /// [`Self::detect`], for a caller that outlives this borrow.
+    pub fn detector(&self) -> impl Fn() -> Value + Send + 'static {
+        let (preset, state, root) = (self.preset.clone(), self.state(), self.path("root"));
+        move || {
+            super::json(
+                gpushare()
+                    .arg("--sim")
+                    .arg(&preset)
+                    .arg("--sim-state")
+                    .arg(&state)
+                    .arg("--state-root")
+                    .arg(&root)
+                    .arg("detect"),
+            )
+        }
+    }
+
     /// One of NVIDIA's programs on the stand-in, strict: an NVML entry point the stand-in does
     /// not implement aborts it, named.
     pub fn nvidia(&self, program: &str) -> Command {

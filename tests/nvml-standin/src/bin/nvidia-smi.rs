@@ -1,6 +1,9 @@
 //! A stand-in `nvidia-smi` for the stand-in NVML: `nvidia-smi -r -i <ids>` (a GPU reset), which
 //! gpushare runs to apply a pending MIG mode, as mig-parted does, and `nvidia-smi -i <ids> -c
-//! <mode>` (a compute mode), which NVIDIA's MPS control daemon runs before it starts a daemon.
+//! <mode>` (a compute mode), which NVIDIA's MPS control daemon runs before it starts a daemon,
+//! and `nvidia-smi compute-policy -i <ids> --set-timeslice <0-3>` (the time-slice of a GPU's
+//! contexts), which NVIDIA's DRA driver runs for a claim with a time-slicing config; the
+//! interval is recorded in the log, which is what a test reads (NVML has no query for it).
 //!
 //! The reset follows the simulator's rules (no reset while processes or services hold the GPU;
 //! none where resets are not possible), and also what the driver does with NVML clients: it is
@@ -42,6 +45,8 @@ fn main() -> ExitCode {
 enum Verb {
     Reset,
     ComputeMode(ComputeMode),
+    /// 0 (default), 1 (short), 2 (medium) or 3 (long).
+    TimeSlice(u8),
 }
 
 /// The verb and the GPUs `-i` names (bus ids, indexes or UUIDs, comma-separated).
@@ -49,14 +54,16 @@ fn parse(args: &[String]) -> Result<(Verb, String), (u8, String)> {
     let usage = || {
         (
             INVALID_ARGUMENT,
-            "this stand-in nvidia-smi knows only `nvidia-smi -r -i <ids>` and \
-             `nvidia-smi -i <ids> -c <mode>`"
+            "this stand-in nvidia-smi knows only `nvidia-smi -r -i <ids>`, \
+             `nvidia-smi -i <ids> -c <mode>` and \
+             `nvidia-smi compute-policy -i <ids> --set-timeslice <0-3>`"
                 .to_string(),
         )
     };
     let mut verb = None;
     let mut ids = None;
-    let mut it = args.iter();
+    let compute_policy = args.first().map(String::as_str) == Some("compute-policy");
+    let mut it = args.iter().skip(usize::from(compute_policy));
     while let Some(a) = it.next() {
         let (flag, inline) = match a.split_once('=') {
             Some((f, v)) if f.starts_with("--") => (f, Some(v.to_string())),
@@ -74,6 +81,19 @@ fn parse(args: &[String]) -> Result<(Verb, String), (u8, String)> {
                     _ => return Err(usage()),
                 };
                 verb = Some(Verb::ComputeMode(mode));
+            }
+            "--set-timeslice" if compute_policy => {
+                let Some(n) = value()
+                    .and_then(|v| v.parse::<u8>().ok())
+                    .filter(|n| *n <= 3)
+                else {
+                    return Err((
+                        INVALID_ARGUMENT,
+                        "Invalid timeslice value: it is 0 (default), 1 (short), 2 (medium) or 3 (long)"
+                            .into(),
+                    ));
+                };
+                verb = Some(Verb::TimeSlice(n));
             }
             _ => return Err(usage()),
         }
@@ -115,8 +135,10 @@ fn run(args: &[String]) -> (u8, String) {
             None => return (NOT_FOUND, format!("No devices were found matching `{id}`")),
         }
     }
-    if let Verb::ComputeMode(mode) = verb {
-        return compute_mode(&path, &mut state, &indexes, mode);
+    match verb {
+        Verb::ComputeMode(mode) => return compute_mode(&path, &mut state, &indexes, mode),
+        Verb::TimeSlice(n) => return time_slice(&state, &indexes, n),
+        Verb::Reset => {}
     }
     let buses: Vec<String> = state.gpus.iter().map(|g| g.pci_bus_id.clone()).collect();
     let bus = |i: u32| buses[i as usize].clone();
@@ -155,6 +177,23 @@ fn run(args: &[String]) -> (u8, String) {
     let done: Vec<String> = indexes
         .iter()
         .map(|&i| format!("GPU {} was successfully reset.", bus(i)))
+        .collect();
+    (0, format!("{}\nAll done.", done.join("\n")))
+}
+
+/// `compute-policy --set-timeslice`: as root only; what was set is the log's record.
+fn time_slice(state: &SimState, indexes: &[u32], n: u8) -> (u8, String) {
+    if nvml_standin::switches::non_root() {
+        return (4, "Insufficient Permissions".into());
+    }
+    let done: Vec<String> = indexes
+        .iter()
+        .map(|&i| {
+            format!(
+                "Set timeslice to {n} for GPU {}.",
+                state.gpus[i as usize].pci_bus_id
+            )
+        })
         .collect();
     (0, format!("{}\nAll done.", done.join("\n")))
 }
