@@ -1,6 +1,6 @@
 //! GPU clients on Kubernetes, as the GPU Operator's MIG manager handles them: before a change that
-//! needs GPUs free, the device plugin, GPU feature discovery, DCGM and dcgm-exporter leave the
-//! node (their DaemonSets select on `nvidia.com/gpu.deploy.<component>`, which is set to
+//! needs GPUs free or makes MIG devices, the device plugin, GPU feature discovery, DCGM,
+//! dcgm-exporter and NVIDIA's DRA kubelet plugin leave the node (their DaemonSets select on `nvidia.com/gpu.deploy.<component>`, which is set to
 //! `paused-for-mig-change`), and come back once the change is made. The labels' values before the
 //! pause are kept in a node annotation, so a restarted agent can put them back.
 //!
@@ -12,11 +12,13 @@ use crate::pod_resources::PodDevice;
 use k8s_openapi::api::core::v1::{Container, Pod};
 use std::collections::{BTreeMap, BTreeSet};
 
-pub(crate) const COMPONENTS: [&str; 4] = [
+pub(crate) const COMPONENTS: [&str; 5] = [
     "device-plugin",
     "gpu-feature-discovery",
     "dcgm-exporter",
     "dcgm",
+    // NVIDIA's DRA kubelet plugin publishes static MIG devices as it starts.
+    "dra-kubelet-plugin",
 ];
 pub(crate) use crate::k8s::objects::{PAUSED_FOR_MIG_CHANGE as PAUSED, deploy_label};
 /// The labels' values before the pause (JSON: label → value, null when it was absent).
@@ -74,6 +76,19 @@ pub(crate) fn restore(originals: &Originals) -> (Originals, Originals) {
 /// in the way (a process, a holder) might be a client that leaves.
 pub(crate) fn needs_gpus_free(plan: &Plan) -> bool {
     !plan.blockers.is_empty() || plan.changes.iter().any(|c| takes_devices(&c.operation))
+}
+
+/// Whether the GPU clients leave for the plan and come back after it: it needs the GPUs free,
+/// or it makes MIG devices, which the plugins (NVIDIA's device plugin, its DRA kubelet plugin)
+/// see only as they start.
+pub(crate) fn restarts_clients(plan: &Plan) -> bool {
+    needs_gpus_free(plan)
+        || plan.changes.iter().any(|c| {
+            matches!(
+                c.operation,
+                Operation::CreateGpuInstance { .. } | Operation::CreateComputeInstance { .. }
+            )
+        })
 }
 
 fn takes_devices(op: &Operation) -> bool {
@@ -380,7 +395,7 @@ mod tests {
         .into_iter()
         .collect();
         let originals = to_pause(&labels);
-        assert_eq!(originals.len(), 3, "{originals:?}");
+        assert_eq!(originals.len(), 4, "{originals:?}");
         assert_eq!(
             originals[&deploy_label("device-plugin")].as_deref(),
             Some("true")
@@ -439,6 +454,10 @@ mod tests {
             ..Plan::default()
         };
         assert!(!needs_gpus_free(&create));
+        assert!(
+            restarts_clients(&create),
+            "the plugins see the new instance"
+        );
         assert_eq!(taken(&create, &node), Taken::default());
         assert!(blocking_pods(&pods, &taken(&create, &node)).is_empty());
         // A MIG mode change takes every device of the GPU: whole GPUs, and its instances.

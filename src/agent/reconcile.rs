@@ -291,7 +291,7 @@ impl<'a> Agent<'a> {
                 format!("applying {what}: {}", summary(&plan)),
             ),
         )?;
-        let paused = if needs_gpus_free {
+        let paused = if gpu_clients::restarts_clients(&plan) {
             match self.pause(node)? {
                 Ok(originals) => Some(originals),
                 Err(e) => return self.finish(node, key, Outcome::Failed, failure(&what, &e)),

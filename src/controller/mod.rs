@@ -19,11 +19,13 @@ use crate::health::Health;
 use crate::kube_api::cache::Cache;
 use crate::kube_api::link::Link;
 use crate::kube_api::{self, EventType, call, event_about};
+use crate::on_demand::claims::Claims;
 use crate::on_demand::decide::{self, Change, Limits, Verdict};
 use crate::on_demand::{self, demand, layout, view};
 use crate::output::Output;
 use crate::pipeline::signals::Trap;
 use k8s_openapi::api::core::v1::{Event, Node, ObjectReference, Pod};
+use k8s_openapi::api::resource::v1::ResourceClaim;
 use kube::api::{Api, Patch, PatchParams, PostParams};
 use kube::runtime::watcher;
 use std::collections::{BTreeMap, BTreeSet};
@@ -150,14 +152,36 @@ struct Controller<'a> {
 struct Caches {
     nodes: Cache<Node>,
     pods: Cache<Pod>,
+    /// None where the cluster serves no `resource.k8s.io/v1` (before 1.34): no DRA demand.
+    claims: Option<Cache<ResourceClaim>>,
 }
 
 impl Caches {
-    fn start(handle: &tokio::runtime::Handle, client: &kube::Client, out: &Output) -> Caches {
+    fn start(
+        handle: &tokio::runtime::Handle,
+        client: &kube::Client,
+        out: &Output,
+    ) -> Result<Caches> {
         // The lease's renewals say whether the API server answers; the watches only log.
         let link = Link::new(handle, client.clone(), out.clone(), |_| {});
         let selector = format!("{}=true", on_demand::OPT_IN_LABEL);
-        Caches {
+        let claims = if serves_claims(handle, client)? {
+            Some(Cache::start(
+                handle,
+                Api::all(client.clone()),
+                watcher::Config::default(),
+                "resource claims",
+                link.clone(),
+                || {},
+            ))
+        } else {
+            out.note(
+                "the cluster serves no resource.k8s.io/v1 ResourceClaims (Kubernetes 1.34+): demand through DRA claims is not read",
+            );
+            None
+        };
+        Ok(Caches {
+            claims,
             nodes: Cache::start(
                 handle,
                 Api::all(client.clone()),
@@ -174,8 +198,19 @@ impl Caches {
                 link,
                 || {},
             ),
-        }
+        })
     }
+}
+
+/// Whether the cluster serves `resource.k8s.io/v1` ResourceClaims.
+fn serves_claims(handle: &tokio::runtime::Handle, client: &kube::Client) -> Result<bool> {
+    call(handle, "discover resource.k8s.io/v1", async {
+        match client.list_api_group_resources("resource.k8s.io/v1").await {
+            Ok(list) => Ok(list.resources.iter().any(|r| r.name == "resourceclaims")),
+            Err(kube::Error::Api(s)) if s.code == 404 => Ok(false),
+            Err(e) => Err(e),
+        }
+    })
 }
 
 /// A burst of pods arrives over a few turns: new demand waits while it grows (up to this many
@@ -185,12 +220,19 @@ const MAX_DEFER: u32 = 4;
 impl Controller<'_> {
     /// One look at the cluster and what follows from it.
     fn turn(&mut self) -> Result<()> {
-        let caches = self
-            .caches
-            .get_or_insert_with(|| Caches::start(&self.handle, &self.client, &self.out));
+        if self.caches.is_none() {
+            self.caches = Some(Caches::start(&self.handle, &self.client, &self.out)?);
+        }
+        let Some(caches) = &self.caches else {
+            return Ok(());
+        };
         let nodes = caches.nodes.objects()?;
         let pods = caches.pods.objects()?;
-        let pending = demand::pending(&pods);
+        let claims = match &caches.claims {
+            Some(c) => Claims::new(&c.objects()?),
+            None => Claims::default(),
+        };
+        let pending = demand::pending(&pods, &claims);
         let names: BTreeSet<String> = pending.iter().map(|p| p.name.clone()).collect();
         let grew = names.iter().any(|n| !self.seen_pending.contains(n));
         self.seen_pending = names;
@@ -209,7 +251,7 @@ impl Controller<'_> {
         for n in &nodes {
             let name = n.metadata.name.clone().unwrap_or_default();
             let since = self.needed_at.get(&name).copied().unwrap_or(self.started);
-            match view::view(n, &pods, &timing, since.elapsed() >= grace) {
+            match view::view(n, &pods, &claims, &timing, since.elapsed() >= grace) {
                 Ok(v) => node_views.push(v),
                 Err(why) => unreadable.push(format!("{name}: {why}")),
             }

@@ -306,6 +306,7 @@ mod tests {
             name: "seven".into(),
             node_name: None,
             devices: cdi::DeviceSource::default(),
+            mig_profiles: Vec::new(),
         };
         let bundle = generate(&req).unwrap();
         let mut rules = 0;

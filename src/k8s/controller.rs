@@ -1,9 +1,9 @@
 //! `--target controller`: `gpushare controller`, MIG on demand for the cluster. A Deployment of
 //! two replicas (one leads, through the Lease `gpushare-controller`), unprivileged and with a
-//! read-only root: it only reads nodes and pods and writes node annotations and events.
+//! read-only root: it only reads nodes, pods and claims and writes node annotations and events.
 //!
 //! RBAC, least privilege and no wildcard: nodes (list, patch: its layout annotations), pods
-//! (list: the demand), events (create, in the pods' namespaces and `default` for nodes), and
+//! and resource claims (list: the demand), events (create, in the pods' namespaces and `default` for nodes), and
 //! in its own namespace the Lease by name (get, update) plus create for the first one.
 
 use super::objects::{
@@ -39,6 +39,12 @@ pub(crate) fn generate(req: &Request) -> Result<Bundle> {
             rule(&[""], &["nodes"], &["list", "watch", "patch"]),
             // The pods that wait for MIG devices, and those bound to the nodes.
             rule(&[""], &["pods"], &["list", "watch"]),
+            // Their claims for gpushare's MIG DeviceClasses (DRA).
+            rule(
+                &["resource.k8s.io"],
+                &["resourceclaims"],
+                &["list", "watch"],
+            ),
             // Why each pod waits, on the pod; what changes, on the node.
             rule(&[""], &["events"], &["create"]),
         ]),

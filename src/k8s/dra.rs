@@ -9,6 +9,7 @@ use super::objects::{is_builtin_namespace, meta, namespace};
 use super::version::DraApi;
 use super::{Bundle, Document, Request};
 use crate::error::{Error, Result};
+use crate::sharing::offer::profile_order;
 use serde_json::json;
 
 pub(crate) const DRIVER: &str = "gpu.nvidia.com";
@@ -169,6 +170,16 @@ fn claim_template(api: DraApi, t: &Template, ns: &str) -> Result<Document> {
     }
 }
 
+/// The MIG profiles that get a class and a template: the layout's, and every other its MIG GPUs
+/// offer (MIG on demand makes them for claims that wait).
+fn mig_profiles(req: &Request) -> Vec<String> {
+    let mut out = req.layout.mig_profiles();
+    out.extend(req.mig_profiles.iter().cloned());
+    out.sort_by(|a, b| profile_order(a).cmp(&profile_order(b)).then(a.cmp(b)));
+    out.dedup();
+    out
+}
+
 /// The claim templates of a layout (names are what example pods reference).
 fn templates(req: &Request) -> Vec<Template> {
     let l = &req.layout;
@@ -213,7 +224,7 @@ fn templates(req: &Request) -> Vec<Template> {
             config: Some(sharing_config("GpuConfig", &SharedAs::Mps(*m))),
         });
     }
-    for profile in l.mig_profiles() {
+    for profile in mig_profiles(req) {
         out.push(Template {
             name: mig_template(&profile),
             class: mig_class(&profile),
@@ -243,9 +254,14 @@ fn templates(req: &Request) -> Vec<Template> {
     out
 }
 
-/// Names of the claim templates the layout gets, in order (for example pods).
-pub(crate) fn template_names(req: &Request) -> Vec<String> {
-    templates(req).into_iter().map(|t| t.name).collect()
+/// The claim template an example pod uses: the last of a device the layout has.
+pub(crate) fn example_template(req: &Request) -> Option<String> {
+    let present = req.layout.mig_profiles();
+    templates(req)
+        .into_iter()
+        .filter(|t| t.class == GPU_CLASS || present.iter().any(|p| mig_class(p) == t.class))
+        .map(|t| t.name)
+        .next_back()
 }
 
 pub(crate) fn generate(req: &Request) -> Result<Bundle> {
@@ -285,7 +301,7 @@ pub(crate) fn generate(req: &Request) -> Result<Bundle> {
             extended("nvidia.com/gpu".into()),
         )?);
     }
-    for profile in req.layout.mig_profiles() {
+    for profile in mig_profiles(req) {
         bundle.push(device_class(
             api,
             &mig_class(&profile),

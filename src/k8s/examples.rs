@@ -99,7 +99,7 @@ pub(crate) fn generate(target: Target, req: &Request) -> Result<Bundle> {
             b.push(Document::object(&pod(req, "example-hami", &limits))?);
         }
         Target::Dra => {
-            if let Some(template) = dra::template_names(req).into_iter().next_back() {
+            if let Some(template) = dra::example_template(req) {
                 let mut p = pod(req, &format!("example-{}", template.replace('.', "-")), &[]);
                 if let Some(spec) = p.spec.as_mut() {
                     spec.resource_claims = Some(vec![PodResourceClaim {

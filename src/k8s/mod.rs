@@ -105,6 +105,9 @@ pub(crate) struct Request<'a> {
     pub node_name: Option<String>,
     /// Where the CDI target reads device nodes.
     pub devices: cdi::DeviceSource,
+    /// Every MIG profile the layout's MIG GPUs offer (as the driver or the catalog lists them):
+    /// DRA has a class for each, so a claim may ask for one MIG on demand makes.
+    pub mig_profiles: Vec<String>,
 }
 
 impl Request<'_> {

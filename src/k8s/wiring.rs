@@ -5,6 +5,7 @@ use crate::Context;
 use crate::config::{AssignedConfig, Config};
 use crate::error::{Error, Result};
 use crate::k8s::{self, Bundle, Images, K8sVersion, NodeOffer, Request, Target, cdi};
+use crate::mig::layout::{ProfileBook, Profiles};
 use std::path::{Path, PathBuf};
 
 /// What to generate, and how.
@@ -137,7 +138,21 @@ pub(crate) fn generate_with(
             .with_running_mps(&node, &crate::mps::settings::load_all(&ctx.paths)?),
     };
     layout.mixed = wiring.mixed;
+    let book = ProfileBook::load(ctx.backend()?, &node);
+    let mig_profiles = layout
+        .gpus
+        .iter()
+        .filter(|g| g.mig.is_some())
+        .filter_map(|g| node.gpus.iter().find(|n| n.index == g.index))
+        .filter_map(|gpu| match book.of(gpu) {
+            Ok(Profiles::Known(list)) => Some(list),
+            _ => None,
+        })
+        .flatten()
+        .map(|p| p.name.clone())
+        .collect();
     let req = Request {
+        mig_profiles,
         node: &node,
         layout,
         config,

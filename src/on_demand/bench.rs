@@ -2,6 +2,7 @@
 //! computes (every node's view from its published state, then the decision) without the API
 //! calls around it. Public for the bench alone.
 
+use super::claims::Claims;
 use super::decide::{self, Limits};
 use super::demand;
 use super::published::{GpuState, Instance, MigState, Profile, Wanted};
@@ -58,10 +59,11 @@ pub fn decision(nodes: usize, gpus: u32, pending: usize) -> Figures {
         cooldown: 60,
     };
     let started = Instant::now();
-    let waiting = demand::pending(&pods);
+    let claims = Claims::default();
+    let waiting = demand::pending(&pods, &claims);
     let mut node_views: Vec<_> = cluster
         .iter()
-        .filter_map(|n| view::view(n, &pods, &timing, false).ok())
+        .filter_map(|n| view::view(n, &pods, &claims, &timing, false).ok())
         .collect();
     let decision = decide::decide(
         &mut node_views,

@@ -1,19 +1,19 @@
 //! The demand: pods the scheduler marked unschedulable (`PodScheduled=False`, reason
-//! `Unschedulable`) that ask for MIG devices of the mixed strategy (`nvidia.com/mig-<profile>`),
-//! and what the pods already bound to a node ask for (the kubelet may not have given them their
-//! devices yet).
+//! `Unschedulable`) that ask for MIG devices of the mixed strategy (`nvidia.com/mig-<profile>`)
+//! or through claims for gpushare's MIG DeviceClasses ([`super::claims`]), and what the pods
+//! already bound to a node ask for (the kubelet may not have given them their devices yet).
 //!
 //! Anyone who can create a pod writes these numbers: each is read as the API server's quantity
 //! grammar ([`super::quantity`]) and summed with checked arithmetic, as the scheduler counts a
 //! pod's requests; what cannot be read is said, never guessed.
 
 use super::MIG_RESOURCE_PREFIX;
+use super::claims::Claims;
 use super::quantity::{self, QuantityError};
 use k8s_openapi::api::core::v1::{Container, Pod};
-use std::collections::BTreeMap;
+use std::collections::BTreeSet;
 
-/// MIG devices per resource suffix (`1g.5gb`, `1g.10gb.me`), as the scheduler counts them.
-pub(crate) type MigAsk = BTreeMap<String, u64>;
+pub(crate) use super::MigAsk;
 
 /// A pod waiting for MIG devices.
 #[derive(Debug, Clone)]
@@ -34,13 +34,23 @@ pub(crate) fn name_of(pod: &Pod) -> String {
 }
 
 /// The unschedulable pods that want MIG devices (or whose request for them cannot be read),
-/// oldest first.
-pub(crate) fn pending(pods: &[Pod]) -> Vec<Pending<'_>> {
-    let mut out: Vec<Pending> = pods
-        .iter()
-        .filter(|p| is_unschedulable(p))
+/// oldest first: through extended resources, or through claims for gpushare's MIG classes that
+/// are not allocated yet (a claim that pods share counts once, for the oldest).
+pub(crate) fn pending<'p>(pods: &'p [Pod], claims: &Claims) -> Vec<Pending<'p>> {
+    let mut waiting: Vec<&Pod> = pods.iter().filter(|p| is_unschedulable(p)).collect();
+    waiting.sort_by(|a, b| {
+        let t = |p: &Pod| p.metadata.creation_timestamp.as_ref().map(|t| t.0);
+        t(a).cmp(&t(b)).then_with(|| name_of(a).cmp(&name_of(b)))
+    });
+    let mut counted = BTreeSet::new();
+    waiting
+        .into_iter()
         .filter_map(|pod| {
-            let asks = mig_asks(pod);
+            let unallocated = claims
+                .of_pod(pod)
+                .into_iter()
+                .filter(|c| !claims.allocated(c) && counted.insert(c.clone()));
+            let asks = with_claims(mig_asks(pod), claims, unallocated);
             let wants_any = asks.as_ref().map_or(true, |a| !a.is_empty());
             wants_any.then(|| Pending {
                 name: name_of(pod),
@@ -48,12 +58,22 @@ pub(crate) fn pending(pods: &[Pod]) -> Vec<Pending<'_>> {
                 asks,
             })
         })
-        .collect();
-    out.sort_by(|a, b| {
-        let t = |p: &Pod| p.metadata.creation_timestamp.as_ref().map(|t| t.0);
-        t(a.pod).cmp(&t(b.pod)).then_with(|| a.name.cmp(&b.name))
-    });
-    out
+        .collect()
+}
+
+/// `asks` and what the claims `keys` ask for, added up.
+fn with_claims(
+    asks: Result<MigAsk, String>,
+    claims: &Claims,
+    keys: impl Iterator<Item = String>,
+) -> Result<MigAsk, String> {
+    let mut asks = asks?;
+    for key in keys {
+        let of_claim = claims.asks(&key).map_err(|e| format!("claim {key}: {e}"))?;
+        add(&mut asks, &of_claim, "its containers and claims")?;
+    }
+    asks.retain(|_, n| *n > 0);
+    Ok(asks)
 }
 
 fn is_unschedulable(pod: &Pod) -> bool {
@@ -72,15 +92,21 @@ fn is_unschedulable(pod: &Pod) -> bool {
     !bound && pending && unschedulable && pod.metadata.deletion_timestamp.is_none()
 }
 
-/// What the pods bound to `node` and not finished ask for, per profile (a request that cannot
-/// be read counts as none: such a pod is not given a MIG device either).
-pub(crate) fn bound_to(pods: &[Pod], node: &str) -> MigAsk {
+/// What the pods bound to `node` and not finished ask for, per profile, through extended
+/// resources and claims (each claim once); a request that cannot be read counts as none: such a
+/// pod is not given a MIG device either.
+pub(crate) fn bound_to(pods: &[Pod], node: &str, claims: &Claims) -> MigAsk {
     let mut out = MigAsk::new();
+    let mut counted = BTreeSet::new();
     for pod in pods {
         let on_node = pod.spec.as_ref().and_then(|s| s.node_name.as_deref()) == Some(node);
         let phase = pod.status.as_ref().and_then(|s| s.phase.as_deref());
         if on_node && !matches!(phase, Some("Succeeded" | "Failed")) {
-            for (profile, n) in mig_asks(pod).unwrap_or_default() {
+            let keys = claims
+                .of_pod(pod)
+                .into_iter()
+                .filter(|c| counted.insert(c.clone()));
+            for (profile, n) in with_claims(mig_asks(pod), claims, keys).unwrap_or_default() {
                 let have = out.entry(profile).or_default();
                 *have = have.saturating_add(n);
             }
@@ -175,6 +201,7 @@ fn count(key: &str, text: &str, what: &str) -> Result<u64, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::on_demand::claims::Claims;
     use serde_json::json;
 
     fn pod(name: &str, created: &str, spec: serde_json::Value, status: serde_json::Value) -> Pod {
@@ -221,7 +248,7 @@ mod tests {
                 json!({ "phase": "Pending" }),
             ),
         ];
-        let p = pending(&pods);
+        let p = pending(&pods, &Claims::default());
         let got: Vec<(&str, MigAsk)> = p
             .iter()
             .map(|p| (p.name.as_str(), p.asks.clone().unwrap()))
@@ -274,8 +301,8 @@ mod tests {
             asking(json!({ "nvidia.com/mig-1g.5gb": "1.5" })),
             unschedulable(),
         )];
-        assert!(pending(&pods)[0].asks.is_err());
-        assert!(bound_to(&pods, "gpu-1").is_empty());
+        assert!(pending(&pods, &Claims::default())[0].asks.is_err());
+        assert!(bound_to(&pods, "gpu-1", &Claims::default()).is_empty());
     }
 
     #[test]
@@ -310,9 +337,71 @@ mod tests {
             json!({ "phase": "Running" }),
         );
         assert_eq!(
-            bound_to(std::slice::from_ref(&p), "gpu-1"),
+            bound_to(std::slice::from_ref(&p), "gpu-1", &Claims::default()),
             MigAsk::from([("1g.5gb".to_string(), 3), ("2g.10gb".to_string(), 1)])
         );
-        assert!(bound_to(&[p], "gpu-2").is_empty());
+        assert!(bound_to(&[p], "gpu-2", &Claims::default()).is_empty());
+    }
+
+    #[test]
+    fn claims_count_once_and_only_until_allocated() {
+        let claim = |name: &str, class: &str, allocated: bool| {
+            let mut c = json!({
+                "metadata": { "name": name, "namespace": "ns" },
+                "spec": { "devices": { "requests": [
+                    { "name": "gpu", "exactly": { "deviceClassName": class } }
+                ]}},
+            });
+            if allocated {
+                c["status"] = json!({ "allocation": { "devices": { "results": [] } } });
+            }
+            serde_json::from_value(c).unwrap()
+        };
+        let claims = Claims::new(&[
+            claim("shared", "mig-3g.20gb.gpushare.io", false),
+            claim("given", "mig-1g.5gb.gpushare.io", true),
+        ]);
+        let using = |claims: &[&str]| {
+            let refs: Vec<_> = claims
+                .iter()
+                .map(|c| json!({ "name": c, "resourceClaimName": c }))
+                .collect();
+            json!({ "containers": [{ "name": "c" }], "resourceClaims": refs })
+        };
+        let mut bound = pod(
+            "bound",
+            "2026-01-01T00:00:00Z",
+            using(&["given"]),
+            json!({ "phase": "Running" }),
+        );
+        bound.spec.as_mut().unwrap().node_name = Some("gpu-1".into());
+        let pods = vec![
+            pod(
+                "later",
+                "2026-01-01T00:00:02Z",
+                using(&["shared"]),
+                unschedulable(),
+            ),
+            pod(
+                "first",
+                "2026-01-01T00:00:01Z",
+                using(&["shared", "given"]),
+                unschedulable(),
+            ),
+            bound,
+        ];
+        let p = pending(&pods, &claims);
+        let got: Vec<(&str, MigAsk)> = p
+            .iter()
+            .map(|p| (p.name.as_str(), p.asks.clone().unwrap()))
+            .collect();
+        assert_eq!(
+            got,
+            [("ns/first", MigAsk::from([("3g.20gb".to_string(), 1)]))]
+        );
+        assert_eq!(
+            bound_to(&pods, "gpu-1", &claims),
+            MigAsk::from([("1g.5gb".to_string(), 1)])
+        );
     }
 }

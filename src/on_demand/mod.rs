@@ -11,6 +11,7 @@
 #[doc(hidden)]
 pub mod bench;
 pub(crate) mod ceiling;
+pub(crate) mod claims;
 pub(crate) mod decide;
 pub(crate) mod demand;
 pub(crate) mod eligible;
@@ -31,6 +32,9 @@ pub(crate) const LAYOUT_ANNOTATION: &str = "gpushare.io/mig.layout";
 pub(crate) const WRITTEN_ANNOTATION: &str = "gpushare.io/mig.layout.written";
 /// Extended resources of MIG devices under the mixed strategy.
 pub(crate) const MIG_RESOURCE_PREFIX: &str = "nvidia.com/mig-";
+
+/// MIG devices per resource suffix (`1g.5gb`, `1g.10gb.me`), as the scheduler counts them.
+pub(crate) type MigAsk = std::collections::BTreeMap<String, u64>;
 
 /// Whether the node's labels opt it in.
 pub(crate) fn opted_in(labels: &std::collections::BTreeMap<String, String>) -> bool {

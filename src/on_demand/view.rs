@@ -5,6 +5,7 @@
 
 use crate::k8s::agent::STATE_LABEL;
 use crate::k8s::device_plugin::mig_resource_suffix;
+use crate::on_demand::claims::Claims;
 use crate::on_demand::decide::{NodeView, Status};
 use crate::on_demand::demand;
 use crate::on_demand::layout::{self, NodeOffer};
@@ -24,6 +25,7 @@ pub(crate) struct Timing {
 pub(crate) fn view<'n>(
     node: &'n Node,
     pods: &[Pod],
+    claims: &Claims,
     timing: &Timing,
     give_back_due: bool,
 ) -> Result<NodeView<'n>, String> {
@@ -48,7 +50,7 @@ pub(crate) fn view<'n>(
         Some(t) => towards(&current, t),
         None => current,
     };
-    set_aside_for_bound_pods(&mut gpus, &state, &demand::bound_to(pods, &name));
+    set_aside_for_bound_pods(&mut gpus, &state, &demand::bound_to(pods, &name, claims));
     let written: Option<u64> = annotations
         .get(WRITTEN_ANNOTATION)
         .and_then(|t| t.parse().ok());
@@ -170,7 +172,7 @@ mod tests {
             json!({ STATE_ANNOTATION: state(&[0]).to_json(), LAYOUT_ANNOTATION: layout::render(&target).unwrap(), WRITTEN_ANNOTATION: "990" }),
             json!({ STATE_LABEL: "applying" }),
         );
-        let v = view(&n, &[], &T, false).unwrap();
+        let v = view(&n, &[], &Claims::default(), &T, false).unwrap();
         assert_eq!(v.status, Status::Reshaping);
         assert_eq!(v.gpus[0].layout(), target[&0]);
         assert!(
@@ -199,14 +201,19 @@ mod tests {
             json!({ STATE_LABEL: "success" }),
         );
         assert_eq!(
-            view(&n, &[], &T, false).unwrap().status,
+            view(&n, &[], &Claims::default(), &T, false).unwrap().status,
             Status::Cooling(50)
         );
         let later = Timing {
             now: 2000,
             cooldown: 60,
         };
-        assert_eq!(view(&n, &[], &later, false).unwrap().status, Status::Ready);
+        assert_eq!(
+            view(&n, &[], &Claims::default(), &later, false)
+                .unwrap()
+                .status,
+            Status::Ready
+        );
     }
 
     #[test]
@@ -222,7 +229,7 @@ mod tests {
             json!({ STATE_ANNOTATION: state(&[6]).to_json() }),
             json!({}),
         );
-        let v = view(&n, &[pod], &T, false).unwrap();
+        let v = view(&n, &[pod], &Claims::default(), &T, false).unwrap();
         let pinned = v.gpus[0]
             .slots
             .iter()
@@ -230,7 +237,14 @@ mod tests {
             .count();
         assert_eq!(pinned, 3);
         assert_eq!(v.status, Status::Ready);
-        let e = view(&node(json!({}), json!({})), &[], &T, false).unwrap_err();
+        let e = view(
+            &node(json!({}), json!({})),
+            &[],
+            &Claims::default(),
+            &T,
+            false,
+        )
+        .unwrap_err();
         assert!(e.contains("not published"), "{e}");
     }
 }

@@ -248,6 +248,7 @@ fn an_unapplied_layout_is_reported_not_described() {
             name: "x".into(),
             node_name: None,
             devices: DeviceSource::default(),
+            mig_profiles: Vec::new(),
         };
         let b = generate(&req).unwrap();
         assert_eq!(!b.warnings.is_empty(), warned);

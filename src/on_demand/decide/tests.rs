@@ -1,4 +1,5 @@
 use super::*;
+use crate::on_demand::claims::Claims;
 use crate::on_demand::demand;
 use crate::on_demand::reshape::tests::sevens;
 use k8s_openapi::api::core::v1::Pod;
@@ -63,7 +64,11 @@ fn a_pod_goes_where_the_fewest_idle_instances_go_and_nothing_held_is_touched() {
     let held: Vec<&[u32]> = vec![&[5]; 8];
     let mut nodes = vec![view(&a, &held, Status::Ready), view(&b, &[], Status::Ready)];
     let pods = vec![pod("big", 1, &[("3g.20gb", 1)], json!({}))];
-    let d = decide(&mut nodes, &demand::pending(&pods), &LIMITS);
+    let d = decide(
+        &mut nodes,
+        &demand::pending(&pods, &Claims::default()),
+        &LIMITS,
+    );
     assert_eq!(reshaped(&d, "ns/big"), Some(("b".into(), vec![0], 3)));
     let Change::Layout(layout, why) = &d.changes["b"] else {
         panic!()
@@ -99,7 +104,11 @@ fn a_burst_touches_as_few_nodes_as_it_can_and_what_cannot_fit_says_why() {
     ));
     let a_labels = node("a", json!({ "kubernetes.io/hostname": "a" }));
     nodes[0].node = &a_labels;
-    let d = decide(&mut nodes, &demand::pending(&pods), &LIMITS);
+    let d = decide(
+        &mut nodes,
+        &demand::pending(&pods, &Claims::default()),
+        &LIMITS,
+    );
     assert_eq!(d.changes.keys().collect::<Vec<_>>(), ["b", "c"]);
     for i in 0..8 {
         assert_eq!(reshaped(&d, &format!("ns/whole-{i}")).unwrap().0, "b");
@@ -159,7 +168,11 @@ fn idle_or_coming_instances_are_waited_for_and_selectors_are_respected() {
         pod("small", 3, &[("1g.5gb", 2)], json!({ "pool": "x" })),
         pod("nowhere", 4, &[("1g.5gb", 1)], json!({ "pool": "z" })),
     ];
-    let d = decide(&mut nodes, &demand::pending(&pods), &LIMITS);
+    let d = decide(
+        &mut nodes,
+        &demand::pending(&pods, &Claims::default()),
+        &LIMITS,
+    );
     let verdict = |p: &str| d.verdicts.iter().find(|(n, _)| n == p).unwrap().1.clone();
     assert_eq!(verdict("ns/to-b"), Verdict::Waiting { node: "b".into() });
     // b is reshaping already, a is not for this pod: it waits.
@@ -184,7 +197,7 @@ fn at_most_so_many_nodes_reshape_at_once() {
         .collect();
     let d = decide(
         &mut nodes,
-        &demand::pending(&pods),
+        &demand::pending(&pods, &Claims::default()),
         &Limits { max_reshaping: 1 },
     );
     assert_eq!(d.changes.len(), 1);
@@ -196,7 +209,11 @@ fn at_most_so_many_nodes_reshape_at_once() {
         "{why}"
     );
     let mut cooling = vec![view(&a, &[], Status::Cooling(30))];
-    let d = decide(&mut cooling, &demand::pending(&pods[..1]), &LIMITS);
+    let d = decide(
+        &mut cooling,
+        &demand::pending(&pods[..1], &Claims::default()),
+        &LIMITS,
+    );
     let Verdict::NoFit(why) = &d.verdicts[0].1 else {
         panic!()
     };
@@ -263,7 +280,11 @@ fn a_request_no_node_could_ever_hold_is_told_the_limit_without_a_list_of_it() {
     .collect();
     let mut more = pods.clone();
     more.push(pod("nowhere", 9, &[("9g.99gb", 1)], json!({})));
-    let d = decide(&mut nodes, &demand::pending(&more), &LIMITS);
+    let d = decide(
+        &mut nodes,
+        &demand::pending(&more, &Claims::default()),
+        &LIMITS,
+    );
     let why = |name: &str| match &d.verdicts.iter().find(|(p, _)| p == name).unwrap().1 {
         Verdict::NoFit(why) => why.clone(),
         other => panic!("{name}: {other:?}"),
@@ -306,7 +327,11 @@ fn a_profile_with_attributes_is_asked_for_by_its_resource_name() {
         g.profiles = profiles.into();
     }
     let pods = vec![pod("me", 1, &[("1g.5gb.me", 1)], json!({}))];
-    let d = decide(&mut nodes, &demand::pending(&pods), &LIMITS);
+    let d = decide(
+        &mut nodes,
+        &demand::pending(&pods, &Claims::default()),
+        &LIMITS,
+    );
     let (_, v) = &d.verdicts[0];
     assert!(
         matches!(v, Verdict::Reshaping { .. }),

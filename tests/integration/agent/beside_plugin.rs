@@ -5,7 +5,8 @@
 
 use super::agent_process::AgentProcess;
 use super::{
-    CONFIGMAP, DEVICE_PLUGIN, NS, apply_agent_with_mig_parted_layouts, play_daemonsets, plugin_pod,
+    CONFIGMAP, DEVICE_PLUGIN, Daemon, NS, apply_agent_with_mig_parted_layouts, play_daemonsets,
+    plugin_pod,
 };
 use crate::common::api_server::ApiServer;
 use crate::common::cluster::Cluster;
@@ -70,7 +71,7 @@ impl AgentBesidePlugin {
             let (kubeconfig, plugin, stop) =
                 (server.kubeconfig.clone(), plugin.clone(), stop.clone());
             std::thread::spawn(move || {
-                play_daemonsets(&kubeconfig, &[(NODE.into(), plugin)], &stop)
+                play_daemonsets(&kubeconfig, &[Daemon::device_plugin(NODE, plugin)], &stop)
             })
         };
         let agent_kubeconfig = node.path("agent.kubeconfig");

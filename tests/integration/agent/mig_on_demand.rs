@@ -20,8 +20,8 @@
 use super::agent_process::{AgentProcess, profiles};
 use super::controller_process::ControllerProcess;
 use super::{
-    CONFIGMAP, DEVICE_PLUGIN, NS, apply_agent_with_mig_parted_layouts, apply_manifests,
-    held_devices, play_daemonsets, plugin_pod,
+    CONFIGMAP, DEVICE_PLUGIN, Daemon, NS, apply_agent_with_mig_parted_layouts, apply_manifests,
+    destroyed_instances, held_devices, play_daemonsets, plugin_pod,
 };
 use crate::common::api_server::ApiServer;
 use crate::common::cluster::{Cluster, wait_for};
@@ -54,21 +54,7 @@ impl GpuNode {
 
     /// `(gpu, start)` of each GPU instance the agent's runs destroyed, from its journal.
     fn destroyed(&self) -> Vec<(u64, u64)> {
-        let journal = self.nvidia.path("root/var/lib/gpushare/journal.jsonl");
-        let text = std::fs::read_to_string(journal).unwrap_or_default();
-        text.lines()
-            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-            .filter(|e| e["event"] == "step")
-            .filter_map(|e| {
-                // `GPU 1: destroy_gpu_instance (GPU instance 7 (1g.5gb at 0:1))`
-                let d = e["detail"].as_str()?.to_string();
-                let (gpu, rest) = d
-                    .strip_prefix("GPU ")?
-                    .split_once(": destroy_gpu_instance")?;
-                let start = rest.rsplit_once(" at ")?.1.split(':').next()?;
-                Some((gpu.parse().ok()?, start.parse().ok()?))
-            })
-            .collect()
+        destroyed_instances(&self.nvidia)
     }
 }
 
@@ -210,7 +196,7 @@ fn the_controller_reshapes_idle_instances_for_pending_pods_and_gives_them_back()
         let kubeconfig = server.kubeconfig.clone();
         let plugins: Vec<_> = nodes
             .iter()
-            .map(|n| (n.name.clone(), n.plugin.clone()))
+            .map(|n| Daemon::device_plugin(&n.name, n.plugin.clone()))
             .collect();
         let stop = stop.clone();
         std::thread::spawn(move || play_daemonsets(&kubeconfig, &plugins, &stop))

@@ -9,6 +9,7 @@
 mod agent_process;
 mod beside_plugin;
 mod controller_process;
+mod dra_on_demand;
 mod hostile_cluster;
 mod idle_load;
 mod metrics;
@@ -183,28 +184,68 @@ fn plugin_pod(node: &str) -> Value {
     gpu_client_pod(&format!("device-plugin-{node}"), node, DEVICE_PLUGIN, false)
 }
 
-/// The device plugin's DaemonSet, played on each node: while the node's deploy label is paused
-/// the plugin is stopped and its pod gone; otherwise both are there.
+/// A GPU client's program, stopped and started as its DaemonSet's pod leaves and comes back.
+trait Played: Send {
+    fn program(&mut self) -> &mut common::device_plugin::InHost;
+}
+
+impl<T> Played for T
+where
+    T: std::ops::DerefMut<Target = common::device_plugin::InHost> + Send,
+{
+    fn program(&mut self) -> &mut common::device_plugin::InHost {
+        self
+    }
+}
+
+/// One node's GPU client, played as its DaemonSet would run it.
+struct Daemon {
+    node: String,
+    /// Its `nvidia.com/gpu.deploy.<component>` label.
+    label: &'static str,
+    program: std::sync::Arc<std::sync::Mutex<dyn Played>>,
+}
+
+impl Daemon {
+    /// The device plugin on `node`.
+    fn device_plugin(
+        node: &str,
+        plugin: std::sync::Arc<std::sync::Mutex<common::device_plugin::DevicePlugin>>,
+    ) -> Daemon {
+        Daemon {
+            node: node.into(),
+            label: DEVICE_PLUGIN,
+            program: plugin,
+        }
+    }
+
+    /// Its pod's name.
+    fn pod(&self) -> String {
+        let component = self.label.trim_start_matches("nvidia.com/gpu.deploy.");
+        format!("{component}-{}", self.node)
+    }
+}
+
+/// The GPU clients' DaemonSets, played on each node: while the node's deploy label of a client
+/// is paused, its program is stopped and its pod gone; otherwise both are there.
 fn play_daemonsets(
     kubeconfig: &std::path::Path,
-    plugins: &[(
-        String,
-        std::sync::Arc<std::sync::Mutex<common::device_plugin::DevicePlugin>>,
-    )],
+    daemons: &[Daemon],
     stop: &std::sync::atomic::AtomicBool,
 ) {
     let cluster = Cluster::connect(kubeconfig);
     while !stop.load(std::sync::atomic::Ordering::Relaxed) {
-        for (node, plugin) in plugins {
-            let paused = cluster.labels(node).get(DEVICE_PLUGIN).map(String::as_str)
+        for d in daemons {
+            let paused = cluster.labels(&d.node).get(d.label).map(String::as_str)
                 == Some("paused-for-mig-change");
-            let mut plugin = plugin.lock().unwrap();
-            if paused && plugin.running() {
-                plugin.pause();
-                cluster.remove_pod(NS, &format!("device-plugin-{node}"));
-            } else if !paused && !plugin.running() {
-                plugin.resume();
-                cluster.create_pod(plugin_pod(node));
+            let mut played = d.program.lock().unwrap();
+            let program = played.program();
+            if paused && program.running() {
+                program.pause();
+                cluster.remove_pod(NS, &d.pod());
+            } else if !paused && !program.running() {
+                program.resume();
+                cluster.create_pod(gpu_client_pod(&d.pod(), &d.node, d.label, false));
             }
         }
         std::thread::sleep(Duration::from_millis(100));
@@ -240,6 +281,25 @@ fn held_devices(
                 h["pod"].as_str().unwrap().to_string(),
                 h["device_id"].as_str().unwrap().to_string(),
             )
+        })
+        .collect()
+}
+
+/// `(gpu, start)` of each GPU instance the agent's runs on `node` destroyed, from its journal.
+fn destroyed_instances(node: &common::nvidia_tools::NvidiaNode) -> Vec<(u64, u64)> {
+    let journal = node.path("root/var/lib/gpushare/journal.jsonl");
+    let text = std::fs::read_to_string(journal).unwrap_or_default();
+    text.lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|e| e["event"] == "step")
+        .filter_map(|e| {
+            // `GPU 1: destroy_gpu_instance (GPU instance 7 (1g.5gb at 0:1))`
+            let d = e["detail"].as_str()?.to_string();
+            let (gpu, rest) = d
+                .strip_prefix("GPU ")?
+                .split_once(": destroy_gpu_instance")?;
+            let start = rest.rsplit_once(" at ")?.1.split(':').next()?;
+            Some((gpu.parse().ok()?, start.parse().ok()?))
         })
         .collect()
 }

@@ -401,21 +401,19 @@ impl DevicePlugin {
             ),
         }
     }
+}
 
-    pub fn pause(&mut self) {
-        self.process.pause();
+/// Paused, resumed and read as the program it runs.
+impl std::ops::Deref for DevicePlugin {
+    type Target = InHost;
+    fn deref(&self) -> &InHost {
+        &self.process
     }
+}
 
-    pub fn resume(&mut self) {
-        self.process.resume();
-    }
-
-    pub fn running(&self) -> bool {
-        self.process.running()
-    }
-
-    pub fn log(&self) -> String {
-        self.process.log()
+impl std::ops::DerefMut for DevicePlugin {
+    fn deref_mut(&mut self) -> &mut InHost {
+        &mut self.process
     }
 }
 

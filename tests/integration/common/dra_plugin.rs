@@ -23,7 +23,7 @@ pub fn program(test: &str) -> Option<PathBuf> {
     unpacked::or_skip(test, "NVIDIA's DRA driver is", dir).map(|d| d.join("gpu-kubelet-plugin"))
 }
 
-/// The plugin on `node`.
+/// The plugin on `node`, stopped and started again as its pod leaves and comes back.
 pub struct DraPlugin {
     process: InHost,
     /// The stand-in's log of NVML calls and of its programs' runs (`nvidia-smi`).
@@ -87,10 +87,6 @@ impl DraPlugin {
         }
     }
 
-    pub fn log(&self) -> String {
-        self.process.log()
-    }
-
     /// The argument lists of the `nvidia-smi` runs the plugin made, in order.
     pub fn nvidia_smi_runs(&self) -> Vec<Vec<String>> {
         let text = std::fs::read_to_string(&self.calls).unwrap_or_default();
@@ -106,6 +102,20 @@ impl DraPlugin {
                     .collect()
             })
             .collect()
+    }
+}
+
+/// Paused, resumed and read as the program it runs.
+impl std::ops::Deref for DraPlugin {
+    type Target = InHost;
+    fn deref(&self) -> &InHost {
+        &self.process
+    }
+}
+
+impl std::ops::DerefMut for DraPlugin {
+    fn deref_mut(&mut self) -> &mut InHost {
+        &mut self.process
     }
 }
 
