@@ -15,7 +15,10 @@ use std::path::PathBuf;
     name = "gpushare",
     version,
     propagate_version = true,
-    max_term_width = 100
+    max_term_width = 100,
+    after_long_help = "Guides, one per task (share a node, MIG, MPS and time-slicing, vGPU, roll out on a cluster, \
+the probe, CI provisioning, running as root, the gpushare.toml reference): the docs/ folder of \
+gpushare's source, linked from its README."
 )]
 pub(crate) struct Cli {
     #[command(flatten)]

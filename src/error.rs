@@ -1,4 +1,4 @@
-//! The error every command returns, and the exit-code table (see README "Exit codes").
+//! The error every command returns, and the exit-code table (docs/ci-provisioning.md).
 
 use std::fmt;
 use std::path::Path;

@@ -2,7 +2,7 @@
 //! gpushare keeps of each daemon it starts.
 //!
 //! `<run_dir>/mps/<name>/settings.json` (mode 0600; 0644 with `--multiuser`) is read by `mps status`, `mps stop` and the
-//! probe, so its fields are a contract (README "MPS and time-slicing"):
+//! probe, so its fields are a contract (docs/mps-and-time-slicing.md):
 //!
 //! ```json
 //! {"version": 1, "name": "gpu0-3",

@@ -12,6 +12,7 @@ mod aliyun_gpushare;
 mod apply;
 mod common;
 mod detect;
+mod docs;
 mod doctor;
 mod dra_driver;
 mod false_success;

@@ -1,4 +1,4 @@
-//! What the README promises of every changing command (`apply`, `init`, `mig apply|clear`,
+//! What the docs promise of every changing command (`apply`, `init`, `mig apply|clear`,
 //! `mps start|stop`, `vgpu apply|clear`), each on a node where it has changes to make:
 //! - **the journal**: a `start`, a `step` before and a `step_done` after every step, and a `done`
 //!   (or `failed` with why);
