@@ -151,6 +151,9 @@ _gpushare() {
             gpushare__subcmd__help__subcmd__mps,unit)
                 cmd="gpushare__subcmd__help__subcmd__mps__subcmd__unit"
                 ;;
+            gpushare__subcmd__help__subcmd__sim,ecc)
+                cmd="gpushare__subcmd__help__subcmd__sim__subcmd__ecc"
+                ;;
             gpushare__subcmd__help__subcmd__sim,models)
                 cmd="gpushare__subcmd__help__subcmd__sim__subcmd__models"
                 ;;
@@ -159,6 +162,9 @@ _gpushare() {
                 ;;
             gpushare__subcmd__help__subcmd__sim,reboot)
                 cmd="gpushare__subcmd__help__subcmd__sim__subcmd__reboot"
+                ;;
+            gpushare__subcmd__help__subcmd__sim,xid)
+                cmd="gpushare__subcmd__help__subcmd__sim__subcmd__xid"
                 ;;
             gpushare__subcmd__help__subcmd__vgpu,apply)
                 cmd="gpushare__subcmd__help__subcmd__vgpu__subcmd__apply"
@@ -241,6 +247,9 @@ _gpushare() {
             gpushare__subcmd__mps__subcmd__help,unit)
                 cmd="gpushare__subcmd__mps__subcmd__help__subcmd__unit"
                 ;;
+            gpushare__subcmd__sim,ecc)
+                cmd="gpushare__subcmd__sim__subcmd__ecc"
+                ;;
             gpushare__subcmd__sim,help)
                 cmd="gpushare__subcmd__sim__subcmd__help"
                 ;;
@@ -253,6 +262,12 @@ _gpushare() {
             gpushare__subcmd__sim,reboot)
                 cmd="gpushare__subcmd__sim__subcmd__reboot"
                 ;;
+            gpushare__subcmd__sim,xid)
+                cmd="gpushare__subcmd__sim__subcmd__xid"
+                ;;
+            gpushare__subcmd__sim__subcmd__help,ecc)
+                cmd="gpushare__subcmd__sim__subcmd__help__subcmd__ecc"
+                ;;
             gpushare__subcmd__sim__subcmd__help,help)
                 cmd="gpushare__subcmd__sim__subcmd__help__subcmd__help"
                 ;;
@@ -264,6 +279,9 @@ _gpushare() {
                 ;;
             gpushare__subcmd__sim__subcmd__help,reboot)
                 cmd="gpushare__subcmd__sim__subcmd__help__subcmd__reboot"
+                ;;
+            gpushare__subcmd__sim__subcmd__help,xid)
+                cmd="gpushare__subcmd__sim__subcmd__help__subcmd__xid"
                 ;;
             gpushare__subcmd__vgpu,apply)
                 cmd="gpushare__subcmd__vgpu__subcmd__apply"
@@ -1096,8 +1114,22 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__help__subcmd__sim)
-            opts="presets models reboot"
+            opts="presets models reboot xid ecc"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gpushare__subcmd__help__subcmd__sim__subcmd__ecc)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -1138,6 +1170,20 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__help__subcmd__sim__subcmd__reboot)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gpushare__subcmd__help__subcmd__sim__subcmd__xid)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -2534,7 +2580,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__sim)
-            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version presets models reboot help"
+            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version presets models reboot xid ecc help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2579,9 +2625,77 @@ _gpushare() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        gpushare__subcmd__sim__subcmd__help)
-            opts="presets models reboot help"
+        gpushare__subcmd__sim__subcmd__ecc)
+            opts="-q -h -V --gpu --mig-device --double-bit --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --gpu)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mig-device)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sim)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sim-state)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "table json yaml" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --nvml-lib)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --state-root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --jobs)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gpushare__subcmd__sim__subcmd__help)
+            opts="presets models reboot xid ecc help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gpushare__subcmd__sim__subcmd__help__subcmd__ecc)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -2636,6 +2750,20 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__sim__subcmd__help__subcmd__reboot)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gpushare__subcmd__sim__subcmd__help__subcmd__xid)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -2748,6 +2876,60 @@ _gpushare() {
                 return 0
             fi
             case "${prev}" in
+                --sim)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sim-state)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "table json yaml" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --nvml-lib)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --state-root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --jobs)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gpushare__subcmd__sim__subcmd__xid)
+            opts="-q -h -V --gpu --mig-device --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --gpu)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mig-device)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --sim)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

@@ -762,6 +762,8 @@ set edit:completion:arg-completer[gpushare] = {|@words|
             cand presets 'List the built-in simulated nodes'
             cand models 'List the GPU models a node file may name'
             cand reboot 'Reboot the simulated node kept in --sim-state: pending MIG modes apply, instances and processes are gone'
+            cand xid 'Raise an Xid error on a GPU of the node kept in --sim-state, as the driver reports one to the NVML clients that wait for events (gpushare, NVIDIA''s device plugin and DRA driver on the NVML stand-in)'
+            cand ecc 'Raise an ECC error (single-bit, or double-bit with --double-bit) the same way'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'gpushare;sim;presets'= {
@@ -812,10 +814,49 @@ set edit:completion:arg-completer[gpushare] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'gpushare;sim;xid'= {
+            cand --gpu 'The GPU''s index'
+            cand --mig-device 'On its MIG device GI:CI (GPU instance and compute instance ids, as `detect` shows them)'
+            cand --sim 'Use a simulated node: a preset name or a node file (TOML)'
+            cand --sim-state 'Keep the simulated node''s changes in FILE (loaded when it exists, each change kept as it is made)'
+            cand --format 'Output format of the data on stdout'
+            cand --color 'When to use colour (NO_COLOR is honoured with `auto`)'
+            cand --nvml-lib 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual'
+            cand --state-root 'Keep every state path (lock, journal, run dirs, written files) under DIR'
+            cand --lock-timeout 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once'
+            cand --jobs 'How many GPUs a changing command changes at once (default: every GPU it changes; 1: one change after another, in plan order)'
+            cand -q 'Print only data and errors (no progress or notes on stderr)'
+            cand --quiet 'Print only data and errors (no progress or notes on stderr)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'gpushare;sim;ecc'= {
+            cand --gpu 'The GPU''s index'
+            cand --mig-device 'On its MIG device GI:CI (GPU instance and compute instance ids, as `detect` shows them)'
+            cand --sim 'Use a simulated node: a preset name or a node file (TOML)'
+            cand --sim-state 'Keep the simulated node''s changes in FILE (loaded when it exists, each change kept as it is made)'
+            cand --format 'Output format of the data on stdout'
+            cand --color 'When to use colour (NO_COLOR is honoured with `auto`)'
+            cand --nvml-lib 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual'
+            cand --state-root 'Keep every state path (lock, journal, run dirs, written files) under DIR'
+            cand --lock-timeout 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once'
+            cand --jobs 'How many GPUs a changing command changes at once (default: every GPU it changes; 1: one change after another, in plan order)'
+            cand --double-bit 'A double-bit (uncorrectable) error'
+            cand -q 'Print only data and errors (no progress or notes on stderr)'
+            cand --quiet 'Print only data and errors (no progress or notes on stderr)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'gpushare;sim;help'= {
             cand presets 'List the built-in simulated nodes'
             cand models 'List the GPU models a node file may name'
             cand reboot 'Reboot the simulated node kept in --sim-state: pending MIG modes apply, instances and processes are gone'
+            cand xid 'Raise an Xid error on a GPU of the node kept in --sim-state, as the driver reports one to the NVML clients that wait for events (gpushare, NVIDIA''s device plugin and DRA driver on the NVML stand-in)'
+            cand ecc 'Raise an ECC error (single-bit, or double-bit with --double-bit) the same way'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'gpushare;sim;help;presets'= {
@@ -823,6 +864,10 @@ set edit:completion:arg-completer[gpushare] = {|@words|
         &'gpushare;sim;help;models'= {
         }
         &'gpushare;sim;help;reboot'= {
+        }
+        &'gpushare;sim;help;xid'= {
+        }
+        &'gpushare;sim;help;ecc'= {
         }
         &'gpushare;sim;help;help'= {
         }
@@ -952,12 +997,18 @@ set edit:completion:arg-completer[gpushare] = {|@words|
             cand presets 'List the built-in simulated nodes'
             cand models 'List the GPU models a node file may name'
             cand reboot 'Reboot the simulated node kept in --sim-state: pending MIG modes apply, instances and processes are gone'
+            cand xid 'Raise an Xid error on a GPU of the node kept in --sim-state, as the driver reports one to the NVML clients that wait for events (gpushare, NVIDIA''s device plugin and DRA driver on the NVML stand-in)'
+            cand ecc 'Raise an ECC error (single-bit, or double-bit with --double-bit) the same way'
         }
         &'gpushare;help;sim;presets'= {
         }
         &'gpushare;help;sim;models'= {
         }
         &'gpushare;help;sim;reboot'= {
+        }
+        &'gpushare;help;sim;xid'= {
+        }
+        &'gpushare;help;sim;ecc'= {
         }
         &'gpushare;help;completions'= {
         }

@@ -639,6 +639,48 @@ pub(crate) enum SimCommand {
     /// Reboot the simulated node kept in --sim-state: pending MIG modes apply, instances and
     /// processes are gone
     Reboot,
+    /// Raise an Xid error on a GPU of the node kept in --sim-state, as the driver reports one
+    /// to the NVML clients that wait for events (gpushare, NVIDIA's device plugin and DRA driver
+    /// on the NVML stand-in)
+    Xid(SimEventArgs),
+    /// Raise an ECC error (single-bit, or double-bit with --double-bit) the same way
+    Ecc {
+        #[command(flatten)]
+        on: SimEventTarget,
+        /// A double-bit (uncorrectable) error
+        #[arg(long)]
+        double_bit: bool,
+    },
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct SimEventArgs {
+    /// The Xid (79: fallen off the bus, 48: double-bit ECC, 13: a graphics engine exception, …)
+    pub xid: u64,
+    #[command(flatten)]
+    pub on: SimEventTarget,
+}
+
+/// Where a simulated event happens.
+#[derive(Debug, Args)]
+pub(crate) struct SimEventTarget {
+    /// The GPU's index
+    #[arg(long)]
+    pub gpu: u32,
+    /// On its MIG device GI:CI (GPU instance and compute instance ids, as `detect` shows them)
+    #[arg(long, value_name = "GI:CI", value_parser = parse_mig_device)]
+    pub mig_device: Option<(u32, u32)>,
+}
+
+fn parse_mig_device(text: &str) -> std::result::Result<(u32, u32), String> {
+    let (gi, ci) = text
+        .split_once(':')
+        .ok_or_else(|| format!("`{text}` is not GI:CI"))?;
+    let id = |t: &str| {
+        t.parse::<u32>()
+            .map_err(|_| format!("`{t}` in `{text}` is not an instance id"))
+    };
+    Ok((id(gi)?, id(ci)?))
 }
 
 #[derive(Debug, Subcommand)]

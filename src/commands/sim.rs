@@ -2,8 +2,9 @@
 
 use crate::Context;
 use crate::backend::sim::SimBackend;
+use crate::backend::sim::events::EventKind;
 use crate::backend::sim::node_file::preset_summaries;
-use crate::cli::SimCommand;
+use crate::cli::{SimCommand, SimEventTarget};
 use crate::error::{Exit, Result};
 use crate::node::catalog::catalog;
 use crate::output::table;
@@ -99,20 +100,55 @@ pub(super) fn run(ctx: &mut Context, cmd: &SimCommand) -> Result<Exit> {
             })?;
         }
         SimCommand::Reboot => reboot(ctx)?,
+        SimCommand::Xid(a) => raise(ctx, &a.on, EventKind::Xid, a.xid)?,
+        SimCommand::Ecc { on, double_bit } => {
+            let kind = if *double_bit {
+                EventKind::EccDoubleBit
+            } else {
+                EventKind::EccSingleBit
+            };
+            raise(ctx, on, kind, 0)?
+        }
     }
     Ok(Exit::Ok)
 }
 
-/// A reboot only means something for a node kept in a state file.
-fn reboot(ctx: &mut Context) -> Result<()> {
+/// The simulated node kept in --sim-state: a reboot or an event only means something there.
+fn kept_node(ctx: &Context, verb: &str) -> Result<SimBackend> {
     let options = &ctx.backend_options;
     let Some(state) = options.sim_state.as_deref() else {
-        return Err(crate::error::Error::usage(
-            "sim reboot needs --sim-state FILE: without it nothing of the simulated node is kept",
-        )
-        .with_hint("e.g. gpushare --sim dgx-a100 --sim-state node.json sim reboot"));
+        return Err(crate::error::Error::usage(format!(
+            "sim {verb} needs --sim-state FILE: without it nothing of the simulated node is kept"
+        ))
+        .with_hint(format!(
+            "e.g. gpushare --sim dgx-a100 --sim-state node.json sim {verb}"
+        )));
     };
-    let sim = SimBackend::open(options.sim.as_deref(), Some(state))?;
+    SimBackend::open(options.sim.as_deref(), Some(state))
+}
+
+/// Raise an event for the NVML clients of the kept node.
+fn raise(ctx: &mut Context, on: &SimEventTarget, kind: EventKind, xid: u64) -> Result<()> {
+    let verb = if kind == EventKind::Xid { "xid" } else { "ecc" };
+    let sim = kept_node(ctx, verb)?;
+    sim.raise_event(on.gpu, kind, xid, on.mig_device)
+        .map_err(|e| crate::error::Error::usage(format!("no event raised: {}", e.detail)))?;
+    let place = match on.mig_device {
+        Some((gi, ci)) => format!("GPU {} (MIG device {gi}:{ci})", on.gpu),
+        None => format!("GPU {}", on.gpu),
+    };
+    let what = match kind {
+        EventKind::Xid => format!("Xid {xid}"),
+        EventKind::EccSingleBit => "a single-bit ECC error".into(),
+        EventKind::EccDoubleBit => "a double-bit ECC error".into(),
+    };
+    ctx.out.note(format!("raised {what} on {place}"));
+    Ok(())
+}
+
+/// A reboot only means something for a node kept in a state file.
+fn reboot(ctx: &mut Context) -> Result<()> {
+    let sim = kept_node(ctx, "reboot")?;
     sim.reboot()?;
     ctx.out.note(format!(
         "rebooted the simulated node `{}`: pending MIG modes applied, instances and processes gone",

@@ -17,6 +17,7 @@ mod doctor;
 mod dra_driver;
 mod false_success;
 mod generated;
+mod gpu_health;
 mod hostile;
 mod install;
 mod manifests;

@@ -8,6 +8,7 @@
 //! change itself only (the simulated slowness, `GPUSHARE_SIM_DELAY_MS`, is spent outside it, as
 //! calls on different GPUs overlap on a real driver).
 
+pub mod events;
 mod faults;
 pub mod node_file;
 mod ops;
@@ -129,6 +130,23 @@ impl SimBackend {
     /// A copy of the state as it is now.
     pub(crate) fn state(&self) -> SimState {
         self.kept().state.clone()
+    }
+
+    /// Raise an Xid or ECC event on a GPU or one of its MIG devices (see [`events`]).
+    pub(crate) fn raise_event(
+        &self,
+        gpu: u32,
+        kind: events::EventKind,
+        xid: u64,
+        mig_device: Option<(u32, u32)>,
+    ) -> DriverResult<()> {
+        self.call(SimOp::RaiseEvent {
+            gpu,
+            kind,
+            xid,
+            mig_device,
+        })
+        .map(|_| ())
     }
 
     /// Reboot the simulated machine (see [`SimState::reboot`]) and save it.

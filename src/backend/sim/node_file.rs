@@ -183,6 +183,7 @@ fn build(source: &SourceFile, name: &str, file: NodeFile) -> Result<SimState> {
         stopped_units: Vec::new(),
         unloaded_modules: Vec::new(),
         ops_id: None,
+        events: Vec::new(),
     };
     for entry in file.gpus {
         let span = entry.span();

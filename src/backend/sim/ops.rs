@@ -3,6 +3,7 @@
 //! date by running the same calls again in the same order. The GPU clients gpushare stops and
 //! starts on the host are recorded the same way, as they change which holders the driver sees.
 
+use super::events::EventKind;
 use super::state::{SimGpu, SimState};
 use crate::backend::{DeviceRef, DriverResult, ModeChange};
 use crate::clients::Client;
@@ -58,6 +59,15 @@ pub(super) enum SimOp {
     },
     LoadModule {
         module: String,
+    },
+    /// An Xid or ECC error on a GPU, or on one of its MIG devices.
+    RaiseEvent {
+        gpu: u32,
+        kind: EventKind,
+        #[serde(default)]
+        xid: u64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        mig_device: Option<(u32, u32)>,
     },
 }
 
@@ -126,6 +136,7 @@ impl SimOp {
             SimOp::StartService { .. } => "start_service",
             SimOp::UnloadModule { .. } => "unload_module",
             SimOp::LoadModule { .. } => "load_module",
+            SimOp::RaiseEvent { .. } => "raise_event",
         }
     }
 
@@ -139,7 +150,9 @@ impl SimOp {
             | SimOp::DestroyComputeInstance { gpu, .. }
             | SimOp::DestroyGpuInstance { gpu, .. }
             | SimOp::SetComputeMode { gpu, .. } => vec![*gpu],
-            SimOp::StopService { .. }
+            // Events are kept aside on their own (see `apply_then`).
+            SimOp::RaiseEvent { .. }
+            | SimOp::StopService { .. }
             | SimOp::StartService { .. }
             | SimOp::UnloadModule { .. }
             | SimOp::LoadModule { .. } => Vec::new(),
@@ -163,6 +176,7 @@ impl SimOp {
         let clients = self
             .client()
             .map(|_| (state.stopped_units.clone(), state.unloaded_modules.clone()));
+        let events = matches!(self, SimOp::RaiseEvent { .. }).then(|| state.events.clone());
         let answer = self
             .call(state)
             .and_then(|answer| commit(state).map(|()| answer));
@@ -173,6 +187,9 @@ impl SimOp {
             if let Some((units, modules)) = clients {
                 state.stopped_units = units;
                 state.unloaded_modules = modules;
+            }
+            if let Some(events) = events {
+                state.events = events;
             }
         }
         answer
@@ -229,6 +246,12 @@ impl SimOp {
                 };
                 s.set_compute_mode(device, mode).map(|()| Answer::Done)
             }
+            SimOp::RaiseEvent {
+                gpu,
+                kind,
+                xid,
+                mig_device,
+            } => s.raise(gpu, kind, xid, mig_device).map(|_| Answer::Done),
             SimOp::StopService { .. }
             | SimOp::StartService { .. }
             | SimOp::UnloadModule { .. }

@@ -4,6 +4,7 @@
 //! hardware: placements must be valid and free, max instances and compute slices hold, nothing
 //! with processes is destroyed, MIG mode changes wait for a reset while the GPU is busy.
 
+use super::events::{EVENT_LIMIT, EventKind, SimEvent};
 use crate::backend::{
     DeviceRef, DriverError, DriverErrorKind, DriverResult, ModeChange, ProfileCapacity,
 };
@@ -42,6 +43,9 @@ pub struct SimState {
     /// `sim::store`); none until the state is written to a file.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ops_id: Option<String>,
+    /// The Xid and ECC events raised, the last [`EVENT_LIMIT`] (see [`super::events`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub events: Vec<SimEvent>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -429,6 +433,44 @@ impl SimState {
     /// What a reboot of the machine does: pending MIG modes apply, GPU and compute instances and
     /// processes are gone, compute modes are back to default. Services and modules (holders)
     /// start again.
+    /// Raise an event on GPU `gpu` (on its MIG device `(gi, ci)` when given, which must exist):
+    /// its sequence number.
+    pub(crate) fn raise(
+        &mut self,
+        gpu: u32,
+        kind: EventKind,
+        xid: u64,
+        mig_device: Option<(u32, u32)>,
+    ) -> DriverResult<u64> {
+        let g = self.gpu(gpu)?;
+        if let Some((gi, ci)) = mig_device {
+            let exists = g
+                .instances
+                .iter()
+                .find(|i| i.id == gi)
+                .is_some_and(|i| i.compute_instances.iter().any(|c| c.id == ci));
+            if !exists {
+                return Err(err(
+                    DriverErrorKind::NotFound,
+                    format!(
+                        "GPU {gpu} has no MIG device {gi}:{ci} (GPU instance:compute instance)"
+                    ),
+                ));
+            }
+        }
+        let seq = self.events.last().map_or(1, |e| e.seq + 1);
+        self.events.push(SimEvent {
+            seq,
+            gpu,
+            kind,
+            xid,
+            mig_device,
+        });
+        let over = self.events.len().saturating_sub(EVENT_LIMIT);
+        self.events.drain(..over);
+        Ok(seq)
+    }
+
     pub(crate) fn reboot(&mut self) {
         self.stopped_units.clear();
         self.unloaded_modules.clear();

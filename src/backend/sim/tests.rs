@@ -449,3 +449,46 @@ fn a_gpu_instances_used_memory_is_its_processes_and_unknown_with_one_unknown() {
         "one unknown makes the sum unknown, not a smaller number"
     );
 }
+
+#[test]
+fn events_are_numbered_kept_in_the_state_file_and_bounded() {
+    use super::events::{EVENT_LIMIT, EventKind};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("state.json");
+    let sim = SimBackend::open(Some("dgx-a100"), Some(&path)).unwrap();
+    sim.raise_event(2, EventKind::Xid, 79, None).unwrap();
+    sim.raise_event(3, EventKind::EccDoubleBit, 0, None)
+        .unwrap();
+    // Another process serving the file sees them, in order.
+    let other = SimBackend::open(None, Some(&path)).unwrap();
+    let seen: Vec<(u64, u32, u64)> = other
+        .state()
+        .events
+        .iter()
+        .map(|e| (e.seq, e.gpu, e.xid))
+        .collect();
+    assert_eq!(seen, [(1, 2, 79), (2, 3, 0)]);
+    // A GPU or MIG device that is not there raises nothing.
+    assert_eq!(
+        sim.raise_event(9, EventKind::Xid, 79, None)
+            .unwrap_err()
+            .kind,
+        K::InvalidArgument
+    );
+    sim.set_mig_mode(1, MigMode::Enabled).unwrap();
+    let e = sim
+        .raise_event(1, EventKind::Xid, 94, Some((1, 0)))
+        .unwrap_err();
+    assert_eq!(e.kind, K::NotFound, "{e:?}");
+    let gi = sim.create_gpu_instance(1, P1G5, place(0, 1)).unwrap();
+    let ci = sim.create_compute_instance(1, gi, 0).unwrap();
+    sim.raise_event(1, EventKind::Xid, 94, Some((gi, ci)))
+        .unwrap();
+    for _ in 0..EVENT_LIMIT {
+        sim.raise_event(0, EventKind::EccSingleBit, 0, None)
+            .unwrap();
+    }
+    let kept = SimBackend::open(None, Some(&path)).unwrap().state().events;
+    assert_eq!(kept.len(), EVENT_LIMIT);
+    assert_eq!(kept.last().unwrap().seq, 3 + EVENT_LIMIT as u64);
+}

@@ -1,10 +1,13 @@
 //! Event sets (`nvmlEventSet*`, `nvmlDeviceRegisterEvents`): what the device plugin's health
-//! check waits on. A simulated node raises no event (no Xid, no ECC error), so a wait lasts its
-//! timeout and answers TIMEOUT, as a healthy GPU's does.
+//! check waits on. The simulated node raises Xid and ECC events when told to (`gpushare sim xid`,
+//! kept in its state with a sequence number): a wait hands out, once per set, each event raised
+//! after the set was made on a GPU it registered for that kind, with its MIG device's ids, as the
+//! driver does; with none, it lasts its timeout and answers TIMEOUT, as a healthy GPU's does.
 
 use super::{gpu, whole_gpu};
 use crate::call::*;
 use crate::{handles, node, profiles};
+use gpushare::backend::sim::events::SimEvent;
 use nvml_wrapper_sys::bindings::*;
 use std::collections::BTreeMap;
 use std::os::raw::{c_uint, c_ulonglong};
@@ -19,12 +22,26 @@ const MIG_CONFIG_CHANGE: u64 = 0x100;
 /// An event set's value carries this tag, so no device handle is taken for one.
 const SET_TAG: usize = 0x5 << 60;
 
-/// The open sets: id → (GPU → event types registered).
-static SETS: Mutex<BTreeMap<usize, BTreeMap<u32, u64>>> = Mutex::new(BTreeMap::new());
+/// What an open set registered, and the last event it handed out.
+#[derive(Default)]
+struct Set {
+    /// GPU → event types.
+    registered: BTreeMap<u32, u64>,
+    /// The sequence number of the last event handed out (or raised before the set was made).
+    seen: u64,
+}
 
-fn sets() -> std::sync::MutexGuard<'static, BTreeMap<usize, BTreeMap<u32, u64>>> {
+/// The open sets by id.
+static SETS: Mutex<BTreeMap<usize, Set>> = Mutex::new(BTreeMap::new());
+
+fn sets() -> std::sync::MutexGuard<'static, BTreeMap<usize, Set>> {
     SETS.lock().unwrap_or_else(|e| e.into_inner())
 }
+
+/// How often a wait looks for new events.
+const POLL: Duration = Duration::from_millis(50);
+/// `gpuInstanceId`/`computeInstanceId` of an event that is not on a MIG device.
+const NO_INSTANCE: c_uint = 0xFFFF_FFFF;
 
 fn set_id(set: nvmlEventSet_t) -> Result<usize, Fail> {
     let raw = set as usize;
@@ -52,7 +69,15 @@ pub unsafe extern "C" fn nvmlEventSetCreate(set: *mut nvmlEventSet_t) -> Ret {
         static NEXT: AtomicUsize = AtomicUsize::new(1);
         let id = NEXT.fetch_add(1, Ordering::Relaxed);
         put(set, std::ptr::without_provenance_mut(SET_TAG | id))?;
-        sets().insert(id, BTreeMap::new());
+        // Only events raised from now on are this set's.
+        let seen = node::read(|s| Ok(s.events.last().map_or(0, |e| e.seq)))?;
+        sets().insert(
+            id,
+            Set {
+                registered: BTreeMap::new(),
+                seen,
+            },
+        );
         rec.out("set", id as u64);
         Ok(())
     })
@@ -99,8 +124,8 @@ pub extern "C" fn nvmlDeviceRegisterEvents(
                     format!("GPU {index} cannot raise events {types:#x}"),
                 ));
             }
-            if let Some(registered) = sets().get_mut(&id) {
-                *registered.entry(index).or_default() |= types;
+            if let Some(open) = sets().get_mut(&id) {
+                *open.registered.entry(index).or_default() |= types;
             }
             Ok(())
         },
@@ -108,19 +133,62 @@ pub extern "C" fn nvmlDeviceRegisterEvents(
 }
 
 fn wait(name: &'static str, set: nvmlEventSet_t, data: *mut nvmlEventData_t, ms: c_uint) -> Ret {
-    call(name, Record::default().arg("timeout_ms", ms), |_| {
-        set_id(set)?;
+    call(name, Record::default().arg("timeout_ms", ms), |rec| {
+        let id = set_id(set)?;
         if data.is_null() {
             return Err(Fail::new(INVALID_ARGUMENT, "null event data"));
         }
-        std::thread::sleep(Duration::from_millis(ms.into()));
-        // A set freed or a session closed meanwhile ends the wait as the driver's would.
-        set_id(set)?;
-        if handles::session().is_none() {
-            return Err(Fail::new(UNINITIALIZED, "nvmlShutdown during the wait"));
+        let deadline = std::time::Instant::now() + Duration::from_millis(ms.into());
+        loop {
+            if let Some(event) = next_event(id)? {
+                rec.out("seq", event.seq);
+                let (gi, ci) = event.mig_device.unwrap_or((NO_INSTANCE, NO_INSTANCE));
+                return put(
+                    data,
+                    nvmlEventData_t {
+                        device: handles::Handle::Device { gpu: event.gpu }.as_ptr(),
+                        eventType: event.kind.nvml_type(),
+                        eventData: event.xid,
+                        gpuInstanceId: gi,
+                        computeInstanceId: ci,
+                    },
+                );
+            }
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            if left.is_zero() {
+                return Err(Fail::new(TIMEOUT, "no event"));
+            }
+            std::thread::sleep(left.min(POLL));
+            // A set freed or a session closed meanwhile ends the wait as the driver's would.
+            set_id(set)?;
+            if handles::session().is_none() {
+                return Err(Fail::new(UNINITIALIZED, "nvmlShutdown during the wait"));
+            }
         }
-        Err(Fail::new(TIMEOUT, "no event on a simulated node"))
     })
+}
+
+/// The first event set `id` has not handed out that it registered for, now marked as handed out.
+fn next_event(id: usize) -> Result<Option<SimEvent>, Fail> {
+    let (registered, seen) = match sets().get(&id) {
+        Some(open) => (open.registered.clone(), open.seen),
+        None => return Err(Fail::new(INVALID_ARGUMENT, "the event set was freed")),
+    };
+    let event = node::read(|s| {
+        Ok(s.events
+            .iter()
+            .find(|e| {
+                e.seq > seen
+                    && registered
+                        .get(&e.gpu)
+                        .is_some_and(|types| types & e.kind.nvml_type() != 0)
+            })
+            .cloned())
+    })?;
+    if let (Some(e), Some(open)) = (&event, sets().get_mut(&id)) {
+        open.seen = open.seen.max(e.seq);
+    }
+    Ok(event)
 }
 
 #[unsafe(no_mangle)]
