@@ -5,7 +5,7 @@ use crate::Context;
 use crate::config::{AssignedConfig, Config};
 use crate::error::{Error, Result};
 use crate::k8s::{self, Bundle, Images, K8sVersion, NodeOffer, Request, Target, cdi};
-use crate::mig::layout::{ProfileBook, Profiles};
+use crate::mig::layout::ProfileBook;
 use std::path::{Path, PathBuf};
 
 /// What to generate, and how.
@@ -138,19 +138,26 @@ pub(crate) fn generate_with(
             .with_running_mps(&node, &crate::mps::settings::load_all(&ctx.paths)?),
     };
     layout.mixed = wiring.mixed;
-    let book = ProfileBook::load(ctx.backend()?, &node);
-    let mig_profiles = layout
-        .gpus
-        .iter()
-        .filter(|g| g.mig.is_some())
-        .filter_map(|g| node.gpus.iter().find(|n| n.index == g.index))
-        .filter_map(|gpu| match book.of(gpu) {
-            Ok(Profiles::Known(list)) => Some(list),
-            _ => None,
-        })
-        .flatten()
-        .map(|p| p.name.clone())
-        .collect();
+    // DRA has a class for every profile the MIG GPUs offer; only it asks the driver for them.
+    let mut refused = Vec::new();
+    let mut mig_profiles = Vec::new();
+    if targets.contains(&Target::Dra) {
+        let book = ProfileBook::load(ctx.backend()?, &node);
+        let mig_gpus = layout
+            .gpus
+            .iter()
+            .filter(|g| g.mig.is_some())
+            .filter_map(|g| node.gpus.iter().find(|n| n.index == g.index));
+        for gpu in mig_gpus {
+            match book.known(gpu) {
+                Ok(list) => mig_profiles.extend(list.into_iter().flatten().map(|p| p.name.clone())),
+                Err(e) => refused.push(format!(
+                    "GPU {}: its MIG profiles cannot be listed ({}): DRA classes only for the layout's profiles",
+                    gpu.index, e.message
+                )),
+            }
+        }
+    }
     let req = Request {
         mig_profiles,
         node: &node,
@@ -167,6 +174,9 @@ pub(crate) fn generate_with(
     };
     // Every target is generated before anything is printed or written.
     let mut bundle = Bundle::default();
+    for why in refused {
+        bundle.warn(why);
+    }
     for target in &targets {
         bundle.extend(k8s::generate(*target, &req)?);
     }

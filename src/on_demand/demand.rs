@@ -212,6 +212,14 @@ mod tests {
         .unwrap()
     }
 
+    /// Each pending pod's name and what it asks for.
+    fn asked<'p>(pending: &'p [Pending]) -> Vec<(&'p str, MigAsk)> {
+        pending
+            .iter()
+            .map(|p| (p.name.as_str(), p.asks.clone().unwrap()))
+            .collect()
+    }
+
     fn unschedulable() -> serde_json::Value {
         json!({ "phase": "Pending", "conditions": [{ "type": "PodScheduled", "status": "False", "reason": "Unschedulable" }] })
     }
@@ -249,10 +257,7 @@ mod tests {
             ),
         ];
         let p = pending(&pods, &Claims::default());
-        let got: Vec<(&str, MigAsk)> = p
-            .iter()
-            .map(|p| (p.name.as_str(), p.asks.clone().unwrap()))
-            .collect();
+        let got = asked(&p);
         assert_eq!(
             got,
             [
@@ -391,10 +396,7 @@ mod tests {
             bound,
         ];
         let p = pending(&pods, &claims);
-        let got: Vec<(&str, MigAsk)> = p
-            .iter()
-            .map(|p| (p.name.as_str(), p.asks.clone().unwrap()))
-            .collect();
+        let got = asked(&p);
         assert_eq!(
             got,
             [("ns/first", MigAsk::from([("3g.20gb".to_string(), 1)]))]

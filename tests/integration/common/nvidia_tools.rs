@@ -121,14 +121,7 @@ impl NvidiaNode {
 
     /// gpushare on this node (the simulator on its state file).
     pub fn gpushare(&self) -> assert_cmd::Command {
-        let mut cmd = gpushare();
-        cmd.arg("--sim")
-            .arg(&self.preset)
-            .arg("--sim-state")
-            .arg(self.state())
-            .arg("--state-root")
-            .arg(self.path("root"));
-        cmd
+        on_node(&self.preset, &self.state(), &self.path("root"))
     }
 
     /// `gpushare mig apply` of a label of mig-parted's `config-default.yaml`.
@@ -148,18 +141,7 @@ impl NvidiaNode {
     /// [`Self::detect`], for a caller that outlives this borrow.
     pub fn detector(&self) -> impl Fn() -> Value + Send + 'static {
         let (preset, state, root) = (self.preset.clone(), self.state(), self.path("root"));
-        move || {
-            super::json(
-                gpushare()
-                    .arg("--sim")
-                    .arg(&preset)
-                    .arg("--sim-state")
-                    .arg(&state)
-                    .arg("--state-root")
-                    .arg(&root)
-                    .arg("detect"),
-            )
-        }
+        move || super::json(on_node(&preset, &state, &root).arg("detect"))
     }
 
     /// One of NVIDIA's programs on the stand-in, strict: an NVML entry point the stand-in does
@@ -254,6 +236,18 @@ pub type Placed = (String, u64, u64);
 pub type Instance = (String, u64, u64, Vec<Placed>);
 
 /// What a run printed, for assertion messages.
+/// gpushare on the simulated node `preset` kept in `state`, its state paths under `root`.
+fn on_node(preset: &str, state: &Path, root: &Path) -> assert_cmd::Command {
+    let mut cmd = gpushare();
+    cmd.arg("--sim")
+        .arg(preset)
+        .arg("--sim-state")
+        .arg(state)
+        .arg("--state-root")
+        .arg(root);
+    cmd
+}
+
 pub fn said(out: &Output) -> String {
     format!(
         "exit {:?}\nstdout: {}\nstderr: {}",
