@@ -45,6 +45,7 @@ set edit:completion:arg-completer[gpushare] = {|@words|
             cand controller 'MIG on demand for the cluster: reshape idle MIG capacity of the nodes labelled gpushare.io/mig.on-demand=true for pods that wait for `nvidia.com/mig-<profile>`, never touching an instance a pod holds, and give it back to each node''s own layout once no pod waits. One Deployment; replicas elect a leader with a Lease. It writes layouts in node annotations; each node''s agent applies them. Runs until SIGTERM'
             cand probe 'Measure memory, bandwidth and latency on every GPU, MIG device and MPS client, and check that each gives what it was promised'
             cand metrics 'The node''s metrics for Prometheus: GPUs and MIG devices (memory, processes, utilisation, the pod that holds each), MIG, MPS and time-slicing, the changes made, the probe''s last verdict'
+            cand recover 'Reset the GPUs that a fatal fault left unhealthy: an Xid of `[health] fatal_xids` or a double-bit ECC error, as the health watch recorded it'
             cand unit 'Print, install or remove the boot unit that applies gpushare.toml at every boot'
             cand sim 'Simulated nodes: presets, the GPU models they can hold, a reboot'
             cand completions 'Print a shell completion script'
@@ -638,6 +639,7 @@ set edit:completion:arg-completer[gpushare] = {|@words|
             cand --state-root 'Keep every state path (lock, journal, run dirs, written files) under DIR'
             cand --lock-timeout 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once'
             cand --jobs 'How many GPUs a changing command changes at once (default: every GPU it changes; 1: one change after another, in plan order)'
+            cand --reset-unhealthy-gpus 'Reset a GPU that a fatal fault left unhealthy (an Xid of `[health] fatal_xids`, a double-bit ECC error) once no pod holds it and nothing runs on it, through the pipeline of `gpushare recover`'
             cand -q 'Print only data and errors (no progress or notes on stderr)'
             cand --quiet 'Print only data and errors (no progress or notes on stderr)'
             cand -h 'Print help (see more with ''--help'')'
@@ -711,6 +713,26 @@ set edit:completion:arg-completer[gpushare] = {|@words|
             cand --lock-timeout 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once'
             cand --jobs 'How many GPUs a changing command changes at once (default: every GPU it changes; 1: one change after another, in plan order)'
             cand --openmetrics 'Print OpenMetrics text rather than the Prometheus text format'
+            cand -q 'Print only data and errors (no progress or notes on stderr)'
+            cand --quiet 'Print only data and errors (no progress or notes on stderr)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'gpushare;recover'= {
+            cand --gpu 'Only these GPUs: `all`, indexes `0,2`, ranges `0-3`, UUIDs or PCI bus ids'
+            cand -c 'The health policy''s file [default: /etc/gpushare/gpushare.toml, under --state-root, when it exists; the defaults otherwise]'
+            cand --config 'The health policy''s file [default: /etc/gpushare/gpushare.toml, under --state-root, when it exists; the defaults otherwise]'
+            cand --sim 'Use a simulated node: a preset name or a node file (TOML)'
+            cand --sim-state 'Keep the simulated node''s changes in FILE (loaded when it exists, each change kept as it is made)'
+            cand --format 'Output format of the data on stdout'
+            cand --color 'When to use colour (NO_COLOR is honoured with `auto`)'
+            cand --nvml-lib 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual'
+            cand --state-root 'Keep every state path (lock, journal, run dirs, written files) under DIR'
+            cand --lock-timeout 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once'
+            cand --jobs 'How many GPUs a changing command changes at once (default: every GPU it changes; 1: one change after another, in plan order)'
+            cand --dry-run 'Print the plan and change nothing'
             cand -q 'Print only data and errors (no progress or notes on stderr)'
             cand --quiet 'Print only data and errors (no progress or notes on stderr)'
             cand -h 'Print help (see more with ''--help'')'
@@ -917,6 +939,7 @@ set edit:completion:arg-completer[gpushare] = {|@words|
             cand controller 'MIG on demand for the cluster: reshape idle MIG capacity of the nodes labelled gpushare.io/mig.on-demand=true for pods that wait for `nvidia.com/mig-<profile>`, never touching an instance a pod holds, and give it back to each node''s own layout once no pod waits. One Deployment; replicas elect a leader with a Lease. It writes layouts in node annotations; each node''s agent applies them. Runs until SIGTERM'
             cand probe 'Measure memory, bandwidth and latency on every GPU, MIG device and MPS client, and check that each gives what it was promised'
             cand metrics 'The node''s metrics for Prometheus: GPUs and MIG devices (memory, processes, utilisation, the pod that holds each), MIG, MPS and time-slicing, the changes made, the probe''s last verdict'
+            cand recover 'Reset the GPUs that a fatal fault left unhealthy: an Xid of `[health] fatal_xids` or a double-bit ECC error, as the health watch recorded it'
             cand unit 'Print, install or remove the boot unit that applies gpushare.toml at every boot'
             cand sim 'Simulated nodes: presets, the GPU models they can hold, a reboot'
             cand completions 'Print a shell completion script'
@@ -990,6 +1013,8 @@ set edit:completion:arg-completer[gpushare] = {|@words|
         &'gpushare;help;probe'= {
         }
         &'gpushare;help;metrics'= {
+        }
+        &'gpushare;help;recover'= {
         }
         &'gpushare;help;unit'= {
         }

@@ -160,6 +160,14 @@ pub(crate) enum Command {
     /// address). Without it, prints one scrape. Each scrape reads the driver once.
     Metrics(MetricsArgs),
 
+    /// Reset the GPUs that a fatal fault left unhealthy: an Xid of `[health] fatal_xids` or a
+    /// double-bit ECC error, as the health watch recorded it
+    ///
+    /// Through the pipeline of `apply` (node lock, journal, GPU clients stopped around the reset);
+    /// a GPU that anything runs on is refused. Recoverable Xids clear by themselves after
+    /// `[health] recover_after_seconds`.
+    Recover(RecoverArgs),
+
     /// Print, install or remove the boot unit that applies gpushare.toml at every boot
     ///
     /// `gpushare-apply.service` is a oneshot ordered after the driver and nvidia-persistenced and
@@ -441,6 +449,12 @@ pub(crate) struct AgentArgs {
           value_parser = clap::value_parser!(u64).range(1..))]
     pub publish_every: u64,
 
+    /// Reset a GPU that a fatal fault left unhealthy (an Xid of `[health] fatal_xids`, a
+    /// double-bit ECC error) once no pod holds it and nothing runs on it, through the pipeline
+    /// of `gpushare recover`
+    #[arg(long)]
+    pub reset_unhealthy_gpus: bool,
+
     #[command(flatten)]
     pub sysfs: SysfsArgs,
 }
@@ -577,6 +591,22 @@ pub(crate) struct MetricsArgs {
     /// Print OpenMetrics text rather than the Prometheus text format
     #[arg(long, conflicts_with = "listen")]
     pub openmetrics: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct RecoverArgs {
+    /// Only these GPUs: `all`, indexes `0,2`, ranges `0-3`, UUIDs or PCI bus ids
+    #[arg(long, value_name = "SEL", default_value = "all")]
+    pub gpu: GpuSelector,
+
+    /// The health policy's file [default: /etc/gpushare/gpushare.toml, under --state-root, when
+    /// it exists; the defaults otherwise]
+    #[arg(short = 'c', long = "config", value_name = "FILE")]
+    pub config: Option<PathBuf>,
+
+    /// Print the plan and change nothing
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
 #[derive(Debug, Args)]

@@ -10,6 +10,8 @@
 //! - [`backend`] → [`node::Node`]: one snapshot model every command reads (GPUs, MIG instances,
 //!   processes, holders, MPS); the driver decides, [`node::catalog`] only fills what it cannot
 //!   say yet;
+//! - [`gpu_health`]: the driver's Xid and ECC events, heard by a watch in the long-running
+//!   commands, recorded and weighed by a policy into each GPU's and MIG device's health;
 //! - `detect`, [`doctor`], [`probe`] (the CUDA probe and its workers), [`k8s`] (manifests from the
 //!   node and a layout) only read.
 //!
@@ -60,6 +62,7 @@ mod doctor;
 mod endpoint;
 pub mod error;
 mod fsutil;
+mod gpu_health;
 mod health;
 mod hooks;
 mod journal;

@@ -32,6 +32,8 @@ pub(crate) enum Wake {
     Layout,
     /// A pod on the node: what held devices may have let go of them.
     Pods,
+    /// The GPU health watch heard an event.
+    Health,
 }
 
 pub(crate) struct Cluster {
@@ -130,6 +132,20 @@ impl Cluster {
         )?;
         self.node_cache.wrote(node.clone());
         Ok(node)
+    }
+
+    /// A strategic merge patch of the node's status (conditions merge by type).
+    pub(crate) fn patch_node_status(&self, patch: &serde_json::Value) -> Result<()> {
+        let api: Api<Node> = Api::all(self.client.clone());
+        let params = PatchParams {
+            field_manager: Some(COMPONENT.into()),
+            ..Default::default()
+        };
+        self.call(
+            &format!("patch the status of node {}", self.node),
+            api.patch_status(&self.node, &params, &Patch::Strategic(patch)),
+        )
+        .map(drop)
     }
 
     /// Every pod bound to this node, in every namespace.

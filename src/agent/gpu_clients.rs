@@ -20,6 +20,8 @@ pub(crate) const COMPONENTS: [&str; 5] = [
     // NVIDIA's DRA kubelet plugin publishes static MIG devices as it starts.
     "dra-kubelet-plugin",
 ];
+/// The components that offer devices to the kubelet, restarted when a device is healthy again.
+pub(crate) const DEVICE_PLUGINS: [&str; 2] = ["device-plugin", "dra-kubelet-plugin"];
 pub(crate) use crate::k8s::objects::{PAUSED_FOR_MIG_CHANGE as PAUSED, deploy_label};
 /// The labels' values before the pause (JSON: label → value, null when it was absent).
 pub(crate) const PAUSED_ANNOTATION: &str = "gpushare.io/paused-gpu-clients";
@@ -96,6 +98,7 @@ fn takes_devices(op: &Operation) -> bool {
         op,
         Operation::SetMigMode(_)
             | Operation::ResetIfPending
+            | Operation::ResetUnhealthy
             | Operation::DestroyGpuInstance { .. }
             | Operation::DestroyComputeInstance { .. }
     )
@@ -117,7 +120,7 @@ pub(crate) fn taken(plan: &Plan, node: &Node) -> Taken {
     for change in &plan.changes {
         let gpu = node.gpu(change.gpu);
         match &change.operation {
-            Operation::SetMigMode(_) | Operation::ResetIfPending => {
+            Operation::SetMigMode(_) | Operation::ResetIfPending | Operation::ResetUnhealthy => {
                 whole_gpus.insert(change.gpu);
             }
             Operation::DestroyGpuInstance { gpu_instance_id }
@@ -203,7 +206,7 @@ pub(crate) fn blocking_holders(held: &[PodDevice], plan: &Plan, node: &Node) -> 
     let mut compute_instances = BTreeSet::new();
     for c in &plan.changes {
         match &c.operation {
-            Operation::SetMigMode(_) | Operation::ResetIfPending => {
+            Operation::SetMigMode(_) | Operation::ResetIfPending | Operation::ResetUnhealthy => {
                 whole.insert(c.gpu);
             }
             Operation::DestroyGpuInstance { gpu_instance_id } => {

@@ -10,6 +10,9 @@
 //! - [`reconcile`]: one pass, from the labels to the state (the only place the node changes);
 //! - [`gpu_clients`]: pausing the device plugin, GFD, DCGM and dcgm-exporter around a change,
 //!   and the user pods that block one;
+//! - [`device_health`], [`health_pass`]: the GPUs' health told to the cluster (a Node
+//!   condition and events), the device plugins restarted when a device recovers, and GPUs a
+//!   fatal fault left unhealthy reset (`--reset-unhealthy-gpus`);
 //! - [`publish`]: the node's MIG state for `gpushare controller` (MIG on demand), whose layout
 //!   the labels give way to while the node opts in;
 //! - [`cluster`]: the agent's view of the cluster (watched caches of its Node, the layouts and
@@ -20,7 +23,9 @@
 //! the watches, and its own loop on the main thread, where the node is changed.
 
 pub(crate) mod cluster;
+pub(crate) mod device_health;
 pub(crate) mod gpu_clients;
+mod health_pass;
 pub(crate) mod labels;
 pub(crate) mod layouts;
 pub(crate) mod publish;
@@ -29,6 +34,7 @@ pub(crate) mod reconcile;
 use crate::Context;
 use crate::cli::AgentArgs;
 use crate::error::{Error, Exit, Result};
+use crate::gpu_health::listener::Listener;
 use crate::health::Health;
 use crate::kube_api::link::Link;
 use crate::metrics::{Collector, Sources};
@@ -93,7 +99,7 @@ pub(crate) fn run(ctx: &mut Context, args: &AgentArgs) -> Result<Exit> {
         node.clone(),
         layouts.clone(),
         link,
-        wake,
+        wake.clone(),
     );
 
     let trap = Trap::install();
@@ -104,8 +110,26 @@ pub(crate) fn run(ctx: &mut Context, args: &AgentArgs) -> Result<Exit> {
         retry: Duration::from_secs(args.retry),
         pod_resources_root,
         publish_every: Duration::from_secs(args.publish_every),
+        reset_unhealthy_gpus: args.reset_unhealthy_gpus,
     };
-    let mut agent = Agent::new(ctx, &cluster, settings, health.clone(), &trap);
+    let heard = wake.clone();
+    let listener = Listener::start(
+        ctx.backend_options.clone(),
+        ctx.paths.clone(),
+        ctx.out.clone(),
+        move || {
+            let _ = heard.send(Wake::Health);
+        },
+    );
+    drop(wake);
+    let mut agent = Agent::new(
+        ctx,
+        &cluster,
+        settings,
+        health.clone(),
+        &trap,
+        Some(&listener),
+    );
     health.update(|s| s.state = "watching".into());
     let stopped = loop {
         health.turn();
@@ -115,16 +139,18 @@ pub(crate) fn run(ctx: &mut Context, args: &AgentArgs) -> Result<Exit> {
         match woken.recv_timeout(TICK) {
             Ok(first) => {
                 // Several changes at once are one pass: it reads everything afresh.
-                let mut layout = first == Wake::Layout;
-                while let Ok(next) = woken.try_recv() {
-                    layout |= next == Wake::Layout;
-                }
-                if layout {
+                let mut wakes = vec![first];
+                wakes.extend(woken.try_iter());
+                if wakes.contains(&Wake::Layout) {
                     agent.pass();
-                } else {
+                } else if wakes.contains(&Wake::Pods) {
                     agent.pods_changed();
                 }
+                if wakes.contains(&Wake::Health) {
+                    agent.look_at_health();
+                }
             }
+            Err(RecvTimeoutError::Timeout) if agent.health_due() => agent.look_at_health(),
             Err(RecvTimeoutError::Timeout) if agent.retry_due() => agent.pass(),
             Err(RecvTimeoutError::Timeout) if agent.publish_due() => agent.publish(),
             Err(RecvTimeoutError::Timeout) => {}

@@ -6,7 +6,11 @@
 use super::cluster::Cluster;
 use super::{labels, layouts};
 use crate::Context;
+use crate::clock::unix_now;
 use crate::error::Result;
+use crate::gpu_health::NodeHealth;
+use crate::gpu_health::policy::Policy;
+use crate::gpu_health::verdict::Reason;
 use crate::mig::layout::ProfileBook;
 use crate::on_demand::{self, published::MigState};
 use crate::pipeline::desired::Desired;
@@ -21,11 +25,12 @@ pub(crate) fn publish(
     cluster: &Cluster,
     pod_resources_root: Option<&Path>,
     sysfs_root: &Path,
+    policy: &Policy,
 ) -> Result<()> {
     let node = cluster.get_node()?;
     let have = node.annotations().get(on_demand::STATE_ANNOTATION);
     let text = if on_demand::opted_in(node.labels()) {
-        Some(mig_state(ctx, cluster, &node, pod_resources_root, sysfs_root)?.to_json())
+        Some(mig_state(ctx, cluster, &node, pod_resources_root, sysfs_root, policy)?.to_json())
     } else {
         None
     };
@@ -46,6 +51,7 @@ fn mig_state(
     node: &Node,
     pod_resources_root: Option<&Path>,
     sysfs_root: &Path,
+    policy: &Policy,
 ) -> Result<MigState> {
     let snapshot = ctx.snapshot()?;
     let book = ProfileBook::load(ctx.backend()?, &snapshot);
@@ -66,10 +72,52 @@ fn mig_state(
         }
         None => Vec::new(),
     };
-    Ok(MigState::of(
+    let mut state = MigState::of(
         &snapshot,
         |g| book.known(g).ok().flatten(),
         held.as_deref(),
         &baseline,
-    ))
+    );
+    let health = NodeHealth::read(&ctx.paths, &snapshot, policy, unix_now())?;
+    mark_unhealthy(&mut state, &snapshot, &health);
+    Ok(state)
+}
+
+/// Why a GPU or an instance is unhealthy, in the state: the controller makes nothing on such a
+/// GPU and offers no such instance.
+fn mark_unhealthy(state: &mut MigState, node: &crate::node::Node, health: &NodeHealth) {
+    let why = |reasons: &[Reason], device: Option<(u32, u32)>| {
+        let text: Vec<String> = reasons
+            .iter()
+            .filter(|r| r.mig_device.is_none() || r.mig_device == device)
+            .map(Reason::describe)
+            .collect();
+        crate::kube_api::clip(&text.join(", "), 200)
+    };
+    for published in &mut state.gpus {
+        let (Some(Ok(h)), Some(gpu)) =
+            (health.gpus.get(&published.index), node.gpu(published.index))
+        else {
+            continue;
+        };
+        if !h.healthy {
+            published.unhealthy = Some(why(&h.reasons, None));
+        }
+        for gi in gpu.mig.instances.iter().flatten() {
+            let sick = gi.compute_instances.iter().find_map(|ci| {
+                let d = (gi.gpu_instance_id, ci.compute_instance_id);
+                h.unhealthy_mig_devices.contains(&d).then_some(d)
+            });
+            let (Some(d), Some(instance)) = (
+                sick,
+                published
+                    .instances
+                    .iter_mut()
+                    .find(|i| i.start == gi.placement.start),
+            ) else {
+                continue;
+            };
+            instance.unhealthy = Some(why(&h.reasons, Some(d)));
+        }
+    }
 }

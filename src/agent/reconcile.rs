@@ -10,11 +10,13 @@
 //! after `--retry` seconds, and one that pods held up also as soon as a pod on the node changes.
 
 use super::cluster::Cluster;
+use super::device_health::Told;
 use super::gpu_clients::{self, Originals};
 use super::labels::{self, Choice, State};
 use super::layouts::{self, Found};
 use crate::Context;
 use crate::error::{Error, Exit, Result};
+use crate::gpu_health::listener::Listener;
 use crate::health::Health;
 use crate::kube_api::EventType;
 use crate::on_demand;
@@ -44,6 +46,8 @@ pub(crate) struct Settings {
     pub pod_resources_root: Option<PathBuf>,
     /// How often the MIG state is published for the controller (on a node that opts in).
     pub publish_every: Duration,
+    /// Reset GPUs a fatal fault left unhealthy once nothing holds them.
+    pub reset_unhealthy_gpus: bool,
 }
 
 /// How a pass ended.
@@ -66,9 +70,9 @@ struct Key {
 }
 
 pub(crate) struct Agent<'a> {
-    ctx: &'a mut Context,
-    cluster: &'a Cluster,
-    settings: Settings,
+    pub(super) ctx: &'a mut Context,
+    pub(super) cluster: &'a Cluster,
+    pub(super) settings: Settings,
     health: Arc<Health>,
     trap: &'a Trap,
     last: Option<(Key, Outcome)>,
@@ -78,11 +82,17 @@ pub(crate) struct Agent<'a> {
     /// When the MIG state was last published.
     published_at: Option<Instant>,
     /// The gpushare.toml of the layout being brought about (None for mig-parted's).
-    chosen: Option<Arc<crate::config::Config>>,
+    pub(super) chosen: Option<Arc<crate::config::Config>>,
     /// The last event a pass ended with.
     last_report: Option<(&'static str, String)>,
     /// The last run waits for pods to let go of devices: a pod's change tries it again.
     held_by_pods: bool,
+    /// The GPU health watch, closed around runs that reset GPUs.
+    pub(super) listener: Option<&'a Listener>,
+    /// What the cluster was last told of the GPUs' health.
+    pub(super) told: Told,
+    /// When to look at the health again (a recoverable cause ends, or a look failed).
+    pub(super) health_at: Option<f64>,
 }
 
 /// A failure of a pass that is not about the layout (the API server did not answer): the pass
@@ -96,6 +106,7 @@ impl<'a> Agent<'a> {
         settings: Settings,
         health: Arc<Health>,
         trap: &'a Trap,
+        listener: Option<&'a Listener>,
     ) -> Self {
         Agent {
             ctx,
@@ -110,6 +121,9 @@ impl<'a> Agent<'a> {
             chosen: None,
             last_report: None,
             held_by_pods: false,
+            listener,
+            told: Told::default(),
+            health_at: None,
         }
     }
 
@@ -137,23 +151,30 @@ impl<'a> Agent<'a> {
 
     fn try_publish(&mut self) -> Result<()> {
         let root = self.settings.pod_resources_root.clone();
+        let policy = self.policy();
         super::publish::publish(
             self.ctx,
             self.cluster,
             root.as_deref(),
             &self.settings.sysfs_root,
+            &policy,
         )
     }
 
     /// A pod on the node changed: a run that pods held up is tried again at once (they may
     /// have let go of their devices); otherwise the MIG state, which says which pods hold
-    /// which instances, is published.
+    /// which instances, is published. With `--reset-unhealthy-gpus` the health is looked at
+    /// too.
     pub(crate) fn pods_changed(&mut self) {
         if self.held_by_pods && self.retry_at.is_some() {
             self.retry_at = Some(Instant::now());
             self.pass();
         } else {
             self.publish();
+        }
+        // A pod that let go of an unhealthy GPU lets it be reset.
+        if self.settings.reset_unhealthy_gpus {
+            self.look_at_health();
         }
     }
 
@@ -292,7 +313,7 @@ impl<'a> Agent<'a> {
             ),
         )?;
         let paused = if gpu_clients::restarts_clients(&plan) {
-            match self.pause(node)? {
+            match self.pause(node, gpu_clients::to_pause(node.labels()))? {
                 Ok(originals) => Some(originals),
                 Err(e) => return self.finish(node, key, Outcome::Failed, failure(&what, &e)),
             }
@@ -300,7 +321,11 @@ impl<'a> Agent<'a> {
             None
         };
         self.set_state(&key.choice, State::Applying)?;
+        // The driver resets no GPU that an NVML client holds, the health watch included.
+        let listener = self.listener;
+        let watch_closed = needs_gpus_free.then(|| listener.map(Listener::pause));
         let result = node_change(self.ctx, found.source, &self.settings.sysfs_root, false);
+        drop(watch_closed);
         if let Some(originals) = &paused {
             self.resume(originals)?;
         }
@@ -331,7 +356,7 @@ impl<'a> Agent<'a> {
     }
 
     /// User pods that hold what the plan takes away, as an error naming them.
-    fn blocked_by_pods(&mut self, plan: &Plan, what: &str) -> Result<Option<Error>> {
+    pub(super) fn blocked_by_pods(&mut self, plan: &Plan, what: &str) -> Result<Option<Error>> {
         let snapshot = self.ctx.snapshot()?;
         // What the kubelet allocated says exactly which devices are held; without it, the
         // pods' resource names say which may be.
@@ -365,8 +390,7 @@ impl<'a> Agent<'a> {
 
     /// Pause the GPU clients and wait for their pods to leave; on a timeout (or a signal) they
     /// come back and the error says which pods stayed. The outer error is the API's.
-    fn pause(&mut self, node: &Node) -> Result<Result<Originals>> {
-        let originals = gpu_clients::to_pause(node.labels());
+    pub(super) fn pause(&mut self, node: &Node, originals: Originals) -> Result<Result<Originals>> {
         if originals.is_empty() {
             return Ok(Ok(originals));
         }
@@ -431,7 +455,7 @@ impl<'a> Agent<'a> {
     }
 
     /// Put the GPU clients' labels back as they were.
-    fn resume(&mut self, originals: &Originals) -> Result<()> {
+    pub(super) fn resume(&mut self, originals: &Originals) -> Result<()> {
         let (l, a) = gpu_clients::restore(originals);
         self.cluster
             .patch_node(&crate::kube_api::merge_patch(&l, &a))?;
@@ -482,7 +506,7 @@ impl<'a> Agent<'a> {
         Ok(())
     }
 
-    fn record(&mut self, node: &Node, report: &Report) -> Result<()> {
+    pub(super) fn record(&mut self, node: &Node, report: &Report) -> Result<()> {
         match report.kind {
             EventType::Normal => self
                 .ctx
@@ -526,7 +550,7 @@ impl<'a> Agent<'a> {
 
 /// The one call through which the agent plans (`dry_run`) and changes the node: the pipeline of
 /// `gpushare apply` (check, plan, run under the node lock and journal), never asking.
-fn node_change(
+pub(super) fn node_change(
     ctx: &mut Context,
     source: DesiredSource,
     sysfs_root: &Path,
@@ -544,14 +568,14 @@ fn node_change(
 }
 
 /// An event to record.
-struct Report {
+pub(super) struct Report {
     kind: EventType,
-    reason: &'static str,
+    pub(super) reason: &'static str,
     message: String,
 }
 
 impl Report {
-    fn new(kind: EventType, reason: &'static str, message: String) -> Self {
+    pub(super) fn new(kind: EventType, reason: &'static str, message: String) -> Self {
         Report {
             kind,
             reason,

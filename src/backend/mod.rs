@@ -4,6 +4,7 @@
 //! these operations. Both backends return [`DriverError`]s with the driver's semantics, so code
 //! tested against the simulator behaves the same on hardware.
 
+pub mod events;
 pub(crate) mod host_events;
 pub mod nvml;
 pub mod sim;
@@ -316,4 +317,17 @@ pub(crate) fn open(options: &BackendOptions) -> crate::error::Result<Opened> {
         backend: std::sync::Arc::new(nvml::NvmlBackend::open(options.nvml_lib.as_deref())?),
         events: std::sync::Arc::new(host_events::RealHost),
     })
+}
+
+/// Open a watch on the node the options name: the simulator's, or NVML's on a session of its own.
+pub(crate) fn watch(options: &BackendOptions) -> crate::error::Result<Box<dyn events::EventWatch>> {
+    if options.simulated() {
+        return Ok(Box::new(sim::watch::SimWatch::open(
+            options.sim.as_deref(),
+            options.sim_state.as_deref(),
+        )?));
+    }
+    Ok(Box::new(nvml::NvmlBackend::watch(
+        options.nvml_lib.as_deref(),
+    )?))
 }

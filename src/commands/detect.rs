@@ -2,7 +2,10 @@
 
 use crate::Context;
 use crate::cli::DetectArgs;
+use crate::clock::unix_now;
 use crate::error::{Exit, Result};
+use crate::gpu_health::NodeHealth;
+use crate::gpu_health::verdict::GpuHealth;
 use crate::node::{ComputeMode, Gpu, MigState, Node, VgpuHostMode};
 use crate::output::{Output, Style, table};
 use crate::pod_resources::{self, Holders, PodDevice};
@@ -18,6 +21,44 @@ struct Detected {
     /// The devices pods hold, as the kubelet's pod-resources API says; null when it was not
     /// asked or did not answer.
     pods: Option<Vec<PodDevice>>,
+    /// Each GPU's health from the Xid and ECC events a watch heard (see `gpushare agent`,
+    /// `gpushare metrics --listen`).
+    health: Vec<HealthOut>,
+}
+
+#[derive(Serialize)]
+struct HealthOut {
+    gpu: u32,
+    /// `healthy`, `unhealthy` (the whole GPU), `mig-devices-unhealthy`; null when unknown.
+    state: Option<&'static str>,
+    /// Why it is unknown.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    unknown: Option<String>,
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    verdict: Option<GpuHealth>,
+}
+
+fn health_out(gpu: u32, health: std::result::Result<GpuHealth, String>) -> HealthOut {
+    match health {
+        Ok(h) => HealthOut {
+            gpu,
+            state: Some(if !h.healthy {
+                "unhealthy"
+            } else if !h.unhealthy_mig_devices.is_empty() {
+                "mig-devices-unhealthy"
+            } else {
+                "healthy"
+            }),
+            unknown: None,
+            verdict: Some(h),
+        },
+        Err(why) => HealthOut {
+            gpu,
+            state: None,
+            unknown: Some(why),
+            verdict: None,
+        },
+    }
 }
 
 #[derive(Serialize)]
@@ -68,7 +109,21 @@ pub(super) fn run(ctx: &mut Context, args: &DetectArgs) -> Result<Exit> {
             None
         }
     };
-    let detected = Detected { node, mps, pods };
+    let (policy, policy_note) = crate::gpu_health::node_policy(&ctx.paths);
+    if let Some(note) = policy_note {
+        ctx.out.warn(note);
+    }
+    let health = NodeHealth::read(&ctx.paths, &node, &policy, unix_now())?
+        .gpus
+        .into_iter()
+        .map(|(gpu, h)| health_out(gpu, h))
+        .collect();
+    let detected = Detected {
+        node,
+        mps,
+        pods,
+        health,
+    };
     ctx.out.data(&detected, |out| render(out, &detected))?;
     for line in detected.node.note_lines(|_| true) {
         ctx.out.warn(line);
@@ -257,6 +312,7 @@ fn render(out: &Output, detected: &Detected) -> String {
             rows,
         ));
     }
+    s.push_str(&health_lines(&detected.health));
     for d in &detected.mps {
         s.push_str(&format!(
             "\nMPS daemon {}: {} device(s), pipe dir {} (see `gpushare mps status`)\n",
@@ -266,4 +322,36 @@ fn render(out: &Output, detected: &Detected) -> String {
         ));
     }
     s
+}
+
+/// The health section: one line when it is unknown everywhere for one reason, a table otherwise.
+fn health_lines(health: &[HealthOut]) -> String {
+    let mut whys: Vec<&str> = health.iter().filter_map(|h| h.unknown.as_deref()).collect();
+    whys.dedup();
+    if health.iter().all(|h| h.state.is_none()) && whys.len() == 1 {
+        return format!("\nGPU health: unknown: {}\n", whys[0]);
+    }
+    let now = unix_now();
+    let rows = health
+        .iter()
+        .map(|h| {
+            let why = match (&h.verdict, &h.unknown) {
+                (Some(v), _) if !v.reasons.is_empty() => v
+                    .reasons
+                    .iter()
+                    .map(|r| format!("{}, {:.0} s ago", r.describe(), (now - r.last_at).max(0.0)))
+                    .collect::<Vec<_>>()
+                    .join("; "),
+                (Some(v), _) => v
+                    .recent
+                    .first()
+                    .map(|r| format!("last: {}", r.describe()))
+                    .unwrap_or_default(),
+                (None, Some(why)) => why.clone(),
+                (None, None) => String::new(),
+            };
+            vec![h.gpu.to_string(), known(h.state), why]
+        })
+        .collect();
+    format!("\n{}", table(&["GPU", "HEALTH", "WHY"], rows))
 }

@@ -5,6 +5,7 @@ use crate::Context;
 use crate::cli::MetricsArgs;
 use crate::endpoint;
 use crate::error::{Exit, Result};
+use crate::gpu_health::listener::Listener;
 use crate::metrics::{Collector, Format, Sources};
 use crate::pipeline::signals::Trap;
 use std::sync::Arc;
@@ -38,6 +39,13 @@ pub(super) fn run(ctx: &mut Context, args: &MetricsArgs) -> Result<Exit> {
         return Ok(Exit::Ok);
     };
     let trap = Trap::install();
+    // Health is known only while a watch listens: the driver tells only those registered.
+    let _listener = Listener::start(
+        ctx.backend_options.clone(),
+        ctx.paths.clone(),
+        ctx.out.clone(),
+        || {},
+    );
     let bound = endpoint::serve(
         addr,
         "metrics endpoint",

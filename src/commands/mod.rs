@@ -12,6 +12,7 @@ mod metrics;
 mod mig;
 mod mps;
 mod probe;
+mod recover;
 mod sim;
 mod unit;
 mod vgpu;
@@ -38,6 +39,7 @@ pub(crate) fn dispatch(ctx: &mut Context, command: Command) -> Result<Exit> {
         Command::Controller(args) => crate::controller::run(ctx, &args),
         Command::Probe(args) => probe::run(ctx, &args),
         Command::Metrics(args) => metrics::run(ctx, &args),
+        Command::Recover(args) => recover::run(ctx, &args),
         Command::Unit(args) => unit::run(ctx, &args),
     }
 }

@@ -130,6 +130,7 @@ pub(crate) fn choose(flags: &Flags, node: &Node, book: &ProfileBook) -> Result<C
         gpus: entries(node, shares),
         kubernetes: None,
         clients: None,
+        health: None,
     };
     set_targets(&mut file, &DEFAULT_TARGETS);
     Ok(Chosen { file, notes })

@@ -47,6 +47,8 @@ pub(crate) struct ConfigFile {
     pub kubernetes: Option<KubernetesSection>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clients: Option<ClientsSection>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub health: Option<Box<HealthSection>>,
 }
 
 fn one() -> Spanned<u32> {
@@ -179,6 +181,27 @@ pub(crate) struct ClientsSection {
     pub modules: Vec<Spanned<String>>,
 }
 
+/// `[health]`: what Xid errors do to a device's health (see `crate::gpu_health::policy`); a
+/// list left out keeps its default.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct HealthSection {
+    /// Xids of faults in the application: recorded, the device stays healthy.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub application_xids: Option<Spanned<Vec<Spanned<u64>>>>,
+    /// Xids after which the GPU needs a reset: unhealthy until gpushare resets it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fatal_xids: Option<Spanned<Vec<Spanned<u64>>>>,
+    /// Other Xids: unhealthy until this many seconds pass without another.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recover_after_seconds: Option<Spanned<u64>>,
+}
+
+/// The most Xids a `[health]` list may hold (the driver's Xids are numbered below 200).
+const MAX_XIDS: usize = 256;
+/// The longest quiet period: a week.
+const MAX_RECOVER_AFTER_SECONDS: u64 = 7 * 24 * 3600;
+
 /// A size in MiB, written as `"4G"`, `"512M"` or a number of MiB.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) struct MemorySize(pub u64);
@@ -301,7 +324,63 @@ impl Config {
             config.check_entry(entry)?;
         }
         config.gpu_clients()?;
+        config.check_health()?;
         Ok(config)
+    }
+
+    /// `[health]`: lists of at most [`MAX_XIDS`], no Xid in both, a quiet period of a week at most.
+    fn check_health(&self) -> Result<()> {
+        let Some(section) = &self.file.health else {
+            return Ok(());
+        };
+        for (list, what) in [
+            (&section.application_xids, "health.application_xids"),
+            (&section.fatal_xids, "health.fatal_xids"),
+        ] {
+            if let Some(list) = list
+                && list.get_ref().len() > MAX_XIDS
+            {
+                return Err(self.error_at(
+                    list.span(),
+                    format!(
+                        "{what} lists {} Xids, more than {MAX_XIDS}",
+                        list.get_ref().len()
+                    ),
+                ));
+            }
+        }
+        if let (Some(app), Some(fatal)) = (&section.application_xids, &section.fatal_xids)
+            && let Some(x) = fatal
+                .get_ref()
+                .iter()
+                .find(|f| app.get_ref().iter().any(|a| a.get_ref() == f.get_ref()))
+        {
+            return Err(self
+                .error_at(
+                    x.span(),
+                    format!(
+                        "Xid {} is in both health.application_xids and health.fatal_xids",
+                        x.get_ref()
+                    ),
+                )
+                .with_hint(
+                    "an Xid is either the application's fault or the GPU's; keep it in one list",
+                ));
+        }
+        if let Some(after) = &section.recover_after_seconds
+            && *after.get_ref() > MAX_RECOVER_AFTER_SECONDS
+        {
+            return Err(self
+                .error_at(
+                    after.span(),
+                    format!(
+                        "health.recover_after_seconds = {}: more than a week ({MAX_RECOVER_AFTER_SECONDS})",
+                        after.get_ref()
+                    ),
+                )
+                .with_hint("list Xids that need a reset in health.fatal_xids instead"));
+        }
+        Ok(())
     }
 
     /// The GPU clients of `[clients]`, checked (none without the section).

@@ -3,6 +3,7 @@
 
 mod boot;
 mod driver;
+mod gpu_health;
 mod host;
 mod runtime;
 mod sharing;
@@ -149,6 +150,12 @@ pub(crate) fn run(ctx: &mut Context, host_root: Option<PathBuf>) -> Result<Exit>
         host_checked,
     };
     let mut checks = checks(&inputs, snapshot.as_ref());
+    let (policy, _) = crate::gpu_health::node_policy(&ctx.paths);
+    let health = snapshot.as_ref().ok().map(|node| {
+        crate::gpu_health::NodeHealth::read(&ctx.paths, node, &policy, crate::clock::unix_now())
+            .map_err(|e| e.message)
+    });
+    checks.push(gpu_health::gpu_health(health));
     let refused = host.refused();
     if !refused.is_empty() {
         checks.push(Check::fail(

@@ -82,6 +82,8 @@ pub(crate) fn generate(req: &Request) -> Result<Bundle> {
             // Its own Node (a watch of one name lists it too; RBAC cannot name the node): read,
             // watch for label changes, patch its labels and annotations.
             rule(&[""], &["nodes"], &["get", "list", "watch", "patch"]),
+            // Its GPUs' health as a condition of its Node (GPUUnhealthy).
+            rule(&[""], &["nodes/status"], &["patch"]),
             // Which pods run on its node (GPU clients that must leave, users that block), and
             // when one lets go of its devices.
             rule(&[""], &["pods"], &["list", "watch"]),
@@ -318,7 +320,7 @@ mod tests {
                 rules += 1;
             }
         }
-        assert_eq!(rules, 4);
+        assert_eq!(rules, 5);
         let yaml = bundle.to_yaml();
         assert!(
             yaml.contains("automountServiceAccountToken: true"),

@@ -56,7 +56,7 @@ pub(crate) fn event_about(
 }
 
 /// At most `max` bytes, cut at a character boundary, with `…` when cut.
-fn clip(text: &str, max: usize) -> String {
+pub(crate) fn clip(text: &str, max: usize) -> String {
     if text.len() <= max {
         return text.to_string();
     }

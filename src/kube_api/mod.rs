@@ -8,7 +8,7 @@ pub(crate) mod cache;
 mod event;
 pub(crate) mod link;
 
-pub(crate) use event::{EVENTS_NAMESPACE, EventType, event_about};
+pub(crate) use event::{EVENTS_NAMESPACE, EventType, clip, event_about};
 
 use crate::error::{Error, Result};
 use kube::config::{KubeConfigOptions, Kubeconfig};

@@ -8,7 +8,7 @@
 //! `gpushare_scrape_source_up{source}`, so unknown is absent, never 0.
 //!
 //! - [`sheet`]: the series of one scrape, encoded by `prometheus-client`;
-//! - [`devices`]: GPUs and MIG devices; [`sharing`]: MPS and time-slicing; [`changes`]: the
+//! - [`devices`]: GPUs and MIG devices; [`health`]: their health and the Xid and ECC errors; [`sharing`]: MPS and time-slicing; [`changes`]: the
 //!   agent's state and the journal ([`journal_tally`]); [`probe`]: the probe's report;
 //! - [`systemd_unit`]: the systemd unit of `gpushare metrics --listen`.
 
@@ -16,6 +16,7 @@
 pub mod bench;
 pub(crate) mod changes;
 pub(crate) mod devices;
+pub(crate) mod health;
 pub(crate) mod journal_tally;
 pub(crate) mod probe;
 pub(crate) mod sharing;
@@ -26,6 +27,9 @@ use crate::backend::{BackendOptions, SharedBackend};
 use crate::config::AssignedConfig;
 use crate::config::Config;
 use crate::endpoint::{Request, Response, Route};
+use crate::gpu_health::NodeHealth;
+use crate::gpu_health::policy::Policy;
+use crate::gpu_health::record::HealthRecord;
 use crate::health::Health;
 use crate::paths::Paths;
 use crate::pod_resources::{self, Holders};
@@ -36,7 +40,7 @@ use std::sync::{Arc, Mutex};
 
 pub(crate) static SOURCE_UP: Spec = Spec::gauge(
     "scrape_source_up",
-    "Whether this scrape could read a source (driver, pod_resources, mps, journal, probe, layout): 1 or 0; its series are absent when 0",
+    "Whether this scrape could read a source (driver, pod_resources, mps, journal, probe, layout, health: a live health watch): 1 or 0; its series are absent when 0",
 );
 
 /// What a scrape reads.
@@ -158,7 +162,22 @@ impl Collector {
                 },
             };
             devices::add(&mut sheet, node, holders.as_deref());
-            match self.layout() {
+            let layout = self.layout();
+            let policy = match &layout {
+                Ok(Some(config)) => Policy::of(config.file.health.as_deref()),
+                _ => Policy::default(),
+            };
+            match HealthRecord::load(&self.sources.paths) {
+                Ok(record) => {
+                    let now = crate::clock::unix_now();
+                    let health = NodeHealth::of(record.as_ref(), node, &policy, now);
+                    health::add(&mut sheet, node, record.as_ref(), &health);
+                    let watched = health.gpus.values().any(|h| h.is_ok());
+                    up(&mut sheet, "health", watched);
+                }
+                Err(_) => up(&mut sheet, "health", false),
+            }
+            match layout {
                 Ok(Some(config)) => match AssignedConfig::new(Config::clone(&config), node) {
                     Ok(config) => {
                         sharing::add_time_slicing(&mut sheet, &config, node);

@@ -112,6 +112,7 @@ pub(crate) fn a100_sevens(index: u32, held: impl Fn(u32) -> bool) -> GpuState {
                     vec![]
                 },
                 busy: false,
+                unhealthy: None,
             })
             .collect(),
         baseline: Some(vec![
@@ -121,6 +122,7 @@ pub(crate) fn a100_sevens(index: u32, held: impl Fn(u32) -> bool) -> GpuState {
             };
             7
         ]),
+        unhealthy: None,
     }
 }
 

@@ -46,6 +46,10 @@ pub(crate) struct GpuState {
     /// The instances the node's baseline layout asks of this GPU (a start when it pins one);
     /// `None`: the baseline has no MIG layout for it (or none could be read).
     pub baseline: Option<Vec<Wanted>>,
+    /// Why the whole GPU is unhealthy (its health watch heard a fault): nothing is made on it
+    /// and nothing on it is offered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unhealthy: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -60,6 +64,9 @@ pub(crate) struct Instance {
     /// Processes run on it (the driver says so), held or not.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub busy: bool,
+    /// Why its MIG device is unhealthy: it stays, and is offered to no one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unhealthy: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -165,6 +172,7 @@ impl MigState {
                         size: gi.placement.size,
                         held_by,
                         busy,
+                        unhealthy: None,
                     }
                 })
                 .collect();
@@ -189,6 +197,7 @@ impl MigState {
                 model: gpu.name.clone(),
                 instances,
                 baseline,
+                unhealthy: None,
             });
         }
         state
@@ -411,6 +420,7 @@ mod tests {
                     size,
                     held_by: vec![],
                     busy: false,
+                    unhealthy: None,
                 }
             });
         let gpu = (
@@ -430,6 +440,7 @@ mod tests {
                         .map(|(profile, start)| Wanted { profile, start })
                         .collect()
                 }),
+                unhealthy: None,
             });
         (
             proptest::collection::vec(profile, 0..4),

@@ -29,6 +29,8 @@ pub(crate) struct GpuShape {
     pub slots: Vec<Slot>,
     /// The baseline layout's wishes, if the node has one for this GPU.
     pub baseline: Option<Vec<Wanted>>,
+    /// The GPU is unhealthy: nothing is added to it (its instances are all pinned).
+    pub unhealthy: bool,
 }
 
 /// Where a new instance would go and what it destroys.
@@ -67,7 +69,9 @@ impl GpuShape {
         let mut slots = Vec::new();
         for i in &gpu.instances {
             let profile = profiles.iter().position(|p| p.name == i.profile)?;
-            let pinned = if !state.holders_known {
+            let pinned = if let Some(why) = gpu.unhealthy.as_ref().or(i.unhealthy.as_ref()) {
+                Some(format!("unhealthy: {why}"))
+            } else if !state.holders_known {
                 Some("held (the node cannot say by whom)".to_string())
             } else if !i.held_by.is_empty() {
                 Some(format!("held by {}", i.held_by.join(", ")))
@@ -89,6 +93,7 @@ impl GpuShape {
             profiles,
             slots,
             baseline: gpu.baseline.clone(),
+            unhealthy: gpu.unhealthy.is_some(),
         })
     }
 
@@ -121,6 +126,9 @@ impl GpuShape {
     /// Where one more `profile` instance destroys the fewest idle instances (ties: the lowest
     /// start); `None` when no start is free of pinned instances or the driver's limits refuse.
     pub(crate) fn best_addition(&self, profile: usize) -> Option<Addition> {
+        if self.unhealthy {
+            return None;
+        }
         let p = &self.profiles[profile];
         let geometry = Geometry::of(&self.profiles);
         let mut best: Option<Addition> = None;

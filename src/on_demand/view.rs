@@ -195,6 +195,7 @@ mod tests {
             size: 4,
             held_by: vec![],
             busy: false,
+            unhealthy: None,
         });
         let n = node(
             json!({ STATE_ANNOTATION: s.to_json(), LAYOUT_ANNOTATION: layout::render(&target).unwrap(), WRITTEN_ANNOTATION: "990" }),

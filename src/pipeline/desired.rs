@@ -9,6 +9,7 @@
 //! | `mps start` | — | these daemons run | — |
 //! | `mps stop` | — | no daemon on these GPUs | — |
 //! | `vgpu apply`, `vgpu clear` | — | — | this layout, or none |
+//! | `recover`, the agent's `--reset-unhealthy-gpus` | no fatal fault left unreset on these GPUs | — | — |
 //!
 //! A GPU a source does not cover is left alone.
 
@@ -16,6 +17,7 @@ use crate::Context;
 use crate::clients::GpuClients;
 use crate::config::{AssignedConfig, Assignment, Config, Mode};
 use crate::error::{Error, Result};
+use crate::gpu_health::policy::Policy;
 use crate::hooks::Hooks;
 use crate::k8s::Target;
 use crate::mig::layout::{GpuDesire, MigLayout, ProfileBook};
@@ -62,6 +64,9 @@ pub(crate) enum DesiredSource {
         /// The GPUs run in heterogeneous vGPU mode (several time-sliced types on one GPU).
         heterogeneous: bool,
     },
+    /// No fatal fault left unreset on the selected GPUs (`recover`): those the health record
+    /// says a fatal Xid or a double-bit ECC error left unhealthy are reset.
+    Recover { gpus: GpuSelector, policy: Policy },
 }
 
 impl DesiredSource {
@@ -77,6 +82,7 @@ impl DesiredSource {
             DesiredSource::MpsStart(_) => "the MPS daemons asked for".into(),
             DesiredSource::MpsStop { .. } => "no MPS daemon started by gpushare there".into(),
             DesiredSource::Vgpu { layout: None, .. } => "no vGPU devices".into(),
+            DesiredSource::Recover { .. } => "no GPU left unhealthy by a fatal fault".into(),
             DesiredSource::Vgpu {
                 layout: Some(l), ..
             } => {
@@ -160,6 +166,8 @@ pub(crate) struct Desired {
     /// Per exchange with an MPS daemon.
     pub mps_timeout: Duration,
     pub clients_and_hooks: ClientsAndHooks,
+    /// GPUs to reset when a fatal fault left them unhealthy, and the policy that says which.
+    pub recover: Option<(Vec<u32>, Policy)>,
     mig_file: MigFile,
 }
 
@@ -172,6 +180,7 @@ impl Desired {
             vgpu: VgpuDesire::default(),
             mps_timeout: crate::mps::DEFAULT_TIMEOUT,
             clients_and_hooks: ClientsAndHooks::default(),
+            recover: None,
             mig_file: MigFile::None,
         }
     }
@@ -280,6 +289,10 @@ impl Desired {
                     ..Desired::new(what)
                 })
             }
+            DesiredSource::Recover { gpus, policy } => Ok(Desired {
+                recover: Some((gpus.resolve(node)?, policy)),
+                ..Desired::new(what)
+            }),
         }
     }
 

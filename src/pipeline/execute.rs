@@ -62,6 +62,9 @@ pub(crate) trait Runner {
     /// Called once a change ran, with its status set (on the executor's own thread).
     fn after(&mut self, _change: &Change) {}
 
+    /// These GPUs (by UUID) were reset: what the health watch heard before is over.
+    fn gpus_reset(&mut self, _uuids: &[String]) {}
+
     /// How many GPUs a phase changes at once: `None` for every GPU it changes, 1 for one change
     /// after another in plan order.
     fn jobs(&self) -> Option<NonZeroUsize> {
@@ -191,9 +194,9 @@ fn serial(
 ) -> std::result::Result<(), Stop> {
     let mut i = range.start;
     while i < range.end {
-        let end = if plan.changes[i].operation == Operation::ResetIfPending {
+        let end = if plan.changes[i].operation.is_reset() {
             (i..range.end)
-                .find(|&k| plan.changes[k].operation != Operation::ResetIfPending)
+                .find(|&k| !plan.changes[k].operation.is_reset())
                 .unwrap_or(range.end)
         } else {
             i + 1
@@ -202,7 +205,7 @@ fn serial(
             return Err(Stop::Refused(e));
         }
         runner.settle().map_err(Stop::Refused)?;
-        let result = if plan.changes[i].operation == Operation::ResetIfPending {
+        let result = if plan.changes[i].operation.is_reset() {
             resets(plan, i..end, runs, runner)
         } else {
             one(plan, i, runs, runner)
@@ -259,8 +262,9 @@ fn one(
     }
 }
 
-/// Reset the GPUs of `range` whose MIG mode is pending now, in one call. A driver that cannot
-/// reset them (a VM with passthrough) turns into "reboot required".
+/// Reset the GPUs of `range` whose MIG mode is pending now, or that a fatal fault left
+/// unhealthy, in one call. A driver that cannot reset them (a VM with passthrough) turns into
+/// "reboot required".
 fn resets(
     plan: &mut Plan,
     range: std::ops::Range<usize>,
@@ -277,9 +281,10 @@ fn resets(
     let mut wanted = Vec::new();
     for k in range.clone() {
         let change = &mut plan.changes[k];
-        let pending = node
-            .gpu(change.gpu)
-            .is_some_and(|g| g.mig.current != g.mig.pending);
+        let pending = change.operation == Operation::ResetUnhealthy
+            || node
+                .gpu(change.gpu)
+                .is_some_and(|g| g.mig.current != g.mig.pending);
         let awaiting = runs.get(&change.gpu).is_some_and(|r| r.awaiting_reboot);
         change.status = Some(if awaiting {
             Status::AwaitingReboot
@@ -294,7 +299,16 @@ fn resets(
         return Ok(());
     }
     match backend.reset_gpus(&wanted) {
-        Ok(()) => Ok(()),
+        Ok(()) => {
+            let uuids: Vec<String> = node
+                .gpus
+                .iter()
+                .filter(|g| wanted.contains(&g.index))
+                .map(|g| g.uuid.clone())
+                .collect();
+            runner.gpus_reset(&uuids);
+            Ok(())
+        }
         Err(e)
             if matches!(
                 e.kind,

@@ -34,6 +34,9 @@ pub(crate) struct Observed {
     /// The vGPU host, read when the command asks for vGPUs.
     pub vgpu: Option<Host>,
     pub clients: ClientsSeen,
+    /// The GPUs a fatal fault left unhealthy since their last reset, with why (read from the
+    /// health record when the command recovers GPUs).
+    pub needs_reset: std::collections::BTreeMap<u32, String>,
 }
 
 /// The GPU clients as they are.
@@ -133,7 +136,12 @@ impl HostTools {
             None
         };
         let clients = self.gpu_clients(ctx, desired)?;
+        let needs_reset = match &desired.recover {
+            Some((_, policy)) => needs_reset(&ctx.paths, &node, policy)?,
+            None => Default::default(),
+        };
         Ok(Observed {
+            needs_reset,
             node,
             mps_records,
             mps_orphans,
@@ -179,4 +187,32 @@ impl HostTools {
             None => Vec::new(),
         }
     }
+}
+
+/// The GPUs whose health record holds a fatal cause since their last reset, with the causes.
+/// Read whether or not a watch listens now: what it heard stays true until a reset.
+fn needs_reset(
+    paths: &crate::paths::Paths,
+    node: &Node,
+    policy: &crate::gpu_health::policy::Policy,
+) -> Result<std::collections::BTreeMap<u32, String>> {
+    use crate::gpu_health::verdict::GpuHealth;
+    let Some(record) = crate::gpu_health::record::HealthRecord::load(paths)? else {
+        return Ok(Default::default());
+    };
+    let now = crate::clock::unix_now();
+    Ok(node
+        .gpus
+        .iter()
+        .filter_map(|gpu| {
+            let health = GpuHealth::of(record.gpus.get(&gpu.uuid)?, policy, now);
+            let fatal: Vec<String> = health
+                .reasons
+                .iter()
+                .filter(|r| r.class == crate::gpu_health::policy::Class::Fatal.as_str())
+                .map(|r| r.describe())
+                .collect();
+            (!fatal.is_empty()).then(|| (gpu.index, fatal.join(", ")))
+        })
+        .collect())
 }

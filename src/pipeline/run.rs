@@ -83,6 +83,7 @@ impl Applied {
                         | Operation::DestroyComputeInstance { .. }
                         | Operation::SetMigMode(_)
                         | Operation::ResetIfPending
+                        | Operation::ResetUnhealthy
                 )
         })
     }

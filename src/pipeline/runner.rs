@@ -88,6 +88,22 @@ impl Runner for StepRunner<'_> {
         self.host.backend()
     }
 
+    fn gpus_reset(&mut self, uuids: &[String]) {
+        let at = crate::clock::unix_now();
+        let paths = self.host.paths();
+        if !crate::gpu_health::record::HealthRecord::path(paths).exists() {
+            return;
+        }
+        if let Err(e) =
+            crate::gpu_health::record::HealthRecord::update(paths, |r| r.reset(uuids, at))
+        {
+            self.host.out().warn(format!(
+                "the GPU health record keeps its faults: {}",
+                e.message
+            ));
+        }
+    }
+
     fn jobs(&self) -> Option<std::num::NonZeroUsize> {
         self.host.ctx.jobs
     }

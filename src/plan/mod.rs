@@ -43,6 +43,9 @@ pub(crate) enum Operation {
     SetMigMode(MigMode),
     /// Reset the GPU if its MIG mode is pending (consecutive resets run as one call).
     ResetIfPending,
+    /// Reset the GPU: a fatal fault (an Xid the health policy calls fatal, a double-bit ECC
+    /// error) left it unhealthy, and nothing runs on it.
+    ResetUnhealthy,
     DestroyComputeInstance {
         gpu_instance_id: u32,
         compute_instance_id: u32,
@@ -111,6 +114,7 @@ impl Operation {
         match self {
             Operation::SetMigMode(_) => "set_mig_mode",
             Operation::ResetIfPending => "reset",
+            Operation::ResetUnhealthy => "reset_unhealthy",
             Operation::DestroyComputeInstance { .. } => "destroy_compute_instance",
             Operation::DestroyGpuInstance { .. } => "destroy_gpu_instance",
             Operation::CreateGpuInstance { .. } => "create_gpu_instance",
@@ -131,7 +135,7 @@ impl Operation {
     pub(crate) fn phase(&self) -> Phase {
         match self {
             Operation::SetMigMode(_) | Operation::AwaitReboot => Phase::MigModes,
-            Operation::ResetIfPending => Phase::Resets,
+            Operation::ResetIfPending | Operation::ResetUnhealthy => Phase::Resets,
             Operation::DestroyComputeInstance { .. }
             | Operation::DestroyGpuInstance { .. }
             | Operation::CreateGpuInstance { .. }
@@ -148,6 +152,11 @@ impl Operation {
                 HookPoint::ApplyExit => Phase::End,
             },
         }
+    }
+
+    /// Whether it is a GPU reset (consecutive ones go to the driver as one call).
+    pub(crate) fn is_reset(&self) -> bool {
+        matches!(self, Operation::ResetIfPending | Operation::ResetUnhealthy)
     }
 
     /// Whether it acts on the whole node rather than on one GPU.

@@ -12,6 +12,7 @@
 //! - [`mig`]: GPU and compute instances (list, create, destroy);
 //! - [`mig_devices`]: MIG device handles (UUIDs, compute modes);
 //! - [`compute_mode`]: compute modes between NVML's enum and gpushare's;
+//! - [`events`]: the health watch (Xid and ECC events, attributed to MIG devices);
 //! - [`error`]: the one mapping of NVML return codes (also for `nvmlInit`);
 //! - [`ffi`]: the raw helpers the calls share (struct versions, list calls, profile indices).
 //!
@@ -21,6 +22,7 @@ mod compute_mode;
 mod compute_profiles;
 mod device;
 mod error;
+mod events;
 mod ffi;
 mod mig;
 mod mig_devices;
@@ -84,6 +86,13 @@ impl NvmlBackend {
             "nvmlInit_v2 (open NVML again after the GPU reset)",
         )?;
         Ok(out)
+    }
+
+    /// The health watch (see [`events`]), on an NVML session of its own: the driver resets no
+    /// GPU any client holds, so it is closed around resets, apart from the backend's session.
+    pub(crate) fn watch(lib_path: Option<&Path>) -> Result<events::NvmlWatch> {
+        let backend = NvmlBackend::open(lib_path)?;
+        Ok(events::NvmlWatch::new(backend.nvml)?)
     }
 
     fn device(&self, index: u32) -> DriverResult<nvml_wrapper::Device<'_>> {

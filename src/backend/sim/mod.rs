@@ -15,6 +15,7 @@ mod ops;
 pub mod state;
 mod state_check;
 mod store;
+pub(crate) mod watch;
 
 use crate::backend::host_events::HostEvents;
 use crate::backend::{Backend, DeviceRef, DriverResult, MigProfiles, ModeChange, ProfileOrigin};
@@ -147,6 +148,18 @@ impl SimBackend {
             mig_device,
         })
         .map(|_| ())
+    }
+
+    /// The events raised after `seq`, oldest first (those the state still keeps).
+    pub(crate) fn events_after(&self, seq: u64) -> DriverResult<Vec<events::SimEvent>> {
+        let kept = self.current()?;
+        Ok(kept
+            .state
+            .events
+            .iter()
+            .filter(|e| e.seq > seq)
+            .cloned()
+            .collect())
     }
 
     /// Reboot the simulated machine (see [`SimState::reboot`]) and save it.

@@ -53,7 +53,7 @@ pub(super) struct Store {
 /// Which FILE (its inode: every write replaces it) and how long its log was.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Seen {
-    file: Option<(u64, u64)>,
+    file: Option<(u64, u64, i64, i64)>,
     log_len: u64,
 }
 
@@ -301,10 +301,12 @@ impl Store {
     }
 }
 
-fn inode(path: &Path) -> Option<(u64, u64)> {
+/// Which file is at `path`: its inode, and its change time, since a file written after another
+/// was renamed away can get the same inode number.
+fn inode(path: &Path) -> Option<(u64, u64, i64, i64)> {
     std::fs::symlink_metadata(path)
         .ok()
-        .map(|m| (m.dev(), m.ino()))
+        .map(|m| (m.dev(), m.ino(), m.ctime(), m.ctime_nsec()))
 }
 
 fn load_state(path: &Path) -> Result<SimState> {

@@ -125,6 +125,13 @@ fn profile_name(name: &str) -> Result<(), String> {
 }
 
 fn check_gpu(gpu: &GpuState, profiles: &[Profile]) -> Result<(), String> {
+    let why_lengths = gpu
+        .unhealthy
+        .iter()
+        .chain(gpu.instances.iter().flat_map(|i| &i.unhealthy));
+    if let Some(why) = why_lengths.into_iter().find(|w| w.len() > MAX_NAME) {
+        return Err(format!("an unhealthy reason of {} bytes", why.len()));
+    }
     let by_name: BTreeMap<&str, &Profile> = profiles.iter().map(|p| (p.name.as_str(), p)).collect();
     let most = profiles.iter().map(|p| p.max_instances).max().unwrap_or(0);
     if gpu.instances.len() > most as usize {

@@ -61,6 +61,7 @@ impl GpuRun {
             Operation::AwaitReboot => self.awaiting_reboot = true,
             // Resets go to the driver together; the other steps go to the runner.
             Operation::ResetIfPending
+            | Operation::ResetUnhealthy
             | Operation::Host(_)
             | Operation::StopClient(_)
             | Operation::StartClient(_)

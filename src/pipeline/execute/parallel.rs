@@ -10,7 +10,7 @@
 use super::gpu_run::GpuRun;
 use super::{Progress, Runner, StepError, Stop};
 use crate::backend::{Backend, DriverError};
-use crate::plan::{Change, Operation, Phase, Plan, Status};
+use crate::plan::{Change, Phase, Plan, Status};
 use std::collections::BTreeMap;
 use std::ops::Range;
 use std::sync::Mutex;
@@ -24,7 +24,7 @@ pub(super) fn suits(phase: Phase, changes: &[Change], jobs: usize) -> bool {
         && phase.per_gpu()
         && changes
             .iter()
-            .all(|c| c.operation.is_driver_call() && c.operation != Operation::ResetIfPending)
+            .all(|c| c.operation.is_driver_call() && !c.operation.is_reset())
         && changes.iter().any(|c| c.gpu != changes[0].gpu)
 }
 

@@ -8,6 +8,7 @@
 //! 2. MIG modes, 3. resets, 4. MIG layouts (see `mig::planner`);
 //! 5. MPS on GPUs the MIG changes leave alone: daemons stopped and started, compute modes set
 //!    (EXCLUSIVE_PROCESS under MPS, DEFAULT for time-slicing and unshared GPUs);
+//!    (and GPUs a fatal fault left unhealthy, for `recover`: `planner/recover.rs`);
 //! 6. vGPU devices (SR-IOV enabled first where it is off);
 //! 7. `Later` changes: MPS on GPUs the MIG changes touch, described by the MIG profile (their
 //!    devices do not exist yet; they are planned exactly once the MIG changes are made), and
@@ -22,6 +23,7 @@
 
 mod around;
 pub(crate) mod gpu_states;
+mod recover;
 
 pub(crate) use gpu_states::GpuStates;
 
@@ -62,6 +64,7 @@ pub(crate) fn plan(
     plan.changes.extend(mig.changes);
     plan.changes.extend(mps.changes);
     plan.changes.extend(vgpu.changes);
+    recover::add(&mut plan, desired, seen);
     plan.blockers.extend(mps.blockers);
     plan.blockers.extend(vgpu.blockers);
     // Stable: within a phase each part, and each GPU, keeps its order.

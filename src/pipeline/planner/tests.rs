@@ -28,6 +28,7 @@ fn seen(sim: &SimBackend) -> Observed {
         mps_answering: BTreeSet::new(),
         vgpu: None,
         clients: Default::default(),
+        needs_reset: Default::default(),
     }
 }
 

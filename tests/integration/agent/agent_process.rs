@@ -43,16 +43,21 @@ fn gpushare() -> Command {
     cmd
 }
 
-/// `--sim dgx-a100` with the state kept under `dir`.
+/// The simulated node kept under `dir`: a DGX A100 unless a node is there already.
 fn sim_args(dir: &Path) -> Vec<String> {
-    vec![
-        "--sim".into(),
-        "dgx-a100".into(),
+    let preset: &[&str] = if dir.join("node.json").exists() {
+        &[]
+    } else {
+        &["--sim", "dgx-a100"]
+    };
+    let mut args: Vec<String> = preset.iter().map(|a| a.to_string()).collect();
+    args.extend([
         "--sim-state".into(),
         dir.join("node.json").display().to_string(),
         "--state-root".into(),
         dir.join("root").display().to_string(),
-    ]
+    ]);
+    args
 }
 
 impl AgentProcess {

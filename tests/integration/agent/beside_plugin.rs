@@ -28,7 +28,7 @@ pub(super) struct AgentBesidePlugin {
     /// The API server's administrator.
     pub kubeconfig: PathBuf,
     /// Shared with the thread that plays its DaemonSet.
-    _plugin: Arc<Mutex<DevicePlugin>>,
+    plugin: Arc<Mutex<DevicePlugin>>,
     /// The host the kubelet sees (`--host-root` for gpushare).
     pub host_root: PathBuf,
     pub agent: AgentProcess,
@@ -49,6 +49,18 @@ impl AgentBesidePlugin {
         config: &Path,
         env: &BTreeMap<String, String>,
         mig_config: &str,
+    ) -> Option<AgentBesidePlugin> {
+        Self::start_with(test, node, config, env, mig_config, &[])
+    }
+
+    /// The same, the agent started with more arguments.
+    pub(super) fn start_with(
+        test: &str,
+        node: &NvidiaNode,
+        config: &Path,
+        env: &BTreeMap<String, String>,
+        mig_config: &str,
+        agent_args: &[&str],
     ) -> Option<AgentBesidePlugin> {
         let server = ApiServer::with_scheduler(test)?;
         let real = RealNode::start(test, &server, NODE, false)?;
@@ -81,12 +93,19 @@ impl AgentBesidePlugin {
             &agent_kubeconfig,
             NODE,
             CONFIGMAP,
-            &["--host-root".as_ref(), host_root.as_os_str()],
+            &[
+                &["--host-root".as_ref(), host_root.as_os_str()][..],
+                &agent_args
+                    .iter()
+                    .map(std::ffi::OsStr::new)
+                    .collect::<Vec<_>>(),
+            ]
+            .concat(),
         );
         Some(AgentBesidePlugin {
             cluster,
             kubeconfig: server.kubeconfig.clone(),
-            _plugin: plugin,
+            plugin,
             host_root,
             agent,
             stop,
@@ -104,6 +123,11 @@ impl AgentBesidePlugin {
             .and_then(|s| s.allocatable)
             .and_then(|a| a.get(resource).map(|q| q.0.parse().unwrap_or(0)))
             .unwrap_or(0)
+    }
+
+    /// What NVIDIA's device plugin said.
+    pub(super) fn plugin_log(&self) -> String {
+        self.plugin.lock().map(|p| p.log()).unwrap_or_default()
     }
 
     /// Stop playing the DaemonSet; a panic there fails the test.

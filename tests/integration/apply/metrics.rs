@@ -268,9 +268,18 @@ fn a_scrape_reads_the_driver_once() {
     serve.args(["metrics", "--listen", "127.0.0.1:0", "-c", &balanced]);
     let mut service = spawned(&serve);
     let addr = address_of(&mut service);
+    // The health watch opens its own session and waits on the driver's events: once it
+    // listens, its waits are left out of the scrape's calls.
+    watch_listening(&node);
     node.take_calls();
     let (code, body) = get(addr.parse().unwrap(), "/metrics").unwrap();
-    let scrape = counts(&node.take_calls());
+    let scrape = counts(
+        &node
+            .take_calls()
+            .into_iter()
+            .filter(|c| c["fn"] != "nvmlEventSetWait_v2")
+            .collect::<Vec<_>>(),
+    );
     let _ = service.kill();
     let _ = service.wait();
     assert_eq!(code, 200);
@@ -287,6 +296,200 @@ fn a_scrape_reads_the_driver_once() {
             detect.get(call)
         );
     }
+}
+
+/// Wait until the health watch of a `metrics --listen` on `node`'s stand-in waits on events.
+fn watch_listening(node: &TwinNode) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let log = node.log();
+    while !std::fs::read_to_string(&log).is_ok_and(|t| t.contains("nvmlEventSetWait_v2")) {
+        assert!(
+            Instant::now() < deadline,
+            "the health watch never waited on events"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// The health watch of `gpushare metrics --listen`, through NVML on the stand-in: each Xid and
+/// ECC event raised on the simulated driver is heard, attributed to its GPU or MIG device
+/// (the event's GPU- and compute-instance ids) and weighed by the policy; `detect`, the scrape
+/// and `doctor` say which device and why.
+#[test]
+fn the_health_watch_hears_each_fault_through_nvml_and_every_reader_names_the_device() {
+    let Some(node) = TwinNode::new("dgx-a100") else {
+        return;
+    };
+    let layout = node.write(
+        "gpushare.toml",
+        "[[gpus]]\nselect = [0]\nmode = \"mig\"\nmig.devices = { \"3g.20gb\" = 2 }\n\n[health]\nrecover_after_seconds = 3600\n",
+    );
+    run(
+        node.nvml().args(["apply", "--yes", "-c", &layout]),
+        0,
+        "apply",
+    );
+    let detect = |what: &str| -> serde_json::Value {
+        let (out, _) = run(node.nvml().args(["detect", "--format", "json"]), 0, what);
+        serde_json::from_str(&out).unwrap()
+    };
+    let before = detect("detect");
+    assert!(
+        before["health"][0]["state"].is_null(),
+        "no watch, no health: {}",
+        before["health"][0]
+    );
+    let mig = &before["gpus"][0]["mig"]["instances"][1];
+    let (gi, ci) = (
+        mig["gpu_instance_id"].as_u64().unwrap(),
+        mig["compute_instances"][0]["compute_instance_id"]
+            .as_u64()
+            .unwrap(),
+    );
+    let sick_mig = mig["compute_instances"][0]["uuid"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let mut serve = node.nvml();
+    serve.args(["metrics", "--listen", "127.0.0.1:0", "-c", &layout]);
+    let mut service = spawned(&serve);
+    let addr = address_of(&mut service);
+    watch_listening(&node);
+    let raise = |args: &[&str]| {
+        let mut cmd = crate::common::gpushare();
+        cmd.arg("--sim-state")
+            .arg(node.nvml_state())
+            .arg("sim")
+            .args(args);
+        run(&mut cmd, 0, "sim");
+    };
+    raise(&["xid", "13", "--gpu", "1"]);
+    raise(&["xid", "79", "--gpu", "2"]);
+    raise(&["ecc", "--gpu", "3", "--double-bit"]);
+    raise(&["ecc", "--gpu", "4"]);
+    raise(&[
+        "xid",
+        "62",
+        "--gpu",
+        "0",
+        "--mig-device",
+        &format!("{gi}:{ci}"),
+    ]);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let health = loop {
+        let d = detect("detect");
+        if d["health"][0]["state"] == "mig-devices-unhealthy" {
+            break d["health"].clone();
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the watch did not hear the MIG device's Xid: {}",
+            d["health"]
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let _ = service.kill();
+    let _ = service.wait();
+    assert_eq!(
+        health[0]["unhealthy_mig_devices"],
+        serde_json::json!([[gi, ci]])
+    );
+    assert_eq!(health[0]["healthy"], true, "the GPU itself is fine");
+    assert_eq!(health[0]["reasons"][0]["class"], "recoverable");
+    assert_eq!(
+        health[1]["state"], "healthy",
+        "Xid 13 is the application's: {}",
+        health[1]
+    );
+    assert_eq!(health[1]["recent"][0]["cause"]["xid"], 13);
+    assert_eq!(health[2]["state"], "unhealthy");
+    assert_eq!(health[2]["reasons"][0]["cause"]["xid"], 79);
+    assert_eq!(health[2]["reasons"][0]["class"], "fatal");
+    assert_eq!(health[3]["reasons"][0]["cause"], "ecc-double-bit");
+    assert_eq!(
+        health[4]["state"], "healthy",
+        "a corrected ECC error is recorded only"
+    );
+    for i in 5..8 {
+        assert_eq!(health[i]["state"], "healthy", "{}", health[i]);
+        assert!(health[i]["recent"].is_null(), "nothing heard of GPU {i}");
+    }
+
+    // A second listener reads the record the first wrote: the scrape says the same.
+    let mut serve = node.nvml();
+    serve.args(["metrics", "--listen", "127.0.0.1:0", "-c", &layout]);
+    let mut service = spawned(&serve);
+    let addr2 = address_of(&mut service);
+    let _ = addr;
+    let (code, body) = get(addr2.parse().unwrap(), "/metrics").unwrap();
+    let _ = service.kill();
+    let _ = service.wait();
+    assert_eq!(code, 200);
+    assert_eq!(
+        values(&body, "gpushare_gpu_healthy", &[("gpu", "2")]),
+        [0.0],
+        "{body}"
+    );
+    assert_eq!(
+        values(&body, "gpushare_gpu_healthy", &[("gpu", "1")]),
+        [1.0]
+    );
+    assert_eq!(
+        values(
+            &body,
+            "gpushare_xid_errors_total",
+            &[("gpu", "2"), ("xid", "79")]
+        ),
+        [1.0]
+    );
+    assert_eq!(
+        values(
+            &body,
+            "gpushare_xid_errors_total",
+            &[("gpu", "1"), ("xid", "13")]
+        ),
+        [1.0]
+    );
+    assert_eq!(
+        values(
+            &body,
+            "gpushare_ecc_errors_total",
+            &[("gpu", "3"), ("type", "double_bit")]
+        ),
+        [1.0]
+    );
+    assert_eq!(
+        values(
+            &body,
+            "gpushare_ecc_errors_total",
+            &[("gpu", "4"), ("type", "single_bit")]
+        ),
+        [1.0]
+    );
+    assert_eq!(
+        values(
+            &body,
+            "gpushare_mig_device_healthy",
+            &[("mig_uuid", &sick_mig)]
+        ),
+        [0.0]
+    );
+    assert_eq!(
+        values(&body, "gpushare_mig_device_healthy", &[("gpu", "0")])
+            .iter()
+            .sum::<f64>(),
+        1.0,
+        "only that MIG device of GPU 0 is unhealthy"
+    );
+    let (out, _) = run(node.nvml().args(["doctor"]), 3, "doctor");
+    let line = out
+        .lines()
+        .find(|l| l.contains("gpu-health"))
+        .unwrap_or_default();
+    assert!(
+        line.contains("FAIL") && line.contains("GPU 2: Xid 79 (fatal)"),
+        "{out}"
+    );
 }
 
 /// `cmd` started in the background, its stderr piped (assert_cmd's commands only run to the end).

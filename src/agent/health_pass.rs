@@ -1,0 +1,162 @@
+//! The agent's part in GPU health (see [`super::device_health`] for what the cluster is told):
+//! look again when the watch heard something or a recoverable cause ends, publish the MIG state
+//! with the unhealthy devices, restart the device plugins once every device is healthy again
+//! (they learn of faults only from the events they hear, so a restart forgets them), and with
+//! `--reset-unhealthy-gpus` reset a GPU a fatal fault left unhealthy once nothing holds it,
+//! through the pipeline of `gpushare recover`.
+
+use super::gpu_clients::{self, Originals};
+use super::reconcile::{Agent, Report, node_change};
+use crate::error::Result;
+use crate::gpu_health::listener::Listener;
+use crate::gpu_health::policy::Policy;
+use crate::kube_api::EventType;
+use crate::node::selector::GpuSelector;
+use crate::pipeline::converge::Converged;
+use crate::pipeline::desired::DesiredSource;
+use crate::pipeline::planner::changes_anything;
+use kube::ResourceExt;
+use std::time::Duration;
+
+/// A look that failed (the API server did not answer) is tried again after this.
+const RETRY: Duration = Duration::from_secs(5);
+
+impl Agent<'_> {
+    /// A recoverable cause is over, or a failed look is due again.
+    pub(crate) fn health_due(&self) -> bool {
+        self.health_at
+            .is_some_and(|t| crate::clock::unix_now() >= t)
+    }
+
+    /// Look at the GPUs' health and act on what changed; a failure is logged and tried again.
+    pub(crate) fn look_at_health(&mut self) {
+        self.health_at = None;
+        if let Err(e) = self.try_look_at_health() {
+            self.ctx
+                .out
+                .warn(format!("cannot report the GPUs' health: {}", e.message));
+            self.health_at = Some(crate::clock::unix_now() + RETRY.as_secs_f64());
+        }
+    }
+
+    fn try_look_at_health(&mut self) -> Result<()> {
+        let policy = self.policy();
+        // A reset runs at most once a look; what it cleared is told at once.
+        for first in [true, false] {
+            self.ctx.reopen_backend();
+            let snapshot = self.ctx.snapshot()?;
+            let looked = self
+                .told
+                .look(&self.ctx.paths, &snapshot, &policy, self.cluster)?;
+            self.health_at = looked.next_change;
+            if looked.changed {
+                self.publish();
+            }
+            if looked.restart_plugins {
+                self.restart_device_plugins()?;
+            }
+            let reset = first
+                && self.settings.reset_unhealthy_gpus
+                && looked.any_unhealthy
+                && self.reset_unhealthy(policy.clone())?;
+            if !reset {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// The health policy of the layout in force (the defaults without one).
+    pub(crate) fn policy(&self) -> Policy {
+        Policy::of(self.chosen.as_ref().and_then(|c| c.file.health.as_deref()))
+    }
+
+    /// Restart the device plugins (NVIDIA's and its DRA kubelet plugin): they mark a device
+    /// unhealthy for good, and offer it again only when they start.
+    fn restart_device_plugins(&mut self) -> Result<()> {
+        let node = self.cluster.get_node()?;
+        let originals: Originals = gpu_clients::to_pause(node.labels())
+            .into_iter()
+            .filter(|(l, _)| {
+                gpu_clients::DEVICE_PLUGINS
+                    .iter()
+                    .any(|c| *l == gpu_clients::deploy_label(c))
+            })
+            .collect();
+        match self.pause(&node, originals)? {
+            Ok(originals) => self.resume(&originals),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Reset the GPUs a fatal fault left unhealthy that nothing holds: planned as `gpushare
+    /// recover` plans it, the GPU clients paused around it; whether a reset ran.
+    fn reset_unhealthy(&mut self, policy: Policy) -> Result<bool> {
+        let source = DesiredSource::Recover {
+            gpus: GpuSelector::All,
+            policy,
+        };
+        let sysfs = self.settings.sysfs_root.clone();
+        let plan = match node_change(self.ctx, source.clone(), &sysfs, true)? {
+            Converged::DryRun(plan) => plan,
+            Converged::Applied(_) => return Ok(false),
+        };
+        if !changes_anything(&plan) {
+            return Ok(false);
+        }
+        // The device plugins restart around the reset and then offer every device: a GPU a
+        // recoverable fault left unhealthy waits for its quiet period first.
+        let resets: std::collections::BTreeSet<u32> = plan.changes.iter().map(|c| c.gpu).collect();
+        if !self.told.unhealthy_gpus().is_subset(&resets) {
+            return Ok(false);
+        }
+        let what = "a reset of the unhealthy GPUs";
+        let node = self.cluster.get_node()?;
+        if !plan.blockers.is_empty() || self.blocked_by_pods(&plan, what)?.is_some() {
+            // Tried again at the next look: when a pod on the node changes, or an event comes.
+            return Ok(false);
+        }
+        let gpus: Vec<String> = plan.changes.iter().map(|c| c.detail.clone()).collect();
+        let originals = match self.pause(&node, gpu_clients::to_pause(node.labels()))? {
+            Ok(originals) => originals,
+            Err(e) => {
+                self.ctx.out.warn(format!("{what} waits: {}", e.message));
+                return Ok(false);
+            }
+        };
+        let listener = self.listener;
+        let watch_closed = listener.map(Listener::pause);
+        let result = node_change(self.ctx, source, &sysfs, false);
+        drop(watch_closed);
+        self.resume(&originals)?;
+        self.told.plugins_restarted();
+        let report = match result {
+            Ok(Converged::Applied(applied)) if applied.error.is_none() => Report::new(
+                EventType::Normal,
+                "GPUReset",
+                format!(
+                    "reset the GPUs a fatal fault left unhealthy: {}",
+                    gpus.join("; ")
+                ),
+            ),
+            Ok(Converged::Applied(applied)) => Report::new(
+                EventType::Warning,
+                "GPUResetFailed",
+                format!(
+                    "{what} failed: {}",
+                    applied.error.map(|e| e.message).unwrap_or_default()
+                ),
+            ),
+            Ok(Converged::DryRun(_)) => return Ok(false),
+            Err(e) => Report::new(
+                EventType::Warning,
+                "GPUResetFailed",
+                format!("{what} failed: {}", e.message),
+            ),
+        };
+        let reset = report.reason == "GPUReset";
+        let node = self.cluster.get_node()?;
+        self.record(&node, &report)?;
+        Ok(reset)
+    }
+}

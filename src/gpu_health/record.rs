@@ -1,0 +1,255 @@
+//! The health record (`/var/lib/gpushare/health.json`): what the watch heard of each GPU, kept
+//! by its UUID, and when gpushare last reset it. Per GPU and per cause (an Xid or an ECC error,
+//! on the GPU or one MIG device): how many, first and last seen. Bounded: at most
+//! [`MAX_GPUS`] GPUs and [`MAX_CAUSES`] causes each (the longest quiet goes first).
+//!
+//! Written by the watch (the agent, `gpushare metrics --listen`) and by the pipeline after a
+//! reset, each under an flock of `health.lock`; read by `detect`, `doctor` and the metrics.
+
+use crate::backend::events::{Cause, DeviceEvent};
+use crate::error::{Error, Result};
+use crate::fsutil;
+use crate::paths::Paths;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fs::OpenOptions;
+use std::path::PathBuf;
+
+pub(crate) const VERSION: u32 = 1;
+pub(crate) const MAX_GPUS: usize = 64;
+pub(crate) const MAX_CAUSES: usize = 64;
+/// Far more than [`MAX_GPUS`] × [`MAX_CAUSES`] records take.
+const MAX_BYTES: u64 = 4 << 20;
+const MODE: u32 = 0o644;
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct HealthRecord {
+    pub version: u32,
+    /// The watch that keeps the record: when it last said it was listening.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub watch: Option<WatchMark>,
+    /// By GPU UUID.
+    #[serde(default)]
+    pub gpus: BTreeMap<String, GpuRecord>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct WatchMark {
+    pub pid: u32,
+    pub since: f64,
+    /// Renewed every [`crate::gpu_health::listener::MARK_EVERY`] while it listens.
+    pub alive_at: f64,
+    /// GPUs the driver delivers no health events for, with why.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unwatched: Vec<(u32, String)>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct GpuRecord {
+    /// The GPU's index when it was last heard of.
+    pub index: u32,
+    #[serde(default)]
+    pub causes: Vec<CauseRecord>,
+    /// When gpushare last reset the GPU: what came before is over.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reset_at: Option<f64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct CauseRecord {
+    pub cause: Cause,
+    /// The MIG device (GPU instance, compute instance); None: the whole GPU.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mig_device: Option<(u32, u32)>,
+    pub count: u64,
+    pub first_at: f64,
+    pub last_at: f64,
+}
+
+impl HealthRecord {
+    pub(crate) fn path(paths: &Paths) -> PathBuf {
+        paths.lib_dir().join("health.json")
+    }
+
+    /// The record; None when no watch has written one.
+    pub(crate) fn load(paths: &Paths) -> Result<Option<HealthRecord>> {
+        let path = Self::path(paths);
+        let text = fsutil::read_own_text(&path, MAX_BYTES)
+            .map_err(|e| Error::failed(format!("cannot read {}: {e}", path.display())))?;
+        let Some(text) = text else { return Ok(None) };
+        let record: HealthRecord = serde_json::from_str(&text).map_err(|e| {
+            Error::failed(format!("cannot read {}: {e}", path.display()))
+                .with_hint("it is gpushare's own file; move it away and the watch starts a new one")
+        })?;
+        if record.version != VERSION {
+            return Err(Error::failed(format!(
+                "{} is version {}, this gpushare reads version {VERSION}",
+                path.display(),
+                record.version
+            )));
+        }
+        Ok(Some(record))
+    }
+
+    /// Change the record under its lock, and write it back.
+    pub(crate) fn update(paths: &Paths, change: impl FnOnce(&mut HealthRecord)) -> Result<()> {
+        let dir = paths.lib_dir();
+        fsutil::own_dir(&dir, 0o755)?;
+        let lock_path = dir.join("health.lock");
+        let lock = fsutil::open_own_file(
+            &lock_path,
+            OpenOptions::new().create(true).truncate(false).write(true),
+        )
+        .map_err(|e| Error::failed(format!("cannot open {}: {e}", lock_path.display())))?;
+        lock.lock()
+            .map_err(|e| Error::failed(format!("cannot lock {}: {e}", lock_path.display())))?;
+        let mut record = Self::load(paths)?.unwrap_or(HealthRecord {
+            version: VERSION,
+            ..HealthRecord::default()
+        });
+        change(&mut record);
+        record.bound();
+        let path = Self::path(paths);
+        let text = serde_json::to_vec(&record)
+            .map_err(|e| Error::failed(format!("cannot write {}: {e}", path.display())))?;
+        fsutil::write_atomic(&path, &text, MODE)
+            .map_err(|e| Error::failed(format!("cannot write {}: {e}", path.display())))
+    }
+
+    /// Add events heard at `at`.
+    pub(crate) fn add(&mut self, events: &[DeviceEvent], at: f64) {
+        for e in events {
+            let gpu = self.gpus.entry(e.uuid.clone()).or_default();
+            gpu.index = e.gpu;
+            match gpu
+                .causes
+                .iter_mut()
+                .find(|c| c.cause == e.cause && c.mig_device == e.mig_device)
+            {
+                Some(c) => {
+                    c.count = c.count.saturating_add(1);
+                    c.last_at = at;
+                }
+                None => gpu.causes.push(CauseRecord {
+                    cause: e.cause,
+                    mig_device: e.mig_device,
+                    count: 1,
+                    first_at: at,
+                    last_at: at,
+                }),
+            }
+        }
+    }
+
+    /// gpushare reset these GPUs at `at`.
+    pub(crate) fn reset(&mut self, uuids: &[String], at: f64) {
+        for uuid in uuids {
+            if let Some(gpu) = self.gpus.get_mut(uuid) {
+                gpu.reset_at = Some(at);
+            }
+        }
+    }
+
+    /// Keep within [`MAX_GPUS`] and [`MAX_CAUSES`]: what was heard of longest ago goes first.
+    fn bound(&mut self) {
+        for gpu in self.gpus.values_mut() {
+            gpu.causes.sort_by(|a, b| b.last_at.total_cmp(&a.last_at));
+            gpu.causes.truncate(MAX_CAUSES);
+        }
+        while self.gpus.len() > MAX_GPUS {
+            let last_heard = |g: &GpuRecord| g.causes.first().map_or(0.0, |c| c.last_at);
+            let Some(oldest) = self
+                .gpus
+                .iter()
+                .min_by(|a, b| last_heard(a.1).total_cmp(&last_heard(b.1)))
+                .map(|(k, _)| k.clone())
+            else {
+                break;
+            };
+            self.gpus.remove(&oldest);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn event(uuid: &str, cause: Cause, mig_device: Option<(u32, u32)>) -> DeviceEvent {
+        DeviceEvent {
+            gpu: 0,
+            uuid: uuid.into(),
+            cause,
+            mig_device,
+        }
+    }
+
+    #[test]
+    fn events_are_counted_per_cause_and_device() {
+        let mut r = HealthRecord::default();
+        r.add(&[event("GPU-a", Cause::Xid(79), None)], 1.0);
+        r.add(&[event("GPU-a", Cause::Xid(79), None)], 2.0);
+        r.add(&[event("GPU-a", Cause::Xid(79), Some((1, 0)))], 3.0);
+        let gpu = &r.gpus["GPU-a"];
+        assert_eq!(gpu.causes.len(), 2);
+        assert_eq!(
+            (
+                gpu.causes[0].count,
+                gpu.causes[0].first_at,
+                gpu.causes[0].last_at
+            ),
+            (2, 1.0, 2.0)
+        );
+    }
+
+    #[test]
+    fn the_record_stays_bounded() {
+        let mut r = HealthRecord::default();
+        for x in 0..(MAX_CAUSES as u64 + 10) {
+            r.add(&[event("GPU-a", Cause::Xid(x), None)], x as f64);
+        }
+        for g in 0..(MAX_GPUS + 3) {
+            r.add(
+                &[event(&format!("GPU-{g}"), Cause::Xid(1), None)],
+                1000.0 + g as f64,
+            );
+        }
+        r.bound();
+        assert_eq!(r.gpus.len(), MAX_GPUS);
+        assert!(
+            !r.gpus.contains_key("GPU-a"),
+            "the GPU heard of longest ago goes"
+        );
+        r.add(&[event("GPU-b", Cause::Xid(1), None)], 5000.0);
+        for x in 0..(MAX_CAUSES as u64 + 10) {
+            r.add(
+                &[event("GPU-b", Cause::Xid(x + 2), None)],
+                6000.0 + x as f64,
+            );
+        }
+        r.bound();
+        let b = &r.gpus["GPU-b"];
+        assert_eq!(b.causes.len(), MAX_CAUSES);
+        assert_eq!(
+            b.causes[0].cause,
+            Cause::Xid(MAX_CAUSES as u64 + 11),
+            "the latest first"
+        );
+    }
+
+    #[test]
+    fn a_record_round_trips() {
+        let mut r = HealthRecord {
+            version: VERSION,
+            ..HealthRecord::default()
+        };
+        r.add(&[event("GPU-a", Cause::EccDoubleBit, Some((2, 0)))], 1.5);
+        r.reset(&["GPU-a".into()], 2.5);
+        let text = serde_json::to_string(&r).unwrap();
+        assert_eq!(serde_json::from_str::<HealthRecord>(&text).unwrap(), r);
+    }
+}
