@@ -76,7 +76,7 @@ pub(crate) fn read(node: &Node, root: &Path) -> Holders {
     }
     match list(&socket) {
         Ok(held) => {
-            let minors = minors(node, root);
+            let minors = crate::node::minor::minors(node, root);
             Holders::Known(
                 held.into_iter()
                     .filter_map(|h| matched(node, &minors, h))
@@ -85,18 +85,6 @@ pub(crate) fn read(node: &Node, root: &Path) -> Holders {
         }
         Err(why) => Holders::Refused(socket, why),
     }
-}
-
-/// GPU index → its minor, as the driver under `root` says (in PCI order, as NVML indexes them,
-/// where it says nothing); a GPU whose file is refused has none.
-fn minors(node: &Node, root: &Path) -> BTreeMap<u32, u32> {
-    node.gpus
-        .iter()
-        .filter_map(|g| match crate::node::minor::gpu_minor(root, g) {
-            Ok(minor) => Some((g.index, minor.unwrap_or(g.index))),
-            Err(_) => None,
-        })
-        .collect()
 }
 
 /// One device the kubelet allocated a container: a device plugin's, or a DRA claim's.

@@ -14,7 +14,10 @@ use crate::kube_api::cache::{Cache, Changes};
 use crate::kube_api::link::Link;
 use crate::kube_api::{EVENTS_NAMESPACE, EventType, call, event_about};
 use k8s_openapi::api::core::v1::{ConfigMap, Event, Node, ObjectReference, Pod};
-use kube::api::{Patch, PatchParams, PostParams};
+use kube::api::{
+    ApiResource, DeleteParams, DynamicObject, GroupVersionKind, ListParams, Patch, PatchParams,
+    PostParams,
+};
 use kube::runtime::watcher;
 use kube::{Api, Client};
 use std::collections::BTreeMap;
@@ -146,6 +149,77 @@ impl Cluster {
             api.patch_status(&self.node, &params, &Patch::Strategic(patch)),
         )
         .map(drop)
+    }
+
+    /// The `apiVersion` of DeviceTaintRules where the cluster serves them (v1beta2 from 1.36
+    /// with the `DRADeviceTaints` gate, v1alpha3 before); None where it does not.
+    pub(crate) fn device_taint_api(&self) -> Result<Option<&'static str>> {
+        for version in ["resource.k8s.io/v1beta2", "resource.k8s.io/v1alpha3"] {
+            let served = self.call(&format!("discover {version}"), async {
+                match self.client.list_api_group_resources(version).await {
+                    Ok(list) => Ok(list.resources.iter().any(|r| r.name == "devicetaintrules")),
+                    Err(kube::Error::Api(s)) if s.code == 404 => Ok(false),
+                    Err(e) => Err(e),
+                }
+            })?;
+            if served {
+                return Ok(Some(version));
+            }
+        }
+        Ok(None)
+    }
+
+    fn taint_rules(&self, api_version: &str) -> Api<DynamicObject> {
+        let (group, version) = api_version.split_once('/').unwrap_or(("", api_version));
+        let gvk = GroupVersionKind::gvk(group, version, "DeviceTaintRule");
+        Api::all_with(self.client.clone(), &ApiResource::from_gvk(&gvk))
+    }
+
+    /// The names of the DeviceTaintRules with `label`.
+    pub(crate) fn device_taint_rules(&self, api_version: &str, label: &str) -> Result<Vec<String>> {
+        let list = self.call(
+            "list devicetaintrules",
+            self.taint_rules(api_version)
+                .list(&ListParams::default().labels(label)),
+        )?;
+        Ok(list
+            .items
+            .into_iter()
+            .filter_map(|o| o.metadata.name)
+            .collect())
+    }
+
+    pub(crate) fn create_device_taint_rule(
+        &self,
+        api_version: &str,
+        rule: &serde_json::Value,
+    ) -> Result<()> {
+        let object: DynamicObject = serde_json::from_value(rule.clone())
+            .map_err(|e| Error::failed(format!("a DeviceTaintRule: {e}")))?;
+        let params = PostParams {
+            field_manager: Some(COMPONENT.into()),
+            ..Default::default()
+        };
+        match self.call(
+            "create devicetaintrule",
+            self.taint_rules(api_version).create(&params, &object),
+        ) {
+            Ok(_) => Ok(()),
+            Err(e) if e.message.contains("already exists") => Ok(()),
+            Err(e) => Err(e),
+        }
+    }
+
+    pub(crate) fn delete_device_taint_rule(&self, api_version: &str, name: &str) -> Result<()> {
+        match self.call(
+            &format!("delete devicetaintrule {name}"),
+            self.taint_rules(api_version)
+                .delete(name, &DeleteParams::default()),
+        ) {
+            Ok(_) => Ok(()),
+            Err(e) if e.message.contains("not found") => Ok(()),
+            Err(e) => Err(e),
+        }
     }
 
     /// Every pod bound to this node, in every namespace.

@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 pub(crate) const CONDITION: &str = "GPUUnhealthy";
 
 /// A device: a whole GPU, or one of its MIG devices.
-type Device = (u32, Option<(u32, u32)>);
+pub(crate) type Device = (u32, Option<(u32, u32)>);
 
 /// What the cluster was last told: each unhealthy device and why; None while unknown.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -43,6 +43,8 @@ pub(crate) struct Looked {
     pub next_change: Option<f64>,
     /// Some device is unhealthy now.
     pub any_unhealthy: bool,
+    /// Each unhealthy device and why; None while the health is unknown.
+    pub unhealthy: Option<BTreeMap<Device, String>>,
 }
 
 /// Each unhealthy device and why, or None when no GPU's health is known.
@@ -127,6 +129,7 @@ impl Told {
                 restart_plugins: false,
                 next_change,
                 any_unhealthy,
+                unhealthy: now,
             });
         }
         let k8s_node = cluster.get_node()?;
@@ -205,13 +208,14 @@ impl Told {
         let due = (recovered || self.restart_waiting) && !std::mem::take(&mut self.restarted);
         let restart_plugins = due && now.as_ref().is_some_and(BTreeMap::is_empty);
         self.restart_waiting = due && !restart_plugins;
-        self.unhealthy = now;
+        self.unhealthy = now.clone();
         self.status = Some(status);
         Ok(Looked {
             changed: true,
             restart_plugins,
             next_change,
             any_unhealthy,
+            unhealthy: now,
         })
     }
 }

@@ -5,6 +5,7 @@
 //! `--reset-unhealthy-gpus` reset a GPU a fatal fault left unhealthy once nothing holds it,
 //! through the pipeline of `gpushare recover`.
 
+use super::device_taints;
 use super::gpu_clients::{self, Originals};
 use super::reconcile::{Agent, Report, node_change};
 use crate::error::Result;
@@ -51,6 +52,13 @@ impl Agent<'_> {
             self.health_at = looked.next_change;
             if looked.changed {
                 self.publish();
+                self.taints_due = true;
+            }
+            if self.taints_due
+                && let Some(unhealthy) = &looked.unhealthy
+            {
+                self.sync_device_taints(&snapshot, unhealthy)?;
+                self.taints_due = false;
             }
             if looked.restart_plugins {
                 self.restart_device_plugins()?;
@@ -62,6 +70,57 @@ impl Agent<'_> {
             if !reset {
                 break;
             }
+        }
+        Ok(())
+    }
+
+    /// Make the node's DeviceTaintRules say which DRA devices are unhealthy (see
+    /// [`super::device_taints`]); nothing where the cluster serves none.
+    fn sync_device_taints(
+        &mut self,
+        snapshot: &crate::node::Node,
+        unhealthy: &std::collections::BTreeMap<super::device_health::Device, String>,
+    ) -> Result<()> {
+        let api = match self.taint_api {
+            Some(api) => api,
+            None => {
+                let api = self.cluster.device_taint_api()?;
+                if api.is_none() {
+                    self.ctx.out.note(
+                        "the cluster serves no DeviceTaintRules (resource.k8s.io, the DRADeviceTaints gate): unhealthy DRA devices are not tainted",
+                    );
+                }
+                self.taint_api = Some(api);
+                api
+            }
+        };
+        let Some(api) = api else { return Ok(()) };
+        let node = self.cluster.node.clone();
+        let minors = self
+            .settings
+            .pod_resources_root
+            .as_deref()
+            .map(|root| crate::node::minor::minors(snapshot, root))
+            .unwrap_or_default();
+        let want = device_taints::tainted(snapshot, &minors, unhealthy);
+        let label = format!(
+            "{}={}",
+            device_taints::NODE_LABEL,
+            device_taints::node_hash(&node)
+        );
+        let have = self.cluster.device_taint_rules(api, &label)?;
+        for (device, value) in &want {
+            if !have.contains(&device_taints::rule_name(&node, device)) {
+                let rule = device_taints::rule(api, &node, device, value);
+                self.cluster.create_device_taint_rule(api, &rule)?;
+            }
+        }
+        let wanted: std::collections::BTreeSet<String> = want
+            .keys()
+            .map(|d| device_taints::rule_name(&node, d))
+            .collect();
+        for name in have.iter().filter(|n| !wanted.contains(*n)) {
+            self.cluster.delete_device_taint_rule(api, name)?;
         }
         Ok(())
     }
@@ -157,6 +216,10 @@ impl Agent<'_> {
         let reset = report.reason == "GPUReset";
         let node = self.cluster.get_node()?;
         self.record(&node, &report)?;
+        if reset {
+            // A reset takes the GPU's MIG instances with it: the layout in force brings them back.
+            self.pass();
+        }
         Ok(reset)
     }
 }

@@ -24,6 +24,7 @@
 
 pub(crate) mod cluster;
 pub(crate) mod device_health;
+mod device_taints;
 pub(crate) mod gpu_clients;
 mod health_pass;
 pub(crate) mod labels;

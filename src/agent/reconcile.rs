@@ -93,6 +93,10 @@ pub(crate) struct Agent<'a> {
     pub(super) told: Told,
     /// When to look at the health again (a recoverable cause ends, or a look failed).
     pub(super) health_at: Option<f64>,
+    /// The DeviceTaintRules' apiVersion, once asked; None inside where the cluster has none.
+    pub(super) taint_api: Option<Option<&'static str>>,
+    /// The DeviceTaintRules are to be made to match the health (a sync failed, or it changed).
+    pub(super) taints_due: bool,
 }
 
 /// A failure of a pass that is not about the layout (the API server did not answer): the pass
@@ -124,6 +128,8 @@ impl<'a> Agent<'a> {
             listener,
             told: Told::default(),
             health_at: None,
+            taint_api: None,
+            taints_due: false,
         }
     }
 

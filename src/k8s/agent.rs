@@ -41,6 +41,8 @@ pub(crate) const NAME: &str = "gpushare-agent";
 pub(crate) const LAYOUTS: &str = "gpushare-layouts";
 /// The admission policy (and its binding) that keeps each agent to its own node.
 pub(crate) const OWN_NODE_POLICY: &str = "gpushare-agent-own-node";
+/// The admission policy that keeps the agent's DeviceTaintRules to its own node's devices.
+pub(crate) const OWN_TAINT_RULES_POLICY: &str = "gpushare-agent-own-taint-rules";
 /// Events about nodes live here (the API server refuses them elsewhere).
 const EVENTS_NAMESPACE: &str = "default";
 const HTTP_PORT: i32 = 8081;
@@ -82,8 +84,14 @@ pub(crate) fn generate(req: &Request) -> Result<Bundle> {
             // Its own Node (a watch of one name lists it too; RBAC cannot name the node): read,
             // watch for label changes, patch its labels and annotations.
             rule(&[""], &["nodes"], &["get", "list", "watch", "patch"]),
-            // Its GPUs' health as a condition of its Node (GPUUnhealthy).
+            // Its GPUs' health as a condition of its Node (GPUUnhealthy), and its unhealthy DRA
+            // devices as DeviceTaintRules (where the cluster serves them).
             rule(&[""], &["nodes/status"], &["patch"]),
+            rule(
+                &["resource.k8s.io"],
+                &["devicetaintrules"],
+                &["list", "create", "delete"],
+            ),
             // Which pods run on its node (GPU clients that must leave, users that block), and
             // when one lets go of its devices.
             rule(&[""], &["pods"], &["list", "watch"]),
@@ -103,6 +111,10 @@ pub(crate) fn generate(req: &Request) -> Result<Bundle> {
             &written_labels(),
             &written_annotations(),
         );
+        b.push(Document::object(&policy)?);
+        b.push(Document::object(&binding)?);
+        let (policy, binding) =
+            own_node_policy::taint_rule_objects(OWN_TAINT_RULES_POLICY, NAME, &ns);
         b.push(Document::object(&policy)?);
         b.push(Document::object(&binding)?);
     }
@@ -320,7 +332,7 @@ mod tests {
                 rules += 1;
             }
         }
-        assert_eq!(rules, 5);
+        assert_eq!(rules, 6);
         let yaml = bundle.to_yaml();
         assert!(
             yaml.contains("automountServiceAccountToken: true"),

@@ -149,6 +149,74 @@ pub(crate) fn objects(
     (policy, binding)
 }
 
+/// The policy and binding that keep the agent's DeviceTaintRules to its own node's devices: a
+/// rule it creates, changes or deletes selects the pool of the node its pod runs on (NVIDIA's
+/// DRA driver names each node's pool after the node).
+pub(crate) fn taint_rule_objects(
+    name: &str,
+    sa: &str,
+    ns: &str,
+) -> (ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding) {
+    let claim = cel_string(NODE_CLAIM);
+    let pool = |o: &str| {
+        format!(
+            "has({o}.spec.deviceSelector) && has({o}.spec.deviceSelector.pool) && {o}.spec.deviceSelector.pool == variables.node"
+        )
+    };
+    let policy = ValidatingAdmissionPolicy {
+        metadata: meta(name, None),
+        spec: Some(ValidatingAdmissionPolicySpec {
+            failure_policy: Some("Fail".into()),
+            match_constraints: Some(MatchResources {
+                resource_rules: Some(vec![NamedRuleWithOperations {
+                    api_groups: Some(vec!["resource.k8s.io".into()]),
+                    api_versions: Some(vec!["*".into()]),
+                    operations: Some(vec!["CREATE".into(), "UPDATE".into(), "DELETE".into()]),
+                    resources: Some(vec!["devicetaintrules".into()]),
+                    ..Default::default()
+                }]),
+                ..Default::default()
+            }),
+            match_conditions: Some(vec![MatchCondition {
+                name: "gpushare-agent".into(),
+                expression: format!(
+                    "request.userInfo.username == {}",
+                    cel_string(&format!("system:serviceaccount:{ns}:{sa}"))
+                ),
+            }]),
+            variables: Some(vec![Variable {
+                name: "node".into(),
+                expression: format!(
+                    "{claim} in request.userInfo.extra && request.userInfo.extra[{claim}].size() == 1 ? request.userInfo.extra[{claim}][0] : ''"
+                ),
+            }]),
+            validations: Some(vec![Validation {
+                expression: format!(
+                    "variables.node != '' && (request.operation == 'DELETE' ? ({}) : ({}))",
+                    pool("oldObject"),
+                    pool("object")
+                ),
+                message: Some(format!(
+                    "{sa} may taint only the DRA devices of the node its pod runs on (spec.deviceSelector.pool)"
+                )),
+                reason: Some("Forbidden".into()),
+                ..Default::default()
+            }]),
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    let binding = ValidatingAdmissionPolicyBinding {
+        metadata: meta(name, None),
+        spec: Some(ValidatingAdmissionPolicyBindingSpec {
+            policy_name: Some(name.into()),
+            validation_actions: Some(vec!["Deny".into()]),
+            ..Default::default()
+        }),
+    };
+    (policy, binding)
+}
+
 /// `text` as a CEL string literal (JSON's escapes are CEL's).
 fn cel_string(text: &str) -> String {
     serde_json::Value::String(text.into()).to_string()

@@ -3,7 +3,8 @@
 //! NVIDIA's DRA driver names its devices by it (`gpu-<minor>`).
 
 use crate::error::{Error, Result};
-use crate::node::Gpu;
+use crate::node::{Gpu, Node};
+use std::collections::BTreeMap;
 use std::path::Path;
 
 /// `/proc/driver/nvidia/gpus/<bus>/information` names the bus id `0000:07:00.0` (4-digit domain,
@@ -40,6 +41,18 @@ pub(crate) fn gpu_minor(root: &Path, gpu: &Gpu) -> Result<Option<u32>> {
             .find_map(|l| l.strip_prefix("Device Minor:"))
             .and_then(|v| v.trim().parse().ok())
     }))
+}
+
+/// GPU index → its minor, as the driver under `root` says (in PCI order, as NVML indexes them,
+/// where it says nothing); a GPU whose file is refused has none.
+pub(crate) fn minors(node: &Node, root: &Path) -> BTreeMap<u32, u32> {
+    node.gpus
+        .iter()
+        .filter_map(|g| match gpu_minor(root, g) {
+            Ok(minor) => Some((g.index, minor.unwrap_or(g.index))),
+            Err(_) => None,
+        })
+        .collect()
 }
 
 #[cfg(test)]

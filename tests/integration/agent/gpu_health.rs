@@ -6,6 +6,9 @@
 //! a recoverable Xid's quiet period ends, then the agent (`--reset-unhealthy-gpus`) resets the
 //! GPU a fatal Xid left unhealthy, with the plugin paused around it, and every GPU is back.
 //!
+//! Prints Xid → event, condition and allocatable, and reset → allocatable back
+//! (`bench/gpu-health.sh`).
+//!
 //! Whole GPUs: on MIG GPUs NVIDIA's device plugin (v0.20) keeps one MIG device per GPU in its
 //! health check (`parentToDeviceMap`), so it cannot take out exactly the MIG device an Xid names;
 //! gpushare's own attribution to MIG devices is checked through NVML in `apply::metrics`.
@@ -123,10 +126,17 @@ fn a_fatal_xid_takes_exactly_its_gpu_out_and_a_recovered_gpu_comes_back_by_itsel
     wait_allocatable(3, "GPU 1 leaves");
 
     // A fatal Xid on GPU 2: it leaves, and stays.
+    let raised = Instant::now();
     raise(&["xid", "79", "--gpu", "2"]);
     let said = event("GPUUnhealthy", &uuid(2));
+    let told = raised.elapsed();
+    wait_for("the condition to name GPU 2", WAIT, || {
+        condition(&e2e).filter(|c| c.2.contains(&uuid(2)))
+    });
+    let conditioned = raised.elapsed();
     assert!(said.contains("Xid 79") && said.contains("fatal"), "{said}");
     wait_allocatable(2, "GPU 2 leaves too");
+    let dropped = raised.elapsed();
     let (status, reason, message) = condition(&e2e).unwrap();
     assert_eq!(
         (status.as_str(), reason.as_str()),
@@ -170,11 +180,20 @@ fn a_fatal_xid_takes_exactly_its_gpu_out_and_a_recovered_gpu_comes_back_by_itsel
     );
     // Then GPU 2, idle, is reset through the pipeline; the plugin comes back with every GPU.
     let said = event("GPUReset", "Xid 79");
+    let reset = Instant::now();
     assert!(
         said.contains("GPU 2") || said.contains("reset: Xid 79"),
         "{said}"
     );
     wait_allocatable(4, "every GPU comes back");
+    // The figures of bench/gpu-health.sh.
+    println!(
+        "xid 79 to event {:.1} s, to condition {:.1} s, to allocatable down {:.1} s; reset to allocatable back {:.1} s",
+        told.as_secs_f64(),
+        conditioned.as_secs_f64(),
+        dropped.as_secs_f64(),
+        reset.elapsed().as_secs_f64()
+    );
     wait_for("the condition to say every GPU is healthy", WAIT, || {
         condition(&e2e).filter(|c| c.0 == "False")
     });

@@ -9,6 +9,7 @@
 mod agent_process;
 mod beside_plugin;
 mod controller_process;
+mod dra_health;
 mod dra_on_demand;
 mod gpu_health;
 mod hostile_cluster;

@@ -18,6 +18,8 @@ pub struct ApiServer {
     tool: PathBuf,
     /// A kube-apiserver started again by [`ApiServer::restart`].
     restarted: Option<Child>,
+    /// A kube-scheduler started again by [`ApiServer::with_feature_gates`].
+    scheduler: Option<Child>,
 }
 
 fn tool_dir() -> PathBuf {
@@ -82,6 +84,48 @@ impl ApiServer {
         ApiServer::start_with(test, Some(Some(config)), None)
     }
 
+    /// The same with feature `gates` (`DRADeviceTaints=true`) on in the API server (with the
+    /// `runtime_config` it serves) and the scheduler: the scheduler start.sh started is started
+    /// again, with the gates, the same binary and configuration.
+    pub fn with_feature_gates(test: &str, gates: &str, runtime_config: &str) -> Option<ApiServer> {
+        let extra = format!("--feature-gates={gates} --runtime-config={runtime_config}");
+        let mut server = ApiServer::start_with(test, Some(None), Some(&extra))?;
+        let pid: i32 = std::fs::read_to_string(server.dir.join("scheduler.pid"))
+            .expect("start.sh wrote the scheduler's pid")
+            .trim()
+            .parse()
+            .expect("a pid");
+        let args: Vec<String> = std::fs::read(format!("/proc/{pid}/cmdline"))
+            .expect("the scheduler's command line")
+            .split(|b| *b == 0)
+            .filter(|a| !a.is_empty())
+            .map(|a| String::from_utf8_lossy(a).into_owned())
+            .collect();
+        // SAFETY: kill(2) on the pid start.sh recorded for the scheduler this test started.
+        unsafe {
+            libc::kill(pid, libc::SIGKILL);
+        }
+        while alive(pid) {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let log = std::fs::OpenOptions::new()
+            .append(true)
+            .open(server.dir.join("scheduler.log"))
+            .expect("the scheduler log");
+        let child = Command::new(&args[0])
+            .args(&args[1..])
+            .arg(format!("--feature-gates={gates}"))
+            .stdin(Stdio::null())
+            .stdout(log.try_clone().expect("a log handle"))
+            .stderr(log)
+            .spawn()
+            .expect("the scheduler starts again");
+        std::fs::write(server.dir.join("scheduler.pid"), child.id().to_string())
+            .expect("the pid file");
+        server.scheduler = Some(child);
+        Some(server)
+    }
+
     /// `scheduler`: None for none, Some(None) for its defaults, Some(Some(FILE)) for a config;
     /// `extra`: more kube-apiserver flags (split at spaces).
     fn start_with(
@@ -138,6 +182,7 @@ impl ApiServer {
             kubeconfig,
             tool,
             restarted: None,
+            scheduler: None,
         })
     }
 
@@ -246,7 +291,12 @@ impl Drop for ApiServer {
             .arg(&self.dir)
             .stdin(Stdio::null())
             .output();
-        if let Some(mut child) = self.restarted.take() {
+        for mut child in self
+            .restarted
+            .take()
+            .into_iter()
+            .chain(self.scheduler.take())
+        {
             let _ = child.kill();
             let _ = child.wait();
         }

@@ -1,0 +1,154 @@
+//! Unhealthy devices as DRA `DeviceTaintRule`s (`resource.k8s.io/v1beta2`, Kubernetes 1.36 with
+//! the `DRADeviceTaints` gate): one rule per device of NVIDIA's DRA driver (`gpu.nvidia.com`,
+//! pool = the node) that a fault left unhealthy, with the taint `gpushare.io/unhealthy` (its
+//! value the cause) and the effect NoSchedule, so that the scheduler allocates it to no new
+//! claim. A healthy device's rule is deleted. Exactly the devices: a whole GPU's fault taints
+//! each of its MIG devices, a MIG device's only it.
+//!
+//! The rules of a node carry the label [`NODE_LABEL`] (a hash of the node's name, as names may
+//! be longer than a label value): the agent lists its own and makes them match.
+
+use super::device_health::Device;
+use crate::node::Node;
+use std::collections::BTreeMap;
+
+pub(crate) const DRIVER: &str = "gpu.nvidia.com";
+pub(crate) const TAINT_KEY: &str = "gpushare.io/unhealthy";
+pub(crate) const NODE_LABEL: &str = "gpushare.io/health-node";
+
+/// The DRA driver's name of every device a fault touches: `gpu-<minor>` for a GPU without MIG,
+/// `gpu-<minor>-mig-<profile without dots>-<GI profile id>-<placement start>` for each MIG
+/// device (all of a GPU's for a fault on the whole GPU); with the cause as the taint's value.
+pub(crate) fn tainted(
+    node: &Node,
+    minors: &BTreeMap<u32, u32>,
+    unhealthy: &BTreeMap<Device, String>,
+) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    for (&(index, mig), why) in unhealthy {
+        let Some(gpu) = node.gpu(index) else { continue };
+        let minor = minors.get(&index).copied().unwrap_or(index);
+        let instances = gpu.mig.instances.as_deref().unwrap_or_default();
+        if !gpu.mig.current.is_enabled() {
+            out.insert(format!("gpu-{minor}"), taint_value(why));
+            continue;
+        }
+        for gi in instances {
+            let hit = match mig {
+                None => true,
+                Some((g, c)) => {
+                    gi.gpu_instance_id == g
+                        && gi
+                            .compute_instances
+                            .iter()
+                            .any(|ci| ci.compute_instance_id == c)
+                }
+            };
+            if hit {
+                let name = format!(
+                    "gpu-{minor}-mig-{}-{}-{}",
+                    gi.profile.replace('.', ""),
+                    gi.profile_id,
+                    gi.placement.start
+                );
+                out.insert(name, taint_value(why));
+            }
+        }
+    }
+    out
+}
+
+/// A taint's value (a label value: 63 characters of `[A-Za-z0-9._-]`): `Xid79`,
+/// `EccDoubleBit`, … from the first cause.
+fn taint_value(why: &str) -> String {
+    let first = why.split([',', '(']).next().unwrap_or("");
+    let first = first.split(" on ").next().unwrap_or("").trim();
+    let value: String = first
+        .replace("double-bit ECC error", "EccDoubleBit")
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric())
+        .take(63)
+        .collect();
+    if value.is_empty() {
+        "fault".into()
+    } else {
+        value
+    }
+}
+
+/// The rule's name for a device of `node`: `gpushare-<node hash>-<device>` (a DNS subdomain).
+pub(crate) fn rule_name(node: &str, device: &str) -> String {
+    format!("gpushare-{}-{device}", node_hash(node))
+}
+
+/// 16 hex digits of FNV-1a over the node's name: short, stable, a label value.
+pub(crate) fn node_hash(node: &str) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in node.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    format!("{h:016x}")
+}
+
+/// The rule for `device` of `node`, tainted with `value`.
+pub(crate) fn rule(api_version: &str, node: &str, device: &str, value: &str) -> serde_json::Value {
+    serde_json::json!({
+        "apiVersion": api_version,
+        "kind": "DeviceTaintRule",
+        "metadata": {
+            "name": rule_name(node, device),
+            "labels": {NODE_LABEL: node_hash(node), "app.kubernetes.io/managed-by": "gpushare-agent"},
+        },
+        "spec": {
+            "deviceSelector": {"driver": DRIVER, "pool": node, "device": device},
+            "taint": {"key": TAINT_KEY, "value": value, "effect": "NoSchedule"},
+        },
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::Backend;
+    use crate::backend::sim::SimBackend;
+
+    #[test]
+    fn a_whole_gpu_taints_each_of_its_mig_devices_and_a_mig_device_only_itself() {
+        let sim = SimBackend::from_preset("dgx-a100").unwrap();
+        sim.set_mig_mode(1, crate::node::MigMode::Enabled).unwrap();
+        for start in [0, 4] {
+            let at = crate::node::Placement { start, size: 4 };
+            let gi = sim.create_gpu_instance(1, 9, at).unwrap();
+            sim.create_compute_instance(1, gi, 2).unwrap();
+        }
+        let node = sim.snapshot().unwrap();
+        let gis = node.gpus[1].mig.instances.clone().unwrap();
+        let minors = BTreeMap::from([(0, 0), (1, 5)]);
+        let whole = BTreeMap::from([((1, None), "Xid 79 (fatal)".to_string())]);
+        let names: Vec<String> = tainted(&node, &minors, &whole).into_keys().collect();
+        assert_eq!(names, ["gpu-5-mig-3g20gb-9-0", "gpu-5-mig-3g20gb-9-4"]);
+        let one = BTreeMap::from([(
+            (1, Some((gis[1].gpu_instance_id, 0))),
+            "Xid 62 on MIG device (recoverable)".to_string(),
+        )]);
+        assert_eq!(
+            tainted(&node, &minors, &one),
+            BTreeMap::from([("gpu-5-mig-3g20gb-9-4".to_string(), "Xid62".to_string())])
+        );
+        let gpu0 = BTreeMap::from([((0, None), "double-bit ECC error (fatal)".to_string())]);
+        assert_eq!(
+            tainted(&node, &minors, &gpu0),
+            BTreeMap::from([("gpu-0".to_string(), "EccDoubleBit".to_string())])
+        );
+    }
+
+    #[test]
+    fn rule_names_are_dns_subdomains_for_any_node() {
+        let long = "n".repeat(253);
+        let name = rule_name(&long, "gpu-7-mig-1g5gb-19-6");
+        assert!(name.len() <= 253 && name.starts_with("gpushare-"), "{name}");
+        assert_eq!(node_hash("a"), node_hash("a"));
+        assert_ne!(node_hash("a"), node_hash("b"));
+    }
+}
