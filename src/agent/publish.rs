@@ -121,3 +121,67 @@ fn mark_unhealthy(state: &mut MigState, node: &crate::node::Node, health: &NodeH
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::Backend;
+    use crate::backend::sim::SimBackend;
+    use crate::gpu_health::verdict::GpuHealth;
+
+    #[test]
+    fn unhealthy_gpus_and_mig_devices_are_published_with_why() {
+        let sim = SimBackend::from_preset("dgx-a100").unwrap();
+        for gpu in [0, 1] {
+            sim.set_mig_mode(gpu, crate::node::MigMode::Enabled)
+                .unwrap();
+            for start in [0, 4] {
+                let at = crate::node::Placement { start, size: 4 };
+                let gi = sim.create_gpu_instance(gpu, 9, at).unwrap();
+                sim.create_compute_instance(gpu, gi, 2).unwrap();
+            }
+        }
+        let node = sim.snapshot().unwrap();
+        let book = ProfileBook::load(&sim, &node);
+        let mut state = MigState::of(&node, |g| book.known(g).ok().flatten(), Some(&[]), &[]);
+        let second = node.gpus[1].mig.instances.as_ref().unwrap()[1].gpu_instance_id;
+        let mut sick_gpu = GpuHealth::clear();
+        sick_gpu.healthy = false;
+        sick_gpu.reasons = vec![Reason {
+            cause: crate::backend::events::Cause::Xid(79),
+            class: "fatal",
+            mig_device: None,
+            count: 1,
+            last_at: 1.0,
+            until: None,
+        }];
+        let mut sick_mig = GpuHealth::clear();
+        sick_mig.unhealthy_mig_devices = vec![(second, 0)];
+        sick_mig.reasons = vec![Reason {
+            cause: crate::backend::events::Cause::Xid(62),
+            class: "recoverable",
+            mig_device: Some((second, 0)),
+            count: 1,
+            last_at: 1.0,
+            until: Some(2.0),
+        }];
+        let health = NodeHealth {
+            gpus: [(0, Ok(sick_gpu)), (1, Ok(sick_mig))].into(),
+        };
+        mark_unhealthy(&mut state, &node, &health);
+        assert_eq!(state.gpus[0].unhealthy.as_deref(), Some("Xid 79 (fatal)"));
+        assert_eq!(state.gpus[1].unhealthy, None);
+        let why: Vec<Option<&str>> = state.gpus[1]
+            .instances
+            .iter()
+            .map(|i| i.unhealthy.as_deref())
+            .collect();
+        assert_eq!(
+            why,
+            [
+                None,
+                Some(format!("Xid 62 on MIG device {second}:0 (recoverable)").as_str())
+            ]
+        );
+    }
+}

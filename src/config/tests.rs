@@ -160,3 +160,19 @@ fn assignment_errors() {
         e.message
     );
 }
+
+#[test]
+fn the_health_policy_is_checked_where_it_is_written() {
+    let c = parse("[health]\nfatal_xids = [79, 48]\nrecover_after_seconds = 60\n").unwrap();
+    let policy = crate::gpu_health::policy::Policy::of(c.file.health.as_deref());
+    assert_eq!(policy.fatal, [48, 79].into());
+    assert_eq!(policy.recover_after_seconds, 60);
+    assert!(policy.application.contains(&13), "a list left out keeps its default");
+    let e = parse("[health]\napplication_xids = [13, 79]\nfatal_xids = [79]\n").unwrap_err();
+    assert!(e.message.contains("Xid 79 is in both"), "{}", e.message);
+    assert!(e.message.contains("gpushare.toml:3:15"), "{}", e.message);
+    let e = parse("[health]\nrecover_after_seconds = 999999999\n").unwrap_err();
+    assert!(e.message.contains("more than a week"), "{}", e.message);
+    let e = parse("[health]\nfatal_xid = [79]\n").unwrap_err();
+    assert!(e.message.contains("fatal_xid"), "{}", e.message);
+}

@@ -296,6 +296,38 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn an_unhealthy_gpu_gets_nothing_new_and_offers_nothing() {
+        let mut gpu = a100_sevens(0, |_| false);
+        gpu.unhealthy = Some("Xid 79 (fatal)".into());
+        let g = GpuShape::all(&a100_state(vec![gpu])).unwrap().remove(0);
+        assert!(
+            g.slots
+                .iter()
+                .all(|s| s.pinned.as_deref() == Some("unhealthy: Xid 79 (fatal)"))
+        );
+        for p in 0..g.profiles.len() {
+            assert_eq!(g.best_addition(p), None);
+        }
+        let mut g = g;
+        assert!(!g.promise_idle(g.profile_index("1g.5gb").unwrap(), "ns/p"));
+        // An unhealthy MIG device alone: it is pinned, the others are offered.
+        let mut gpu = a100_sevens(0, |_| false);
+        gpu.instances[3].unhealthy = Some("Xid 62 on MIG device 7:0 (recoverable)".into());
+        let g = GpuShape::all(&a100_state(vec![gpu])).unwrap().remove(0);
+        let pinned: Vec<u32> = g
+            .slots
+            .iter()
+            .filter(|s| s.pinned.is_some())
+            .map(|s| s.placement.start)
+            .collect();
+        assert_eq!(pinned, [3]);
+        assert!(
+            g.best_addition(g.profile_index("3g.20gb").unwrap())
+                .is_some()
+        );
+    }
+
+    #[test]
     fn a_new_instance_goes_where_it_destroys_the_fewest_idle_ones() {
         let g = sevens(&[]);
         let three = g.profile_index("3g.20gb").unwrap();
