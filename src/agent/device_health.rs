@@ -1,8 +1,8 @@
 //! The node's GPU health, told to the cluster: the Node condition `GPUUnhealthy` (True with the
 //! devices and causes, False when all are healthy, Unknown while no watch listens), a Warning
 //! event for each device that turns unhealthy and a Normal one for each that recovers. What
-//! changed is worked out here; the agent publishes the MIG state and restarts the device
-//! plugins when a device recovers.
+//! changed is worked out here, and whether the device plugins may restart (see [`Looked`]); the
+//! agent acts on it (`super::health_pass`).
 
 use super::cluster::Cluster;
 use crate::clock::unix_now;
@@ -41,8 +41,6 @@ pub(crate) struct Looked {
     pub restart_plugins: bool,
     /// When a recoverable cause is next over.
     pub next_change: Option<f64>,
-    /// Some device is unhealthy now.
-    pub any_unhealthy: bool,
     /// Each unhealthy device and why; None while the health is unknown.
     pub unhealthy: Option<BTreeMap<Device, String>>,
 }
@@ -122,13 +120,11 @@ impl Told {
         let health = NodeHealth::read(paths, node, policy, unix_now())?;
         let now = unhealthy_devices(&health);
         let next_change = health.next_change();
-        let any_unhealthy = now.as_ref().is_some_and(|d| !d.is_empty());
         if now == self.unhealthy && self.status.is_some() {
             return Ok(Looked {
                 changed: false,
                 restart_plugins: false,
                 next_change,
-                any_unhealthy,
                 unhealthy: now,
             });
         }
@@ -174,7 +170,7 @@ impl Told {
         let after = now.clone().unwrap_or_default();
         let mut recovered = false;
         for (d, why) in &after {
-            if before.get(d) != Some(why) && !before.contains_key(d) {
+            if !before.contains_key(d) {
                 cluster.record(
                     &k8s_node,
                     EventType::Warning,
@@ -214,7 +210,6 @@ impl Told {
             changed: true,
             restart_plugins,
             next_change,
-            any_unhealthy,
             unhealthy: now,
         })
     }

@@ -65,7 +65,7 @@ impl Agent<'_> {
             }
             let reset = first
                 && self.settings.reset_unhealthy_gpus
-                && looked.any_unhealthy
+                && looked.unhealthy.as_ref().is_some_and(|u| !u.is_empty())
                 && self.reset_unhealthy(policy.clone())?;
             if !reset {
                 break;

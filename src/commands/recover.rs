@@ -22,6 +22,11 @@ pub(super) fn run(ctx: &mut Context, args: &RecoverArgs) -> Result<Exit> {
             policy
         }
     };
+    if crate::gpu_health::record::HealthRecord::load(&ctx.paths)?.is_none() {
+        ctx.out.note(
+            "no health record on this node: no watch has heard a fault here (gpushare agent or gpushare metrics --listen)",
+        );
+    }
     changing::run(
         ctx,
         DesiredSource::Recover {

@@ -167,7 +167,10 @@ fn the_health_policy_is_checked_where_it_is_written() {
     let policy = crate::gpu_health::policy::Policy::of(c.file.health.as_deref());
     assert_eq!(policy.fatal, [48, 79].into());
     assert_eq!(policy.recover_after_seconds, 60);
-    assert!(policy.application.contains(&13), "a list left out keeps its default");
+    assert!(
+        policy.application.contains(&13),
+        "a list left out keeps its default"
+    );
     let e = parse("[health]\napplication_xids = [13, 79]\nfatal_xids = [79]\n").unwrap_err();
     assert!(e.message.contains("Xid 79 is in both"), "{}", e.message);
     assert!(e.message.contains("gpushare.toml:3:15"), "{}", e.message);

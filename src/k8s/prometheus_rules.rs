@@ -81,6 +81,14 @@ pub(crate) fn generate(_req: &Request) -> Result<Bundle> {
             "gpushare started this MPS control daemon and it no longer runs: its clients cannot start; `gpushare mps status` shows it and `gpushare apply` starts it again.",
         ),
         rule(
+            "GpushareGpuUnhealthy",
+            "gpushare_gpu_healthy == 0 or gpushare_mig_device_healthy == 0",
+            "0m",
+            "critical",
+            "GPU {{ $labels.gpu }} ({{ $labels.uuid }}) on {{ $labels.instance }} is unhealthy",
+            "An Xid or ECC error the health policy counts against it: `gpushare detect` says which and since when; the Node's GPUUnhealthy condition and events say the same.",
+        ),
+        rule(
             "GpushareMetricsSourceDown",
             "gpushare_scrape_source_up == 0",
             "10m",

@@ -180,7 +180,7 @@ fn prometheus_scrapes_the_agent_and_gpushare_metrics_and_answers_for_every_slice
         .unwrap()
         .iter()
         .collect();
-    assert_eq!(rules.len(), 5, "{loaded}");
+    assert_eq!(rules.len(), 6, "{loaded}");
     assert!(rules.iter().all(|r| r["health"] == "ok"), "{loaded}");
     assert!(prom.query(r#"ALERTS{alertstate="firing"}"#).is_empty());
 

@@ -353,7 +353,7 @@ fn the_agent_applies_the_layout_its_label_names() {
         c.rules("Role", Some("default"), "gpushare-agent-events"),
     ]
     .concat();
-    assert_eq!(rules.len(), 4, "{rules:?}");
+    assert_eq!(rules.len(), 6, "{rules:?}");
     assert!(
         !rules.iter().any(|r| r.to_string().contains('*')),
         "{rules:?}"
