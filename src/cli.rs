@@ -132,7 +132,10 @@ pub(crate) enum Command {
     /// around changes that need the GPUs free. Progress goes to the node label
     /// `gpushare.io/config.state` (pending, applying, success, failed, reboot-required; mirrored
     /// into `nvidia.com/mig.config.state` for the GPU Operator's label) and to events on the
-    /// Node. Runs until SIGTERM.
+    /// Node. It listens for the GPUs' Xid and ECC errors and tells the cluster which device is
+    /// unhealthy (the Node condition GPUUnhealthy, events, DRA DeviceTaintRules), restarts the
+    /// device plugins once every device has recovered, and with --reset-unhealthy-gpus resets
+    /// an idle GPU a fatal fault left unhealthy. Runs until SIGTERM.
     Agent(AgentArgs),
 
     /// MIG on demand for the cluster: reshape idle MIG capacity of the nodes labelled
@@ -152,12 +155,13 @@ pub(crate) enum Command {
     Probe(ProbeArgs),
 
     /// The node's metrics for Prometheus: GPUs and MIG devices (memory, processes, utilisation,
-    /// the pod that holds each), MIG, MPS and time-slicing, the changes made, the probe's last
-    /// verdict
+    /// the pod that holds each, health), MIG, MPS and time-slicing, the changes made, the probe's
+    /// last verdict
     ///
     /// With --listen, serves GET /metrics until SIGTERM, on a node without Kubernetes (`gpushare
     /// unit --metrics` installs it as a service; the node agent serves the same on its health
-    /// address). Without it, prints one scrape. Each scrape reads the driver once.
+    /// address). Without it, prints one scrape. Each scrape reads the driver once. While it
+    /// listens it also hears the GPUs' Xid and ECC errors (see `gpushare detect`'s health).
     Metrics(MetricsArgs),
 
     /// Reset the GPUs that a fatal fault left unhealthy: an Xid of `[health] fatal_xids` or a

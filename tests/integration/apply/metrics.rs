@@ -181,7 +181,7 @@ fn a_scrape_after_an_apply_holds_every_mode_and_promtool_accepts_it_and_the_rule
     );
     let (ok, said) = promtool(&promtool_bin, &["check", "rules", &file], "");
     assert!(
-        ok && said.contains("SUCCESS: 5 rules found"),
+        ok && said.contains("SUCCESS: 6 rules found"),
         "promtool check rules: {said}"
     );
 }
