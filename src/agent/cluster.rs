@@ -200,26 +200,25 @@ impl Cluster {
             field_manager: Some(COMPONENT.into()),
             ..Default::default()
         };
-        match self.call(
-            "create devicetaintrule",
-            self.taint_rules(api_version).create(&params, &object),
-        ) {
-            Ok(_) => Ok(()),
-            Err(e) if e.message.contains("already exists") => Ok(()),
-            Err(e) => Err(e),
-        }
+        let api = self.taint_rules(api_version);
+        // One that exists already (an earlier agent made it) is as good.
+        self.call("create devicetaintrule", async {
+            match api.create(&params, &object).await {
+                Err(kube::Error::Api(s)) if s.code == 409 => Ok(()),
+                other => other.map(drop),
+            }
+        })
     }
 
     pub(crate) fn delete_device_taint_rule(&self, api_version: &str, name: &str) -> Result<()> {
-        match self.call(
-            &format!("delete devicetaintrule {name}"),
-            self.taint_rules(api_version)
-                .delete(name, &DeleteParams::default()),
-        ) {
-            Ok(_) => Ok(()),
-            Err(e) if e.message.contains("not found") => Ok(()),
-            Err(e) => Err(e),
-        }
+        let api = self.taint_rules(api_version);
+        // One already gone is as good.
+        self.call(&format!("delete devicetaintrule {name}"), async {
+            match api.delete(name, &DeleteParams::default()).await {
+                Err(kube::Error::Api(s)) if s.code == 404 => Ok(()),
+                other => other.map(drop),
+            }
+        })
     }
 
     /// Every pod bound to this node, in every namespace.

@@ -33,7 +33,6 @@ pub(crate) fn objects(
         name: name.into(),
         expression,
     };
-    let claim = cel_string(NODE_CLAIM);
     // A key may differ between before and after only when the agent writes it.
     let only_keys = |field: &str, allowed: &str| {
         let (before, after) = (
@@ -59,20 +58,9 @@ pub(crate) fn objects(
                 }]),
                 ..Default::default()
             }),
-            match_conditions: Some(vec![MatchCondition {
-                name: "gpushare-agent".into(),
-                expression: format!(
-                    "request.userInfo.username == {}",
-                    cel_string(&format!("system:serviceaccount:{ns}:{sa}"))
-                ),
-            }]),
+            match_conditions: Some(vec![only_the_agent(sa, ns)]),
             variables: Some(vec![
-                variable(
-                    "node",
-                    format!(
-                        "{claim} in request.userInfo.extra && request.userInfo.extra[{claim}].size() == 1 ? request.userInfo.extra[{claim}][0] : ''"
-                    ),
-                ),
+                node_variable(),
                 variable("agentLabels", list(labels)),
                 variable("agentAnnotations", list(annotations)),
                 variable(
@@ -138,15 +126,7 @@ pub(crate) fn objects(
         }),
         ..Default::default()
     };
-    let binding = ValidatingAdmissionPolicyBinding {
-        metadata: meta(name, None),
-        spec: Some(ValidatingAdmissionPolicyBindingSpec {
-            policy_name: Some(name.into()),
-            validation_actions: Some(vec!["Deny".into()]),
-            ..Default::default()
-        }),
-    };
-    (policy, binding)
+    (policy, deny_binding(name))
 }
 
 /// The policy and binding that keep the agent's DeviceTaintRules to its own node's devices: a
@@ -157,7 +137,6 @@ pub(crate) fn taint_rule_objects(
     sa: &str,
     ns: &str,
 ) -> (ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding) {
-    let claim = cel_string(NODE_CLAIM);
     let pool = |o: &str| {
         format!(
             "has({o}.spec.deviceSelector) && has({o}.spec.deviceSelector.pool) && {o}.spec.deviceSelector.pool == variables.node"
@@ -177,19 +156,8 @@ pub(crate) fn taint_rule_objects(
                 }]),
                 ..Default::default()
             }),
-            match_conditions: Some(vec![MatchCondition {
-                name: "gpushare-agent".into(),
-                expression: format!(
-                    "request.userInfo.username == {}",
-                    cel_string(&format!("system:serviceaccount:{ns}:{sa}"))
-                ),
-            }]),
-            variables: Some(vec![Variable {
-                name: "node".into(),
-                expression: format!(
-                    "{claim} in request.userInfo.extra && request.userInfo.extra[{claim}].size() == 1 ? request.userInfo.extra[{claim}][0] : ''"
-                ),
-            }]),
+            match_conditions: Some(vec![only_the_agent(sa, ns)]),
+            variables: Some(vec![node_variable()]),
             validations: Some(vec![Validation {
                 expression: format!(
                     "variables.node != '' && (request.operation == 'DELETE' ? ({}) : ({}))",
@@ -206,15 +174,41 @@ pub(crate) fn taint_rule_objects(
         }),
         ..Default::default()
     };
-    let binding = ValidatingAdmissionPolicyBinding {
+    (policy, deny_binding(name))
+}
+
+/// The requests of the agent's service account `sa` of namespace `ns`, the only ones checked.
+fn only_the_agent(sa: &str, ns: &str) -> MatchCondition {
+    MatchCondition {
+        name: "gpushare-agent".into(),
+        expression: format!(
+            "request.userInfo.username == {}",
+            cel_string(&format!("system:serviceaccount:{ns}:{sa}"))
+        ),
+    }
+}
+
+/// `variables.node`: the node the requester's token is bound to ('' without one).
+fn node_variable() -> Variable {
+    let claim = cel_string(NODE_CLAIM);
+    Variable {
+        name: "node".into(),
+        expression: format!(
+            "{claim} in request.userInfo.extra && request.userInfo.extra[{claim}].size() == 1 ? request.userInfo.extra[{claim}][0] : ''"
+        ),
+    }
+}
+
+/// The binding that makes policy `name` deny what it refuses.
+fn deny_binding(name: &str) -> ValidatingAdmissionPolicyBinding {
+    ValidatingAdmissionPolicyBinding {
         metadata: meta(name, None),
         spec: Some(ValidatingAdmissionPolicyBindingSpec {
             policy_name: Some(name.into()),
             validation_actions: Some(vec!["Deny".into()]),
             ..Default::default()
         }),
-    };
-    (policy, binding)
+    }
 }
 
 /// `text` as a CEL string literal (JSON's escapes are CEL's).

@@ -88,3 +88,66 @@ fn a_fatal_xid_takes_its_gpu_out_of_the_nodes_allocatable() {
         );
     }
 }
+
+/// `gpushare recover` on a simulated node whose health record (as a watch writes it) holds a
+/// fatal Xid 79 on GPU 2: a reset the driver refuses is exit 1 and the GPU stays unhealthy; one
+/// it makes clears the fault (`detect` says so) and a second run has nothing to do. Without a
+/// record it says no watch left one.
+#[test]
+fn recover_resets_the_gpu_a_fatal_xid_left_unhealthy_and_says_when_it_could_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("node.json");
+    let root = dir.path().join("root");
+    let run = || {
+        let mut cmd = common::sim("dgx-a100");
+        cmd.arg("--sim-state")
+            .arg(&state)
+            .arg("--state-root")
+            .arg(&root);
+        cmd
+    };
+    let out = run().arg("recover").output().unwrap();
+    assert!(out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("no health record on this node"),
+        "{out:?}"
+    );
+    let uuid = common::json(run().arg("detect"))["gpus"][2]["uuid"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64();
+    std::fs::create_dir_all(root.join("var/lib/gpushare")).unwrap();
+    std::fs::write(
+        root.join("var/lib/gpushare/health.json"),
+        serde_json::json!({
+            "version": 1,
+            "watch": { "pid": 1, "since": now, "alive_at": now },
+            "gpus": { uuid.clone(): { "index": 2, "causes": [
+                { "cause": { "xid": 79 }, "count": 1, "first_at": now, "last_at": now }
+            ]}},
+        })
+        .to_string(),
+    )
+    .unwrap();
+    let state_of = |i: usize| common::json(run().arg("detect"))["health"][i]["state"].clone();
+    assert_eq!(state_of(2), "unhealthy");
+
+    let said = common::fails_with(run().env("GPUSHARE_SIM_FAIL", "reset:1").arg("recover"), 1);
+    assert!(said.contains("reset"), "{said}");
+    assert_eq!(state_of(2), "unhealthy", "a refused reset clears nothing");
+
+    let out = run().arg("recover").output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{out:?}");
+    assert!(
+        stdout.contains("reset_unhealthy") && stdout.contains("Xid 79 (fatal)"),
+        "{stdout}"
+    );
+    assert_eq!(state_of(2), "healthy");
+    let out = run().arg("recover").output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "no changes");
+}

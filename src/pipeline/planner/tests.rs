@@ -245,3 +245,34 @@ fn what_an_earlier_run_stopped_is_started_even_with_nothing_else_to_do() {
     );
     assert!(changes_anything(&plan), "a start is owed");
 }
+
+#[test]
+fn a_gpu_a_fatal_fault_left_unhealthy_is_reset_unless_something_runs_on_it() {
+    let sim = SimBackend::from_preset("dgx-a100").unwrap();
+    let mut d = desired(&sim, "");
+    d.recover = Some((vec![1, 2, 3], crate::gpu_health::policy::Policy::default()));
+    let mut s = seen(&sim);
+    s.needs_reset = [
+        (2, "Xid 79 (fatal)".to_string()),
+        (3, "Xid 48 (fatal)".to_string()),
+        (5, "Xid 79 (fatal)".to_string()),
+    ]
+    .into();
+    s.node.gpus[3].processes = Some(vec![crate::node::Process {
+        pid: 42,
+        name: "python".into(),
+        used_memory_mib: Some(1024),
+        gpu_instance_id: None,
+        compute_instance_id: None,
+    }]);
+    let plan = plan(&d, &s, &Paths::default(), PlanOptions::default(), true).unwrap();
+    // GPU 1 needs nothing, GPU 5 is not asked for, GPU 3 is in use.
+    assert_eq!(actions(&plan), [(2, "reset_unhealthy")]);
+    assert_eq!(plan.blockers.len(), 1);
+    assert_eq!(plan.blockers[0].gpu, 3);
+    assert!(
+        plan.blockers[0].message.contains("python (pid 42)"),
+        "{:?}",
+        plan.blockers
+    );
+}

@@ -50,22 +50,10 @@ fn pod_on(cluster: &Cluster, name: &str, parent: &str) {
 
 /// The names of the DeviceTaintRules' devices.
 fn tainted(kubeconfig: &std::path::Path) -> Vec<String> {
-    let out = std::process::Command::new("kubectl")
-        .env("KUBECONFIG", kubeconfig)
-        .args([
-            "get",
-            "devicetaintrules.v1beta2.resource.k8s.io",
-            "-o",
-            "json",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let list = dra_plugin::kubectl_json(
+        kubeconfig,
+        &["get", "devicetaintrules.v1beta2.resource.k8s.io"],
     );
-    let list: Value = serde_json::from_slice(&out.stdout).unwrap();
     let mut names: Vec<String> = list["items"]
         .as_array()
         .unwrap()

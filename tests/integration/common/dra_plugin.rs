@@ -165,7 +165,8 @@ pub fn attribute(device: &Value, key: &str) -> String {
         .to_string()
 }
 
-fn kubectl_json(kubeconfig: &Path, args: &[&str]) -> Value {
+/// `kubectl ARGS -o json` as the administrator of `kubeconfig` (null when it fails).
+pub fn kubectl_json(kubeconfig: &Path, args: &[&str]) -> Value {
     let out = Command::new("kubectl")
         .env("KUBECONFIG", kubeconfig)
         .args(args)
