@@ -38,7 +38,7 @@ Register-ArgumentCompleter -Native -CommandName 'gpushare' -ScriptBlock {
             [CompletionResult]::new('init', 'init', [CompletionResultType]::ParameterValue, 'Set up a bare node in one go: choose a layout, write gpushare.toml, apply it, write the cluster manifests, and check the result with the probe')
             [CompletionResult]::new('plan', 'plan', [CompletionResultType]::ParameterValue, 'Show what `apply` would change to bring the node to gpushare.toml (every mode)')
             [CompletionResult]::new('apply', 'apply', [CompletionResultType]::ParameterValue, 'Change the node to gpushare.toml: MIG, MPS, time-slicing and vGPU, in one plan')
-            [CompletionResult]::new('detect', 'detect', [CompletionResultType]::ParameterValue, 'Show the GPUs of this node: models, memory, MIG, compute mode, processes')
+            [CompletionResult]::new('detect', 'detect', [CompletionResultType]::ParameterValue, 'Show the GPUs of this node: models, memory, MIG, compute mode, processes and whose they are (pod and container, or host, from each process''s cgroup under --host-root)')
             [CompletionResult]::new('doctor', 'doctor', [CompletionResultType]::ParameterValue, 'Check that this node is ready to share its GPUs (driver, devices, runtime, CDI, blockers)')
             [CompletionResult]::new('mig', 'mig', [CompletionResultType]::ParameterValue, 'MIG: profiles, declarative layouts (gpushare.toml or mig-parted v1), safe incremental apply')
             [CompletionResult]::new('mps', 'mps', [CompletionResultType]::ParameterValue, 'MPS: several processes at once on a GPU or MIG device, with per-client limits')
@@ -47,7 +47,7 @@ Register-ArgumentCompleter -Native -CommandName 'gpushare' -ScriptBlock {
             [CompletionResult]::new('agent', 'agent', [CompletionResultType]::ParameterValue, 'Run as the node agent of a Kubernetes DaemonSet: apply the layout the node''s label names')
             [CompletionResult]::new('controller', 'controller', [CompletionResultType]::ParameterValue, 'MIG on demand for the cluster: reshape idle MIG capacity of the nodes labelled gpushare.io/mig.on-demand=true for pods that wait for `nvidia.com/mig-<profile>`, never touching an instance a pod holds, and give it back to each node''s own layout once no pod waits. One Deployment; replicas elect a leader with a Lease. It writes layouts in node annotations; each node''s agent applies them. Runs until SIGTERM')
             [CompletionResult]::new('probe', 'probe', [CompletionResultType]::ParameterValue, 'Measure memory, bandwidth and latency on every GPU, MIG device and MPS client, and check that each gives what it was promised')
-            [CompletionResult]::new('metrics', 'metrics', [CompletionResultType]::ParameterValue, 'The node''s metrics for Prometheus: GPUs and MIG devices (memory, processes, utilisation, the pod that holds each, health), MIG, MPS and time-slicing, the changes made, the probe''s last verdict')
+            [CompletionResult]::new('metrics', 'metrics', [CompletionResultType]::ParameterValue, 'The node''s metrics for Prometheus: GPUs and MIG devices (memory, processes, utilisation, the pod that holds each, the memory each pod''s containers use, health), MIG, MPS and time-slicing, the changes made, the probe''s last verdict')
             [CompletionResult]::new('recover', 'recover', [CompletionResultType]::ParameterValue, 'Reset the GPUs that a fatal fault left unhealthy: an Xid of `[health] fatal_xids` or a double-bit ECC error, as the health watch recorded it')
             [CompletionResult]::new('unit', 'unit', [CompletionResultType]::ParameterValue, 'Print, install or remove the boot unit that applies gpushare.toml at every boot')
             [CompletionResult]::new('sim', 'sim', [CompletionResultType]::ParameterValue, 'Simulated nodes: presets, the GPU models they can hold, a reboot')
@@ -141,7 +141,7 @@ Register-ArgumentCompleter -Native -CommandName 'gpushare' -ScriptBlock {
         }
         'gpushare;detect' {
             [CompletionResult]::new('--gpu', '--gpu', [CompletionResultType]::ParameterName, 'Only these GPUs: `all`, indexes `0,2`, ranges `0-3`, UUIDs or PCI bus ids')
-            [CompletionResult]::new('--host-root', '--host-root', [CompletionResultType]::ParameterName, 'Ask the kubelet under DIR which pods hold the devices (DIR/var/lib/kubelet/pod-resources/kubelet.sock); on a real node DIR is / unless given, on a simulated one the kubelet is asked only when it is given')
+            [CompletionResult]::new('--host-root', '--host-root', [CompletionResultType]::ParameterName, 'Ask the kubelet under DIR which pods hold the devices (DIR/var/lib/kubelet/pod-resources/kubelet.sock), and read whose each GPU process is (DIR/proc/PID/cgroup, DIR/var/log/pods); on a real node DIR is / unless given, on a simulated one both are read only when it is given')
             [CompletionResult]::new('--sim', '--sim', [CompletionResultType]::ParameterName, 'Use a simulated node: a preset name or a node file (TOML)')
             [CompletionResult]::new('--sim-state', '--sim-state', [CompletionResultType]::ParameterName, 'Keep the simulated node''s changes in FILE (loaded when it exists, each change kept as it is made)')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format of the data on stdout')
@@ -675,7 +675,7 @@ Register-ArgumentCompleter -Native -CommandName 'gpushare' -ScriptBlock {
             [CompletionResult]::new('--health-addr', '--health-addr', [CompletionResultType]::ParameterName, 'Serve the health endpoint (GET /healthz) and the node''s metrics (GET /metrics, as `gpushare metrics`) on this address')
             [CompletionResult]::new('--pause-timeout', '--pause-timeout', [CompletionResultType]::ParameterName, 'Seconds the paused GPU clients get to leave the node before the change is given up')
             [CompletionResult]::new('--retry', '--retry', [CompletionResultType]::ParameterName, 'Seconds before a failed run is tried again (bad layouts wait for a change instead)')
-            [CompletionResult]::new('--host-root', '--host-root', [CompletionResultType]::ParameterName, 'Ask the kubelet under DIR which pods hold which devices (DIR/var/lib/kubelet/pod-resources/kubelet.sock) [default: / on a real node; a simulated node asks only when it is given]')
+            [CompletionResult]::new('--host-root', '--host-root', [CompletionResultType]::ParameterName, 'Ask the kubelet under DIR which pods hold which devices (DIR/var/lib/kubelet/pod-resources/kubelet.sock), and read whose each GPU process is (DIR/proc/PID/cgroup; names from the API) [default: / on a real node; a simulated node reads them only when it is given]')
             [CompletionResult]::new('--publish-every', '--publish-every', [CompletionResultType]::ParameterName, 'Seconds between publications of the node''s MIG state for `gpushare controller` (on a node labelled gpushare.io/mig.on-demand=true; only a change is written)')
             [CompletionResult]::new('--sysfs-root', '--sysfs-root', [CompletionResultType]::ParameterName, 'Read and write sysfs and /proc under DIR instead of / (a fake tree, for tests and trials)')
             [CompletionResult]::new('--sim', '--sim', [CompletionResultType]::ParameterName, 'Use a simulated node: a preset name or a node file (TOML)')
@@ -753,7 +753,7 @@ Register-ArgumentCompleter -Native -CommandName 'gpushare' -ScriptBlock {
             [CompletionResult]::new('--listen', '--listen', [CompletionResultType]::ParameterName, 'Serve GET /metrics on this address until SIGTERM [default: print one scrape]')
             [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'The layout in force, for its time-slicing replicas [default: /etc/gpushare/gpushare.toml, under --state-root, when it exists]')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'The layout in force, for its time-slicing replicas [default: /etc/gpushare/gpushare.toml, under --state-root, when it exists]')
-            [CompletionResult]::new('--host-root', '--host-root', [CompletionResultType]::ParameterName, 'Ask the kubelet under DIR which pods hold the devices (DIR/var/lib/kubelet/pod-resources/kubelet.sock); on a real node DIR is / unless given, on a simulated one the kubelet is asked only when it is given')
+            [CompletionResult]::new('--host-root', '--host-root', [CompletionResultType]::ParameterName, 'Ask the kubelet under DIR which pods hold the devices (DIR/var/lib/kubelet/pod-resources/kubelet.sock), and read whose each GPU process is (DIR/proc/PID/cgroup, DIR/var/log/pods); on a real node DIR is / unless given, on a simulated one both are read only when it is given')
             [CompletionResult]::new('--sim', '--sim', [CompletionResultType]::ParameterName, 'Use a simulated node: a preset name or a node file (TOML)')
             [CompletionResult]::new('--sim-state', '--sim-state', [CompletionResultType]::ParameterName, 'Keep the simulated node''s changes in FILE (loaded when it exists, each change kept as it is made)')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format of the data on stdout')
@@ -839,6 +839,7 @@ Register-ArgumentCompleter -Native -CommandName 'gpushare' -ScriptBlock {
             [CompletionResult]::new('reboot', 'reboot', [CompletionResultType]::ParameterValue, 'Reboot the simulated node kept in --sim-state: pending MIG modes apply, instances and processes are gone')
             [CompletionResult]::new('xid', 'xid', [CompletionResultType]::ParameterValue, 'Raise an Xid error on a GPU of the node kept in --sim-state, as the driver reports one to the NVML clients that wait for events (gpushare, NVIDIA''s device plugin and DRA driver on the NVML stand-in)')
             [CompletionResult]::new('ecc', 'ecc', [CompletionResultType]::ParameterValue, 'Raise an ECC error (single-bit, or double-bit with --double-bit) the same way')
+            [CompletionResult]::new('process', 'process', [CompletionResultType]::ParameterValue, 'Start or end a GPU process of the node kept in --sim-state: every NVML client lists it as the driver would (a real process of this host, e.g. a container''s, by its host PID)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -932,12 +933,89 @@ Register-ArgumentCompleter -Native -CommandName 'gpushare' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'gpushare;sim;process' {
+            [CompletionResult]::new('--sim', '--sim', [CompletionResultType]::ParameterName, 'Use a simulated node: a preset name or a node file (TOML)')
+            [CompletionResult]::new('--sim-state', '--sim-state', [CompletionResultType]::ParameterName, 'Keep the simulated node''s changes in FILE (loaded when it exists, each change kept as it is made)')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format of the data on stdout')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour (NO_COLOR is honoured with `auto`)')
+            [CompletionResult]::new('--nvml-lib', '--nvml-lib', [CompletionResultType]::ParameterName, 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual')
+            [CompletionResult]::new('--state-root', '--state-root', [CompletionResultType]::ParameterName, 'Keep every state path (lock, journal, run dirs, written files) under DIR')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once')
+            [CompletionResult]::new('--jobs', '--jobs', [CompletionResultType]::ParameterName, 'How many GPUs a changing command changes at once (default: every GPU it changes; 1: one change after another, in plan order)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only data and errors (no progress or notes on stderr)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only data and errors (no progress or notes on stderr)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('start', 'start', [CompletionResultType]::ParameterValue, 'List PID as a process on a GPU or MIG device, using memory')
+            [CompletionResult]::new('end', 'end', [CompletionResultType]::ParameterValue, 'End the process PID: no GPU lists it any more')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'gpushare;sim;process;start' {
+            [CompletionResult]::new('--gpu', '--gpu', [CompletionResultType]::ParameterName, 'The GPU''s index')
+            [CompletionResult]::new('--mig-device', '--mig-device', [CompletionResultType]::ParameterName, 'On its MIG device GI:CI (GPU instance and compute instance ids, as `detect` shows them)')
+            [CompletionResult]::new('--pid', '--pid', [CompletionResultType]::ParameterName, 'Its host PID')
+            [CompletionResult]::new('--memory-mib', '--memory-mib', [CompletionResultType]::ParameterName, 'The memory it uses on the device, in MiB')
+            [CompletionResult]::new('--name', '--name', [CompletionResultType]::ParameterName, 'Its name; the PID''s own (`/proc/PID/comm`) when it runs here')
+            [CompletionResult]::new('--sim', '--sim', [CompletionResultType]::ParameterName, 'Use a simulated node: a preset name or a node file (TOML)')
+            [CompletionResult]::new('--sim-state', '--sim-state', [CompletionResultType]::ParameterName, 'Keep the simulated node''s changes in FILE (loaded when it exists, each change kept as it is made)')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format of the data on stdout')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour (NO_COLOR is honoured with `auto`)')
+            [CompletionResult]::new('--nvml-lib', '--nvml-lib', [CompletionResultType]::ParameterName, 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual')
+            [CompletionResult]::new('--state-root', '--state-root', [CompletionResultType]::ParameterName, 'Keep every state path (lock, journal, run dirs, written files) under DIR')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once')
+            [CompletionResult]::new('--jobs', '--jobs', [CompletionResultType]::ParameterName, 'How many GPUs a changing command changes at once (default: every GPU it changes; 1: one change after another, in plan order)')
+            [CompletionResult]::new('--mps-client', '--mps-client', [CompletionResultType]::ParameterName, 'Listed as a client of an MPS server (`nvidia-smi`''s `M+C`)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only data and errors (no progress or notes on stderr)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only data and errors (no progress or notes on stderr)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'gpushare;sim;process;end' {
+            [CompletionResult]::new('--pid', '--pid', [CompletionResultType]::ParameterName, 'Its host PID')
+            [CompletionResult]::new('--sim', '--sim', [CompletionResultType]::ParameterName, 'Use a simulated node: a preset name or a node file (TOML)')
+            [CompletionResult]::new('--sim-state', '--sim-state', [CompletionResultType]::ParameterName, 'Keep the simulated node''s changes in FILE (loaded when it exists, each change kept as it is made)')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format of the data on stdout')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour (NO_COLOR is honoured with `auto`)')
+            [CompletionResult]::new('--nvml-lib', '--nvml-lib', [CompletionResultType]::ParameterName, 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual')
+            [CompletionResult]::new('--state-root', '--state-root', [CompletionResultType]::ParameterName, 'Keep every state path (lock, journal, run dirs, written files) under DIR')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once')
+            [CompletionResult]::new('--jobs', '--jobs', [CompletionResultType]::ParameterName, 'How many GPUs a changing command changes at once (default: every GPU it changes; 1: one change after another, in plan order)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only data and errors (no progress or notes on stderr)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only data and errors (no progress or notes on stderr)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'gpushare;sim;process;help' {
+            [CompletionResult]::new('start', 'start', [CompletionResultType]::ParameterValue, 'List PID as a process on a GPU or MIG device, using memory')
+            [CompletionResult]::new('end', 'end', [CompletionResultType]::ParameterValue, 'End the process PID: no GPU lists it any more')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'gpushare;sim;process;help;start' {
+            break
+        }
+        'gpushare;sim;process;help;end' {
+            break
+        }
+        'gpushare;sim;process;help;help' {
+            break
+        }
         'gpushare;sim;help' {
             [CompletionResult]::new('presets', 'presets', [CompletionResultType]::ParameterValue, 'List the built-in simulated nodes')
             [CompletionResult]::new('models', 'models', [CompletionResultType]::ParameterValue, 'List the GPU models a node file may name')
             [CompletionResult]::new('reboot', 'reboot', [CompletionResultType]::ParameterValue, 'Reboot the simulated node kept in --sim-state: pending MIG modes apply, instances and processes are gone')
             [CompletionResult]::new('xid', 'xid', [CompletionResultType]::ParameterValue, 'Raise an Xid error on a GPU of the node kept in --sim-state, as the driver reports one to the NVML clients that wait for events (gpushare, NVIDIA''s device plugin and DRA driver on the NVML stand-in)')
             [CompletionResult]::new('ecc', 'ecc', [CompletionResultType]::ParameterValue, 'Raise an ECC error (single-bit, or double-bit with --double-bit) the same way')
+            [CompletionResult]::new('process', 'process', [CompletionResultType]::ParameterValue, 'Start or end a GPU process of the node kept in --sim-state: every NVML client lists it as the driver would (a real process of this host, e.g. a container''s, by its host PID)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -954,6 +1032,17 @@ Register-ArgumentCompleter -Native -CommandName 'gpushare' -ScriptBlock {
             break
         }
         'gpushare;sim;help;ecc' {
+            break
+        }
+        'gpushare;sim;help;process' {
+            [CompletionResult]::new('start', 'start', [CompletionResultType]::ParameterValue, 'List PID as a process on a GPU or MIG device, using memory')
+            [CompletionResult]::new('end', 'end', [CompletionResultType]::ParameterValue, 'End the process PID: no GPU lists it any more')
+            break
+        }
+        'gpushare;sim;help;process;start' {
+            break
+        }
+        'gpushare;sim;help;process;end' {
             break
         }
         'gpushare;sim;help;help' {
@@ -997,7 +1086,7 @@ Register-ArgumentCompleter -Native -CommandName 'gpushare' -ScriptBlock {
             [CompletionResult]::new('init', 'init', [CompletionResultType]::ParameterValue, 'Set up a bare node in one go: choose a layout, write gpushare.toml, apply it, write the cluster manifests, and check the result with the probe')
             [CompletionResult]::new('plan', 'plan', [CompletionResultType]::ParameterValue, 'Show what `apply` would change to bring the node to gpushare.toml (every mode)')
             [CompletionResult]::new('apply', 'apply', [CompletionResultType]::ParameterValue, 'Change the node to gpushare.toml: MIG, MPS, time-slicing and vGPU, in one plan')
-            [CompletionResult]::new('detect', 'detect', [CompletionResultType]::ParameterValue, 'Show the GPUs of this node: models, memory, MIG, compute mode, processes')
+            [CompletionResult]::new('detect', 'detect', [CompletionResultType]::ParameterValue, 'Show the GPUs of this node: models, memory, MIG, compute mode, processes and whose they are (pod and container, or host, from each process''s cgroup under --host-root)')
             [CompletionResult]::new('doctor', 'doctor', [CompletionResultType]::ParameterValue, 'Check that this node is ready to share its GPUs (driver, devices, runtime, CDI, blockers)')
             [CompletionResult]::new('mig', 'mig', [CompletionResultType]::ParameterValue, 'MIG: profiles, declarative layouts (gpushare.toml or mig-parted v1), safe incremental apply')
             [CompletionResult]::new('mps', 'mps', [CompletionResultType]::ParameterValue, 'MPS: several processes at once on a GPU or MIG device, with per-client limits')
@@ -1006,7 +1095,7 @@ Register-ArgumentCompleter -Native -CommandName 'gpushare' -ScriptBlock {
             [CompletionResult]::new('agent', 'agent', [CompletionResultType]::ParameterValue, 'Run as the node agent of a Kubernetes DaemonSet: apply the layout the node''s label names')
             [CompletionResult]::new('controller', 'controller', [CompletionResultType]::ParameterValue, 'MIG on demand for the cluster: reshape idle MIG capacity of the nodes labelled gpushare.io/mig.on-demand=true for pods that wait for `nvidia.com/mig-<profile>`, never touching an instance a pod holds, and give it back to each node''s own layout once no pod waits. One Deployment; replicas elect a leader with a Lease. It writes layouts in node annotations; each node''s agent applies them. Runs until SIGTERM')
             [CompletionResult]::new('probe', 'probe', [CompletionResultType]::ParameterValue, 'Measure memory, bandwidth and latency on every GPU, MIG device and MPS client, and check that each gives what it was promised')
-            [CompletionResult]::new('metrics', 'metrics', [CompletionResultType]::ParameterValue, 'The node''s metrics for Prometheus: GPUs and MIG devices (memory, processes, utilisation, the pod that holds each, health), MIG, MPS and time-slicing, the changes made, the probe''s last verdict')
+            [CompletionResult]::new('metrics', 'metrics', [CompletionResultType]::ParameterValue, 'The node''s metrics for Prometheus: GPUs and MIG devices (memory, processes, utilisation, the pod that holds each, the memory each pod''s containers use, health), MIG, MPS and time-slicing, the changes made, the probe''s last verdict')
             [CompletionResult]::new('recover', 'recover', [CompletionResultType]::ParameterValue, 'Reset the GPUs that a fatal fault left unhealthy: an Xid of `[health] fatal_xids` or a double-bit ECC error, as the health watch recorded it')
             [CompletionResult]::new('unit', 'unit', [CompletionResultType]::ParameterValue, 'Print, install or remove the boot unit that applies gpushare.toml at every boot')
             [CompletionResult]::new('sim', 'sim', [CompletionResultType]::ParameterValue, 'Simulated nodes: presets, the GPU models they can hold, a reboot')
@@ -1122,6 +1211,7 @@ Register-ArgumentCompleter -Native -CommandName 'gpushare' -ScriptBlock {
             [CompletionResult]::new('reboot', 'reboot', [CompletionResultType]::ParameterValue, 'Reboot the simulated node kept in --sim-state: pending MIG modes apply, instances and processes are gone')
             [CompletionResult]::new('xid', 'xid', [CompletionResultType]::ParameterValue, 'Raise an Xid error on a GPU of the node kept in --sim-state, as the driver reports one to the NVML clients that wait for events (gpushare, NVIDIA''s device plugin and DRA driver on the NVML stand-in)')
             [CompletionResult]::new('ecc', 'ecc', [CompletionResultType]::ParameterValue, 'Raise an ECC error (single-bit, or double-bit with --double-bit) the same way')
+            [CompletionResult]::new('process', 'process', [CompletionResultType]::ParameterValue, 'Start or end a GPU process of the node kept in --sim-state: every NVML client lists it as the driver would (a real process of this host, e.g. a container''s, by its host PID)')
             break
         }
         'gpushare;help;sim;presets' {
@@ -1137,6 +1227,17 @@ Register-ArgumentCompleter -Native -CommandName 'gpushare' -ScriptBlock {
             break
         }
         'gpushare;help;sim;ecc' {
+            break
+        }
+        'gpushare;help;sim;process' {
+            [CompletionResult]::new('start', 'start', [CompletionResultType]::ParameterValue, 'List PID as a process on a GPU or MIG device, using memory')
+            [CompletionResult]::new('end', 'end', [CompletionResultType]::ParameterValue, 'End the process PID: no GPU lists it any more')
+            break
+        }
+        'gpushare;help;sim;process;start' {
+            break
+        }
+        'gpushare;help;sim;process;end' {
             break
         }
         'gpushare;help;completions' {

@@ -166,11 +166,20 @@ _gpushare() {
             gpushare__subcmd__help__subcmd__sim,presets)
                 cmd="gpushare__subcmd__help__subcmd__sim__subcmd__presets"
                 ;;
+            gpushare__subcmd__help__subcmd__sim,process)
+                cmd="gpushare__subcmd__help__subcmd__sim__subcmd__process"
+                ;;
             gpushare__subcmd__help__subcmd__sim,reboot)
                 cmd="gpushare__subcmd__help__subcmd__sim__subcmd__reboot"
                 ;;
             gpushare__subcmd__help__subcmd__sim,xid)
                 cmd="gpushare__subcmd__help__subcmd__sim__subcmd__xid"
+                ;;
+            gpushare__subcmd__help__subcmd__sim__subcmd__process,end)
+                cmd="gpushare__subcmd__help__subcmd__sim__subcmd__process__subcmd__end"
+                ;;
+            gpushare__subcmd__help__subcmd__sim__subcmd__process,start)
+                cmd="gpushare__subcmd__help__subcmd__sim__subcmd__process__subcmd__start"
                 ;;
             gpushare__subcmd__help__subcmd__vgpu,apply)
                 cmd="gpushare__subcmd__help__subcmd__vgpu__subcmd__apply"
@@ -265,6 +274,9 @@ _gpushare() {
             gpushare__subcmd__sim,presets)
                 cmd="gpushare__subcmd__sim__subcmd__presets"
                 ;;
+            gpushare__subcmd__sim,process)
+                cmd="gpushare__subcmd__sim__subcmd__process"
+                ;;
             gpushare__subcmd__sim,reboot)
                 cmd="gpushare__subcmd__sim__subcmd__reboot"
                 ;;
@@ -283,11 +295,38 @@ _gpushare() {
             gpushare__subcmd__sim__subcmd__help,presets)
                 cmd="gpushare__subcmd__sim__subcmd__help__subcmd__presets"
                 ;;
+            gpushare__subcmd__sim__subcmd__help,process)
+                cmd="gpushare__subcmd__sim__subcmd__help__subcmd__process"
+                ;;
             gpushare__subcmd__sim__subcmd__help,reboot)
                 cmd="gpushare__subcmd__sim__subcmd__help__subcmd__reboot"
                 ;;
             gpushare__subcmd__sim__subcmd__help,xid)
                 cmd="gpushare__subcmd__sim__subcmd__help__subcmd__xid"
+                ;;
+            gpushare__subcmd__sim__subcmd__help__subcmd__process,end)
+                cmd="gpushare__subcmd__sim__subcmd__help__subcmd__process__subcmd__end"
+                ;;
+            gpushare__subcmd__sim__subcmd__help__subcmd__process,start)
+                cmd="gpushare__subcmd__sim__subcmd__help__subcmd__process__subcmd__start"
+                ;;
+            gpushare__subcmd__sim__subcmd__process,end)
+                cmd="gpushare__subcmd__sim__subcmd__process__subcmd__end"
+                ;;
+            gpushare__subcmd__sim__subcmd__process,help)
+                cmd="gpushare__subcmd__sim__subcmd__process__subcmd__help"
+                ;;
+            gpushare__subcmd__sim__subcmd__process,start)
+                cmd="gpushare__subcmd__sim__subcmd__process__subcmd__start"
+                ;;
+            gpushare__subcmd__sim__subcmd__process__subcmd__help,end)
+                cmd="gpushare__subcmd__sim__subcmd__process__subcmd__help__subcmd__end"
+                ;;
+            gpushare__subcmd__sim__subcmd__process__subcmd__help,help)
+                cmd="gpushare__subcmd__sim__subcmd__process__subcmd__help__subcmd__help"
+                ;;
+            gpushare__subcmd__sim__subcmd__process__subcmd__help,start)
+                cmd="gpushare__subcmd__sim__subcmd__process__subcmd__help__subcmd__start"
                 ;;
             gpushare__subcmd__vgpu,apply)
                 cmd="gpushare__subcmd__vgpu__subcmd__apply"
@@ -1134,7 +1173,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__help__subcmd__sim)
-            opts="presets models reboot xid ecc"
+            opts="presets models reboot xid ecc process"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1178,6 +1217,48 @@ _gpushare() {
         gpushare__subcmd__help__subcmd__sim__subcmd__presets)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gpushare__subcmd__help__subcmd__sim__subcmd__process)
+            opts="start end"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gpushare__subcmd__help__subcmd__sim__subcmd__process__subcmd__end)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gpushare__subcmd__help__subcmd__sim__subcmd__process__subcmd__start)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -2658,7 +2739,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__sim)
-            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version presets models reboot xid ecc help"
+            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version presets models reboot xid ecc process help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2758,7 +2839,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__sim__subcmd__help)
-            opts="presets models reboot xid ecc help"
+            opts="presets models reboot xid ecc process help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2816,6 +2897,48 @@ _gpushare() {
         gpushare__subcmd__sim__subcmd__help__subcmd__presets)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gpushare__subcmd__sim__subcmd__help__subcmd__process)
+            opts="start end"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gpushare__subcmd__sim__subcmd__help__subcmd__process__subcmd__end)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gpushare__subcmd__sim__subcmd__help__subcmd__process__subcmd__start)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -2908,6 +3031,224 @@ _gpushare() {
                 return 0
             fi
             case "${prev}" in
+                --sim)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sim-state)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "table json yaml" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --nvml-lib)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --state-root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --jobs)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gpushare__subcmd__sim__subcmd__process)
+            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version start end help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --sim)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sim-state)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "table json yaml" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --nvml-lib)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --state-root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --jobs)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gpushare__subcmd__sim__subcmd__process__subcmd__end)
+            opts="-q -h -V --pid --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --pid)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sim)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sim-state)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "table json yaml" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --nvml-lib)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --state-root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --jobs)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gpushare__subcmd__sim__subcmd__process__subcmd__help)
+            opts="start end help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gpushare__subcmd__sim__subcmd__process__subcmd__help__subcmd__end)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gpushare__subcmd__sim__subcmd__process__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gpushare__subcmd__sim__subcmd__process__subcmd__help__subcmd__start)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gpushare__subcmd__sim__subcmd__process__subcmd__start)
+            opts="-q -h -V --gpu --mig-device --pid --memory-mib --name --mps-client --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --gpu)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mig-device)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --pid)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --memory-mib)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --name)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --sim)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

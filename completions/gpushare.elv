@@ -35,7 +35,7 @@ set edit:completion:arg-completer[gpushare] = {|@words|
             cand init 'Set up a bare node in one go: choose a layout, write gpushare.toml, apply it, write the cluster manifests, and check the result with the probe'
             cand plan 'Show what `apply` would change to bring the node to gpushare.toml (every mode)'
             cand apply 'Change the node to gpushare.toml: MIG, MPS, time-slicing and vGPU, in one plan'
-            cand detect 'Show the GPUs of this node: models, memory, MIG, compute mode, processes'
+            cand detect 'Show the GPUs of this node: models, memory, MIG, compute mode, processes and whose they are (pod and container, or host, from each process''s cgroup under --host-root)'
             cand doctor 'Check that this node is ready to share its GPUs (driver, devices, runtime, CDI, blockers)'
             cand mig 'MIG: profiles, declarative layouts (gpushare.toml or mig-parted v1), safe incremental apply'
             cand mps 'MPS: several processes at once on a GPU or MIG device, with per-client limits'
@@ -44,7 +44,7 @@ set edit:completion:arg-completer[gpushare] = {|@words|
             cand agent 'Run as the node agent of a Kubernetes DaemonSet: apply the layout the node''s label names'
             cand controller 'MIG on demand for the cluster: reshape idle MIG capacity of the nodes labelled gpushare.io/mig.on-demand=true for pods that wait for `nvidia.com/mig-<profile>`, never touching an instance a pod holds, and give it back to each node''s own layout once no pod waits. One Deployment; replicas elect a leader with a Lease. It writes layouts in node annotations; each node''s agent applies them. Runs until SIGTERM'
             cand probe 'Measure memory, bandwidth and latency on every GPU, MIG device and MPS client, and check that each gives what it was promised'
-            cand metrics 'The node''s metrics for Prometheus: GPUs and MIG devices (memory, processes, utilisation, the pod that holds each, health), MIG, MPS and time-slicing, the changes made, the probe''s last verdict'
+            cand metrics 'The node''s metrics for Prometheus: GPUs and MIG devices (memory, processes, utilisation, the pod that holds each, the memory each pod''s containers use, health), MIG, MPS and time-slicing, the changes made, the probe''s last verdict'
             cand recover 'Reset the GPUs that a fatal fault left unhealthy: an Xid of `[health] fatal_xids` or a double-bit ECC error, as the health watch recorded it'
             cand unit 'Print, install or remove the boot unit that applies gpushare.toml at every boot'
             cand sim 'Simulated nodes: presets, the GPU models they can hold, a reboot'
@@ -134,7 +134,7 @@ set edit:completion:arg-completer[gpushare] = {|@words|
         }
         &'gpushare;detect'= {
             cand --gpu 'Only these GPUs: `all`, indexes `0,2`, ranges `0-3`, UUIDs or PCI bus ids'
-            cand --host-root 'Ask the kubelet under DIR which pods hold the devices (DIR/var/lib/kubelet/pod-resources/kubelet.sock); on a real node DIR is / unless given, on a simulated one the kubelet is asked only when it is given'
+            cand --host-root 'Ask the kubelet under DIR which pods hold the devices (DIR/var/lib/kubelet/pod-resources/kubelet.sock), and read whose each GPU process is (DIR/proc/PID/cgroup, DIR/var/log/pods); on a real node DIR is / unless given, on a simulated one both are read only when it is given'
             cand --sim 'Use a simulated node: a preset name or a node file (TOML)'
             cand --sim-state 'Keep the simulated node''s changes in FILE (loaded when it exists, each change kept as it is made)'
             cand --format 'Output format of the data on stdout'
@@ -628,7 +628,7 @@ set edit:completion:arg-completer[gpushare] = {|@words|
             cand --health-addr 'Serve the health endpoint (GET /healthz) and the node''s metrics (GET /metrics, as `gpushare metrics`) on this address'
             cand --pause-timeout 'Seconds the paused GPU clients get to leave the node before the change is given up'
             cand --retry 'Seconds before a failed run is tried again (bad layouts wait for a change instead)'
-            cand --host-root 'Ask the kubelet under DIR which pods hold which devices (DIR/var/lib/kubelet/pod-resources/kubelet.sock) [default: / on a real node; a simulated node asks only when it is given]'
+            cand --host-root 'Ask the kubelet under DIR which pods hold which devices (DIR/var/lib/kubelet/pod-resources/kubelet.sock), and read whose each GPU process is (DIR/proc/PID/cgroup; names from the API) [default: / on a real node; a simulated node reads them only when it is given]'
             cand --publish-every 'Seconds between publications of the node''s MIG state for `gpushare controller` (on a node labelled gpushare.io/mig.on-demand=true; only a change is written)'
             cand --sysfs-root 'Read and write sysfs and /proc under DIR instead of / (a fake tree, for tests and trials)'
             cand --sim 'Use a simulated node: a preset name or a node file (TOML)'
@@ -703,7 +703,7 @@ set edit:completion:arg-completer[gpushare] = {|@words|
             cand --listen 'Serve GET /metrics on this address until SIGTERM [default: print one scrape]'
             cand -c 'The layout in force, for its time-slicing replicas [default: /etc/gpushare/gpushare.toml, under --state-root, when it exists]'
             cand --config 'The layout in force, for its time-slicing replicas [default: /etc/gpushare/gpushare.toml, under --state-root, when it exists]'
-            cand --host-root 'Ask the kubelet under DIR which pods hold the devices (DIR/var/lib/kubelet/pod-resources/kubelet.sock); on a real node DIR is / unless given, on a simulated one the kubelet is asked only when it is given'
+            cand --host-root 'Ask the kubelet under DIR which pods hold the devices (DIR/var/lib/kubelet/pod-resources/kubelet.sock), and read whose each GPU process is (DIR/proc/PID/cgroup, DIR/var/log/pods); on a real node DIR is / unless given, on a simulated one both are read only when it is given'
             cand --sim 'Use a simulated node: a preset name or a node file (TOML)'
             cand --sim-state 'Keep the simulated node''s changes in FILE (loaded when it exists, each change kept as it is made)'
             cand --format 'Output format of the data on stdout'
@@ -786,6 +786,7 @@ set edit:completion:arg-completer[gpushare] = {|@words|
             cand reboot 'Reboot the simulated node kept in --sim-state: pending MIG modes apply, instances and processes are gone'
             cand xid 'Raise an Xid error on a GPU of the node kept in --sim-state, as the driver reports one to the NVML clients that wait for events (gpushare, NVIDIA''s device plugin and DRA driver on the NVML stand-in)'
             cand ecc 'Raise an ECC error (single-bit, or double-bit with --double-bit) the same way'
+            cand process 'Start or end a GPU process of the node kept in --sim-state: every NVML client lists it as the driver would (a real process of this host, e.g. a container''s, by its host PID)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'gpushare;sim;presets'= {
@@ -873,12 +874,82 @@ set edit:completion:arg-completer[gpushare] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'gpushare;sim;process'= {
+            cand --sim 'Use a simulated node: a preset name or a node file (TOML)'
+            cand --sim-state 'Keep the simulated node''s changes in FILE (loaded when it exists, each change kept as it is made)'
+            cand --format 'Output format of the data on stdout'
+            cand --color 'When to use colour (NO_COLOR is honoured with `auto`)'
+            cand --nvml-lib 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual'
+            cand --state-root 'Keep every state path (lock, journal, run dirs, written files) under DIR'
+            cand --lock-timeout 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once'
+            cand --jobs 'How many GPUs a changing command changes at once (default: every GPU it changes; 1: one change after another, in plan order)'
+            cand -q 'Print only data and errors (no progress or notes on stderr)'
+            cand --quiet 'Print only data and errors (no progress or notes on stderr)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand start 'List PID as a process on a GPU or MIG device, using memory'
+            cand end 'End the process PID: no GPU lists it any more'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'gpushare;sim;process;start'= {
+            cand --gpu 'The GPU''s index'
+            cand --mig-device 'On its MIG device GI:CI (GPU instance and compute instance ids, as `detect` shows them)'
+            cand --pid 'Its host PID'
+            cand --memory-mib 'The memory it uses on the device, in MiB'
+            cand --name 'Its name; the PID''s own (`/proc/PID/comm`) when it runs here'
+            cand --sim 'Use a simulated node: a preset name or a node file (TOML)'
+            cand --sim-state 'Keep the simulated node''s changes in FILE (loaded when it exists, each change kept as it is made)'
+            cand --format 'Output format of the data on stdout'
+            cand --color 'When to use colour (NO_COLOR is honoured with `auto`)'
+            cand --nvml-lib 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual'
+            cand --state-root 'Keep every state path (lock, journal, run dirs, written files) under DIR'
+            cand --lock-timeout 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once'
+            cand --jobs 'How many GPUs a changing command changes at once (default: every GPU it changes; 1: one change after another, in plan order)'
+            cand --mps-client 'Listed as a client of an MPS server (`nvidia-smi`''s `M+C`)'
+            cand -q 'Print only data and errors (no progress or notes on stderr)'
+            cand --quiet 'Print only data and errors (no progress or notes on stderr)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'gpushare;sim;process;end'= {
+            cand --pid 'Its host PID'
+            cand --sim 'Use a simulated node: a preset name or a node file (TOML)'
+            cand --sim-state 'Keep the simulated node''s changes in FILE (loaded when it exists, each change kept as it is made)'
+            cand --format 'Output format of the data on stdout'
+            cand --color 'When to use colour (NO_COLOR is honoured with `auto`)'
+            cand --nvml-lib 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual'
+            cand --state-root 'Keep every state path (lock, journal, run dirs, written files) under DIR'
+            cand --lock-timeout 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once'
+            cand --jobs 'How many GPUs a changing command changes at once (default: every GPU it changes; 1: one change after another, in plan order)'
+            cand -q 'Print only data and errors (no progress or notes on stderr)'
+            cand --quiet 'Print only data and errors (no progress or notes on stderr)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'gpushare;sim;process;help'= {
+            cand start 'List PID as a process on a GPU or MIG device, using memory'
+            cand end 'End the process PID: no GPU lists it any more'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'gpushare;sim;process;help;start'= {
+        }
+        &'gpushare;sim;process;help;end'= {
+        }
+        &'gpushare;sim;process;help;help'= {
+        }
         &'gpushare;sim;help'= {
             cand presets 'List the built-in simulated nodes'
             cand models 'List the GPU models a node file may name'
             cand reboot 'Reboot the simulated node kept in --sim-state: pending MIG modes apply, instances and processes are gone'
             cand xid 'Raise an Xid error on a GPU of the node kept in --sim-state, as the driver reports one to the NVML clients that wait for events (gpushare, NVIDIA''s device plugin and DRA driver on the NVML stand-in)'
             cand ecc 'Raise an ECC error (single-bit, or double-bit with --double-bit) the same way'
+            cand process 'Start or end a GPU process of the node kept in --sim-state: every NVML client lists it as the driver would (a real process of this host, e.g. a container''s, by its host PID)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'gpushare;sim;help;presets'= {
@@ -890,6 +961,14 @@ set edit:completion:arg-completer[gpushare] = {|@words|
         &'gpushare;sim;help;xid'= {
         }
         &'gpushare;sim;help;ecc'= {
+        }
+        &'gpushare;sim;help;process'= {
+            cand start 'List PID as a process on a GPU or MIG device, using memory'
+            cand end 'End the process PID: no GPU lists it any more'
+        }
+        &'gpushare;sim;help;process;start'= {
+        }
+        &'gpushare;sim;help;process;end'= {
         }
         &'gpushare;sim;help;help'= {
         }
@@ -929,7 +1008,7 @@ set edit:completion:arg-completer[gpushare] = {|@words|
             cand init 'Set up a bare node in one go: choose a layout, write gpushare.toml, apply it, write the cluster manifests, and check the result with the probe'
             cand plan 'Show what `apply` would change to bring the node to gpushare.toml (every mode)'
             cand apply 'Change the node to gpushare.toml: MIG, MPS, time-slicing and vGPU, in one plan'
-            cand detect 'Show the GPUs of this node: models, memory, MIG, compute mode, processes'
+            cand detect 'Show the GPUs of this node: models, memory, MIG, compute mode, processes and whose they are (pod and container, or host, from each process''s cgroup under --host-root)'
             cand doctor 'Check that this node is ready to share its GPUs (driver, devices, runtime, CDI, blockers)'
             cand mig 'MIG: profiles, declarative layouts (gpushare.toml or mig-parted v1), safe incremental apply'
             cand mps 'MPS: several processes at once on a GPU or MIG device, with per-client limits'
@@ -938,7 +1017,7 @@ set edit:completion:arg-completer[gpushare] = {|@words|
             cand agent 'Run as the node agent of a Kubernetes DaemonSet: apply the layout the node''s label names'
             cand controller 'MIG on demand for the cluster: reshape idle MIG capacity of the nodes labelled gpushare.io/mig.on-demand=true for pods that wait for `nvidia.com/mig-<profile>`, never touching an instance a pod holds, and give it back to each node''s own layout once no pod waits. One Deployment; replicas elect a leader with a Lease. It writes layouts in node annotations; each node''s agent applies them. Runs until SIGTERM'
             cand probe 'Measure memory, bandwidth and latency on every GPU, MIG device and MPS client, and check that each gives what it was promised'
-            cand metrics 'The node''s metrics for Prometheus: GPUs and MIG devices (memory, processes, utilisation, the pod that holds each, health), MIG, MPS and time-slicing, the changes made, the probe''s last verdict'
+            cand metrics 'The node''s metrics for Prometheus: GPUs and MIG devices (memory, processes, utilisation, the pod that holds each, the memory each pod''s containers use, health), MIG, MPS and time-slicing, the changes made, the probe''s last verdict'
             cand recover 'Reset the GPUs that a fatal fault left unhealthy: an Xid of `[health] fatal_xids` or a double-bit ECC error, as the health watch recorded it'
             cand unit 'Print, install or remove the boot unit that applies gpushare.toml at every boot'
             cand sim 'Simulated nodes: presets, the GPU models they can hold, a reboot'
@@ -1024,6 +1103,7 @@ set edit:completion:arg-completer[gpushare] = {|@words|
             cand reboot 'Reboot the simulated node kept in --sim-state: pending MIG modes apply, instances and processes are gone'
             cand xid 'Raise an Xid error on a GPU of the node kept in --sim-state, as the driver reports one to the NVML clients that wait for events (gpushare, NVIDIA''s device plugin and DRA driver on the NVML stand-in)'
             cand ecc 'Raise an ECC error (single-bit, or double-bit with --double-bit) the same way'
+            cand process 'Start or end a GPU process of the node kept in --sim-state: every NVML client lists it as the driver would (a real process of this host, e.g. a container''s, by its host PID)'
         }
         &'gpushare;help;sim;presets'= {
         }
@@ -1034,6 +1114,14 @@ set edit:completion:arg-completer[gpushare] = {|@words|
         &'gpushare;help;sim;xid'= {
         }
         &'gpushare;help;sim;ecc'= {
+        }
+        &'gpushare;help;sim;process'= {
+            cand start 'List PID as a process on a GPU or MIG device, using memory'
+            cand end 'End the process PID: no GPU lists it any more'
+        }
+        &'gpushare;help;sim;process;start'= {
+        }
+        &'gpushare;help;sim;process;end'= {
         }
         &'gpushare;help;completions'= {
         }

@@ -97,7 +97,8 @@ pub(crate) enum Command {
     /// --yes.
     Apply(ApplyArgs),
 
-    /// Show the GPUs of this node: models, memory, MIG, compute mode, processes
+    /// Show the GPUs of this node: models, memory, MIG, compute mode, processes and whose they
+    /// are (pod and container, or host, from each process's cgroup under --host-root)
     Detect(DetectArgs),
 
     /// Check that this node is ready to share its GPUs (driver, devices, runtime, CDI, blockers)
@@ -155,8 +156,8 @@ pub(crate) enum Command {
     Probe(ProbeArgs),
 
     /// The node's metrics for Prometheus: GPUs and MIG devices (memory, processes, utilisation,
-    /// the pod that holds each, health), MIG, MPS and time-slicing, the changes made, the probe's
-    /// last verdict
+    /// the pod that holds each, the memory each pod's containers use, health), MIG, MPS and
+    /// time-slicing, the changes made, the probe's last verdict
     ///
     /// With --listen, serves GET /metrics until SIGTERM, on a node without Kubernetes (`gpushare
     /// unit --metrics` installs it as a service; the node agent serves the same on its health
@@ -442,8 +443,9 @@ pub(crate) struct AgentArgs {
     pub retry: u64,
 
     /// Ask the kubelet under DIR which pods hold which devices
-    /// (DIR/var/lib/kubelet/pod-resources/kubelet.sock) [default: / on a real node; a simulated
-    /// node asks only when it is given]
+    /// (DIR/var/lib/kubelet/pod-resources/kubelet.sock), and read whose each GPU process is
+    /// (DIR/proc/PID/cgroup; names from the API) [default: / on a real node; a simulated node
+    /// reads them only when it is given]
     #[arg(long, value_name = "DIR")]
     pub host_root: Option<PathBuf>,
 
@@ -587,8 +589,9 @@ pub(crate) struct MetricsArgs {
     pub config: Option<PathBuf>,
 
     /// Ask the kubelet under DIR which pods hold the devices
-    /// (DIR/var/lib/kubelet/pod-resources/kubelet.sock); on a real node DIR is / unless given,
-    /// on a simulated one the kubelet is asked only when it is given
+    /// (DIR/var/lib/kubelet/pod-resources/kubelet.sock), and read whose each GPU process is
+    /// (DIR/proc/PID/cgroup, DIR/var/log/pods); on a real node DIR is / unless given, on a
+    /// simulated one both are read only when it is given
     #[arg(long, value_name = "DIR")]
     pub host_root: Option<PathBuf>,
 
@@ -651,8 +654,9 @@ pub(crate) struct DetectArgs {
     pub gpu: GpuSelector,
 
     /// Ask the kubelet under DIR which pods hold the devices
-    /// (DIR/var/lib/kubelet/pod-resources/kubelet.sock); on a real node DIR is / unless given,
-    /// on a simulated one the kubelet is asked only when it is given
+    /// (DIR/var/lib/kubelet/pod-resources/kubelet.sock), and read whose each GPU process is
+    /// (DIR/proc/PID/cgroup, DIR/var/log/pods); on a real node DIR is / unless given, on a
+    /// simulated one both are read only when it is given
     #[arg(long, value_name = "DIR")]
     pub host_root: Option<PathBuf>,
 }
@@ -685,6 +689,40 @@ pub(crate) enum SimCommand {
         #[arg(long)]
         double_bit: bool,
     },
+    /// Start or end a GPU process of the node kept in --sim-state: every NVML client lists it as
+    /// the driver would (a real process of this host, e.g. a container's, by its host PID)
+    #[command(subcommand)]
+    Process(SimProcessCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum SimProcessCommand {
+    /// List PID as a process on a GPU or MIG device, using memory
+    Start(SimProcessArgs),
+    /// End the process PID: no GPU lists it any more
+    End {
+        /// Its host PID
+        #[arg(long)]
+        pid: u32,
+    },
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct SimProcessArgs {
+    #[command(flatten)]
+    pub on: SimEventTarget,
+    /// Its host PID
+    #[arg(long)]
+    pub pid: u32,
+    /// The memory it uses on the device, in MiB
+    #[arg(long, value_name = "MIB")]
+    pub memory_mib: u64,
+    /// Its name; the PID's own (`/proc/PID/comm`) when it runs here
+    #[arg(long)]
+    pub name: Option<String>,
+    /// Listed as a client of an MPS server (`nvidia-smi`'s `M+C`)
+    #[arg(long)]
+    pub mps_client: bool,
 }
 
 #[derive(Debug, Args)]

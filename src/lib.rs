@@ -75,6 +75,7 @@ mod mps;
 pub mod node;
 pub mod on_demand;
 pub mod output;
+mod owners;
 mod paths;
 pub mod pipeline;
 mod plan;

@@ -38,7 +38,8 @@ use crate::error::{Error, Exit, Result};
 use crate::gpu_health::listener::Listener;
 use crate::health::Health;
 use crate::kube_api::link::Link;
-use crate::metrics::{Collector, Sources};
+use crate::metrics::{Collector, SharedPodNames, Sources};
+use crate::owners::names::PodNames;
 use crate::pipeline::signals::Trap;
 use cluster::{Cluster, Wake};
 use layouts::ConfigMapRef;
@@ -69,12 +70,14 @@ pub(crate) fn run(ctx: &mut Context, args: &AgentArgs) -> Result<Exit> {
     let health = Arc::new(Health::new(&node));
     let pod_resources_root =
         crate::pod_resources::host_root(args.host_root.as_deref(), ctx.simulated());
+    let pod_names: SharedPodNames = Arc::default();
     let metrics = Arc::new(Collector::new(Sources {
         backend: ctx.backend_options.clone(),
         paths: ctx.paths.clone(),
         pod_resources_root: pod_resources_root.clone(),
         config: None,
         agent: Some(health.clone()),
+        pod_names: Some(pod_names.clone()),
     }));
     let addr = crate::endpoint::serve(
         args.health_addr,
@@ -132,6 +135,12 @@ pub(crate) fn run(ctx: &mut Context, args: &AgentArgs) -> Result<Exit> {
         Some(&listener),
     );
     health.update(|s| s.state = "watching".into());
+    let name_pods = || {
+        if let Ok(pods) = cluster.pods_on_node() {
+            *pod_names.lock().unwrap_or_else(|p| p.into_inner()) = Some(PodNames::from_pods(&pods));
+        }
+    };
+    name_pods();
     let stopped = loop {
         health.turn();
         if let Some(signal) = trap.received() {
@@ -146,6 +155,9 @@ pub(crate) fn run(ctx: &mut Context, args: &AgentArgs) -> Result<Exit> {
                     agent.pass();
                 } else if wakes.contains(&Wake::Pods) {
                     agent.pods_changed();
+                }
+                if wakes.contains(&Wake::Pods) {
+                    name_pods();
                 }
                 if wakes.contains(&Wake::Health) {
                     agent.look_at_health();

@@ -6,8 +6,9 @@ use crate::clock::unix_now;
 use crate::error::{Exit, Result};
 use crate::gpu_health::NodeHealth;
 use crate::gpu_health::verdict::GpuHealth;
-use crate::node::{ComputeMode, Gpu, MigState, Node, VgpuHostMode};
+use crate::node::{ComputeMode, Gpu, MigState, Node, Owner, ProcessKind, VgpuHostMode};
 use crate::output::{Output, Style, table};
+use crate::owners::OwnerReader;
 use crate::pod_resources::{self, Holders, PodDevice};
 use serde::Serialize;
 
@@ -87,6 +88,7 @@ pub(super) fn run(ctx: &mut Context, args: &DetectArgs) -> Result<Exit> {
         })
         .collect();
     let root = pod_resources::host_root(args.host_root.as_deref(), ctx.simulated());
+    attribute(ctx, &mut node, root.as_deref());
     let pods = match root.map(|r| pod_resources::read(&node, &r)) {
         None => None,
         Some(Holders::Known(held)) => Some(
@@ -149,6 +151,34 @@ pub(super) fn run(ctx: &mut Context, args: &DetectArgs) -> Result<Exit> {
         ));
     }
     Ok(Exit::Ok)
+}
+
+/// Each process's pod and container, or `host`, from the host under `root`; on a simulated node
+/// without `--host-root` the PIDs are not this host's, and their owners stay unknown.
+fn attribute(ctx: &Context, node: &mut Node, root: Option<&std::path::Path>) {
+    let any = node
+        .gpus
+        .iter()
+        .any(|g| g.processes.as_ref().is_some_and(|p| !p.is_empty()));
+    if !any {
+        return;
+    }
+    let Some(root) = root else {
+        ctx.out.note(
+            "whose the processes are is unknown: a simulated node's PIDs are read on a host only with --host-root",
+        );
+        return;
+    };
+    let reader = OwnerReader::with_kubelet_logs(root);
+    reader.attribute(node);
+    let unnamed = node
+        .gpus
+        .iter()
+        .flat_map(|g| g.processes.iter().flatten())
+        .any(|p| matches!(&p.owner, Some(Owner::Pod(p)) if p.pod.is_none()));
+    if let Some(why) = reader.names_unknown.filter(|_| unnamed) {
+        ctx.out.note(why);
+    }
 }
 
 /// A value, or `?` when the driver did not say.
@@ -259,9 +289,16 @@ fn render(out: &Output, detected: &Detected) -> String {
                     g.index.to_string(),
                     p.pid.to_string(),
                     p.name.clone(),
+                    match p.kind {
+                        ProcessKind::Compute => "C".into(),
+                        ProcessKind::MpsClient => "M+C".into(),
+                    },
                     p.used_memory_mib
                         .map_or_else(|| "?".to_string(), |m| format!("{m} MiB")),
                     place,
+                    p.owner
+                        .as_ref()
+                        .map_or_else(|| "?".to_string(), Owner::describe),
                 ]
             })
         })
@@ -269,7 +306,7 @@ fn render(out: &Output, detected: &Detected) -> String {
     if !processes.is_empty() {
         s.push('\n');
         s.push_str(&table(
-            &["GPU", "PID", "PROCESS", "MEMORY", "ON"],
+            &["GPU", "PID", "PROCESS", "TYPE", "MEMORY", "ON", "OWNER"],
             processes,
         ));
     }

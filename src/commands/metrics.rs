@@ -27,6 +27,7 @@ pub(super) fn run(ctx: &mut Context, args: &MetricsArgs) -> Result<Exit> {
                 .unwrap_or_else(|| ctx.paths.etc_dir().join("gpushare.toml")),
         ),
         agent: None,
+        pod_names: None,
     });
     let collector = Arc::new(collector.with_backend(ctx.shared_backend()?));
     let Some(addr) = args.listen else {

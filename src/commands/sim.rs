@@ -4,8 +4,10 @@ use crate::Context;
 use crate::backend::sim::SimBackend;
 use crate::backend::sim::events::EventKind;
 use crate::backend::sim::node_file::preset_summaries;
-use crate::cli::{SimCommand, SimEventTarget};
+use crate::backend::sim::processes::NewProcess;
+use crate::cli::{SimCommand, SimEventTarget, SimProcessArgs, SimProcessCommand};
 use crate::error::{Exit, Result};
+use crate::node::ProcessKind;
 use crate::node::catalog::catalog;
 use crate::output::table;
 use serde::Serialize;
@@ -109,8 +111,51 @@ pub(super) fn run(ctx: &mut Context, cmd: &SimCommand) -> Result<Exit> {
             };
             raise(ctx, on, kind, 0)?
         }
+        SimCommand::Process(SimProcessCommand::Start(a)) => start_process(ctx, a)?,
+        SimCommand::Process(SimProcessCommand::End { pid }) => {
+            let sim = kept_node(ctx, "process end")?;
+            sim.end_process(*pid).map_err(|e| {
+                crate::error::Error::usage(format!("no process ended: {}", e.detail))
+            })?;
+            ctx.out.note(format!("process {pid} ended"));
+        }
     }
     Ok(Exit::Ok)
+}
+
+/// List a process on the kept node.
+fn start_process(ctx: &mut Context, a: &SimProcessArgs) -> Result<()> {
+    let sim = kept_node(ctx, "process start")?;
+    let name = match &a.name {
+        Some(name) => name.clone(),
+        None => crate::fsutil::read_host(std::path::Path::new(&format!("/proc/{}/comm", a.pid)))
+            .ok()
+            .flatten()
+            .map(|n| n.trim().to_string())
+            .ok_or_else(|| {
+                crate::error::Error::usage(format!("no process {} runs here to name", a.pid))
+                    .with_hint("give its name with --name")
+            })?,
+    };
+    let p = NewProcess {
+        gpu: a.on.gpu,
+        pid: a.pid,
+        name,
+        used_memory_mib: a.memory_mib,
+        mig_device: a.on.mig_device,
+        kind: if a.mps_client {
+            ProcessKind::MpsClient
+        } else {
+            ProcessKind::Compute
+        },
+    };
+    sim.start_process(p)
+        .map_err(|e| crate::error::Error::usage(format!("no process started: {}", e.detail)))?;
+    ctx.out.note(format!(
+        "GPU {} lists process {} ({} MiB)",
+        a.on.gpu, a.pid, a.memory_mib
+    ));
+    Ok(())
 }
 
 /// The simulated node kept in --sim-state: a reboot or an event only means something there.

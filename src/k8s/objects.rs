@@ -169,12 +169,12 @@ pub(crate) fn unless_paused(component: &str) -> Affinity {
     }
 }
 
-/// Whether `name` is a DNS-1123 label (namespaces, most object names).
 /// A DNS-1123 subdomain (a Node's name): at most 253 characters, dot-separated DNS labels.
 pub(crate) fn is_dns_subdomain(name: &str) -> bool {
     name.len() <= 253 && name.split('.').all(is_dns_label)
 }
 
+/// Whether `name` is a DNS-1123 label (namespaces, most object names).
 pub(crate) fn is_dns_label(name: &str) -> bool {
     !name.is_empty()
         && name.len() <= 63

@@ -8,8 +8,10 @@
 //! `gpushare_scrape_source_up{source}`, so unknown is absent, never 0.
 //!
 //! - [`sheet`]: the series of one scrape, encoded by `prometheus-client`;
-//! - [`devices`]: GPUs and MIG devices; [`health`]: their health and the Xid and ECC errors; [`sharing`]: MPS and time-slicing; [`changes`]: the
-//!   agent's state and the journal ([`journal_tally`]); [`probe`]: the probe's report;
+//! - [`devices`]: GPUs and MIG devices; [`owners`]: who uses them (pods, containers, the host);
+//!   [`health`]: their health and the Xid and ECC errors; [`sharing`]: MPS and time-slicing;
+//!   [`changes`]: the agent's state and the journal ([`journal_tally`]); [`probe`]: the probe's
+//!   report;
 //! - [`systemd_unit`]: the systemd unit of `gpushare metrics --listen`.
 
 #[doc(hidden)]
@@ -18,6 +20,7 @@ pub(crate) mod changes;
 pub(crate) mod devices;
 pub(crate) mod health;
 pub(crate) mod journal_tally;
+pub(crate) mod owners;
 pub(crate) mod probe;
 pub(crate) mod sharing;
 pub(crate) mod sheet;
@@ -31,6 +34,8 @@ use crate::gpu_health::NodeHealth;
 use crate::gpu_health::policy::Policy;
 use crate::gpu_health::record::HealthRecord;
 use crate::health::Health;
+use crate::owners::OwnerReader;
+use crate::owners::names::PodNames;
 use crate::paths::Paths;
 use crate::pod_resources::{self, Holders};
 use journal_tally::Tally;
@@ -40,7 +45,7 @@ use std::sync::{Arc, Mutex};
 
 pub(crate) static SOURCE_UP: Spec = Spec::gauge(
     "scrape_source_up",
-    "Whether this scrape could read a source (driver, pod_resources, mps, journal, probe, layout, health: a live health watch): 1 or 0; its series are absent when 0",
+    "Whether this scrape could read a source (driver, pod_resources, mps, journal, probe, layout, health: a live health watch, owners: every GPU process's cgroup): 1 or 0; its series are absent when 0 (owners: the processes not read are owner=\"unknown\")",
 );
 
 /// What a scrape reads.
@@ -53,7 +58,13 @@ pub(crate) struct Sources {
     pub config: Option<PathBuf>,
     /// The agent's state, when the agent serves the metrics.
     pub agent: Option<Arc<Health>>,
+    /// The names of the node's pods, as the agent last read them from the API; None: from the
+    /// kubelet's log directories under the host's root.
+    pub pod_names: Option<SharedPodNames>,
 }
+
+/// Pod and container names that another thread keeps up to date; None until first read.
+pub(crate) type SharedPodNames = Arc<Mutex<Option<PodNames>>>;
 
 pub(crate) struct Collector {
     sources: Sources,
@@ -143,9 +154,22 @@ impl Collector {
                 f64::from(u8::from(ok)),
             );
         };
-        let node = self.snapshot();
+        let mut node = self.snapshot();
         up(&mut sheet, "driver", node.is_some());
-        if let Some(node) = &node {
+        if let Some(node) = &mut node {
+            if let Some(root) = self.sources.pod_resources_root.as_deref() {
+                self.owner_reader(root).attribute(node);
+                let unread = node.gpus.iter().flat_map(|g| &g.notes);
+                up(
+                    &mut sheet,
+                    "owners",
+                    !unread
+                        .into_iter()
+                        .any(|n| n.field == crate::owners::NOTE_FIELD),
+                );
+            }
+            owners::add(&mut sheet, node);
+            let node = &*node;
             let holders = match self.sources.pod_resources_root.as_deref() {
                 None => None,
                 Some(root) => match pod_resources::read(node, root) {
@@ -238,6 +262,17 @@ impl Collector {
                 body: self.scrape(format),
             }
         })
+    }
+
+    /// Who owns the processes on the host under `root`, with the agent's names when it has any.
+    fn owner_reader(&self, root: &std::path::Path) -> OwnerReader {
+        match &self.sources.pod_names {
+            None => OwnerReader::with_kubelet_logs(root),
+            Some(shared) => {
+                let names = shared.lock().unwrap_or_else(|p| p.into_inner()).clone();
+                OwnerReader::with_names(root, names.unwrap_or_default())
+            }
+        }
     }
 
     /// The node as the driver says now; None when it does not answer.

@@ -37,6 +37,7 @@ fn fixture(agent: Option<Arc<Health>>) -> Fixture {
         pod_resources_root: None,
         config: None,
         agent,
+        pod_names: None,
     });
     Fixture {
         _dir: dir,
@@ -472,4 +473,66 @@ fn the_liveness_probe_is_answered_under_slow_clients_and_a_scrape_storm() {
     for t in threads {
         let _ = t.join();
     }
+}
+
+#[test]
+fn each_process_is_counted_for_its_pods_container_or_the_host() {
+    let mut f = fixture(None);
+    let host = f.root.join("host");
+    let uid = "0b9f1c6e-3d4a-4f5b-8c7d-123456789abc";
+    let id = "5f2c9a1e7b3d4c6f8a0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e6f7a8b9c0d1e2f";
+    for (pid, cgroup) in [
+        (4242, format!("0::/kubepods/besteffort/pod{uid}/{id}\n")),
+        (7, "0::/system.slice/train.service\n".to_string()),
+    ] {
+        std::fs::create_dir_all(host.join(format!("proc/{pid}"))).unwrap();
+        std::fs::write(host.join(format!("proc/{pid}/cgroup")), cgroup).unwrap();
+    }
+    std::fs::create_dir_all(host.join(format!("var/log/pods/ml_trainer_{uid}"))).unwrap();
+    std::fs::create_dir_all(host.join("var/log/containers")).unwrap();
+    std::fs::write(
+        host.join(format!("var/log/containers/trainer_ml_cuda-{id}.log")),
+        "",
+    )
+    .unwrap();
+    f.collector.sources.pod_resources_root = Some(host.clone());
+    let sheet = f.collector.collect();
+    let of = |owner: &str| {
+        sheet
+            .series(&owners::OWNER_MEMORY_USED)
+            .into_iter()
+            .find(|(l, _)| label(l, "owner") == owner)
+            .unwrap()
+    };
+    let (pod, mem) = of("pod");
+    assert_eq!(
+        (
+            label(&pod, "namespace"),
+            label(&pod, "pod"),
+            label(&pod, "container"),
+            label(&pod, "gpu")
+        ),
+        ("ml".into(), "trainer".into(), "cuda".into(), "0".into())
+    );
+    assert!(label(&pod, "mig_uuid").starts_with("MIG-"));
+    assert_eq!(mem, GIB);
+    let (host_labels, mem) = of("host");
+    assert_eq!((label(&host_labels, "gpu"), mem), ("1".into(), 2.0 * GIB));
+    assert_eq!(
+        sheet.value(&SOURCE_UP, &vec![("source", "owners".into())]),
+        Some(1.0)
+    );
+    // A process whose cgroup is gone is unknown, and the source says so.
+    std::fs::remove_dir_all(host.join("proc/7")).unwrap();
+    let sheet = f.collector.collect();
+    assert!(
+        sheet
+            .series(&owners::OWNER_PROCESSES)
+            .iter()
+            .any(|(l, _)| label(l, "owner") == "unknown")
+    );
+    assert_eq!(
+        sheet.value(&SOURCE_UP, &vec![("source", "owners".into())]),
+        Some(0.0)
+    );
 }

@@ -6,11 +6,13 @@
 
 pub mod catalog;
 pub(crate) mod minor;
+pub mod owner;
 pub(crate) mod pci;
 pub(crate) mod selector;
 
 use serde::{Deserialize, Serialize};
 
+pub use owner::{Owner, PodContainer};
 pub use pci::PciId;
 
 /// A whole node as a backend sees it.
@@ -302,6 +304,24 @@ pub struct Process {
     pub used_memory_mib: Option<u64>,
     pub gpu_instance_id: Option<u32>,
     pub compute_instance_id: Option<u32>,
+    /// How the driver lists it: a process with its own context, or an MPS client.
+    #[serde(default)]
+    pub kind: ProcessKind,
+    /// Whose it is, from its cgroup on the host (see [`owner`]); `None` when that was not read
+    /// or could not be (the GPU's notes say why). Never set by a backend.
+    #[serde(default)]
+    pub owner: Option<Owner>,
+}
+
+/// How the driver lists a GPU process (`nvidia-smi`'s `C` and `M+C`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ProcessKind {
+    /// A process with a context of its own (an MPS server is one).
+    #[default]
+    Compute,
+    /// A client of an MPS server, which holds the context for it.
+    MpsClient,
 }
 
 /// `8-4-4-4-12` lowercase hex, as NVML prints UUIDs after their `GPU-`/`MIG-` prefix.

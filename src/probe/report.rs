@@ -11,6 +11,7 @@
 //! The field names are a contract: fields may be added, never renamed.
 
 use super::protocol::BufferSizes;
+use super::sharers::Sharer;
 use super::targets::{Promise, TargetKind};
 use crate::output::{Output, Style, table};
 use serde::Serialize;
@@ -95,6 +96,8 @@ pub(crate) struct TargetReport {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub slowdown: Option<Slowdown>,
     pub promised: Promise,
+    /// The other processes on the device when the probe started or ended, with their pods.
+    pub shared_with: Vec<Sharer>,
     /// Why the target could not be measured (no client finished).
     pub error: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -258,6 +261,10 @@ pub(crate) fn render(out: &Output, report: &Report) -> String {
         s.push_str(D2D_NOTE);
         s.push('\n');
     }
+    for t in report.targets.iter().filter(|t| !t.shared_with.is_empty()) {
+        let with: Vec<String> = t.shared_with.iter().map(Sharer::describe).collect();
+        s.push_str(&format!("{} shared with: {}\n", t.label, with.join(", ")));
+    }
     let compared: Vec<&TargetReport> = report.targets.iter().filter(|t| t.solo.is_some()).collect();
     if !compared.is_empty() {
         s.push('\n');
@@ -396,6 +403,7 @@ pub(crate) fn sample_target(uuid: &str) -> TargetReport {
         per_client: Vec::new(),
         solo: None,
         slowdown: None,
+        shared_with: Vec::new(),
         promised: Promise {
             memory_mib: 4864,
             memory_from: "MIG 1g.5gb memory".into(),

@@ -8,11 +8,13 @@ use super::session::{self, Options};
 use super::targets::{self, Sources};
 use super::worker_env::{PrivateDir, WorkerEnv};
 use super::workers::Launcher;
-use super::{affinity, cuda, kept, mps_settings, verdict, worker};
+use super::{affinity, cuda, kept, mps_settings, sharers, verdict, worker};
 use crate::Context;
 use crate::config::{AssignedConfig, Config};
 use crate::error::{Error, Result};
+use crate::node::Node;
 use crate::node::selector::GpuSelector;
+use crate::owners::OwnerReader;
 use crate::vgpu::sysfs::SysfsRoot;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -76,7 +78,12 @@ pub(crate) fn probe(ctx: &mut Context, args: &Request) -> Result<Report> {
             None => e,
         });
     }
-    let node = ctx.snapshot()?;
+    let mut node = ctx.snapshot()?;
+    let owners = crate::pod_resources::host_root(None, ctx.simulated())
+        .map(|root| OwnerReader::with_kubelet_logs(&root));
+    if let Some(reader) = &owners {
+        reader.attribute(&mut node);
+    }
     let config = config.map(|c| AssignedConfig::new(c, &node)).transpose()?;
     let daemons = mps_settings::load_all(&ctx.paths)?;
     let mut notes = Vec::new();
@@ -182,6 +189,15 @@ pub(crate) fn probe(ctx: &mut Context, args: &Request) -> Result<Report> {
             Some(h) => e.with_hint(h.clone()),
             None => e,
         });
+    }
+    // Who else was on each device: at the start, and now the workers are gone.
+    let mut after = ctx.snapshot().ok();
+    if let (Some(reader), Some(after)) = (&owners, &mut after) {
+        reader.attribute(after);
+    }
+    let nodes: Vec<&Node> = std::iter::once(&node).chain(after.as_ref()).collect();
+    for r in &mut reports {
+        r.shared_with = sharers::on_device(&nodes, r.gpu, &r.uuid);
     }
     let failures = verdict::judge(&reports);
     let verdict = if failures.is_empty() {

@@ -71,6 +71,7 @@ pub(crate) fn target_report(
         solo: solo_figures,
         slowdown,
         promised: target.promise.clone(),
+        shared_with: Vec::new(),
         error,
         hint,
         error_check: "probe",

@@ -31,6 +31,7 @@ mod nvidia_mig_parted;
 mod nvidia_runtime;
 mod nvml_standin;
 mod nvml_standin_driver;
+mod pod_usage;
 mod pods_on_slices;
 mod probe;
 mod probe_driver;

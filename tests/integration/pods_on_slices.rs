@@ -21,20 +21,20 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::time::Duration;
 
-const WAIT: Duration = Duration::from_secs(180);
+pub(crate) const WAIT: Duration = Duration::from_secs(180);
 
 /// A cluster of one real GPU node. Dropped in order: the plugin, the MPS daemon, the node, the
 /// client, the API server.
-struct Scene {
+pub(crate) struct Scene {
     _plugin: DevicePlugin,
     /// NVIDIA's MPS control daemon, for the plugin's MPS mode.
     _mps: Option<InHost>,
     /// The plugin's config file, as gpushare generated it.
     config: PathBuf,
-    node: RealNode,
-    cluster: Cluster,
+    pub node: RealNode,
+    pub cluster: Cluster,
     _server: ApiServer,
-    nvidia: NvidiaNode,
+    pub nvidia: NvidiaNode,
 }
 
 /// The node prepared by `prepare` (which returns the arguments for `gpushare manifests`), the
@@ -48,7 +48,7 @@ fn scene(
 }
 
 /// The same, with NVIDIA's MPS control daemon started before the plugin when `mps` is set.
-fn scene_with(
+pub(crate) fn scene_with(
     test: &str,
     preset: &str,
     prepare: impl FnOnce(&NvidiaNode) -> Vec<String>,
@@ -77,7 +77,7 @@ fn scene_with(
 
 /// `layout` written as the node's gpushare.toml (so the plugin's DaemonSet is
 /// `nvidia-device-plugin-gpushare`) and applied; the arguments that hand it to `manifests`.
-fn applied(node: &NvidiaNode, layout: &str) -> Vec<String> {
+pub(crate) fn applied(node: &NvidiaNode, layout: &str) -> Vec<String> {
     let toml = node.path("gpushare.toml");
     std::fs::write(&toml, layout).unwrap();
     node.gpushare()
@@ -89,8 +89,21 @@ fn applied(node: &NvidiaNode, layout: &str) -> Vec<String> {
     vec!["-c".into(), toml.to_string_lossy().into_owned()]
 }
 
+/// Every GPU shared by MPS among four clients, written as the node's gpushare.toml for the
+/// plugin's MPS mode (NVIDIA's control daemon starts the daemons, not gpushare); the arguments
+/// that hand it to `manifests`.
+pub(crate) fn mps_layout(node: &NvidiaNode) -> Vec<String> {
+    let toml = node.path("gpushare.toml");
+    std::fs::write(
+        &toml,
+        "[[gpus]]\nselect = \"all\"\nmode = \"mps\"\nmps.clients = 4\n",
+    )
+    .unwrap();
+    vec!["-c".into(), toml.to_string_lossy().into_owned()]
+}
+
 /// Who holds what, as `gpushare detect` reads it from the kubelet's pod-resources API.
-fn held(scene: &Scene) -> Vec<Value> {
+pub(crate) fn held(scene: &Scene) -> Vec<Value> {
     let detect = common::json(
         scene
             .nvidia
@@ -123,7 +136,7 @@ impl Scene {
     }
 
     /// The Node's allocatable count of each resource, once it equals `wanted`'s device counts.
-    fn advertised(&self, wanted: &BTreeMap<String, Vec<String>>) {
+    pub(crate) fn advertised(&self, wanted: &BTreeMap<String, Vec<String>>) {
         wait_for("the Node to advertise the devices", WAIT, || {
             let node = self.cluster.node(&self.node.name);
             let allocatable = node.status?.allocatable?;
@@ -357,20 +370,7 @@ fn pods_share_gpus_through_the_plugins_mps_mode() {
     // stand-in nvidia-smi) and starts a daemon per resource (the stand-in
     // nvidia-cuda-mps-control); the plugin checks it is healthy, then advertises the replicas.
     let test = "pods_on_slices::mps";
-    let Some(s) = scene_with(
-        test,
-        "t4x4",
-        |node| {
-            let toml = node.path("gpushare.toml");
-            std::fs::write(
-                &toml,
-                "[[gpus]]\nselect = \"all\"\nmode = \"mps\"\nmps.clients = 4\n",
-            )
-            .unwrap();
-            vec!["-c".into(), toml.to_string_lossy().into_owned()]
-        },
-        true,
-    ) else {
+    let Some(s) = scene_with(test, "t4x4", mps_layout, true) else {
         return;
     };
     let detect = s.nvidia.detect();

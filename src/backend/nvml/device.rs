@@ -13,7 +13,7 @@
 use super::compute_mode::from_nvml_mode;
 use super::error::{driver_error, note, on_gpu};
 use super::ffi::{MIB, memory_info};
-use super::processes::{compute_processes, process};
+use super::processes::{gpu_processes, process};
 use super::{mig, profiles};
 use crate::backend::DriverResult;
 use crate::node::catalog::{CatalogMatch, catalog};
@@ -82,7 +82,7 @@ pub(super) fn snapshot_gpu(nvml: &Nvml, index: u32) -> DriverResult<Gpu> {
             None
         }
     };
-    let processes = match compute_processes(nvml, &device) {
+    let processes = match gpu_processes(nvml, &device) {
         Ok(list) => Some(list.into_iter().map(|p| process(nvml, p)).collect()),
         Err(e) => {
             notes.push(note("processes", &e));

@@ -1,11 +1,11 @@
-//! The compute processes of a GPU: `_v3`, else `_v2`, else v1 of
-//! `nvmlDeviceGetComputeRunningProcesses`, as go-nvml falls back; a list that grows between the
-//! count and the call is asked for again.
+//! The processes of a GPU: `_v3`, else `_v2`, else v1 of `nvmlDeviceGetComputeRunningProcesses`
+//! and of `nvmlDeviceGetMPSComputeRunningProcesses`, as go-nvml falls back; a list that grows
+//! between the count and the call is asked for again.
 
 use super::error::symbol;
 use super::ffi::{MIB, process_list};
 use crate::backend::{DriverErrorKind, DriverResult};
-use crate::node::Process;
+use crate::node::{Process, ProcessKind};
 use nvml_wrapper::{Device, Nvml};
 use nvml_wrapper_sys::bindings::*;
 
@@ -15,6 +15,7 @@ pub(super) struct RawProcess {
     used_bytes: Option<u64>,
     gpu_instance_id: Option<u32>,
     compute_instance_id: Option<u32>,
+    kind: ProcessKind,
 }
 
 /// `NVML_VALUE_NOT_AVAILABLE`: the driver does not know (or may not tell) this value.
@@ -25,20 +26,74 @@ fn available32(v: u32) -> Option<u32> {
     (v != NOT_AVAILABLE_U32).then_some(v)
 }
 
-/// The compute processes: `_v3`, else `_v2`, else v1 (which has no MIG instance ids).
-pub(super) fn compute_processes(nvml: &Nvml, device: &Device) -> DriverResult<Vec<RawProcess>> {
+/// One of the driver's two process lists.
+#[derive(Clone, Copy)]
+enum List {
+    Compute,
+    Mps,
+}
+
+/// The GPU's processes: the compute list (an MPS server is on it) and the MPS clients'
+/// (`nvmlDeviceGetMPSComputeRunningProcesses*`), one entry per pid, an MPS client marked so.
+/// A driver without the MPS list, or one that does not support it on this GPU, has no clients.
+pub(super) fn gpu_processes(nvml: &Nvml, device: &Device) -> DriverResult<Vec<RawProcess>> {
+    let mut all = process_list_of(nvml, device, List::Compute)?;
+    let clients = match process_list_of(nvml, device, List::Mps) {
+        Ok(list) => list,
+        Err(e)
+            if matches!(
+                e.kind,
+                DriverErrorKind::FunctionNotFound | DriverErrorKind::NotSupported
+            ) =>
+        {
+            Vec::new()
+        }
+        Err(e) => return Err(e),
+    };
+    for mut client in clients {
+        client.kind = ProcessKind::MpsClient;
+        match all.iter_mut().find(|p| p.pid == client.pid) {
+            Some(p) => *p = client,
+            None => all.push(client),
+        }
+    }
+    Ok(all)
+}
+
+/// One list: `_v3`, else `_v2`, else v1 (which has no MIG instance ids).
+fn process_list_of(nvml: &Nvml, device: &Device, list: List) -> DriverResult<Vec<RawProcess>> {
     let lib = nvml.lib();
-    let calls = [
-        (
-            lib.nvmlDeviceGetComputeRunningProcesses_v3.as_ref().ok(),
-            "nvmlDeviceGetComputeRunningProcesses_v3",
+    let (v3, v2, v1) = match list {
+        List::Compute => (
+            (
+                lib.nvmlDeviceGetComputeRunningProcesses_v3.as_ref().ok(),
+                "nvmlDeviceGetComputeRunningProcesses_v3",
+            ),
+            (
+                lib.nvmlDeviceGetComputeRunningProcesses_v2.as_ref().ok(),
+                "nvmlDeviceGetComputeRunningProcesses_v2",
+            ),
+            (
+                lib.nvmlDeviceGetComputeRunningProcesses.as_ref(),
+                "nvmlDeviceGetComputeRunningProcesses",
+            ),
         ),
-        (
-            lib.nvmlDeviceGetComputeRunningProcesses_v2.as_ref().ok(),
-            "nvmlDeviceGetComputeRunningProcesses_v2",
+        List::Mps => (
+            (
+                lib.nvmlDeviceGetMPSComputeRunningProcesses_v3.as_ref().ok(),
+                "nvmlDeviceGetMPSComputeRunningProcesses_v3",
+            ),
+            (
+                lib.nvmlDeviceGetMPSComputeRunningProcesses_v2.as_ref().ok(),
+                "nvmlDeviceGetMPSComputeRunningProcesses_v2",
+            ),
+            (
+                lib.nvmlDeviceGetMPSComputeRunningProcesses.as_ref(),
+                "nvmlDeviceGetMPSComputeRunningProcesses",
+            ),
         ),
-    ];
-    for (call, name) in calls {
+    };
+    for (call, name) in [v3, v2] {
         let Some(get) = call else { continue };
         match process_list::<nvmlProcessInfo_v2_t>(name, |count, buf| {
             // SAFETY: `buf` is null or holds `*count` elements, as the call requires.
@@ -53,6 +108,7 @@ pub(super) fn compute_processes(nvml: &Nvml, device: &Device) -> DriverResult<Ve
                             .then_some(p.usedGpuMemory),
                         gpu_instance_id: available32(p.gpuInstanceId),
                         compute_instance_id: available32(p.computeInstanceId),
+                        kind: ProcessKind::Compute,
                     })
                     .collect());
             }
@@ -60,17 +116,11 @@ pub(super) fn compute_processes(nvml: &Nvml, device: &Device) -> DriverResult<Ve
             Err(e) => return Err(e),
         }
     }
-    let get = symbol(
-        lib.nvmlDeviceGetComputeRunningProcesses.as_ref(),
-        "nvmlDeviceGetComputeRunningProcesses",
-    )?;
-    let list = process_list::<nvmlProcessInfo_v1_t>(
-        "nvmlDeviceGetComputeRunningProcesses",
-        |count, buf| {
-            // SAFETY: as above, for the v1 struct.
-            unsafe { get(device.handle(), count, buf) }
-        },
-    )?;
+    let get = symbol(v1.0, v1.1)?;
+    let list = process_list::<nvmlProcessInfo_v1_t>(v1.1, |count, buf| {
+        // SAFETY: as above, for the v1 struct.
+        unsafe { get(device.handle(), count, buf) }
+    })?;
     Ok(list
         .into_iter()
         .map(|p| RawProcess {
@@ -78,6 +128,7 @@ pub(super) fn compute_processes(nvml: &Nvml, device: &Device) -> DriverResult<Ve
             used_bytes: (p.usedGpuMemory != NOT_AVAILABLE_U64).then_some(p.usedGpuMemory),
             gpu_instance_id: None,
             compute_instance_id: None,
+            kind: ProcessKind::Compute,
         })
         .collect())
 }
@@ -99,5 +150,7 @@ pub(super) fn process(nvml: &Nvml, p: RawProcess) -> Process {
         used_memory_mib: p.used_bytes.map(|b| b / MIB),
         gpu_instance_id: p.gpu_instance_id,
         compute_instance_id: p.compute_instance_id,
+        kind: p.kind,
+        owner: None,
     }
 }

@@ -12,6 +12,7 @@ pub mod events;
 mod faults;
 pub mod node_file;
 mod ops;
+pub(crate) mod processes;
 pub mod state;
 mod state_check;
 mod store;
@@ -148,6 +149,16 @@ impl SimBackend {
             mig_device,
         })
         .map(|_| ())
+    }
+
+    /// List a process on a GPU or MIG device from now on (see [`processes`]).
+    pub(crate) fn start_process(&self, p: processes::NewProcess) -> DriverResult<()> {
+        self.call(SimOp::StartProcess(p)).map(|_| ())
+    }
+
+    /// The process `pid` ended.
+    pub(crate) fn end_process(&self, pid: u32) -> DriverResult<()> {
+        self.call(SimOp::EndProcess { pid }).map(|_| ())
     }
 
     /// The events raised after `seq`, oldest first (those the state still keeps).

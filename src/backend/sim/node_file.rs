@@ -11,12 +11,13 @@
 //! reset = false                            # optional: the GPU cannot be reset (passthrough VM)
 //! instances = [{ profile = "3g.20gb", start = 4 }]
 //! processes = [{ pid = 4242, name = "python", used_memory_mib = 1024, gpu_instance = 0 }]
+//! # kind = "mps-client": listed as an MPS client (default "compute")
 //! ```
 
 use super::state::{STATE_VERSION, SimGpu, SimState, stable_uuid};
 use crate::error::{Error, Result};
 use crate::node::catalog::catalog;
-use crate::node::{ComputeMode, Holder, MigMode, Placement, Process, VgpuHostMode};
+use crate::node::{ComputeMode, Holder, MigMode, Placement, Process, ProcessKind, VgpuHostMode};
 use crate::source_file::SourceFile;
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -82,6 +83,9 @@ struct ProcessEntry {
     gpu_instance: Option<Spanned<usize>>,
     /// Index into that instance's compute instances (default 0).
     compute_instance: Option<Spanned<usize>>,
+    /// `mps-client`: listed as a client of an MPS server (default `compute`).
+    #[serde(default)]
+    kind: ProcessKind,
 }
 
 /// A preset: a name, what it is, and its node file.
@@ -377,6 +381,8 @@ fn add_gpu(source: &SourceFile, state: &mut SimState, entry: &GpuEntry) -> Resul
             used_memory_mib: Some(p.used_memory_mib),
             gpu_instance_id,
             compute_instance_id,
+            kind: p.kind,
+            owner: None,
         });
     }
     // Checked: a sum past u64 is more than the GPU has, not a small number.

@@ -4,6 +4,7 @@
 //! starts on the host are recorded the same way, as they change which holders the driver sees.
 
 use super::events::EventKind;
+use super::processes::NewProcess;
 use super::state::{SimGpu, SimState};
 use crate::backend::{DeviceRef, DriverResult, ModeChange};
 use crate::clients::Client;
@@ -68,6 +69,12 @@ pub(super) enum SimOp {
         xid: u64,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         mig_device: Option<(u32, u32)>,
+    },
+    /// A process the driver lists from now on (see [`super::processes`]).
+    StartProcess(NewProcess),
+    /// A process that ended: no GPU lists it any more.
+    EndProcess {
+        pid: u32,
     },
 }
 
@@ -137,6 +144,8 @@ impl SimOp {
             SimOp::UnloadModule { .. } => "unload_module",
             SimOp::LoadModule { .. } => "load_module",
             SimOp::RaiseEvent { .. } => "raise_event",
+            SimOp::StartProcess(_) => "start_process",
+            SimOp::EndProcess { .. } => "end_process",
         }
     }
 
@@ -150,8 +159,10 @@ impl SimOp {
             | SimOp::DestroyComputeInstance { gpu, .. }
             | SimOp::DestroyGpuInstance { gpu, .. }
             | SimOp::SetComputeMode { gpu, .. } => vec![*gpu],
-            // Events are kept aside on their own (see `apply_then`).
+            SimOp::StartProcess(p) => vec![p.gpu],
+            // Events and ended processes are kept aside on their own (see `apply_then`).
             SimOp::RaiseEvent { .. }
+            | SimOp::EndProcess { .. }
             | SimOp::StopService { .. }
             | SimOp::StartService { .. }
             | SimOp::UnloadModule { .. }
@@ -177,6 +188,13 @@ impl SimOp {
             .client()
             .map(|_| (state.stopped_units.clone(), state.unloaded_modules.clone()));
         let events = matches!(self, SimOp::RaiseEvent { .. }).then(|| state.events.clone());
+        let processes = matches!(self, SimOp::EndProcess { .. }).then(|| {
+            state
+                .gpus
+                .iter()
+                .map(|g| g.processes.clone())
+                .collect::<Vec<_>>()
+        });
         let answer = self
             .call(state)
             .and_then(|answer| commit(state).map(|()| answer));
@@ -190,6 +208,9 @@ impl SimOp {
             }
             if let Some(events) = events {
                 state.events = events;
+            }
+            for (gpu, processes) in state.gpus.iter_mut().zip(processes.into_iter().flatten()) {
+                gpu.processes = processes;
             }
         }
         answer
@@ -252,6 +273,8 @@ impl SimOp {
                 xid,
                 mig_device,
             } => s.raise(gpu, kind, xid, mig_device).map(|_| Answer::Done),
+            SimOp::StartProcess(ref p) => s.start_process(p).map(|()| Answer::Done),
+            SimOp::EndProcess { pid } => s.end_process(pid).map(|()| Answer::Done),
             SimOp::StopService { .. }
             | SimOp::StartService { .. }
             | SimOp::UnloadModule { .. }
@@ -302,6 +325,15 @@ mod tests {
             SimOp::Reset { gpus: vec![0, 3] },
             SimOp::client_changed(&Client::Service("nvsm.service".into()), false),
             SimOp::client_changed(&Client::Module("nvidia_drm".into()), true),
+            SimOp::StartProcess(NewProcess {
+                gpu: 1,
+                pid: 4242,
+                name: "python".into(),
+                used_memory_mib: 512,
+                mig_device: Some((2, 0)),
+                kind: crate::node::ProcessKind::MpsClient,
+            }),
+            SimOp::EndProcess { pid: 4242 },
         ];
         for op in ops {
             let line = serde_json::to_string(&op).unwrap();

@@ -140,6 +140,14 @@ pub fn stable_uuid(seed: &str) -> String {
 }
 
 impl SimGpu {
+    /// Whether its GPU instance `gi` has the compute instance `ci`.
+    pub(crate) fn has_mig_device(&self, gi: u32, ci: u32) -> bool {
+        self.instances
+            .iter()
+            .find(|i| i.id == gi)
+            .is_some_and(|i| i.compute_instances.iter().any(|c| c.id == ci))
+    }
+
     pub fn model(&self) -> DriverResult<&'static GpuModel> {
         catalog().model(&self.model).ok_or_else(|| {
             err(
@@ -443,20 +451,13 @@ impl SimState {
         mig_device: Option<(u32, u32)>,
     ) -> DriverResult<u64> {
         let g = self.gpu(gpu)?;
-        if let Some((gi, ci)) = mig_device {
-            let exists = g
-                .instances
-                .iter()
-                .find(|i| i.id == gi)
-                .is_some_and(|i| i.compute_instances.iter().any(|c| c.id == ci));
-            if !exists {
-                return Err(err(
-                    DriverErrorKind::NotFound,
-                    format!(
-                        "GPU {gpu} has no MIG device {gi}:{ci} (GPU instance:compute instance)"
-                    ),
-                ));
-            }
+        if let Some((gi, ci)) = mig_device
+            && !g.has_mig_device(gi, ci)
+        {
+            return Err(err(
+                DriverErrorKind::NotFound,
+                format!("GPU {gpu} has no MIG device {gi}:{ci} (GPU instance:compute instance)"),
+            ));
         }
         let seq = self.events.last().map_or(1, |e| e.seq + 1);
         self.events.push(SimEvent {

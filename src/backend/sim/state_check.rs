@@ -366,6 +366,8 @@ mod tests {
             used_memory_mib: Some(1),
             gpu_instance_id: Some(99),
             compute_instance_id: None,
+            kind: Default::default(),
+            owner: None,
         });
         assert_eq!(check(&bad).unwrap_err().at, At::Process(0, 0));
         // Two processes near u64::MAX: more than the GPU has, not a sum that wrapped to 1.
@@ -377,6 +379,8 @@ mod tests {
                 used_memory_mib: Some(u64::MAX / 2 + 1),
                 gpu_instance_id: None,
                 compute_instance_id: None,
+                kind: Default::default(),
+                owner: None,
             });
         }
         let p = check(&bad).unwrap_err();

@@ -55,6 +55,8 @@ fn mig_mode_waits_for_a_reset_on_a_busy_gpu_and_reset_refuses_while_busy() {
         used_memory_mib: Some(100),
         gpu_instance_id: None,
         compute_instance_id: None,
+        kind: Default::default(),
+        owner: None,
     });
     assert_eq!(
         sim.set_mig_mode(0, MigMode::Enabled).unwrap(),
@@ -245,6 +247,8 @@ fn nothing_in_use_is_destroyed() {
         used_memory_mib: Some(10),
         gpu_instance_id: Some(gi),
         compute_instance_id: Some(ci),
+        kind: Default::default(),
+        owner: None,
     });
     let e = sim.destroy_compute_instance(0, gi, ci).unwrap_err();
     assert_eq!(e.kind, K::InUse);
@@ -378,6 +382,8 @@ fn a_reboot_applies_pending_modes_and_clears_instances_and_processes() {
         used_memory_mib: Some(1),
         gpu_instance_id: None,
         compute_instance_id: None,
+        kind: Default::default(),
+        owner: None,
     });
     assert_eq!(
         sim.set_mig_mode(1, MigMode::Enabled).unwrap(),
@@ -438,6 +444,8 @@ fn a_gpu_instances_used_memory_is_its_processes_and_unknown_with_one_unknown() {
         used_memory_mib,
         gpu_instance_id: Some(gi),
         compute_instance_id: Some(ci),
+        kind: Default::default(),
+        owner: None,
     };
     sim.state_mut().gpus[0].processes.push(process(1, Some(10)));
     sim.state_mut().gpus[0].processes.push(process(2, Some(20)));

@@ -588,6 +588,8 @@ fn mode_only_changes_the_mode_and_skip_reset_never_resets() {
             used_memory_mib: Some(10),
             gpu_instance_id: None,
             compute_instance_id: None,
+            kind: Default::default(),
+            owner: None,
         });
     busy.set_mig_mode(0, MigMode::Enabled).unwrap();
     let p = plan(

@@ -264,6 +264,8 @@ fn a_gpu_a_fatal_fault_left_unhealthy_is_reset_unless_something_runs_on_it() {
         used_memory_mib: Some(1024),
         gpu_instance_id: None,
         compute_instance_id: None,
+        kind: Default::default(),
+        owner: None,
     }]);
     let plan = plan(&d, &s, &Paths::default(), PlanOptions::default(), true).unwrap();
     // GPU 1 needs nothing, GPU 5 is not asked for, GPU 3 is in use.

@@ -35,7 +35,7 @@ pub(super) struct AgentBesidePlugin {
     stop: Arc<AtomicBool>,
     daemonset: Option<JoinHandle<()>>,
     // Last, so that they stop after what talks to them.
-    _node: RealNode,
+    pub node: RealNode,
     _server: ApiServer,
 }
 
@@ -110,7 +110,7 @@ impl AgentBesidePlugin {
             agent,
             stop,
             daemonset: Some(daemonset),
-            _node: real,
+            node: real,
             _server: server,
         })
     }

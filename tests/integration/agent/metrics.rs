@@ -108,6 +108,54 @@ fn prometheus_scrapes_the_agent_and_gpushare_metrics_and_answers_for_every_slice
         "{}",
         String::from_utf8_lossy(&probe.stderr)
     );
+    // The holder's container runs CUDA on its slice: the driver lists its host PID there.
+    let holder = cluster
+        .pods(NS)
+        .into_iter()
+        .find(|p| p.metadata.name.as_deref() == Some("holder"))
+        .unwrap();
+    let id = holder.status.unwrap().container_statuses.unwrap()[0]
+        .container_id
+        .clone()
+        .unwrap();
+    let pid = e2e.node.container_pid(&id);
+    let (gpu, mig_device) = node.detect()["gpus"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find_map(|g| {
+            g["mig"]["instances"].as_array()?.iter().find_map(|gi| {
+                let ci = gi["compute_instances"]
+                    .as_array()?
+                    .iter()
+                    .find(|ci| ci["uuid"] == held.as_str())?;
+                Some((
+                    g["index"].to_string(),
+                    format!("{}:{}", gi["gpu_instance_id"], ci["compute_instance_id"]),
+                ))
+            })
+        })
+        .unwrap();
+    node.gpushare()
+        .args([
+            "sim",
+            "process",
+            "start",
+            "--name",
+            "cuda-app",
+            "--memory-mib",
+            "1024",
+        ])
+        .args([
+            "--gpu",
+            &gpu,
+            "--mig-device",
+            &mig_device,
+            "--pid",
+            &pid.to_string(),
+        ])
+        .assert()
+        .success();
     let (mut metrics, metrics_addr) = serve_metrics(&node, host_root);
 
     let rules = node
@@ -138,6 +186,22 @@ fn prometheus_scrapes_the_agent_and_gpushare_metrics_and_answers_for_every_slice
             (NS, "3g.20gb")
         );
         assert_eq!(l["model"], "NVIDIA A100-SXM4-40GB");
+        // Whose the slice's memory is: the agent names the pod from the API, `gpushare
+        // metrics` from the kubelet's logs; both read the container's cgroup.
+        let used = prom.wait_for(
+            &format!(r#"gpushare_owner_memory_used_bytes{{job="{job}",owner="pod",pod="holder"}}"#),
+            |s| s.len() == 1,
+        );
+        let l = &used[0].labels;
+        assert_eq!(used[0].value, 1024.0 * MIB, "{l:?}");
+        assert_eq!(
+            (
+                l["namespace"].as_str(),
+                l["container"].as_str(),
+                l["mig_uuid"].as_str()
+            ),
+            (NS, "cuda", held.as_str())
+        );
         let memory = prom.query(&format!(
             r#"gpushare_mig_device_memory_total_bytes{{job="{job}",mig_uuid="{held}"}}"#
         ));

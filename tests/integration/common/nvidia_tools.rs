@@ -124,6 +124,17 @@ impl NvidiaNode {
         on_node(&self.preset, &self.state(), &self.path("root"))
     }
 
+    /// gpushare through its NVML backend on the stand-in that serves this node.
+    pub fn gpushare_nvml(&self) -> assert_cmd::Command {
+        let mut cmd = gpushare();
+        cmd.arg("--nvml-lib")
+            .arg(&stand_in().lib)
+            .arg("--state-root")
+            .arg(self.path("root"))
+            .env("NVML_STANDIN_STATE", self.state());
+        cmd
+    }
+
     /// `gpushare mig apply` of a label of mig-parted's `config-default.yaml`.
     pub fn mig_apply(&self, label: &str) {
         let file = repo().join("tests/fixtures/mig-parted/config-default.yaml");

@@ -248,13 +248,22 @@ pub fn changes(calls: &[Value]) -> Vec<&Value> {
 }
 
 /// `detect --format json` without what legitimately differs between the backends: `source`; the
-/// PCI subsystem id, which the driver always reports and a simulated node does not have; and the
-/// MPS pipe directories, which lie under each backend's own state root.
+/// PCI subsystem id, which the driver always reports and a simulated node does not have; the
+/// MPS pipe directories, which lie under each backend's own state root; and the notes on whose
+/// the processes are, which the NVML backend reads from this host's `/proc` (the stand-in's PIDs
+/// are not this host's processes) and the simulator does not read at all.
 pub fn comparable_detect(mut detect: Value) -> Value {
     let obj = detect.as_object_mut().expect("detect prints an object");
     obj.remove("source");
     for gpu in obj["gpus"].as_array_mut().expect("gpus") {
-        gpu.as_object_mut().unwrap().remove("pci_subsystem_id");
+        let gpu = gpu.as_object_mut().unwrap();
+        gpu.remove("pci_subsystem_id");
+        if let Some(notes) = gpu.get_mut("notes").and_then(Value::as_array_mut) {
+            notes.retain(|n| n["field"] != "processes.owner");
+            if notes.is_empty() {
+                gpu.remove("notes");
+            }
+        }
     }
     for daemon in obj["mps"].as_array_mut().expect("mps") {
         daemon.as_object_mut().unwrap().remove("pipe_dir");

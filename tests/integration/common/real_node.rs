@@ -112,10 +112,17 @@ impl RealNode {
             String::from_utf8_lossy(&out.stderr)
         );
         let dir = dir.unwrap();
+        // The node's host as gpushare reads it: its kubelet's files and logs, and this host's
+        // processes (the node's containers are processes of this host).
         let host = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(host.path().join("var/lib")).unwrap();
-        std::os::unix::fs::symlink(dir.join("kubelet"), host.path().join("var/lib/kubelet"))
-            .unwrap();
+        for (from, to) in [
+            (dir.join("kubelet"), "var/lib/kubelet"),
+            (dir.join("log"), "var/log"),
+            (PathBuf::from("/proc"), "proc"),
+        ] {
+            std::os::unix::fs::symlink(from, host.path().join(to)).unwrap();
+        }
         Some(RealNode {
             dir,
             name: ip.to_string(),
@@ -126,6 +133,20 @@ impl RealNode {
     /// The root gpushare's `--host-root` takes to ask this node's kubelet who holds what.
     pub fn host_root(&self) -> PathBuf {
         self.host.path().to_path_buf()
+    }
+
+    /// The host PID of a running container (`containerd://<id>` or the bare ID), as containerd's
+    /// shim recorded it.
+    pub fn container_pid(&self, container_id: &str) -> u32 {
+        let id = container_id.rsplit("://").next().unwrap();
+        let file = self
+            .dir
+            .join("containerd/state/io.containerd.runtime.v2.task/k8s.io")
+            .join(id)
+            .join("init.pid");
+        let text =
+            std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        text.trim().parse().unwrap()
     }
 
     /// The kubelet's log, for failure messages.

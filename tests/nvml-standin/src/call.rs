@@ -201,9 +201,11 @@ pub fn is_changing(name: &str) -> bool {
 
 /// The versioned calls an older driver does not have (`NVML_STANDIN_OLD_DRIVER`): each answers
 /// FUNCTION_NOT_FOUND, and the call it replaced answers instead.
-const NEWER_THAN_OLD_DRIVER: [&str; 7] = [
+const NEWER_THAN_OLD_DRIVER: [&str; 9] = [
     "nvmlDeviceGetComputeRunningProcesses_v3",
     "nvmlDeviceGetComputeRunningProcesses_v2",
+    "nvmlDeviceGetMPSComputeRunningProcesses_v3",
+    "nvmlDeviceGetMPSComputeRunningProcesses_v2",
     "nvmlDeviceGetMemoryInfo_v2",
     "nvmlComputeInstanceGetInfo_v2",
     "nvmlDeviceGetGpuInstancePossiblePlacements_v2",

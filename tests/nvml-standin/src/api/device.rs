@@ -6,7 +6,7 @@ use crate::handles::Handle;
 use crate::{node, profiles, switches};
 use gpushare::backend::DeviceRef;
 use gpushare::backend::sim::state::{SimGpu, SimState};
-use gpushare::node::{ComputeMode, Process, VgpuHostMode};
+use gpushare::node::{ComputeMode, Process, ProcessKind, VgpuHostMode};
 use nvml_wrapper_sys::bindings::*;
 use std::os::raw::{c_char, c_int, c_uint};
 
@@ -469,8 +469,9 @@ pub unsafe extern "C" fn nvmlDeviceGetHostVgpuMode(
 /// `nvmlProcessInfo_t`'s "not available" for a process outside MIG.
 const NO_VALUE: c_uint = 0xFFFF_FFFF;
 
-/// The compute processes a GPU or MIG device handle sees, as `_v3` lists them.
-fn compute_processes(device: usize) -> Result<Vec<nvmlProcessInfo_t>, Fail> {
+/// The processes of one list (compute, or MPS clients) a GPU or MIG device handle sees, as `_v3`
+/// lists them: the driver lists an MPS server as a compute process and its clients apart.
+fn processes_of(device: usize, kind: ProcessKind) -> Result<Vec<nvmlProcessInfo_t>, Fail> {
     node::read(|s| {
         let h = device_handle(device)?;
         let g = gpu(s, h.gpu())?;
@@ -492,6 +493,7 @@ fn compute_processes(device: usize) -> Result<Vec<nvmlProcessInfo_t>, Fail> {
         };
         Ok(procs
             .into_iter()
+            .filter(|p| p.kind == kind)
             .map(|p| nvmlProcessInfo_t {
                 pid: p.pid,
                 // nvml.h: NVML_VALUE_NOT_AVAILABLE where the driver may not tell.
@@ -524,6 +526,28 @@ fn put_processes<T: Copy>(
     put_all(infos, list)
 }
 
+/// A `_v3` list in the `_v2` struct (the same fields).
+fn as_v2(list: Vec<nvmlProcessInfo_t>) -> Vec<nvmlProcessInfo_v2_t> {
+    list.into_iter()
+        .map(|p| nvmlProcessInfo_v2_t {
+            pid: p.pid,
+            usedGpuMemory: p.usedGpuMemory,
+            gpuInstanceId: p.gpuInstanceId,
+            computeInstanceId: p.computeInstanceId,
+        })
+        .collect()
+}
+
+/// A `_v3` list in the first struct: pid and memory only (no MIG instance ids).
+fn as_v1(list: Vec<nvmlProcessInfo_t>) -> Vec<nvmlProcessInfo_v1_t> {
+    list.into_iter()
+        .map(|p| nvmlProcessInfo_v1_t {
+            pid: p.pid,
+            usedGpuMemory: p.usedGpuMemory,
+        })
+        .collect()
+}
+
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nvmlDeviceGetComputeRunningProcesses_v3(
     device: nvmlDevice_t,
@@ -533,7 +557,14 @@ pub unsafe extern "C" fn nvmlDeviceGetComputeRunningProcesses_v3(
     call(
         "nvmlDeviceGetComputeRunningProcesses_v3",
         Record::default().handle(raw(device)),
-        |rec| put_processes(rec, info_count, infos, &compute_processes(raw(device))?),
+        |rec| {
+            put_processes(
+                rec,
+                info_count,
+                infos,
+                &processes_of(raw(device), ProcessKind::Compute)?,
+            )
+        },
     )
 }
 
@@ -548,15 +579,7 @@ pub unsafe extern "C" fn nvmlDeviceGetComputeRunningProcesses_v2(
         "nvmlDeviceGetComputeRunningProcesses_v2",
         Record::default().handle(raw(device)),
         |rec| {
-            let list: Vec<nvmlProcessInfo_v2_t> = compute_processes(raw(device))?
-                .into_iter()
-                .map(|p| nvmlProcessInfo_v2_t {
-                    pid: p.pid,
-                    usedGpuMemory: p.usedGpuMemory,
-                    gpuInstanceId: p.gpuInstanceId,
-                    computeInstanceId: p.computeInstanceId,
-                })
-                .collect();
+            let list = as_v2(processes_of(raw(device), ProcessKind::Compute)?);
             put_processes(rec, info_count, infos, &list)
         },
     )
@@ -573,13 +596,55 @@ pub unsafe extern "C" fn nvmlDeviceGetComputeRunningProcesses(
         "nvmlDeviceGetComputeRunningProcesses",
         Record::default().handle(raw(device)),
         |rec| {
-            let list: Vec<nvmlProcessInfo_v1_t> = compute_processes(raw(device))?
-                .into_iter()
-                .map(|p| nvmlProcessInfo_v1_t {
-                    pid: p.pid,
-                    usedGpuMemory: p.usedGpuMemory,
-                })
-                .collect();
+            let list = as_v1(processes_of(raw(device), ProcessKind::Compute)?);
+            put_processes(rec, info_count, infos, &list)
+        },
+    )
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nvmlDeviceGetMPSComputeRunningProcesses_v3(
+    device: nvmlDevice_t,
+    info_count: *mut c_uint,
+    infos: *mut nvmlProcessInfo_t,
+) -> Ret {
+    call(
+        "nvmlDeviceGetMPSComputeRunningProcesses_v3",
+        Record::default().handle(raw(device)),
+        |rec| {
+            let list = processes_of(raw(device), ProcessKind::MpsClient)?;
+            put_processes(rec, info_count, infos, &list)
+        },
+    )
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nvmlDeviceGetMPSComputeRunningProcesses_v2(
+    device: nvmlDevice_t,
+    info_count: *mut c_uint,
+    infos: *mut nvmlProcessInfo_v2_t,
+) -> Ret {
+    call(
+        "nvmlDeviceGetMPSComputeRunningProcesses_v2",
+        Record::default().handle(raw(device)),
+        |rec| {
+            let list = as_v2(processes_of(raw(device), ProcessKind::MpsClient)?);
+            put_processes(rec, info_count, infos, &list)
+        },
+    )
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nvmlDeviceGetMPSComputeRunningProcesses(
+    device: nvmlDevice_t,
+    info_count: *mut c_uint,
+    infos: *mut nvmlProcessInfo_v1_t,
+) -> Ret {
+    call(
+        "nvmlDeviceGetMPSComputeRunningProcesses",
+        Record::default().handle(raw(device)),
+        |rec| {
+            let list = as_v1(processes_of(raw(device), ProcessKind::MpsClient)?);
             put_processes(rec, info_count, infos, &list)
         },
     )
