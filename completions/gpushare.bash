@@ -2603,7 +2603,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__probe)
-            opts="-c -q -h -V --target --config --mps-pipe-dir --clients --compare --quick --buffer --timeout --sysfs-root --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version"
+            opts="-c -q -h -V --target --config --mps-pipe-dir --host-root --clients --compare --quick --buffer --timeout --sysfs-root --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2622,6 +2622,10 @@ _gpushare() {
                     return 0
                     ;;
                 --mps-pipe-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --host-root)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

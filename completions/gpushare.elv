@@ -678,6 +678,7 @@ set edit:completion:arg-completer[gpushare] = {|@words|
             cand -c 'What each target was promised: the gpushare.toml to check against (default: the applied state, i.e. MIG devices as they are and the settings of running MPS daemons)'
             cand --config 'What each target was promised: the gpushare.toml to check against (default: the applied state, i.e. MIG devices as they are and the settings of running MPS daemons)'
             cand --mps-pipe-dir 'Reach MPS clients through this pipe directory (CUDA_MPS_PIPE_DIRECTORY), for an MPS daemon gpushare did not start; it serves the devices gpushare.toml puts under MPS, or every target without -c'
+            cand --host-root 'Read whose the other processes on each target''s device are under DIR (DIR/proc/PID/cgroup, DIR/var/log/pods) [default: / on a real node; a simulated node reads them only when it is given]'
             cand --clients 'Run N clients on each target at once and report their sum and each client; `promised`: as many as each target is promised to (MPS clients, time-slicing replicas of a GPU or of each MIG device), one where nothing is promised'
             cand --buffer 'Size of each host-to-device and device-to-host copy (default 256M, 32M with --quick; device-to-device copies are 4 times larger)'
             cand --timeout 'Seconds a worker may take for its setup, and again for its measurements, before it is reported as hung and killed'

@@ -542,6 +542,12 @@ pub(crate) struct ProbeArgs {
     #[arg(long, value_name = "DIR")]
     pub mps_pipe_dir: Option<PathBuf>,
 
+    /// Read whose the other processes on each target's device are under DIR
+    /// (DIR/proc/PID/cgroup, DIR/var/log/pods) [default: / on a real node; a simulated node reads
+    /// them only when it is given]
+    #[arg(long, value_name = "DIR")]
+    pub host_root: Option<PathBuf>,
+
     /// Run N clients on each target at once and report their sum and each client; `promised`:
     /// as many as each target is promised to (MPS clients, time-slicing replicas of a GPU or of
     /// each MIG device), one where nothing is promised

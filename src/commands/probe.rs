@@ -28,5 +28,6 @@ fn request(args: &ProbeArgs) -> Request {
         buffer: args.buffer,
         timeout: Duration::from_secs(args.timeout),
         sysfs_root: args.sysfs.sysfs_root.clone(),
+        host_root: args.host_root.clone(),
     }
 }

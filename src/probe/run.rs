@@ -36,6 +36,8 @@ pub(crate) struct Request {
     /// For each worker.
     pub timeout: Duration,
     pub sysfs_root: PathBuf,
+    /// Where whose the other processes on a device are is read (see `crate::owners`).
+    pub host_root: Option<PathBuf>,
 }
 
 impl Request {
@@ -51,6 +53,7 @@ impl Request {
             buffer: None,
             timeout: Duration::from_secs(120),
             sysfs_root: sysfs_root.to_path_buf(),
+            host_root: None,
         }
     }
 }
@@ -79,7 +82,7 @@ pub(crate) fn probe(ctx: &mut Context, args: &Request) -> Result<Report> {
         });
     }
     let mut node = ctx.snapshot()?;
-    let owners = crate::pod_resources::host_root(None, ctx.simulated())
+    let owners = crate::pod_resources::host_root(args.host_root.as_deref(), ctx.simulated())
         .map(|root| OwnerReader::with_kubelet_logs(&root));
     if let Some(reader) = &owners {
         reader.attribute(&mut node);

@@ -317,3 +317,95 @@ fn bad_input_is_exit_2_before_anything_runs() {
     let err = fails_with(probe("t4x4").args(["--clients", "0"]), 2);
     assert!(err.contains("--clients"), "{err}");
 }
+
+#[test]
+fn the_report_names_whom_each_device_was_shared_with() {
+    // Two processes on GPU 1 of a simulated node: an MPS client in a pod's container and a
+    // process of the host, whose cgroups a host tree gives.
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("node.json");
+    let host = dir.path().join("host");
+    let uid = "0b9f1c6e-3d4a-4f5b-8c7d-123456789abc";
+    let id = "5f2c9a1e7b3d4c6f8a0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e6f7a8b9c0d1e2f";
+    for (pid, cgroup) in [
+        (4242, format!("0::/kubepods/besteffort/pod{uid}/{id}\n")),
+        (
+            4343,
+            "0::/system.slice/nvidia-cuda-mps-server.service\n".into(),
+        ),
+    ] {
+        std::fs::create_dir_all(host.join(format!("proc/{pid}"))).unwrap();
+        std::fs::write(host.join(format!("proc/{pid}/cgroup")), cgroup).unwrap();
+    }
+    std::fs::create_dir_all(host.join(format!("var/log/pods/ml_trainer-0_{uid}"))).unwrap();
+    std::fs::create_dir_all(host.join("var/log/containers")).unwrap();
+    std::fs::write(
+        host.join(format!("var/log/containers/trainer-0_ml_cuda-{id}.log")),
+        "",
+    )
+    .unwrap();
+    let on_node = || {
+        let mut cmd = sim("t4x4");
+        cmd.arg("--sim-state").arg(&state);
+        cmd
+    };
+    for (pid, mib, mps) in [("4343", "64", false), ("4242", "1024", true)] {
+        let mut start = on_node();
+        start.args(["sim", "process", "start", "--gpu", "1", "--name", "python"]);
+        start.args(["--pid", pid, "--memory-mib", mib]);
+        if mps {
+            start.arg("--mps-client");
+        }
+        start.assert().success();
+    }
+    let detect = json(on_node().arg("detect"));
+    let probe = || {
+        let mut cmd = with_standin(on_node(), &detect);
+        cmd.args([
+            "probe",
+            "--quick",
+            "--buffer",
+            "2M",
+            "--target",
+            "1",
+            "--host-root",
+        ])
+        .arg(&host);
+        cmd
+    };
+    let v = report(&mut probe(), 0);
+    let shared = &v["targets"][0]["shared_with"];
+    assert_eq!(
+        shared[0]["owner"],
+        serde_json::json!({"kind": "host"}),
+        "{shared}"
+    );
+    assert_eq!(
+        shared[1]["owner"],
+        serde_json::json!({"kind": "pod", "namespace": "ml", "pod": "trainer-0", "pod_uid": uid, "container": "cuda", "container_id": id}),
+        "{shared}"
+    );
+    assert_eq!(
+        (shared[1]["pid"].as_u64(), shared[1]["kind"].as_str()),
+        (Some(4242), Some("mps-client"))
+    );
+    assert_eq!(shared.as_array().unwrap().len(), 2);
+    let table = probe().assert().success();
+    let table = String::from_utf8_lossy(&table.get_output().stdout).into_owned();
+    assert!(
+        table.contains(
+            "shared with: host (pid 4343, 64 MiB), ml/trainer-0/cuda (pid 4242, 1024 MiB)"
+        ),
+        "{table}"
+    );
+    // Without the host tree, a simulated node's PIDs are not read: owners unknown, not guessed.
+    let v = report(
+        with_standin(on_node(), &detect)
+            .args(["probe", "--quick", "--buffer", "2M", "--target", "1"]),
+        0,
+    );
+    assert_eq!(
+        v["targets"][0]["shared_with"][1]["owner"],
+        serde_json::Value::Null
+    );
+}
