@@ -39,6 +39,7 @@ use crate::gpu_health::listener::Listener;
 use crate::health::Health;
 use crate::kube_api::link::Link;
 use crate::metrics::{Collector, SharedPodNames, Sources};
+use crate::node::PodContainer;
 use crate::owners::names::PodNames;
 use crate::pipeline::signals::Trap;
 use cluster::{Cluster, Wake};
@@ -78,6 +79,7 @@ pub(crate) fn run(ctx: &mut Context, args: &AgentArgs) -> Result<Exit> {
         config: None,
         agent: Some(health.clone()),
         pod_names: Some(pod_names.clone()),
+        own_container: own_container(),
     }));
     let addr = crate::endpoint::serve(
         args.health_addr,
@@ -176,6 +178,24 @@ pub(crate) fn run(ctx: &mut Context, args: &AgentArgs) -> Result<Exit> {
     drop(agent);
     runtime.shutdown_timeout(Duration::from_secs(1));
     Ok(Exit::Ok)
+}
+
+/// The agent's own pod and container, from the environment its DaemonSet gives it (the
+/// downward API); None where it does not (run by hand), or what it gives is not a pod's.
+fn own_container() -> Option<PodContainer> {
+    let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
+    let (namespace, pod, uid) = (var("POD_NAMESPACE")?, var("POD_NAME")?, var("POD_UID")?);
+    let valid = crate::k8s::objects::is_dns_label(&namespace)
+        && crate::k8s::objects::is_dns_subdomain(&pod)
+        && uid.len() <= 64
+        && uid.bytes().all(|b| b.is_ascii_hexdigit() || b == b'-');
+    valid.then(|| PodContainer {
+        namespace: Some(namespace),
+        pod: Some(pod),
+        pod_uid: uid,
+        container: Some(crate::k8s::agent::CONTAINER.into()),
+        container_id: None,
+    })
 }
 
 /// A DNS subdomain (RFC 1123), as node names are.

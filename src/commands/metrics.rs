@@ -28,6 +28,7 @@ pub(super) fn run(ctx: &mut Context, args: &MetricsArgs) -> Result<Exit> {
         ),
         agent: None,
         pod_names: None,
+        own_container: None,
     });
     let collector = Arc::new(collector.with_backend(ctx.shared_backend()?));
     let Some(addr) = args.listen else {

@@ -46,6 +46,8 @@ pub(crate) const OWN_TAINT_RULES_POLICY: &str = "gpushare-agent-own-taint-rules"
 /// Events about nodes live here (the API server refuses them elsewhere).
 const EVENTS_NAMESPACE: &str = "default";
 const HTTP_PORT: i32 = 8081;
+/// The agent's container; its processes (the MPS daemons it starts) are this pod's.
+pub(crate) const CONTAINER: &str = "gpushare";
 
 /// Why the container is privileged, on the pod for whoever reviews it.
 pub(crate) const PRIVILEGED_WHY: &str = "Changing MIG modes, creating and destroying GPU instances and \
@@ -222,7 +224,7 @@ fn daemonset(ns: &str, image: String) -> DaemonSet {
                     automount_service_account_token: Some(true),
                     host_pid: Some(true),
                     containers: vec![Container {
-                        name: "gpushare".into(),
+                        name: CONTAINER.into(),
                         image: Some(image),
                         command: Some(vec![
                             "gpushare".into(),
@@ -234,6 +236,10 @@ fn daemonset(ns: &str, image: String) -> DaemonSet {
                         ]),
                         env: Some(vec![
                             env_field("NODE_NAME", "spec.nodeName"),
+                            // Who the agent is: the owner of the processes in its container.
+                            env_field("POD_NAMESPACE", "metadata.namespace"),
+                            env_field("POD_NAME", "metadata.name"),
+                            env_field("POD_UID", "metadata.uid"),
                             env("NVIDIA_VISIBLE_DEVICES", "all"),
                             env("NVIDIA_DRIVER_CAPABILITIES", "compute,utility"),
                         ]),

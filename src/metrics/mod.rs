@@ -34,6 +34,7 @@ use crate::gpu_health::NodeHealth;
 use crate::gpu_health::policy::Policy;
 use crate::gpu_health::record::HealthRecord;
 use crate::health::Health;
+use crate::node::PodContainer;
 use crate::owners::OwnerReader;
 use crate::owners::names::PodNames;
 use crate::paths::Paths;
@@ -61,6 +62,8 @@ pub(crate) struct Sources {
     /// The names of the node's pods, as the agent last read them from the API; None: from the
     /// kubelet's log directories under the host's root.
     pub pod_names: Option<SharedPodNames>,
+    /// The pod and container gpushare runs in (the agent's).
+    pub own_container: Option<PodContainer>,
 }
 
 /// Pod and container names that another thread keeps up to date; None until first read.
@@ -159,14 +162,11 @@ impl Collector {
         if let Some(node) = &mut node {
             if let Some(root) = self.sources.pod_resources_root.as_deref() {
                 self.owner_reader(root).attribute(node);
-                let unread = node.gpus.iter().flat_map(|g| &g.notes);
-                up(
-                    &mut sheet,
-                    "owners",
-                    !unread
-                        .into_iter()
-                        .any(|n| n.field == crate::owners::NOTE_FIELD),
-                );
+                let notes = node.gpus.iter().flat_map(|g| &g.notes);
+                let unread = notes
+                    .into_iter()
+                    .any(|n| n.field == crate::owners::NOTE_FIELD);
+                up(&mut sheet, "owners", !unread);
             }
             owners::add(&mut sheet, node);
             let node = &*node;
@@ -266,13 +266,14 @@ impl Collector {
 
     /// Who owns the processes on the host under `root`, with the agent's names when it has any.
     fn owner_reader(&self, root: &std::path::Path) -> OwnerReader {
-        match &self.sources.pod_names {
+        let reader = match &self.sources.pod_names {
             None => OwnerReader::with_kubelet_logs(root),
             Some(shared) => {
                 let names = shared.lock().unwrap_or_else(|p| p.into_inner()).clone();
                 OwnerReader::with_names(root, names.unwrap_or_default())
             }
-        }
+        };
+        reader.with_own_container(self.sources.own_container.clone())
     }
 
     /// The node as the driver says now; None when it does not answer.

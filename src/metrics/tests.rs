@@ -38,6 +38,7 @@ fn fixture(agent: Option<Arc<Health>>) -> Fixture {
         config: None,
         agent,
         pod_names: None,
+        own_container: None,
     });
     Fixture {
         _dir: dir,

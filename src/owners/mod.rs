@@ -25,6 +25,9 @@ pub(crate) struct OwnerReader {
     pub names_unknown: Option<String>,
     /// gpushare runs in a cgroup namespace of its own (in a pod): paths are relative to it.
     private_namespace: bool,
+    /// The pod and container gpushare runs in, when it knows (the agent): whose a process
+    /// inside its own cgroup namespace is.
+    own: Option<PodContainer>,
 }
 
 impl OwnerReader {
@@ -48,7 +51,13 @@ impl OwnerReader {
             names,
             names_unknown: None,
             private_namespace: matches!((ours, hosts), (Some(a), Some(b)) if a != b),
+            own: None,
         }
+    }
+
+    /// gpushare runs in `own`: what is inside its cgroup namespace is that container's.
+    pub(crate) fn with_own_container(self, own: Option<PodContainer>) -> OwnerReader {
+        OwnerReader { own, ..self }
     }
 
     /// Set each process's owner on `node`; a GPU gets a note for each one it cannot tell.
@@ -93,10 +102,13 @@ impl OwnerReader {
                     container_id,
                 }))
             }
-            Ok(Place::ReadersNamespace) => Err(format!(
-                "{} is inside gpushare's own cgroup namespace, which hides whose it is",
-                path.display()
-            )),
+            Ok(Place::ReadersNamespace) => match &self.own {
+                Some(own) => Ok(Owner::Pod(own.clone())),
+                None => Err(format!(
+                    "{} is inside gpushare's own cgroup namespace, which hides whose it is",
+                    path.display()
+                )),
+            },
             Err(why) => Err(format!("{}: {why}", path.display())),
         }
     }
@@ -200,5 +212,34 @@ mod tests {
             (p.pod_uid.as_str(), p.container_id.as_deref(), p.pod),
             (UID, Some(ID), None)
         );
+    }
+}
+
+#[cfg(test)]
+mod own_namespace_tests {
+    use super::*;
+
+    #[test]
+    fn inside_its_own_cgroup_namespace_a_process_is_the_agents_own_when_it_knows_itself() {
+        let root = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(root.path().join("proc/9")).unwrap();
+        std::fs::write(root.path().join("proc/9/cgroup"), "0::/\n").unwrap();
+        let mut reader = OwnerReader::with_names(root.path(), PodNames::default());
+        reader.private_namespace = true;
+        assert!(
+            reader
+                .owner(9)
+                .unwrap_err()
+                .contains("own cgroup namespace")
+        );
+        let agent = PodContainer {
+            namespace: Some("kube-system".into()),
+            pod: Some("gpushare-agent-x1".into()),
+            pod_uid: "0b9f1c6e-3d4a-4f5b-8c7d-123456789abc".into(),
+            container: Some("gpushare".into()),
+            container_id: None,
+        };
+        let reader = reader.with_own_container(Some(agent.clone()));
+        assert_eq!(reader.owner(9), Ok(Owner::Pod(agent)));
     }
 }
