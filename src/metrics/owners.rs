@@ -36,24 +36,21 @@ struct Use {
 }
 
 impl Use {
-    fn add(&mut self, p: &Process) {
-        let first = self.processes == 0;
-        self.processes += 1;
-        self.mib = match (first, self.mib, p.used_memory_mib) {
-            (true, _, m) => m,
-            (false, Some(a), Some(b)) => a.checked_add(b),
-            _ => None,
-        };
+    fn of(p: &Process) -> Use {
+        Use {
+            mib: p.used_memory_mib,
+            processes: 1,
+        }
     }
 
+    /// `other`'s processes and memory added to these.
     fn merge(&mut self, other: &Use) {
-        let first = self.processes == 0;
-        self.processes += other.processes;
-        self.mib = match (first, self.mib, other.mib) {
-            (true, _, m) => m,
-            (false, Some(a), Some(b)) => a.checked_add(b),
-            _ => None,
+        self.mib = if self.processes == 0 {
+            other.mib
+        } else {
+            self.mib.zip(other.mib).and_then(|(a, b)| a.checked_add(b))
         };
+        self.processes += other.processes;
     }
 }
 
@@ -64,7 +61,7 @@ pub(crate) fn add(sheet: &mut Sheet, node: &Node) {
     for gpu in &node.gpus {
         for p in gpu.processes.iter().flatten() {
             let key = (device_labels(gpu, p), owner_labels(p.owner.as_ref()));
-            uses.entry(key).or_default().add(p);
+            uses.entry(key).or_default().merge(&Use::of(p));
         }
     }
     // The largest users keep their series; unknown memory counts as the least.

@@ -385,12 +385,7 @@ fn add_gpu(source: &SourceFile, state: &mut SimState, entry: &GpuEntry) -> Resul
             owner: None,
         });
     }
-    // Checked: a sum past u64 is more than the GPU has, not a small number.
-    let used = state.gpus[index as usize]
-        .processes
-        .iter()
-        .filter_map(|p| p.used_memory_mib)
-        .try_fold(0u64, u64::checked_add);
+    let used = state.gpus[index as usize].processes_memory_mib();
     if used.is_none_or(|u| u > model.memory_mib) {
         let used = used.map_or("more MiB than can be counted".to_string(), |u| {
             format!("{u} MiB")

@@ -59,10 +59,8 @@ impl SimState {
             ));
         }
         let used = g
-            .processes
-            .iter()
-            .filter_map(|q| q.used_memory_mib)
-            .try_fold(p.used_memory_mib, u64::checked_add);
+            .processes_memory_mib()
+            .and_then(|u| u.checked_add(p.used_memory_mib));
         if let Some(model) = catalog().model(&g.model)
             && used.is_none_or(|u| u > model.memory_mib)
         {

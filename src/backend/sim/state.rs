@@ -140,6 +140,15 @@ pub fn stable_uuid(seed: &str) -> String {
 }
 
 impl SimGpu {
+    /// The memory its processes use, in MiB; None past u64 (more than any GPU has: a checked
+    /// sum, since a wrapped one would be a little memory used).
+    pub(crate) fn processes_memory_mib(&self) -> Option<u64> {
+        self.processes
+            .iter()
+            .filter_map(|p| p.used_memory_mib)
+            .try_fold(0u64, u64::checked_add)
+    }
+
     /// Whether its GPU instance `gi` has the compute instance `ci`.
     pub(crate) fn has_mig_device(&self, gi: u32, ci: u32) -> bool {
         self.instances

@@ -169,12 +169,7 @@ fn check_gpu(state: &SimState, i: usize) -> Result<(), Problem> {
 
 fn check_processes(state: &SimState, i: usize) -> Result<(), Problem> {
     let gpu = &state.gpus[i];
-    // Checked: near u64::MAX a sum would wrap to a little memory used.
-    let used = gpu
-        .processes
-        .iter()
-        .filter_map(|p| p.used_memory_mib)
-        .try_fold(0u64, u64::checked_add);
+    let used = gpu.processes_memory_mib();
     if let Some(model) = catalog().model(&gpu.model)
         && used.is_none_or(|u| u > model.memory_mib)
         && let Some(k) = gpu

@@ -95,12 +95,7 @@ impl ApiServer {
             .trim()
             .parse()
             .expect("a pid");
-        let args: Vec<String> = std::fs::read(format!("/proc/{pid}/cmdline"))
-            .expect("the scheduler's command line")
-            .split(|b| *b == 0)
-            .filter(|a| !a.is_empty())
-            .map(|a| String::from_utf8_lossy(a).into_owned())
-            .collect();
+        let args = command_line(pid);
         // SAFETY: kill(2) on the pid start.sh recorded for the scheduler this test started.
         unsafe {
             libc::kill(pid, libc::SIGKILL);
@@ -205,12 +200,7 @@ impl ApiServer {
     /// again with the same arguments, port and certificates.
     pub fn restart(&mut self, down_for: Duration) {
         let pid = self.apiserver_pid();
-        let args: Vec<String> = std::fs::read(format!("/proc/{pid}/cmdline"))
-            .expect("the apiserver's command line")
-            .split(|b| *b == 0)
-            .filter(|a| !a.is_empty())
-            .map(|a| String::from_utf8_lossy(a).into_owned())
-            .collect();
+        let args = command_line(pid);
         // SAFETY: kill(2) on the pid start.sh recorded for the kube-apiserver this test started.
         unsafe {
             libc::kill(pid, libc::SIGTERM);
@@ -301,4 +291,14 @@ impl Drop for ApiServer {
             let _ = child.wait();
         }
     }
+}
+
+/// The arguments a running process was started with.
+fn command_line(pid: i32) -> Vec<String> {
+    std::fs::read(format!("/proc/{pid}/cmdline"))
+        .unwrap_or_else(|e| panic!("the command line of {pid}: {e}"))
+        .split(|b| *b == 0)
+        .filter(|a| !a.is_empty())
+        .map(|a| String::from_utf8_lossy(a).into_owned())
+        .collect()
 }
