@@ -93,12 +93,7 @@ impl Output {
         table: impl FnOnce(&Output) -> String,
     ) -> Result<()> {
         let text = match self.format {
-            Format::Json => {
-                let mut s = serde_json::to_string_pretty(value)
-                    .map_err(|e| Error::failed(format!("cannot write JSON: {e}")))?;
-                s.push('\n');
-                escape_unsafe_in_quotes(s)
-            }
+            Format::Json => to_safe_json(value)?,
             Format::Yaml => to_safe_yaml(value)?,
             Format::Table => for_terminal(&table(self), self.color_stdout),
         };
@@ -328,9 +323,18 @@ pub(crate) fn for_terminal(text: &str, color: bool) -> String {
     out
 }
 
+/// Data as pretty JSON (with a final newline) in which no string carries a character
+/// [`is_unsafe`] as it is: each is written as its `\uXXXX` escape.
+pub(crate) fn to_safe_json<T: Serialize>(value: &T) -> Result<String> {
+    let mut s = serde_json::to_string_pretty(value)
+        .map_err(|e| Error::failed(format!("cannot write JSON: {e}")))?;
+    s.push('\n');
+    Ok(escape_unsafe_in_quotes(s))
+}
+
 /// Data as YAML in which no string carries a character [`is_unsafe`] as it is: such strings
 /// are written double-quoted, where YAML's `\u` escape says the same thing.
-fn to_safe_yaml<T: Serialize>(value: &T) -> Result<String> {
+pub(crate) fn to_safe_yaml<T: Serialize>(value: &T) -> Result<String> {
     let cannot = |e: &dyn std::fmt::Display| Error::failed(format!("cannot write YAML: {e}"));
     let text = serde_saphyr::to_string(value).map_err(|e| cannot(&e))?;
     if !text.chars().any(unsafe_in_data) {

@@ -8,10 +8,11 @@ use crate::error::{Error, Exit, Result};
 use crate::k8s::wiring::{self, Wiring};
 use crate::k8s::{DocKind, cdi};
 use crate::output::Format;
+use std::path::PathBuf;
 
 pub(super) fn run(ctx: &mut Context, args: &ManifestsArgs) -> Result<Exit> {
     let config = args.config.as_deref().map(Config::load).transpose()?;
-    let wiring = wiring_of(args);
+    let wiring = wiring_of(args)?;
     let bundle = wiring::generate(ctx, &wiring, config.as_ref())?;
     for w in &bundle.warnings {
         ctx.out.warn(w);
@@ -44,8 +45,18 @@ pub(super) fn run(ctx: &mut Context, args: &ManifestsArgs) -> Result<Exit> {
     Ok(Exit::Ok)
 }
 
-fn wiring_of(args: &ManifestsArgs) -> Wiring {
-    Wiring {
+/// A path flag made absolute: the spec and the recorded sources must not depend on the
+/// directory gpushare was started in.
+fn absolute(flag: &str, path: &Option<PathBuf>) -> Result<Option<PathBuf>> {
+    path.as_deref()
+        .map(|p| {
+            std::path::absolute(p).map_err(|e| Error::usage(format!("{flag} {}: {e}", p.display())))
+        })
+        .transpose()
+}
+
+fn wiring_of(args: &ManifestsArgs) -> Result<Wiring> {
+    Ok(Wiring {
         targets: args.target.clone(),
         config: args.config.clone(),
         k8s_version: args.k8s_version.clone(),
@@ -57,8 +68,8 @@ fn wiring_of(args: &ManifestsArgs) -> Wiring {
         mixed: args.mig_strategy == MigStrategyChoice::Mixed,
         examples: args.examples,
         install: args.install,
-        dev_root: args.dev_root.clone(),
-        driver_root: args.driver_root.clone(),
-        cdi_hook: args.nvidia_cdi_hook_path.clone(),
-    }
+        dev_root: absolute("--dev-root", &args.dev_root)?,
+        driver_root: absolute("--driver-root", &args.driver_root)?,
+        cdi_hook: absolute("--nvidia-cdi-hook-path", &args.nvidia_cdi_hook_path)?,
+    })
 }

@@ -2,6 +2,7 @@
 //! ([`own`]), and the bounded reader of the host's files ([`host_file`]).
 
 pub(crate) mod host_file;
+pub(crate) mod in_root;
 pub(crate) mod own;
 pub(crate) mod random;
 

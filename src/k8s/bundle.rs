@@ -36,8 +36,7 @@ impl Document {
         value: &T,
     ) -> Result<Self> {
         let file = file.into();
-        let yaml = serde_saphyr::to_string(value)
-            .map_err(|e| Error::failed(format!("cannot write {file} as YAML: {e}")))?;
+        let yaml = crate::output::to_safe_yaml(value).map_err(|e| e.context(&file))?;
         let json = serde_json::to_value(value)
             .map_err(|e| Error::failed(format!("cannot write {file} as JSON: {e}")))?;
         Ok(Document {
@@ -114,10 +113,7 @@ impl Bundle {
     /// The documents as one JSON array.
     pub(crate) fn to_json(&self) -> Result<String> {
         let values: Vec<&serde_json::Value> = self.documents.iter().map(|d| &d.json).collect();
-        let mut s = serde_json::to_string_pretty(&values)
-            .map_err(|e| Error::failed(format!("cannot write JSON: {e}")))?;
-        s.push('\n');
-        Ok(s)
+        crate::output::to_safe_json(&values)
     }
 
     /// File names numbered in order, so `kubectl apply -f DIR` creates namespaces first.

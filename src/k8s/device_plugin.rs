@@ -344,8 +344,8 @@ pub(crate) fn plugin_config(layout: &NodeOffer) -> Result<(PluginConfig, Vec<Str
 
 pub(crate) fn generate(req: &Request) -> Result<Bundle> {
     let (config, warnings) = plugin_config(&req.layout)?;
-    let config_yaml = serde_saphyr::to_string(&config)
-        .map_err(|e| Error::failed(format!("cannot write the device-plugin config: {e}")))?;
+    let config_yaml =
+        crate::output::to_safe_yaml(&config).map_err(|e| e.context("the device-plugin config"))?;
     let mut bundle = Bundle::default();
     for w in warnings {
         bundle.warn(w);

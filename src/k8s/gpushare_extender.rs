@@ -364,8 +364,8 @@ fn scheduler_objects(req: &Request, ns: &str, b: &mut Bundle) -> Result<()> {
     let config = scheduler_configuration(format!(
         "http://{EXTENDER}.{ns}.svc:{PORT}/gpushare-scheduler"
     ));
-    let config_yaml = serde_saphyr::to_string(&config)
-        .map_err(|e| Error::failed(format!("cannot write the scheduler configuration: {e}")))?;
+    let config_yaml = crate::output::to_safe_yaml(&config)
+        .map_err(|e| e.context("the scheduler configuration"))?;
     let cm = format!("{SCHEDULER_NAME}-config");
     b.push(Document::object(&ConfigMap {
         metadata: meta(&cm, Some(ns)),

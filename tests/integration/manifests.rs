@@ -402,8 +402,14 @@ fn a_device_root_is_read_on_the_node() {
     let root = tempfile::tempdir().unwrap();
     let dev = root.path().join("dev");
     std::fs::create_dir_all(&dev).unwrap();
-    for n in ["nvidia0", "nvidia1", "nvidia2", "nvidia3", "nvidiactl"] {
-        std::fs::write(dev.join(n), "").unwrap();
+    for (n, minor) in [
+        ("nvidia0", 0),
+        ("nvidia1", 1),
+        ("nvidia2", 2),
+        ("nvidia3", 3),
+        ("nvidiactl", 255),
+    ] {
+        char_device(&dev.join(n), 195, minor);
     }
     let out = sim("t4x4")
         .args(["manifests", "--target", "cdi", "--dev-root"])

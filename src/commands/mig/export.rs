@@ -2,7 +2,7 @@
 
 use crate::Context;
 use crate::cli::MigExportArgs;
-use crate::error::{Error, Exit, Result};
+use crate::error::{Exit, Result};
 use crate::mig::export::{export, unrepresentable};
 use crate::output::Format;
 
@@ -14,8 +14,7 @@ pub(super) fn run(ctx: &mut Context, args: &MigExportArgs) -> Result<Exit> {
     let spec = export(&node, &args.label)?;
     // A config is data in any format; "table" prints it as the YAML mig-parted reads.
     if ctx.out.format == Format::Table {
-        let yaml = serde_saphyr::to_string(&spec)
-            .map_err(|e| Error::failed(format!("cannot write YAML: {e}")))?;
+        let yaml = crate::output::to_safe_yaml(&spec)?;
         ctx.out.stdout(&yaml)?;
     } else {
         ctx.out.data(&spec, |_| String::new())?;

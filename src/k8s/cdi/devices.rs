@@ -2,9 +2,12 @@
 //! derived the way the driver numbers them on a simulated one.
 
 use crate::error::{Error, Result};
+use crate::fsutil::in_root::InRoot;
+use crate::fsutil::own::kind_of;
 use crate::node::Gpu;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// Where a spec's device nodes, driver files and hooks come from (`--dev-root`,
 /// `--driver-root`, `--nvidia-cdi-hook-path`), as nvidia-ctk separates them: a containerized
@@ -42,15 +45,13 @@ pub(super) const CONTROL_NODES: [&str; 4] = [
 /// What the spec needs to know about the node's device files.
 #[derive(Debug, Clone)]
 pub(crate) struct DeviceTree {
-    /// Root on the host (`/` = none): device nodes get `hostPath` under it.
-    pub host_root: Option<PathBuf>,
+    /// The root the nodes are read under (`/` on a node); `None`: derived for a simulated node.
+    pub root: Option<Arc<InRoot>>,
     /// Control nodes present.
     pub control: Vec<String>,
     /// GPU index → minor number (`/dev/nvidia<minor>`).
     pub gpu_minors: BTreeMap<u32, u32>,
     pub mig_minors: MigMinors,
-    /// Read from the node (false: derived for a simulated node).
-    pub read: bool,
 }
 
 /// The mig-minors table the driver creates: `config` 1, `monitor` 2, then for every GPU minor
@@ -82,6 +83,14 @@ pub(super) fn parse_mig_minors(text: &str) -> MigMinors {
         .collect()
 }
 
+/// The NVIDIA driver's fixed major (`nvidia-frontend`): the GPUs, `nvidiactl` and
+/// `nvidia-modeset` are its character devices. The UVM and capability majors are dynamic.
+const NVIDIA_MAJOR: u32 = 195;
+
+fn create_nodes_hint() -> &'static str {
+    "create the device nodes with `nvidia-modprobe` or `nvidia-ctk system create-device-nodes` (`gpushare manifests --dev-root DIR` reads them under another root)"
+}
+
 impl DeviceSource {
     /// The device tree of `gpus`: derived on a simulated node without `--dev-root`, read otherwise.
     pub(crate) fn tree(&self, simulated: bool, gpus: &[Gpu]) -> Result<DeviceTree> {
@@ -93,114 +102,127 @@ impl DeviceSource {
             // The driver numbers GPUs in PCI order, as NVML indexes them.
             let gpu_minors: BTreeMap<u32, u32> = gpus.iter().map(|g| (g.index, g.index)).collect();
             return Ok(DeviceTree {
-                host_root: None,
+                root: None,
                 control: CONTROL_NODES.iter().map(|s| s.to_string()).collect(),
                 mig_minors: derived_mig_minors(gpu_minors.values().copied()),
                 gpu_minors,
-                read: false,
             });
         };
-        let exists = |p: &str| root.join(p.trim_start_matches('/')).exists();
-        let control = CONTROL_NODES
-            .iter()
-            .filter(|p| exists(p))
-            .map(|s| s.to_string())
-            .collect();
-        let mut gpu_minors = BTreeMap::new();
-        for g in gpus {
-            let minor = crate::node::minor::gpu_minor(&root, g)?.unwrap_or(g.index);
-            let node = format!("/dev/nvidia{minor}");
-            if !exists(&node) {
-                return Err(Error::failed(format!(
-                    "GPU {} ({}): device node {} does not exist",
-                    g.index,
-                    g.pci_bus_id,
-                    root.join(node.trim_start_matches('/')).display()
-                ))
-                .with_hint("create the device nodes with `nvidia-modprobe` or `nvidia-ctk system create-device-nodes` (`gpushare manifests --dev-root DIR` reads them under another root)"));
+        let root = InRoot::open(&root)
+            .map_err(|e| Error::usage(format!("--dev-root {}: {e}", root.display())))?;
+        let mut tree = DeviceTree {
+            root: Some(Arc::new(root)),
+            control: Vec::new(),
+            gpu_minors: BTreeMap::new(),
+            mig_minors: MigMinors::new(),
+        };
+        let in_root = tree.root.clone().expect("read above");
+        // A control node that is there must be a device; nvidiactl must be there at all.
+        for path in CONTROL_NODES {
+            match tree.node(path) {
+                Ok(_) => tree.control.push(path.to_string()),
+                Err(e) if e.message.ends_with(MISSING) && path != "/dev/nvidiactl" => {}
+                Err(e) => return Err(e.context("the driver's control node")),
             }
-            gpu_minors.insert(g.index, minor);
+        }
+        for g in gpus {
+            let minor = crate::node::minor::gpu_minor(in_root.path(), g)?.unwrap_or(g.index);
+            tree.node(&format!("/dev/nvidia{minor}"))
+                .map_err(|e| e.context(format!("GPU {} ({})", g.index, g.pci_bus_id)))?;
+            tree.gpu_minors.insert(g.index, minor);
         }
         let uses_mig = gpus
             .iter()
             .any(|g| g.mig.instances.as_ref().is_none_or(|list| !list.is_empty()));
-        let minors_file = root.join("proc/driver/nvidia-caps/mig-minors");
-        let mig_minors = match crate::fsutil::read_host(&minors_file) {
+        let minors_file = in_root.path().join("proc/driver/nvidia-caps/mig-minors");
+        let hint = "the MIG capability minors come from the nvidia driver (nvidia-caps); is the driver loaded?";
+        tree.mig_minors = match crate::fsutil::read_host(&minors_file) {
             Ok(Some(text)) => parse_mig_minors(&text),
             Ok(None) if !uses_mig => MigMinors::new(),
             Ok(None) => {
-                return Err(Error::failed(format!("cannot read {}: it does not exist", minors_file.display()))
-                    .with_hint("the MIG capability minors come from the nvidia driver (nvidia-caps); is the driver loaded?"));
-            }
-            Err(e) => {
                 return Err(Error::failed(format!(
-                    "cannot read {}: {e}",
+                    "cannot read {}: it does not exist",
                     minors_file.display()
                 ))
-                .with_hint("the MIG capability minors come from the nvidia driver (nvidia-caps); is the driver loaded?"));
+                .with_hint(hint));
+            }
+            Err(e) => {
+                return Err(
+                    Error::failed(format!("cannot read {}: {e}", minors_file.display()))
+                        .with_hint(hint),
+                );
             }
         };
-        let host_root = (root != Path::new("/")).then_some(root);
-        Ok(DeviceTree {
-            host_root,
-            control,
-            gpu_minors,
-            mig_minors,
-            read: true,
-        })
+        Ok(tree)
     }
 }
 
+/// How [`DeviceTree::node`] ends the message of a node that is not there.
+const MISSING: &str = "does not exist";
+
 impl DeviceTree {
-    /// The cap node of a MIG capability, checked to exist when the tree was read.
-    pub(crate) fn cap_node(&self, cap: &str) -> Result<String> {
+    /// Whether the tree was read from the node (false: derived for a simulated node).
+    pub(crate) fn read(&self) -> bool {
+        self.root.is_some()
+    }
+
+    /// The device node of a MIG capability.
+    pub(crate) fn cap_node(&self, cap: &str) -> Result<super::spec::DeviceNode> {
         let minor = self.mig_minors.get(cap).ok_or_else(|| {
             Error::failed(format!("the MIG capability {cap} has no minor in mig-minors"))
                 .with_hint("the driver lists every capability of its MIG devices; re-read the node after the MIG change")
         })?;
-        let path = format!("/dev/nvidia-caps/nvidia-cap{minor}");
-        if let Some(root) = &self.host_root
-            && !root.join(path.trim_start_matches('/')).exists()
-        {
-            return Err(Error::failed(format!(
-                "{cap}: device node {} does not exist",
-                root.join(path.trim_start_matches('/')).display()
-            ))
-            .with_hint(
-                "create it with `nvidia-ctk system create-device-nodes` (or nvidia-modprobe)",
-            ));
-        }
-        if self.read && self.host_root.is_none() && !Path::new(&path).exists() {
-            return Err(
-                Error::failed(format!("{cap}: device node {path} does not exist")).with_hint(
-                    "create it with `nvidia-ctk system create-device-nodes` (or nvidia-modprobe)",
-                ),
-            );
-        }
-        Ok(path)
+        self.node(&format!("/dev/nvidia-caps/nvidia-cap{minor}"))
+            .map_err(|e| e.context(cap))
     }
 
-    /// A device node with its host path when the root is not `/`, and, when the tree was read
-    /// from the node, its numbers and mode as the host node has them.
-    pub(crate) fn node(&self, path: &str) -> super::spec::DeviceNode {
+    /// A device node. Read from the node, it is resolved inside the root and must be a character
+    /// device (of the NVIDIA driver's major for the GPUs and control nodes); it gets the host
+    /// path it resolved to when that is not its own path, and its numbers and mode.
+    pub(crate) fn node(&self, path: &str) -> Result<super::spec::DeviceNode> {
         use std::os::unix::fs::{FileTypeExt, MetadataExt};
-        let host = self
-            .host_root
-            .as_ref()
-            .map(|r| r.join(path.trim_start_matches('/')));
-        let stat = self
-            .read
-            .then(|| std::fs::metadata(host.as_deref().unwrap_or(Path::new(path))).ok())
-            .flatten()
-            .filter(|m| m.file_type().is_char_device());
-        super::spec::DeviceNode {
-            path: path.to_string(),
-            host_path: host.map(|h| h.display().to_string()),
-            major: stat.as_ref().map(|m| libc::major(m.rdev())),
-            minor: stat.as_ref().map(|m| libc::minor(m.rdev())),
-            file_mode: stat.as_ref().map(|m| m.mode() & 0o7777),
-            permissions: stat.as_ref().map(|_| "rwm".to_string()),
+        let Some(root) = &self.root else {
+            return Ok(super::spec::DeviceNode {
+                path: path.to_string(),
+                ..Default::default()
+            });
+        };
+        let shown = root.path().join(path.trim_start_matches('/'));
+        let found = root
+            .find(path)
+            .map_err(|e| Error::failed(format!("device node {e}")).with_hint(create_nodes_hint()))?
+            .ok_or_else(|| {
+                Error::failed(format!("device node {} {MISSING}", shown.display()))
+                    .with_hint(create_nodes_hint())
+            })?;
+        let meta = &found.meta;
+        if !meta.file_type().is_char_device() {
+            return Err(Error::failed(format!(
+                "device node {} is {}, not a character device",
+                shown.display(),
+                kind_of(meta)
+            ))
+            .with_hint(create_nodes_hint()));
         }
+        let (major, minor) = (libc::major(meta.rdev()), libc::minor(meta.rdev()));
+        let frontend = path
+            .strip_prefix("/dev/nvidia")
+            .is_some_and(|rest| rest == "ctl" || rest == "-modeset" || rest.parse::<u32>().is_ok());
+        if frontend && major != NVIDIA_MAJOR {
+            return Err(Error::failed(format!(
+                "device node {} is the device {major}:{minor}, not one of the NVIDIA driver's ({NVIDIA_MAJOR}:*)",
+                shown.display()
+            ))
+            .with_hint(create_nodes_hint()));
+        }
+        Ok(super::spec::DeviceNode {
+            path: path.to_string(),
+            host_path: (found.path != Path::new(path)).then(|| found.path.display().to_string()),
+            major: Some(major),
+            minor: Some(minor),
+            file_mode: Some(meta.mode() & 0o7777),
+            permissions: Some("rwm".to_string()),
+        })
     }
 }
 

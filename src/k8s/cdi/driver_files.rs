@@ -6,7 +6,13 @@
 //! as the files they name, so the container still finds the libraries.
 
 use super::spec::Mount;
-use std::path::Path;
+use crate::error::{Error, Result};
+use crate::fsutil::in_root::{InRoot, utf8_name};
+use crate::fsutil::own::kind_of;
+use std::collections::HashSet;
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::FileTypeExt;
+use std::path::{Path, PathBuf};
 
 /// Where libraries are looked for, as nvidia-ctk looks (the first that has them is used).
 const LIB_DIRS: [&str; 6] = [
@@ -61,90 +67,124 @@ fn mount(host: &Path, container: &str, options: &[&str]) -> Mount {
     }
 }
 
+fn refused(e: std::io::Error) -> Error {
+    Error::failed(format!("the driver root: {e}")).with_hint(
+        "a driver file must resolve inside the driver root to a file of its kind (--driver-root)",
+    )
+}
+
+/// `inner` under the root: `None` when absent, its real path when it is of the kind `is`
+/// accepts (`kind` names it), an error naming it otherwise.
+fn expect(
+    root: &InRoot,
+    inner: &str,
+    kind: &str,
+    is: fn(&std::fs::FileType) -> bool,
+) -> Result<Option<PathBuf>> {
+    let Some(found) = root.find(inner).map_err(refused)? else {
+        return Ok(None);
+    };
+    if !is(&found.meta.file_type()) {
+        return Err(Error::failed(format!(
+            "the driver root: {} is {}, not {kind}",
+            root.path().join(inner.trim_start_matches('/')).display(),
+            kind_of(&found.meta)
+        )));
+    }
+    Ok(Some(found.path))
+}
+
+fn is_file(t: &std::fs::FileType) -> bool {
+    t.is_file()
+}
+
+fn is_socket(t: &std::fs::FileType) -> bool {
+    t.is_socket()
+}
+
 /// The files of `driver_version` under `root`; `links_made` when a hook makes the SONAME links
-/// (they are then not mounted).
-pub(super) fn find(root: &Path, driver_version: &str, links_made: bool) -> DriverFiles {
+/// (they are then not mounted). Every path is resolved inside the root and mounted from where it
+/// resolved; what resolves to nothing or to the wrong kind of file is refused, naming it.
+pub(super) fn find(root: &InRoot, driver_version: &str, links_made: bool) -> Result<DriverFiles> {
     let suffix = format!(".so.{driver_version}");
     let mut out = DriverFiles::default();
     for dir in LIB_DIRS {
-        let host_dir = root.join(dir.trim_start_matches('/'));
-        let Ok(entries) = std::fs::read_dir(&host_dir) else {
+        let Some((host_dir, entries)) = root.list(dir).map_err(refused)? else {
             continue;
         };
-        let mut names: Vec<String> = entries
-            .flatten()
-            .map(|e| e.file_name().to_string_lossy().into_owned())
-            .collect();
-        names.sort();
-        let libs: Vec<&String> = names.iter().filter(|n| n.ends_with(&suffix)).collect();
+        // A set, so that matching the links to the libraries stays linear in the directory.
+        let mut libs: HashSet<&str> = HashSet::new();
+        for name in &entries {
+            if name.as_bytes().ends_with(suffix.as_bytes()) {
+                libs.insert(utf8_name(&host_dir, name).map_err(refused)?);
+            }
+        }
         if libs.is_empty() {
             continue;
         }
         out.lib_dirs.push(dir.to_string());
-        for name in &names {
-            let path = host_dir.join(name);
-            if libs.contains(&name) {
-                out.mounts
-                    .push(mount(&path, &format!("{dir}/{name}"), &READ_ONLY));
+        for name in &entries {
+            let inner = |name: &str| format!("{dir}/{name}");
+            if let Some(lib) = name.to_str().filter(|n| libs.contains(n)) {
+                let host =
+                    expect(root, &inner(lib), "a regular file", is_file)?.ok_or_else(|| {
+                        refused(std::io::Error::other(format!("{} vanished", inner(lib))))
+                    })?;
+                out.mounts.push(mount(&host, &inner(lib), &READ_ONLY));
                 continue;
             }
-            // A SONAME link (libcuda.so.1 → libcuda.so.<version>).
-            let Some(target) = std::fs::read_link(&path).ok().and_then(|t| {
-                let file = t.file_name()?.to_string_lossy().into_owned();
-                libs.iter().any(|l| **l == file).then_some(file)
+            // A SONAME link (libcuda.so.1 → libcuda.so.<version>): only its target's name is read.
+            let Some(target) = std::fs::read_link(host_dir.join(name)).ok().and_then(|t| {
+                let file = t.file_name()?.to_str()?;
+                libs.contains(file).then(|| file.to_string())
             }) else {
                 continue;
             };
+            let name = utf8_name(&host_dir, name).map_err(refused)?;
             if links_made {
-                out.links.push((target, format!("{dir}/{name}")));
-            } else {
-                out.mounts
-                    .push(mount(&path, &format!("{dir}/{name}"), &READ_ONLY));
+                out.links.push((target, inner(name)));
+            } else if let Some(host) = expect(root, &inner(name), "a regular file", is_file)? {
+                out.mounts.push(mount(&host, &inner(name), &READ_ONLY));
             }
         }
         // The development link CUDA applications open: libcuda.so → libcuda.so.1.
-        if links_made && names.iter().any(|n| n == "libcuda.so.1") {
+        if links_made && entries.iter().any(|n| n == "libcuda.so.1") {
             out.links
                 .push(("libcuda.so.1".into(), format!("{dir}/libcuda.so")));
         }
     }
     for bin in BINARIES {
         let container = format!("/usr/bin/{bin}");
-        let host = root.join(container.trim_start_matches('/'));
-        if host.is_file() {
+        if let Some(host) = expect(root, &container, "a regular file", is_file)? {
             out.mounts.push(mount(&host, &container, &READ_ONLY));
         }
     }
     let firmware = format!("/lib/firmware/nvidia/{driver_version}");
-    if let Ok(entries) = std::fs::read_dir(root.join(firmware.trim_start_matches('/'))) {
-        let mut blobs: Vec<String> = entries
-            .flatten()
-            .map(|e| e.file_name().to_string_lossy().into_owned())
-            .filter(|n| n.ends_with(".bin"))
-            .collect();
-        blobs.sort();
-        for blob in blobs {
-            let container = format!("{firmware}/{blob}");
-            out.mounts.push(mount(
-                &root.join(container.trim_start_matches('/')),
-                &container,
-                &READ_ONLY,
-            ));
+    if let Some((host_dir, blobs)) = root.list(&firmware).map_err(refused)? {
+        for blob in &blobs {
+            if !blob.as_bytes().ends_with(b".bin") {
+                continue;
+            }
+            let container = format!(
+                "{firmware}/{}",
+                utf8_name(&host_dir, blob).map_err(refused)?
+            );
+            if let Some(host) = expect(root, &container, "a regular file", is_file)? {
+                out.mounts.push(mount(&host, &container, &READ_ONLY));
+            }
         }
     }
     for file in ICD_FILES {
-        let host = root.join(file.trim_start_matches('/'));
-        if host.is_file() {
+        if let Some(host) = expect(root, file, "a regular file", is_file)? {
             out.mounts.push(mount(&host, file, &READ_ONLY));
         }
     }
     for socket in SOCKETS {
-        let host = root.join(socket.trim_start_matches('/'));
-        if host.exists() {
+        if let Some(host) = expect(root, socket, "a socket", is_socket)? {
             out.mounts.push(mount(&host, socket, &SOCKET));
         }
     }
-    out
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -170,14 +210,15 @@ mod tests {
         )
         .unwrap();
         std::fs::write(root.join("etc/vulkan/icd.d/nvidia_icd.json"), "{}").unwrap();
-        std::fs::write(root.join("run/nvidia-persistenced/socket"), "").unwrap();
+        std::os::unix::net::UnixListener::bind(root.join("run/nvidia-persistenced/socket"))
+            .unwrap();
     }
 
     #[test]
     fn finds_libraries_tools_firmware_icd_and_sockets() {
         let root = tempfile::tempdir().unwrap();
         driver(root.path());
-        let found = find(root.path(), "580.105.08", true);
+        let found = find(&InRoot::open(root.path()).unwrap(), "580.105.08", true).unwrap();
         let paths: Vec<&str> = found
             .mounts
             .iter()
@@ -221,7 +262,7 @@ mod tests {
     fn without_a_hook_the_links_are_mounted() {
         let root = tempfile::tempdir().unwrap();
         driver(root.path());
-        let found = find(root.path(), "580.105.08", false);
+        let found = find(&InRoot::open(root.path()).unwrap(), "580.105.08", false).unwrap();
         assert!(found.links.is_empty());
         assert!(
             found

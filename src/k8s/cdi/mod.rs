@@ -13,10 +13,12 @@ pub(crate) use devices::{DeviceSource, DeviceTree};
 use super::node_offer::NodeOffer;
 use super::{Bundle, DocKind, Document, Request};
 use crate::error::{Error, Result};
+use crate::fsutil::in_root::InRoot;
 use crate::node::{Gpu, Node};
 use crate::paths::Paths;
 use spec::{ContainerEdits, Device, DeviceNode, Spec};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 pub(crate) const KIND: &str = "nvidia.com/gpu";
 /// The installed spec's file name (what nvidia-ctk and nvidia-cdi-refresh use).
@@ -47,7 +49,7 @@ fn mig_devices(gpu: &Gpu) -> Result<Vec<(usize, u32, u32, String)>> {
 
 /// The driver's files a spec mounts, and the hook that makes the rest in the container.
 pub(crate) struct Driver<'a> {
-    pub root: &'a Path,
+    pub root: &'a InRoot,
     pub hook: Option<&'a Path>,
 }
 
@@ -62,7 +64,7 @@ pub(crate) fn build_spec(node: &Node, tree: &DeviceTree, driver: Option<Driver>)
             .get(&gpu.index)
             .copied()
             .unwrap_or(gpu.index);
-        let gpu_node = tree.node(&format!("/dev/nvidia{minor}"));
+        let gpu_node = tree.node(&format!("/dev/nvidia{minor}"))?;
         let mut add = |names: [String; 2], nodes: Vec<DeviceNode>| {
             for n in &nodes {
                 if !all_nodes.contains(n) {
@@ -89,7 +91,7 @@ pub(crate) fn build_spec(node: &Node, tree: &DeviceTree, driver: Option<Driver>)
             let ci_cap = tree.cap_node(&format!("gpu{minor}/gi{gi}/ci{ci}/access"))?;
             add(
                 [format!("{}:{m}", gpu.index), uuid],
-                vec![gpu_node.clone(), tree.node(&gi_cap), tree.node(&ci_cap)],
+                vec![gpu_node.clone(), gi_cap, ci_cap],
             );
         }
     }
@@ -110,7 +112,7 @@ pub(crate) fn build_spec(node: &Node, tree: &DeviceTree, driver: Option<Driver>)
     let mut env = vec!["NVIDIA_VISIBLE_DEVICES=void".to_string()];
     let (mounts, hooks) = match driver {
         Some(d) => {
-            let files = driver_files::find(d.root, &node.driver_version, d.hook.is_some());
+            let files = driver_files::find(d.root, &node.driver_version, d.hook.is_some())?;
             let hooks = d
                 .hook
                 .map(|h| hooks::for_files(h, &files, &node.driver_version))
@@ -131,7 +133,11 @@ pub(crate) fn build_spec(node: &Node, tree: &DeviceTree, driver: Option<Driver>)
         devices,
         container_edits: ContainerEdits {
             env,
-            device_nodes: tree.control.iter().map(|p| tree.node(p)).collect(),
+            device_nodes: tree
+                .control
+                .iter()
+                .map(|p| tree.node(p))
+                .collect::<Result<_>>()?,
             mounts,
             hooks,
         },
@@ -154,18 +160,12 @@ pub(crate) fn spec_for(node: &Node, source: &DeviceSource) -> Result<(Spec, Devi
         gpu.mig_instances()?;
     }
     let tree = source.tree(is_simulated(node), &node.gpus)?;
-    let driver_root = source.driver_root.clone().or_else(|| {
-        tree.read
-            .then(|| tree.host_root.clone().unwrap_or_else(|| PathBuf::from("/")))
-    });
-    if let Some(root) = &driver_root
-        && !root.is_dir()
-    {
-        return Err(Error::usage(format!(
-            "--driver-root {}: not a directory",
-            root.display()
-        )));
-    }
+    let driver_root = match &source.driver_root {
+        Some(dir) => Some(Arc::new(InRoot::open(dir).map_err(|e| {
+            Error::usage(format!("--driver-root {}: {e}", dir.display()))
+        })?)),
+        None => tree.root.clone(),
+    };
     let hook = match &source.hook {
         Some(h) if h.is_file() => Some(h.clone()),
         Some(h) => {
@@ -178,7 +178,7 @@ pub(crate) fn spec_for(node: &Node, source: &DeviceSource) -> Result<(Spec, Devi
                 hooks::DEFAULT_PATH
             )));
         }
-        None => (tree.read && Path::new(hooks::DEFAULT_PATH).is_file())
+        None => (tree.read() && Path::new(hooks::DEFAULT_PATH).is_file())
             .then(|| PathBuf::from(hooks::DEFAULT_PATH)),
     };
     let driver = driver_root.as_deref().map(|root| Driver {
@@ -212,7 +212,7 @@ pub(crate) fn generate(req: &Request) -> Result<Bundle> {
         spec.cdi_version,
         by_index.join(", ")
     ));
-    if !tree.read {
+    if !tree.read() {
         bundle.note(
             "Simulated node: the device nodes are derived as the driver numbers them (GPU minor = NVML index, nvidia-caps minors 3 + 135·G + 9·I (+1+C) from /proc/driver/nvidia-caps/mig-minors), and no driver files are mounted.",
         );
@@ -294,11 +294,23 @@ pub(crate) fn refresh_installed(paths: &Paths, node: &Node) -> Result<Option<Pat
             )));
         }
     };
+    let recorded = [&source.root, &source.driver_root, &source.hook];
+    if let Some(relative) = recorded.into_iter().flatten().find(|p| p.is_relative()) {
+        return Err(Error::failed(format!(
+            "{} records the relative path {}, which names another place from every directory",
+            record.display(),
+            relative.display()
+        ))
+        .with_hint(
+            "install the spec again with absolute roots: gpushare manifests --target cdi --install",
+        ));
+    }
     let (spec, _) = spec_for(node, &source)?;
-    let yaml = serde_saphyr::to_string(&spec)
-        .map_err(|e| Error::failed(format!("cannot write the CDI spec: {e}")))?;
+    let yaml = crate::output::to_safe_yaml(&spec).map_err(|e| e.context("the CDI spec"))?;
     install(paths, &yaml, &source).map(Some)
 }
 
+#[cfg(test)]
+mod hostile_tests;
 #[cfg(test)]
 mod tests;

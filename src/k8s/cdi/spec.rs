@@ -49,7 +49,7 @@ impl ContainerEdits {
 
 /// A device node. Its numbers and mode are written where they were read from the node (as
 /// nvidia-ctk writes them); left out, the runtime stats the host node.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub(crate) struct DeviceNode {
     /// Path in the container.

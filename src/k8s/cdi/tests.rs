@@ -21,7 +21,7 @@ fn names(spec: &Spec) -> Vec<&str> {
 fn whole_gpus_by_index_and_uuid() {
     let n = SimBackend::from_preset("t4x4").unwrap().snapshot().unwrap();
     let (spec, tree) = spec_for(&n, &DeviceSource::default()).unwrap();
-    assert!(!tree.read, "a simulated node is derived");
+    assert!(!tree.read(), "a simulated node is derived");
     assert_eq!(spec.cdi_version, "0.5.0");
     assert_eq!(names(&spec)[..2], ["0", n.gpus[0].uuid.as_str()]);
     assert_eq!(spec.devices.len(), 9);
@@ -100,16 +100,36 @@ fn a_mig_device_without_a_known_uuid_is_refused() {
     assert!(e.hint.unwrap().contains("as root"));
 }
 
+/// A character device node (tests run as root, as the suite's real nodes need).
+pub(super) fn char_device(path: &Path, major: u32, minor: u32) {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(path.as_os_str().as_bytes()).unwrap();
+    // SAFETY: mknod(2) with a NUL-terminated path; no memory is shared.
+    let rc = unsafe {
+        libc::mknod(
+            c.as_ptr(),
+            libc::S_IFCHR | 0o666,
+            libc::makedev(major, minor),
+        )
+    };
+    assert_eq!(
+        rc,
+        0,
+        "mknod {}: {} (the CDI tests make device nodes, as root)",
+        path.display(),
+        std::io::Error::last_os_error()
+    );
+}
+
 fn fake_root(dir: &Path, node: &Node, minors: &str) {
     let dev = dir.join("dev");
     std::fs::create_dir_all(dev.join("nvidia-caps")).unwrap();
-    for n in ["nvidiactl", "nvidia-uvm"] {
-        std::fs::write(dev.join(n), "").unwrap();
-    }
+    char_device(&dev.join("nvidiactl"), 195, 255);
+    char_device(&dev.join("nvidia-uvm"), 511, 0);
     for g in &node.gpus {
         // Minors in reverse order, to see that they are read, not assumed.
         let minor = node.gpus.len() as u32 - 1 - g.index;
-        std::fs::write(dev.join(format!("nvidia{minor}")), "").unwrap();
+        char_device(&dev.join(format!("nvidia{minor}")), 195, minor);
         let bus = format!("0000{}", &g.pci_bus_id[8..]).to_ascii_lowercase();
         let info = dir.join("proc/driver/nvidia/gpus").join(bus);
         std::fs::create_dir_all(&info).unwrap();
@@ -124,7 +144,11 @@ fn fake_root(dir: &Path, node: &Node, minors: &str) {
     std::fs::write(caps.join("mig-minors"), minors).unwrap();
     for line in minors.lines() {
         if let Some((_, m)) = line.split_once(' ') {
-            std::fs::write(dev.join(format!("nvidia-caps/nvidia-cap{m}")), "").unwrap();
+            char_device(
+                &dev.join(format!("nvidia-caps/nvidia-cap{m}")),
+                236,
+                m.parse().unwrap(),
+            );
         }
     }
 }
@@ -154,7 +178,7 @@ fn a_device_root_is_read_and_becomes_host_paths() {
         ..DeviceSource::default()
     };
     let (spec, tree) = spec_for(&n, &source).unwrap();
-    assert!(tree.read);
+    assert!(tree.read());
     assert_eq!(tree.control, ["/dev/nvidia-uvm", "/dev/nvidiactl"]);
     let d = &spec.devices[0].container_edits.device_nodes;
     assert_eq!(d[0].path, "/dev/nvidia1", "GPU 0 has minor 1 here");

@@ -71,6 +71,26 @@ pub fn fails_with(cmd: &mut Command, code: i32) -> String {
 }
 
 /// The repository root (for committed files and reference data).
+/// A character device node at `path` (the suite runs as root, as its real nodes need).
+pub fn char_device(path: &Path, major: u32, minor: u32) {
+    let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
+    // SAFETY: mknod(2) with a NUL-terminated path this function owns; no memory is shared.
+    let rc = unsafe {
+        libc::mknod(
+            c.as_ptr(),
+            libc::S_IFCHR | 0o666,
+            libc::makedev(major, minor),
+        )
+    };
+    assert_eq!(
+        rc,
+        0,
+        "mknod {}: {} (this test makes device nodes: run it as root)",
+        path.display(),
+        std::io::Error::last_os_error()
+    );
+}
+
 pub fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }

@@ -291,24 +291,7 @@ pub fn driver_root(nvidia: &super::nvidia_tools::NvidiaNode) -> PathBuf {
     for dir in [&lib, &caps, &root.join("usr/bin")] {
         std::fs::create_dir_all(dir).unwrap();
     }
-    let mknod = |path: PathBuf, major: u32, minor: u32| {
-        let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
-        // SAFETY: mknod(2) with a NUL-terminated path this function owns; no memory is shared.
-        let rc = unsafe {
-            libc::mknod(
-                c.as_ptr(),
-                libc::S_IFCHR | 0o666,
-                libc::makedev(major, minor),
-            )
-        };
-        assert_eq!(
-            rc,
-            0,
-            "mknod {}: {}",
-            path.display(),
-            std::io::Error::last_os_error()
-        );
-    };
+    let mknod = |path: PathBuf, major: u32, minor: u32| super::char_device(&path, major, minor);
     let gpus: Vec<u64> = detect["gpus"]
         .as_array()
         .unwrap()

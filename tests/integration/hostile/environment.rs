@@ -141,11 +141,11 @@ fn fifos_and_endless_files_where_host_files_are_read_never_hang() {
         let root = dir.path().join(name);
         let dev = root.join("dev");
         std::fs::create_dir_all(&dev).unwrap();
-        for n in (0..8)
-            .map(|i| format!("nvidia{i}"))
-            .chain(["nvidiactl".into()])
+        for (n, minor) in (0..8)
+            .map(|i| (format!("nvidia{i}"), i))
+            .chain([("nvidiactl".into(), 255)])
         {
-            std::fs::write(dev.join(n), "").unwrap();
+            common::char_device(&dev.join(n), 195, minor);
         }
         root
     };
