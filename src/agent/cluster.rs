@@ -175,25 +175,49 @@ impl Cluster {
         Api::all_with(self.client.clone(), &ApiResource::from_gvk(&gvk))
     }
 
-    /// The names of the DeviceTaintRules with `label`.
-    pub(crate) fn device_taint_rules(&self, api_version: &str, label: &str) -> Result<Vec<String>> {
+    /// The DeviceTaintRules with `label`, as JSON (the agent judges which are its own).
+    pub(crate) fn device_taint_rules(
+        &self,
+        api_version: &str,
+        label: &str,
+    ) -> Result<Vec<serde_json::Value>> {
         let list = self.call(
             "list devicetaintrules",
             self.taint_rules(api_version)
                 .list(&ListParams::default().labels(label)),
         )?;
-        Ok(list
-            .items
-            .into_iter()
-            .filter_map(|o| o.metadata.name)
-            .collect())
+        list.items
+            .iter()
+            .map(|o| {
+                serde_json::to_value(o)
+                    .map_err(|e| Error::failed(format!("a DeviceTaintRule: {e}")))
+            })
+            .collect()
     }
 
+    /// The DeviceTaintRule `name`, as JSON; None when there is none.
+    pub(crate) fn device_taint_rule(
+        &self,
+        api_version: &str,
+        name: &str,
+    ) -> Result<Option<serde_json::Value>> {
+        let rule = self.call(
+            &format!("get devicetaintrule {name}"),
+            self.taint_rules(api_version).get_opt(name),
+        )?;
+        rule.map(|o| {
+            serde_json::to_value(o).map_err(|e| Error::failed(format!("a DeviceTaintRule: {e}")))
+        })
+        .transpose()
+    }
+
+    /// Create a DeviceTaintRule; false when one of its name exists already (whose, the caller
+    /// finds out).
     pub(crate) fn create_device_taint_rule(
         &self,
         api_version: &str,
         rule: &serde_json::Value,
-    ) -> Result<()> {
+    ) -> Result<bool> {
         let object: DynamicObject = serde_json::from_value(rule.clone())
             .map_err(|e| Error::failed(format!("a DeviceTaintRule: {e}")))?;
         let params = PostParams {
@@ -201,11 +225,10 @@ impl Cluster {
             ..Default::default()
         };
         let api = self.taint_rules(api_version);
-        // One that exists already (an earlier agent made it) is as good.
         self.call("create devicetaintrule", async {
             match api.create(&params, &object).await {
-                Err(kube::Error::Api(s)) if s.code == 409 => Ok(()),
-                other => other.map(drop),
+                Err(kube::Error::Api(s)) if s.code == 409 => Ok(false),
+                other => other.map(|_| true),
             }
         })
     }

@@ -104,6 +104,11 @@ impl Told {
             .collect()
     }
 
+    /// The next look tells the condition again, as the health has it, even when unchanged.
+    pub(crate) fn retell(&mut self) {
+        self.status = None;
+    }
+
     /// The device plugins restarted (around a reset): what recovers by it needs no restart.
     pub(crate) fn plugins_restarted(&mut self) {
         self.restarted = true;

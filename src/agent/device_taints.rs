@@ -6,7 +6,10 @@
 //! each of its MIG devices, a MIG device's only it.
 //!
 //! The rules of a node carry the label [`NODE_LABEL`] (a hash of the node's name, as names may
-//! be longer than a label value): the agent lists its own and makes them match.
+//! be longer than a label value) and the owner mark [`OWNER_ANNOTATION`] (the node's name): the
+//! agent lists them by the label and owns only those that are exactly what it would have made
+//! ([`owned_device`]). Anyone may make a rule with its name or its label: such a rule is not
+//! the agent's, and it neither trusts nor deletes it.
 
 use super::device_health::Device;
 use crate::node::Node;
@@ -15,6 +18,8 @@ use std::collections::BTreeMap;
 pub(crate) const DRIVER: &str = "gpu.nvidia.com";
 pub(crate) const TAINT_KEY: &str = "gpushare.io/unhealthy";
 pub(crate) const NODE_LABEL: &str = "gpushare.io/health-node";
+pub(crate) const OWNER_ANNOTATION: &str = "gpushare.io/health-owner";
+const MANAGED_BY: &str = "gpushare-agent";
 
 /// The DRA driver's name of every device a fault touches: `gpu-<minor>` for a GPU without MIG,
 /// `gpu-<minor>-mig-<profile without dots>-<GI profile id>-<placement start>` for each MIG
@@ -98,13 +103,46 @@ pub(crate) fn rule(api_version: &str, node: &str, device: &str, value: &str) -> 
         "kind": "DeviceTaintRule",
         "metadata": {
             "name": rule_name(node, device),
-            "labels": {NODE_LABEL: node_hash(node), "app.kubernetes.io/managed-by": "gpushare-agent"},
+            "labels": {NODE_LABEL: node_hash(node), "app.kubernetes.io/managed-by": MANAGED_BY},
+            "annotations": {OWNER_ANNOTATION: node},
         },
         "spec": {
             "deviceSelector": {"driver": DRIVER, "pool": node, "device": device},
             "taint": {"key": TAINT_KEY, "value": value, "effect": "NoSchedule"},
         },
     })
+}
+
+/// The device a rule taints for `node`, when the rule is the agent's own: named as the agent
+/// names that device's rule, marked as the agent's for this node (label, owner annotation,
+/// managed-by), selecting exactly that device of NVIDIA's driver in the node's pool and nothing
+/// else, with the agent's taint key. Anything else is someone else's, whatever its name.
+pub(crate) fn owned_device(rule: &serde_json::Value, node: &str) -> Option<String> {
+    let meta = &rule["metadata"];
+    let spec = &rule["spec"];
+    let selector = spec["deviceSelector"].as_object()?;
+    let device = selector.get("device")?.as_str()?;
+    let ours = meta["name"].as_str() == Some(rule_name(node, device).as_str())
+        && meta["labels"][NODE_LABEL].as_str() == Some(node_hash(node).as_str())
+        && meta["labels"]["app.kubernetes.io/managed-by"].as_str() == Some(MANAGED_BY)
+        && meta["annotations"][OWNER_ANNOTATION].as_str() == Some(node)
+        && selector.len() == 3
+        && selector.get("driver").and_then(|v| v.as_str()) == Some(DRIVER)
+        && selector.get("pool").and_then(|v| v.as_str()) == Some(node)
+        && spec["taint"]["key"].as_str() == Some(TAINT_KEY);
+    ours.then(|| device.to_string())
+}
+
+/// What a rule that is not the agent's selects, for the agent's report.
+pub(crate) fn describe_selector(rule: &serde_json::Value) -> String {
+    let s = &rule["spec"]["deviceSelector"];
+    let field = |k: &str| s[k].as_str().unwrap_or("*").to_string();
+    format!(
+        "driver {}, pool {}, device {}",
+        field("driver"),
+        field("pool"),
+        field("device")
+    )
 }
 
 #[cfg(test)]
@@ -141,6 +179,61 @@ mod tests {
             tainted(&node, &minors, &gpu0),
             BTreeMap::from([("gpu-0".to_string(), "EccDoubleBit".to_string())])
         );
+    }
+
+    #[test]
+    fn only_a_rule_exactly_as_the_agent_makes_it_is_the_agents() {
+        let node = "gpu-node-1";
+        let device = "gpu-3-mig-1g5gb-19-6";
+        let made = rule("resource.k8s.io/v1beta2", node, device, "Xid79");
+        assert_eq!(owned_device(&made, node).as_deref(), Some(device));
+        type Change = fn(&mut serde_json::Value);
+        let squats: [(&str, Change); 11] = [
+            ("the name, another device", |r| {
+                r["spec"]["deviceSelector"]["device"] = "gpu-0".into()
+            }),
+            ("the name, another pool", |r| {
+                r["spec"]["deviceSelector"]["pool"] = "other".into()
+            }),
+            ("the name, another driver", |r| {
+                r["spec"]["deviceSelector"]["driver"] = "x.io".into()
+            }),
+            ("the name, every device of the pool", |r| {
+                r["spec"]["deviceSelector"]
+                    .as_object_mut()
+                    .unwrap()
+                    .remove("device");
+            }),
+            ("a wider selector", |r| {
+                r["spec"]["deviceSelector"]["deviceClassName"] = "c".into()
+            }),
+            ("another taint key", |r| {
+                r["spec"]["taint"]["key"] = "x.io/evict".into()
+            }),
+            ("no owner mark", |r| {
+                r["metadata"].as_object_mut().unwrap().remove("annotations");
+            }),
+            ("another node's owner mark", |r| {
+                r["metadata"]["annotations"][OWNER_ANNOTATION] = "gpu-node-2".into()
+            }),
+            ("another manager", |r| {
+                r["metadata"]["labels"]["app.kubernetes.io/managed-by"] = "me".into()
+            }),
+            ("the label alone, another name", |r| {
+                r["metadata"]["name"] = "mine".into()
+            }),
+            ("a name not a string", |r| r["metadata"]["name"] = 7.into()),
+        ];
+        for (what, change) in squats {
+            let mut r = made.clone();
+            change(&mut r);
+            assert_eq!(owned_device(&r, node), None, "{what}: {r}");
+        }
+        // Another node's own rule, by its label and mark, is not this node's.
+        let other = rule("resource.k8s.io/v1beta2", "gpu-node-2", device, "Xid79");
+        assert_eq!(owned_device(&other, node), None);
+        assert_eq!(owned_device(&serde_json::json!(null), node), None);
+        assert_eq!(owned_device(&serde_json::json!({"spec": []}), node), None);
     }
 
     #[test]

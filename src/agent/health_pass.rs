@@ -8,21 +8,70 @@
 use super::device_taints;
 use super::gpu_clients::{self, Originals};
 use super::reconcile::{Agent, Report, node_change};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::gpu_health::listener::Listener;
 use crate::gpu_health::policy::Policy;
+use crate::gpu_health::record::{GpuRecord, HealthRecord};
 use crate::kube_api::EventType;
 use crate::node::selector::GpuSelector;
 use crate::pipeline::converge::Converged;
 use crate::pipeline::desired::DesiredSource;
 use crate::pipeline::planner::changes_anything;
 use kube::ResourceExt;
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
 /// A look that failed (the API server did not answer) is tried again after this.
 const RETRY: Duration = Duration::from_secs(5);
+/// A rule someone else made in the way of the agent's is looked at again after this.
+const SQUAT_RECHECK: Duration = Duration::from_secs(30);
+const SQUATTED: &str = "DeviceTaintRuleNotOurs";
+
+/// The health record's faults as the agent last saw them, so that a change made outside it
+/// (`gpushare recover` run by hand records a reset) is noticed without a new event. The file
+/// is looked at (stat) each turn of the loop and read only when it was rewritten.
+#[derive(Debug, Default)]
+pub(crate) struct RecordSeen {
+    file: Option<(u64, u64, i64, i64, i64, i64, u64)>,
+    gpus: Option<BTreeMap<String, GpuRecord>>,
+}
+
+impl RecordSeen {
+    /// Whether the record's faults or resets changed since the last call (not the watch's
+    /// own liveness marks); the first call only learns them.
+    pub(crate) fn changed(&mut self, paths: &crate::paths::Paths) -> bool {
+        use std::os::unix::fs::MetadataExt;
+        let file = std::fs::metadata(HealthRecord::path(paths)).ok().map(|m| {
+            (
+                m.dev(),
+                m.ino(),
+                m.mtime(),
+                m.mtime_nsec(),
+                m.ctime(),
+                m.ctime_nsec(),
+                m.size(),
+            )
+        });
+        if file == self.file {
+            return false;
+        }
+        self.file = file;
+        let Ok(record) = HealthRecord::load(paths) else {
+            return false;
+        };
+        let gpus = record.map(|r| r.gpus).unwrap_or_default();
+        let changed = self.gpus.as_ref().is_some_and(|seen| *seen != gpus);
+        self.gpus = Some(gpus);
+        changed
+    }
+}
 
 impl Agent<'_> {
+    /// The health record was changed by someone else since the last look.
+    pub(crate) fn record_changed(&mut self) -> bool {
+        self.record_seen.changed(&self.ctx.paths)
+    }
+
     /// A recoverable cause is over, or a failed look is due again.
     pub(crate) fn health_due(&self) -> bool {
         self.health_at
@@ -54,11 +103,27 @@ impl Agent<'_> {
                 self.publish();
                 self.taints_due = true;
             }
+            // The rules are tried again later when they could not be made to match; that
+            // never stops the plugins' restart or a reset.
             if self.taints_due
                 && let Some(unhealthy) = &looked.unhealthy
             {
-                self.sync_device_taints(&snapshot, unhealthy)?;
-                self.taints_due = false;
+                let again = match self.sync_device_taints(&snapshot, unhealthy, looked.changed) {
+                    Ok(true) => None,
+                    Ok(false) => Some(SQUAT_RECHECK),
+                    Err(e) => {
+                        self.ctx.out.warn(format!(
+                            "cannot taint the unhealthy DRA devices: {}",
+                            e.message
+                        ));
+                        Some(RETRY)
+                    }
+                };
+                self.taints_due = again.is_some();
+                if let Some(after) = again {
+                    let at = crate::clock::unix_now() + after.as_secs_f64();
+                    self.health_at = Some(self.health_at.map_or(at, |t| t.min(at)));
+                }
             }
             if looked.restart_plugins {
                 self.restart_device_plugins()?;
@@ -75,12 +140,15 @@ impl Agent<'_> {
     }
 
     /// Make the node's DeviceTaintRules say which DRA devices are unhealthy (see
-    /// [`super::device_taints`]); nothing where the cluster serves none.
+    /// [`super::device_taints`]); nothing where the cluster serves none. Whether they are
+    /// settled: false while a rule someone else made holds the name of one the agent needs.
+    /// `retold`: the condition was just written from the health, so any squatter is told again.
     fn sync_device_taints(
         &mut self,
         snapshot: &crate::node::Node,
-        unhealthy: &std::collections::BTreeMap<super::device_health::Device, String>,
-    ) -> Result<()> {
+        unhealthy: &BTreeMap<super::device_health::Device, String>,
+        retold: bool,
+    ) -> Result<bool> {
         let api = match self.taint_api {
             Some(api) => api,
             None => {
@@ -94,7 +162,7 @@ impl Agent<'_> {
                 api
             }
         };
-        let Some(api) = api else { return Ok(()) };
+        let Some(api) = api else { return Ok(true) };
         let node = self.cluster.node.clone();
         let minors = self
             .settings
@@ -108,20 +176,95 @@ impl Agent<'_> {
             device_taints::NODE_LABEL,
             device_taints::node_hash(&node)
         );
-        let have = self.cluster.device_taint_rules(api, &label)?;
-        for (device, value) in &want {
-            if !have.contains(&device_taints::rule_name(&node, device)) {
-                let rule = device_taints::rule(api, &node, device, value);
-                self.cluster.create_device_taint_rule(api, &rule)?;
+        // Only the rules exactly as the agent makes them are its own; the rest are left alone.
+        let ours: BTreeMap<String, String> = self
+            .cluster
+            .device_taint_rules(api, &label)?
+            .iter()
+            .filter_map(|r| {
+                let device = device_taints::owned_device(r, &node)?;
+                Some((device, r["metadata"]["name"].as_str()?.to_string()))
+            })
+            .collect();
+        // Every create and delete is tried, whatever another one answered.
+        let mut failed = Vec::new();
+        let mut squatted = BTreeMap::new();
+        for (device, value) in want.iter().filter(|(d, _)| !ours.contains_key(*d)) {
+            let rule = device_taints::rule(api, &node, device, value);
+            let name = device_taints::rule_name(&node, device);
+            let existing = match self.cluster.create_device_taint_rule(api, &rule) {
+                Ok(true) => continue,
+                Ok(false) => self.cluster.device_taint_rule(api, &name),
+                Err(e) => Err(e),
+            };
+            match existing {
+                Ok(Some(r)) if device_taints::owned_device(&r, &node).as_ref() == Some(device) => {}
+                Ok(Some(r)) => {
+                    squatted.insert(name, (device.clone(), device_taints::describe_selector(&r)));
+                }
+                Ok(None) => failed.push(format!("{name} went while it was made")),
+                Err(e) => failed.push(e.message),
             }
         }
-        let wanted: std::collections::BTreeSet<String> = want
-            .keys()
-            .map(|d| device_taints::rule_name(&node, d))
-            .collect();
-        for name in have.iter().filter(|n| !wanted.contains(*n)) {
-            self.cluster.delete_device_taint_rule(api, name)?;
+        for (_, name) in ours.iter().filter(|(d, _)| !want.contains_key(*d)) {
+            if let Err(e) = self.cluster.delete_device_taint_rule(api, name) {
+                failed.push(e.message);
+            }
         }
+        let settled = squatted.is_empty();
+        self.report_squatters(squatted, retold)?;
+        if !failed.is_empty() {
+            return Err(Error::failed(format!(
+                "the DeviceTaintRules: {}",
+                failed.join("; ")
+            )));
+        }
+        Ok(settled)
+    }
+
+    /// Tell the cluster of rules that have the name of the agent's rule for an unhealthy device
+    /// but are someone else's (the device stays untainted): a Warning event for each new one,
+    /// and the reason `DeviceTaintRuleNotOurs` on the `GPUUnhealthy` condition while any is
+    /// left (again when `retold`). When none is left the condition is told again as the health
+    /// has it.
+    fn report_squatters(
+        &mut self,
+        squatted: BTreeMap<String, (String, String)>,
+        retold: bool,
+    ) -> Result<()> {
+        let names: BTreeSet<String> = squatted.keys().cloned().collect();
+        if names == self.squatters && (!retold || names.is_empty()) {
+            return Ok(());
+        }
+        if squatted.is_empty() {
+            self.squatters.clear();
+            self.told.retell();
+            self.health_at = Some(crate::clock::unix_now());
+            return Ok(());
+        }
+        let node = self.cluster.get_node()?;
+        let mut untainted = Vec::new();
+        for (name, (device, selects)) in &squatted {
+            let said = format!(
+                "the DeviceTaintRule {name} has the name of the agent's rule for the unhealthy device {device} but is not the agent's (it selects {selects}): {device} is not tainted; delete or rename that rule"
+            );
+            untainted.push(said.clone());
+            if !self.squatters.contains(name) {
+                self.ctx.out.warn(format!("{SQUATTED}: {said}"));
+                self.cluster
+                    .record(&node, EventType::Warning, SQUATTED, &said)?;
+            }
+        }
+        let condition = serde_json::json!({
+            "type": super::device_health::CONDITION,
+            "status": "True",
+            "reason": SQUATTED,
+            "message": crate::kube_api::clip(&untainted.join("; "), 1024),
+            "lastHeartbeatTime": k8s_openapi::jiff::Timestamp::now().to_string(),
+        });
+        self.cluster
+            .patch_node_status(&serde_json::json!({"status": {"conditions": [condition]}}))?;
+        self.squatters = names;
         Ok(())
     }
 

@@ -80,6 +80,7 @@ pub(crate) fn run(ctx: &mut Context, args: &AgentArgs) -> Result<Exit> {
         agent: Some(health.clone()),
         pod_names: Some(pod_names.clone()),
         own_container: own_container(),
+        pod_cgroups: args.kubelet_cgroup_root.clone(),
     }));
     let addr = crate::endpoint::serve(
         args.health_addr,
@@ -165,7 +166,9 @@ pub(crate) fn run(ctx: &mut Context, args: &AgentArgs) -> Result<Exit> {
                     agent.look_at_health();
                 }
             }
-            Err(RecvTimeoutError::Timeout) if agent.health_due() => agent.look_at_health(),
+            Err(RecvTimeoutError::Timeout) if agent.health_due() || agent.record_changed() => {
+                agent.look_at_health()
+            }
             Err(RecvTimeoutError::Timeout) if agent.retry_due() => agent.pass(),
             Err(RecvTimeoutError::Timeout) if agent.publish_due() => agent.publish(),
             Err(RecvTimeoutError::Timeout) => {}

@@ -97,6 +97,10 @@ pub(crate) struct Agent<'a> {
     pub(super) taint_api: Option<Option<&'static str>>,
     /// The DeviceTaintRules are to be made to match the health (a sync failed, or it changed).
     pub(super) taints_due: bool,
+    /// Rules someone else made under the names of the agent's, as last reported.
+    pub(super) squatters: std::collections::BTreeSet<String>,
+    /// The health record as last seen, to notice changes made outside the agent.
+    pub(super) record_seen: super::health_pass::RecordSeen,
 }
 
 /// A failure of a pass that is not about the layout (the API server did not answer): the pass
@@ -130,6 +134,8 @@ impl<'a> Agent<'a> {
             health_at: None,
             taint_api: None,
             taints_due: false,
+            squatters: Default::default(),
+            record_seen: Default::default(),
         }
     }
 

@@ -65,7 +65,7 @@ pub(crate) fn generate(req: &Request) -> Result<Bundle> {
             "e.g. gpushare manifests --target agent -c gpushare.toml --image gpushare=REF",
         ));
     };
-    let image = req.images.gpushare()?;
+    let image = req.images.gpushare("agent")?;
     let ns = req.namespace_or("kube-system");
     let mut b = Bundle::default();
     if !is_builtin_namespace(&ns) {
@@ -87,12 +87,13 @@ pub(crate) fn generate(req: &Request) -> Result<Bundle> {
             // watch for label changes, patch its labels and annotations.
             rule(&[""], &["nodes"], &["get", "list", "watch", "patch"]),
             // Its GPUs' health as a condition of its Node (GPUUnhealthy), and its unhealthy DRA
-            // devices as DeviceTaintRules (where the cluster serves them).
+            // devices as DeviceTaintRules (where the cluster serves them); `get` to learn whose
+            // a rule under the name of one of its own is.
             rule(&[""], &["nodes/status"], &["patch"]),
             rule(
                 &["resource.k8s.io"],
                 &["devicetaintrules"],
-                &["list", "create", "delete"],
+                &["get", "list", "create", "delete"],
             ),
             // Which pods run on its node (GPU clients that must leave, users that block), and
             // when one lets go of its devices.

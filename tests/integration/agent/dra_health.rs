@@ -3,10 +3,11 @@
 //! kubelet plugin on the NVML stand-in, gpushare's DRA classes and `gpushare agent
 //! --reset-unhealthy-gpus` as its manifests' service account.
 //!
-//! A fatal Xid on GPU 2, which a claim holds: the agent taints exactly GPU 2's seven MIG devices
-//! (DeviceTaintRules the API server accepts, as the agent's service account). When the holder
-//! goes, the agent resets GPU 2 through the pipeline, brings its instances back and deletes the
-//! rules.
+//! A fatal Xid on GPU 2, which a claim holds: the agent taints exactly GPU 2's MIG devices
+//! (DeviceTaintRules the API server accepts, as the agent's service account), but for the one
+//! whose rule name an administrator's rule squats, which it reports instead; a rule with its
+//! label in another pool is left alone. When the holder goes, the agent resets GPU 2 through the
+//! pipeline, brings its instances back and deletes its own rules, and only those.
 //!
 //! The scheduler's side is not asserted: this kube-scheduler 1.36, with `DRADeviceTaints` and
 //! `DRADeviceTaintRules` on, still allocates a device that a DeviceTaintRule taints (the same
@@ -48,7 +49,7 @@ fn pod_on(cluster: &Cluster, name: &str, parent: &str) {
     cluster.create_pod(pod);
 }
 
-/// The names of the DeviceTaintRules' devices.
+/// The devices of the DeviceTaintRules in the node's pool, sorted.
 fn tainted(kubeconfig: &std::path::Path) -> Vec<String> {
     let list = dra_plugin::kubectl_json(
         kubeconfig,
@@ -58,9 +59,9 @@ fn tainted(kubeconfig: &std::path::Path) -> Vec<String> {
         .as_array()
         .unwrap()
         .iter()
+        .filter(|r| r["spec"]["deviceSelector"]["pool"] == NODE)
         .map(|r| {
             assert_eq!(r["spec"]["taint"]["key"], "gpushare.io/unhealthy", "{r}");
-            assert_eq!(r["spec"]["deviceSelector"]["pool"], NODE, "{r}");
             r["spec"]["deviceSelector"]["device"]
                 .as_str()
                 .unwrap()
@@ -69,6 +70,49 @@ fn tainted(kubeconfig: &std::path::Path) -> Vec<String> {
         .collect();
     names.sort();
     names
+}
+
+/// The names of every DeviceTaintRule.
+fn rule_names(kubeconfig: &std::path::Path) -> Vec<String> {
+    let list = dra_plugin::kubectl_json(
+        kubeconfig,
+        &["get", "devicetaintrules.v1beta2.resource.k8s.io"],
+    );
+    list["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["metadata"]["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// The agent's label value for a node: FNV-1a of its name, as 16 hex digits.
+fn node_hash(node: &str) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in node.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    format!("{h:016x}")
+}
+
+/// A DeviceTaintRule an administrator makes, with the agent's label and marks.
+fn foreign_rule(name: &str, pool: &str, device: &str, key: &str) -> Value {
+    json!({
+        "apiVersion": "resource.k8s.io/v1beta2", "kind": "DeviceTaintRule",
+        "metadata": {
+            "name": name,
+            "labels": {
+                "gpushare.io/health-node": node_hash(NODE),
+                "app.kubernetes.io/managed-by": "gpushare-agent",
+            },
+            "annotations": { "gpushare.io/health-owner": NODE },
+        },
+        "spec": {
+            "deviceSelector": { "driver": "gpu.nvidia.com", "pool": pool, "device": device },
+            "taint": { "key": key, "value": "x", "effect": "NoSchedule" },
+        },
+    })
 }
 
 #[test]
@@ -151,6 +195,28 @@ fn a_fatal_xid_taints_exactly_its_dra_devices_until_the_agent_resets_the_idle_gp
     let uuid = |i: usize| detect["gpus"][i]["uuid"].as_str().unwrap().to_string();
     let running = |name: &str| cluster.logs(NS, name).and_then(|l| Seen::parse(&l));
 
+    // Rules the agent did not make: one squats the name of the agent's rule for a device of GPU
+    // 2 (selecting another pool's device), one carries the agent's label and marks in another
+    // pool (which the agent may not delete). Neither is the agent's.
+    let mut gpu2: Vec<String> = slices(&server.kubeconfig, NODE)
+        .iter()
+        .filter(|d| d["attributes"]["parentUUID"]["string"] == uuid(2).as_str())
+        .map(|d| d["name"].as_str().unwrap().to_string())
+        .collect();
+    gpu2.sort();
+    assert_eq!(gpu2.len(), 7, "{gpu2:?}");
+    let squatted = gpu2[0].clone();
+    let squatter = format!("gpushare-{}-{squatted}", node_hash(NODE));
+    cluster.apply_documents(&[
+        foreign_rule(&squatter, "other-node", "gpu-0", "example.com/maintenance"),
+        foreign_rule(
+            "in-another-pool",
+            "other-node",
+            "gpu-1",
+            "gpushare.io/unhealthy",
+        ),
+    ]);
+
     // A claim holds a device of GPU 2; then a fatal Xid there.
     pod_on(&cluster, "holder", &uuid(2));
     wait_for("the holder to run", WAIT, || running("holder"));
@@ -159,10 +225,37 @@ fn a_fatal_xid_taints_exactly_its_dra_devices_until_the_agent_resets_the_idle_gp
         .args(["sim", "xid", "79", "--gpu", "2"])
         .assert()
         .success();
-    let names = wait_for("GPU 2's seven MIG devices tainted", WAIT, || {
+    let names = wait_for("GPU 2's six unsquatted MIG devices tainted", WAIT, || {
         let names = tainted(&server.kubeconfig);
-        (names.len() == 7).then_some(names)
+        (names.len() == 6).then_some(names)
     });
+    assert!(!names.contains(&squatted), "{names:?}");
+    let said = wait_for("the squatter reported", WAIT, || {
+        cluster
+            .events(NODE)
+            .into_iter()
+            .find(|(r, m)| r == "DeviceTaintRuleNotOurs" && m.contains(&squatter))
+            .map(|(_, m)| m)
+    });
+    assert!(
+        said.contains(&squatted) && said.contains("other-node"),
+        "{said}"
+    );
+    wait_for(
+        "the condition to say why a device is untainted",
+        WAIT,
+        || {
+            cluster
+                .node(NODE)
+                .status?
+                .conditions?
+                .into_iter()
+                .find(|c| {
+                    c.type_ == "GPUUnhealthy"
+                        && c.reason.as_deref() == Some("DeviceTaintRuleNotOurs")
+                })
+        },
+    );
     let minor_of_2 = names[0]
         .strip_prefix("gpu-")
         .and_then(|r| r.split_once("-mig-"))
@@ -224,6 +317,11 @@ fn a_fatal_xid_taints_exactly_its_dra_devices_until_the_agent_resets_the_idle_gp
             .count(),
         7,
         "the layout in force brought GPU 2's instances back"
+    );
+    let left = rule_names(&server.kubeconfig);
+    assert!(
+        left.contains(&squatter) && left.contains(&"in-another-pool".to_string()),
+        "the rules the agent did not make stay: {left:?}"
     );
     stop.store(true, Ordering::Relaxed);
     daemonsets.join().unwrap();

@@ -212,5 +212,41 @@ fn a_fatal_xid_takes_exactly_its_gpu_out_and_a_recovered_gpu_comes_back_by_itsel
         )),
         "{body}"
     );
+
+    // A fatal Xid on GPU 3 while a process runs there: the agent cannot reset it. The process
+    // ends and `gpushare recover` is run by hand: the agent learns of the reset from the
+    // health record alone (no event comes), says GPU 3 is healthy and offers it again.
+    raise(&[
+        "process",
+        "start",
+        "--gpu",
+        "3",
+        "--pid",
+        "4242",
+        "--memory-mib",
+        "100",
+        "--name",
+        "py",
+    ]);
+    raise(&["xid", "79", "--gpu", "3"]);
+    wait_for("the condition to name GPU 3", WAIT, || {
+        condition(&e2e).filter(|c| c.0 == "True" && c.2.contains(&uuid(3)))
+    });
+    wait_allocatable(3, "GPU 3 leaves");
+    raise(&["process", "end", "--pid", "4242"]);
+    let resets = || {
+        cluster
+            .events(NODE)
+            .iter()
+            .filter(|(r, _)| r == "GPUReset")
+            .count()
+    };
+    let agent_resets = resets();
+    node.gpushare().arg("recover").assert().success();
+    wait_for("the agent to see GPU 3 recovered by hand", WAIT, || {
+        condition(&e2e).filter(|c| c.0 == "False")
+    });
+    wait_allocatable(4, "GPU 3 comes back after the reset by hand");
+    assert_eq!(resets(), agent_resets, "the agent reset nothing itself");
     e2e.finish();
 }
