@@ -76,7 +76,7 @@ Register-ArgumentCompleter -Native -CommandName 'gpushare' -ScriptBlock {
             [CompletionResult]::new('--state-root', '--state-root', [CompletionResultType]::ParameterName, 'Keep every state path (lock, journal, run dirs, written files) under DIR')
             [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once')
             [CompletionResult]::new('--jobs', '--jobs', [CompletionResultType]::ParameterName, 'How many GPUs a changing command changes at once (default: every GPU it changes; 1: one change after another, in plan order)')
-            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Overwrite a gpushare.toml that says something else')
+            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Overwrite a gpushare.toml that says something else, and change the node as `apply --force` does (a MIG mode change that processes keep from its reset is left pending until the next reboot, MPS clients in the way are ended)')
             [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Do not ask for confirmation (it is never asked without a terminal)')
             [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Do not ask for confirmation (it is never asked without a terminal)')
             [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print the layout and the plan, and stop: nothing is written or changed')
@@ -90,8 +90,8 @@ Register-ArgumentCompleter -Native -CommandName 'gpushare' -ScriptBlock {
             break
         }
         'gpushare;plan' {
-            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'The desired layout [default: /etc/gpushare/gpushare.toml, under --state-root]')
-            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'The desired layout [default: /etc/gpushare/gpushare.toml, under --state-root]')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'The desired layout (`-`: read it from stdin) [default: /etc/gpushare/gpushare.toml, under --state-root]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'The desired layout (`-`: read it from stdin) [default: /etc/gpushare/gpushare.toml, under --state-root]')
             [CompletionResult]::new('--sysfs-root', '--sysfs-root', [CompletionResultType]::ParameterName, 'Read and write sysfs and /proc under DIR instead of / (a fake tree, for tests and trials)')
             [CompletionResult]::new('--sim', '--sim', [CompletionResultType]::ParameterName, 'Use a simulated node: a preset name or a node file (TOML)')
             [CompletionResult]::new('--sim-state', '--sim-state', [CompletionResultType]::ParameterName, 'Keep the simulated node''s changes in FILE (loaded when it exists, each change kept as it is made)')
@@ -112,8 +112,8 @@ Register-ArgumentCompleter -Native -CommandName 'gpushare' -ScriptBlock {
             break
         }
         'gpushare;apply' {
-            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'The desired layout [default: /etc/gpushare/gpushare.toml, under --state-root]')
-            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'The desired layout [default: /etc/gpushare/gpushare.toml, under --state-root]')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'The desired layout (`-`: read it from stdin) [default: /etc/gpushare/gpushare.toml, under --state-root]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'The desired layout (`-`: read it from stdin) [default: /etc/gpushare/gpushare.toml, under --state-root]')
             [CompletionResult]::new('--sysfs-root', '--sysfs-root', [CompletionResultType]::ParameterName, 'Read and write sysfs and /proc under DIR instead of / (a fake tree, for tests and trials)')
             [CompletionResult]::new('--gpu-clients-file', '--gpu-clients-file', [CompletionResultType]::ParameterName, 'mig-parted''s GPU clients file: host services that hold the GPUs, stopped before MIG mode changes and resets and started again after them (with those of `[clients]`)')
             [CompletionResult]::new('-k', '-k', [CompletionResultType]::ParameterName, 'mig-parted''s hooks file: commands run at apply-start, pre-apply-mode, pre-apply-config and apply-exit')
@@ -142,6 +142,7 @@ Register-ArgumentCompleter -Native -CommandName 'gpushare' -ScriptBlock {
         'gpushare;detect' {
             [CompletionResult]::new('--gpu', '--gpu', [CompletionResultType]::ParameterName, 'Only these GPUs: `all`, indexes `0,2`, ranges `0-3`, UUIDs or PCI bus ids')
             [CompletionResult]::new('--host-root', '--host-root', [CompletionResultType]::ParameterName, 'Ask the kubelet under DIR which pods hold the devices (DIR/var/lib/kubelet/pod-resources/kubelet.sock), and read whose each GPU process is (DIR/proc/PID/cgroup, DIR/var/log/pods); on a real node DIR is / unless given, on a simulated one both are read only when it is given')
+            [CompletionResult]::new('--kubelet-cgroup-root', '--kubelet-cgroup-root', [CompletionResultType]::ParameterName, 'The kubelet''s cgroup roots, comma-separated (its `cgroupRoot`; for a node in a container, that root''s path as this host sees it): a process is a pod''s only under the pods'' cgroup there (`ROOT/kubepods`, or the systemd driver''s `…kubepods.slice`), never where anyone may make a cgroup named like a pod')
             [CompletionResult]::new('--sim', '--sim', [CompletionResultType]::ParameterName, 'Use a simulated node: a preset name or a node file (TOML)')
             [CompletionResult]::new('--sim-state', '--sim-state', [CompletionResultType]::ParameterName, 'Keep the simulated node''s changes in FILE (loaded when it exists, each change kept as it is made)')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format of the data on stdout')
@@ -637,8 +638,8 @@ Register-ArgumentCompleter -Native -CommandName 'gpushare' -ScriptBlock {
         }
         'gpushare;manifests' {
             [CompletionResult]::new('--target', '--target', [CompletionResultType]::ParameterName, 'What to generate (repeatable; default: `[kubernetes] targets` of -c)')
-            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'The desired layout (gpushare.toml); without it, the node as it is now')
-            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'The desired layout (gpushare.toml); without it, the node as it is now')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'The desired layout (gpushare.toml; `-`: from stdin) [default: /etc/gpushare/gpushare.toml, under --state-root, when it exists; without one, the node as it is now]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'The desired layout (gpushare.toml; `-`: from stdin) [default: /etc/gpushare/gpushare.toml, under --state-root, when it exists; without one, the node as it is now]')
             [CompletionResult]::new('--out', '--out', [CompletionResultType]::ParameterName, 'Write one file per object (and NOTES.txt) into DIR instead of stdout')
             [CompletionResult]::new('--k8s-version', '--k8s-version', [CompletionResultType]::ParameterName, 'Kubernetes release of the cluster, 1.29 to 1.37 [default: 1.34]')
             [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace of the namespaced objects (default: each target''s usual one)')
@@ -676,6 +677,7 @@ Register-ArgumentCompleter -Native -CommandName 'gpushare' -ScriptBlock {
             [CompletionResult]::new('--pause-timeout', '--pause-timeout', [CompletionResultType]::ParameterName, 'Seconds the paused GPU clients get to leave the node before the change is given up')
             [CompletionResult]::new('--retry', '--retry', [CompletionResultType]::ParameterName, 'Seconds before a failed run is tried again (bad layouts wait for a change instead)')
             [CompletionResult]::new('--host-root', '--host-root', [CompletionResultType]::ParameterName, 'Ask the kubelet under DIR which pods hold which devices (DIR/var/lib/kubelet/pod-resources/kubelet.sock), and read whose each GPU process is (DIR/proc/PID/cgroup; names from the API) [default: / on a real node; a simulated node reads them only when it is given]')
+            [CompletionResult]::new('--kubelet-cgroup-root', '--kubelet-cgroup-root', [CompletionResultType]::ParameterName, 'The kubelet''s cgroup roots, comma-separated (its `cgroupRoot`; for a node in a container, that root''s path as this host sees it): a process is a pod''s only under the pods'' cgroup there (`ROOT/kubepods`, or the systemd driver''s `…kubepods.slice`), never where anyone may make a cgroup named like a pod')
             [CompletionResult]::new('--publish-every', '--publish-every', [CompletionResultType]::ParameterName, 'Seconds between publications of the node''s MIG state for `gpushare controller` (on a node labelled gpushare.io/mig.on-demand=true; only a change is written)')
             [CompletionResult]::new('--sysfs-root', '--sysfs-root', [CompletionResultType]::ParameterName, 'Read and write sysfs and /proc under DIR instead of / (a fake tree, for tests and trials)')
             [CompletionResult]::new('--sim', '--sim', [CompletionResultType]::ParameterName, 'Use a simulated node: a preset name or a node file (TOML)')
@@ -728,6 +730,7 @@ Register-ArgumentCompleter -Native -CommandName 'gpushare' -ScriptBlock {
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'What each target was promised: the gpushare.toml to check against (default: the applied state, i.e. MIG devices as they are and the settings of running MPS daemons)')
             [CompletionResult]::new('--mps-pipe-dir', '--mps-pipe-dir', [CompletionResultType]::ParameterName, 'Reach MPS clients through this pipe directory (CUDA_MPS_PIPE_DIRECTORY), for an MPS daemon gpushare did not start; it serves the devices gpushare.toml puts under MPS, or every target without -c')
             [CompletionResult]::new('--host-root', '--host-root', [CompletionResultType]::ParameterName, 'Read whose the other processes on each target''s device are under DIR (DIR/proc/PID/cgroup, DIR/var/log/pods) [default: / on a real node; a simulated node reads them only when it is given]')
+            [CompletionResult]::new('--kubelet-cgroup-root', '--kubelet-cgroup-root', [CompletionResultType]::ParameterName, 'The kubelet''s cgroup roots, comma-separated (its `cgroupRoot`; for a node in a container, that root''s path as this host sees it): a process is a pod''s only under the pods'' cgroup there (`ROOT/kubepods`, or the systemd driver''s `…kubepods.slice`), never where anyone may make a cgroup named like a pod')
             [CompletionResult]::new('--clients', '--clients', [CompletionResultType]::ParameterName, 'Run N clients on each target at once and report their sum and each client; `promised`: as many as each target is promised to (MPS clients, time-slicing replicas of a GPU or of each MIG device), one where nothing is promised')
             [CompletionResult]::new('--buffer', '--buffer', [CompletionResultType]::ParameterName, 'Size of each host-to-device and device-to-host copy (default 256M, 32M with --quick; device-to-device copies are 4 times larger)')
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Seconds a worker may take for its setup, and again for its measurements, before it is reported as hung and killed')
@@ -755,6 +758,7 @@ Register-ArgumentCompleter -Native -CommandName 'gpushare' -ScriptBlock {
             [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'The layout in force, for its time-slicing replicas [default: /etc/gpushare/gpushare.toml, under --state-root, when it exists]')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'The layout in force, for its time-slicing replicas [default: /etc/gpushare/gpushare.toml, under --state-root, when it exists]')
             [CompletionResult]::new('--host-root', '--host-root', [CompletionResultType]::ParameterName, 'Ask the kubelet under DIR which pods hold the devices (DIR/var/lib/kubelet/pod-resources/kubelet.sock), and read whose each GPU process is (DIR/proc/PID/cgroup, DIR/var/log/pods); on a real node DIR is / unless given, on a simulated one both are read only when it is given')
+            [CompletionResult]::new('--kubelet-cgroup-root', '--kubelet-cgroup-root', [CompletionResultType]::ParameterName, 'The kubelet''s cgroup roots, comma-separated (its `cgroupRoot`; for a node in a container, that root''s path as this host sees it): a process is a pod''s only under the pods'' cgroup there (`ROOT/kubepods`, or the systemd driver''s `…kubepods.slice`), never where anyone may make a cgroup named like a pod')
             [CompletionResult]::new('--sim', '--sim', [CompletionResultType]::ParameterName, 'Use a simulated node: a preset name or a node file (TOML)')
             [CompletionResult]::new('--sim-state', '--sim-state', [CompletionResultType]::ParameterName, 'Keep the simulated node''s changes in FILE (loaded when it exists, each change kept as it is made)')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format of the data on stdout')

@@ -417,7 +417,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__agent)
-            opts="-q -h -V --node --configmap --kubeconfig --health-addr --pause-timeout --retry --host-root --publish-every --reset-unhealthy-gpus --sysfs-root --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version"
+            opts="-q -h -V --node --configmap --kubeconfig --health-addr --pause-timeout --retry --host-root --kubelet-cgroup-root --publish-every --reset-unhealthy-gpus --sysfs-root --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -448,6 +448,10 @@ _gpushare() {
                     return 0
                     ;;
                 --host-root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kubelet-cgroup-root)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -705,7 +709,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__detect)
-            opts="-q -h -V --gpu --host-root --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version"
+            opts="-q -h -V --gpu --host-root --kubelet-cgroup-root --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -716,6 +720,10 @@ _gpushare() {
                     return 0
                     ;;
                 --host-root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kubelet-cgroup-root)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1631,7 +1639,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__metrics)
-            opts="-c -q -h -V --listen --config --host-root --openmetrics --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version"
+            opts="-c -q -h -V --listen --config --host-root --kubelet-cgroup-root --openmetrics --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1650,6 +1658,10 @@ _gpushare() {
                     return 0
                     ;;
                 --host-root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kubelet-cgroup-root)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2603,7 +2615,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__probe)
-            opts="-c -q -h -V --target --config --mps-pipe-dir --host-root --clients --compare --quick --buffer --timeout --sysfs-root --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version"
+            opts="-c -q -h -V --target --config --mps-pipe-dir --host-root --kubelet-cgroup-root --clients --compare --quick --buffer --timeout --sysfs-root --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2626,6 +2638,10 @@ _gpushare() {
                     return 0
                     ;;
                 --host-root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kubelet-cgroup-root)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -72,7 +72,7 @@ set edit:completion:arg-completer[gpushare] = {|@words|
             cand --state-root 'Keep every state path (lock, journal, run dirs, written files) under DIR'
             cand --lock-timeout 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once'
             cand --jobs 'How many GPUs a changing command changes at once (default: every GPU it changes; 1: one change after another, in plan order)'
-            cand --force 'Overwrite a gpushare.toml that says something else'
+            cand --force 'Overwrite a gpushare.toml that says something else, and change the node as `apply --force` does (a MIG mode change that processes keep from its reset is left pending until the next reboot, MPS clients in the way are ended)'
             cand -y 'Do not ask for confirmation (it is never asked without a terminal)'
             cand --yes 'Do not ask for confirmation (it is never asked without a terminal)'
             cand --dry-run 'Print the layout and the plan, and stop: nothing is written or changed'
@@ -85,8 +85,8 @@ set edit:completion:arg-completer[gpushare] = {|@words|
             cand --version 'Print version'
         }
         &'gpushare;plan'= {
-            cand -c 'The desired layout [default: /etc/gpushare/gpushare.toml, under --state-root]'
-            cand --config 'The desired layout [default: /etc/gpushare/gpushare.toml, under --state-root]'
+            cand -c 'The desired layout (`-`: read it from stdin) [default: /etc/gpushare/gpushare.toml, under --state-root]'
+            cand --config 'The desired layout (`-`: read it from stdin) [default: /etc/gpushare/gpushare.toml, under --state-root]'
             cand --sysfs-root 'Read and write sysfs and /proc under DIR instead of / (a fake tree, for tests and trials)'
             cand --sim 'Use a simulated node: a preset name or a node file (TOML)'
             cand --sim-state 'Keep the simulated node''s changes in FILE (loaded when it exists, each change kept as it is made)'
@@ -106,8 +106,8 @@ set edit:completion:arg-completer[gpushare] = {|@words|
             cand --version 'Print version'
         }
         &'gpushare;apply'= {
-            cand -c 'The desired layout [default: /etc/gpushare/gpushare.toml, under --state-root]'
-            cand --config 'The desired layout [default: /etc/gpushare/gpushare.toml, under --state-root]'
+            cand -c 'The desired layout (`-`: read it from stdin) [default: /etc/gpushare/gpushare.toml, under --state-root]'
+            cand --config 'The desired layout (`-`: read it from stdin) [default: /etc/gpushare/gpushare.toml, under --state-root]'
             cand --sysfs-root 'Read and write sysfs and /proc under DIR instead of / (a fake tree, for tests and trials)'
             cand --gpu-clients-file 'mig-parted''s GPU clients file: host services that hold the GPUs, stopped before MIG mode changes and resets and started again after them (with those of `[clients]`)'
             cand -k 'mig-parted''s hooks file: commands run at apply-start, pre-apply-mode, pre-apply-config and apply-exit'
@@ -135,6 +135,7 @@ set edit:completion:arg-completer[gpushare] = {|@words|
         &'gpushare;detect'= {
             cand --gpu 'Only these GPUs: `all`, indexes `0,2`, ranges `0-3`, UUIDs or PCI bus ids'
             cand --host-root 'Ask the kubelet under DIR which pods hold the devices (DIR/var/lib/kubelet/pod-resources/kubelet.sock), and read whose each GPU process is (DIR/proc/PID/cgroup, DIR/var/log/pods); on a real node DIR is / unless given, on a simulated one both are read only when it is given'
+            cand --kubelet-cgroup-root 'The kubelet''s cgroup roots, comma-separated (its `cgroupRoot`; for a node in a container, that root''s path as this host sees it): a process is a pod''s only under the pods'' cgroup there (`ROOT/kubepods`, or the systemd driver''s `…kubepods.slice`), never where anyone may make a cgroup named like a pod'
             cand --sim 'Use a simulated node: a preset name or a node file (TOML)'
             cand --sim-state 'Keep the simulated node''s changes in FILE (loaded when it exists, each change kept as it is made)'
             cand --format 'Output format of the data on stdout'
@@ -591,8 +592,8 @@ set edit:completion:arg-completer[gpushare] = {|@words|
         }
         &'gpushare;manifests'= {
             cand --target 'What to generate (repeatable; default: `[kubernetes] targets` of -c)'
-            cand -c 'The desired layout (gpushare.toml); without it, the node as it is now'
-            cand --config 'The desired layout (gpushare.toml); without it, the node as it is now'
+            cand -c 'The desired layout (gpushare.toml; `-`: from stdin) [default: /etc/gpushare/gpushare.toml, under --state-root, when it exists; without one, the node as it is now]'
+            cand --config 'The desired layout (gpushare.toml; `-`: from stdin) [default: /etc/gpushare/gpushare.toml, under --state-root, when it exists; without one, the node as it is now]'
             cand --out 'Write one file per object (and NOTES.txt) into DIR instead of stdout'
             cand --k8s-version 'Kubernetes release of the cluster, 1.29 to 1.37 [default: 1.34]'
             cand --namespace 'Namespace of the namespaced objects (default: each target''s usual one)'
@@ -629,6 +630,7 @@ set edit:completion:arg-completer[gpushare] = {|@words|
             cand --pause-timeout 'Seconds the paused GPU clients get to leave the node before the change is given up'
             cand --retry 'Seconds before a failed run is tried again (bad layouts wait for a change instead)'
             cand --host-root 'Ask the kubelet under DIR which pods hold which devices (DIR/var/lib/kubelet/pod-resources/kubelet.sock), and read whose each GPU process is (DIR/proc/PID/cgroup; names from the API) [default: / on a real node; a simulated node reads them only when it is given]'
+            cand --kubelet-cgroup-root 'The kubelet''s cgroup roots, comma-separated (its `cgroupRoot`; for a node in a container, that root''s path as this host sees it): a process is a pod''s only under the pods'' cgroup there (`ROOT/kubepods`, or the systemd driver''s `…kubepods.slice`), never where anyone may make a cgroup named like a pod'
             cand --publish-every 'Seconds between publications of the node''s MIG state for `gpushare controller` (on a node labelled gpushare.io/mig.on-demand=true; only a change is written)'
             cand --sysfs-root 'Read and write sysfs and /proc under DIR instead of / (a fake tree, for tests and trials)'
             cand --sim 'Use a simulated node: a preset name or a node file (TOML)'
@@ -679,6 +681,7 @@ set edit:completion:arg-completer[gpushare] = {|@words|
             cand --config 'What each target was promised: the gpushare.toml to check against (default: the applied state, i.e. MIG devices as they are and the settings of running MPS daemons)'
             cand --mps-pipe-dir 'Reach MPS clients through this pipe directory (CUDA_MPS_PIPE_DIRECTORY), for an MPS daemon gpushare did not start; it serves the devices gpushare.toml puts under MPS, or every target without -c'
             cand --host-root 'Read whose the other processes on each target''s device are under DIR (DIR/proc/PID/cgroup, DIR/var/log/pods) [default: / on a real node; a simulated node reads them only when it is given]'
+            cand --kubelet-cgroup-root 'The kubelet''s cgroup roots, comma-separated (its `cgroupRoot`; for a node in a container, that root''s path as this host sees it): a process is a pod''s only under the pods'' cgroup there (`ROOT/kubepods`, or the systemd driver''s `…kubepods.slice`), never where anyone may make a cgroup named like a pod'
             cand --clients 'Run N clients on each target at once and report their sum and each client; `promised`: as many as each target is promised to (MPS clients, time-slicing replicas of a GPU or of each MIG device), one where nothing is promised'
             cand --buffer 'Size of each host-to-device and device-to-host copy (default 256M, 32M with --quick; device-to-device copies are 4 times larger)'
             cand --timeout 'Seconds a worker may take for its setup, and again for its measurements, before it is reported as hung and killed'
@@ -705,6 +708,7 @@ set edit:completion:arg-completer[gpushare] = {|@words|
             cand -c 'The layout in force, for its time-slicing replicas [default: /etc/gpushare/gpushare.toml, under --state-root, when it exists]'
             cand --config 'The layout in force, for its time-slicing replicas [default: /etc/gpushare/gpushare.toml, under --state-root, when it exists]'
             cand --host-root 'Ask the kubelet under DIR which pods hold the devices (DIR/var/lib/kubelet/pod-resources/kubelet.sock), and read whose each GPU process is (DIR/proc/PID/cgroup, DIR/var/log/pods); on a real node DIR is / unless given, on a simulated one both are read only when it is given'
+            cand --kubelet-cgroup-root 'The kubelet''s cgroup roots, comma-separated (its `cgroupRoot`; for a node in a container, that root''s path as this host sees it): a process is a pod''s only under the pods'' cgroup there (`ROOT/kubepods`, or the systemd driver''s `…kubepods.slice`), never where anyone may make a cgroup named like a pod'
             cand --sim 'Use a simulated node: a preset name or a node file (TOML)'
             cand --sim-state 'Keep the simulated node''s changes in FILE (loaded when it exists, each change kept as it is made)'
             cand --format 'Output format of the data on stdout'

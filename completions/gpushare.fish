@@ -83,14 +83,14 @@ complete -c gpushare -n "__fish_gpushare_using_subcommand init" -l nvml-lib -d '
 complete -c gpushare -n "__fish_gpushare_using_subcommand init" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand init" -l lock-timeout -d 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand init" -l jobs -d 'How many GPUs a changing command changes at once (default: every GPU it changes; 1: one change after another, in plan order)' -r
-complete -c gpushare -n "__fish_gpushare_using_subcommand init" -l force -d 'Overwrite a gpushare.toml that says something else'
+complete -c gpushare -n "__fish_gpushare_using_subcommand init" -l force -d 'Overwrite a gpushare.toml that says something else, and change the node as `apply --force` does (a MIG mode change that processes keep from its reset is left pending until the next reboot, MPS clients in the way are ended)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand init" -s y -l yes -d 'Do not ask for confirmation (it is never asked without a terminal)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand init" -l dry-run -d 'Print the layout and the plan, and stop: nothing is written or changed'
 complete -c gpushare -n "__fish_gpushare_using_subcommand init" -l no-probe -d 'Do not run the probe at the end'
 complete -c gpushare -n "__fish_gpushare_using_subcommand init" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand init" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c gpushare -n "__fish_gpushare_using_subcommand init" -s V -l version -d 'Print version'
-complete -c gpushare -n "__fish_gpushare_using_subcommand plan" -s c -l config -d 'The desired layout [default: /etc/gpushare/gpushare.toml, under --state-root]' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand plan" -s c -l config -d 'The desired layout (`-`: read it from stdin) [default: /etc/gpushare/gpushare.toml, under --state-root]' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand plan" -l sysfs-root -d 'Read and write sysfs and /proc under DIR instead of / (a fake tree, for tests and trials)' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand plan" -l sim -d 'Use a simulated node: a preset name or a node file (TOML)' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand plan" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, each change kept as it is made)' -r -F
@@ -109,7 +109,7 @@ complete -c gpushare -n "__fish_gpushare_using_subcommand plan" -l force -d 'Pla
 complete -c gpushare -n "__fish_gpushare_using_subcommand plan" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand plan" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c gpushare -n "__fish_gpushare_using_subcommand plan" -s V -l version -d 'Print version'
-complete -c gpushare -n "__fish_gpushare_using_subcommand apply" -s c -l config -d 'The desired layout [default: /etc/gpushare/gpushare.toml, under --state-root]' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand apply" -s c -l config -d 'The desired layout (`-`: read it from stdin) [default: /etc/gpushare/gpushare.toml, under --state-root]' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand apply" -l sysfs-root -d 'Read and write sysfs and /proc under DIR instead of / (a fake tree, for tests and trials)' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand apply" -l gpu-clients-file -d 'mig-parted\'s GPU clients file: host services that hold the GPUs, stopped before MIG mode changes and resets and started again after them (with those of `[clients]`)' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand apply" -s k -l hooks-file -d 'mig-parted\'s hooks file: commands run at apply-start, pre-apply-mode, pre-apply-config and apply-exit' -r -F
@@ -134,6 +134,7 @@ complete -c gpushare -n "__fish_gpushare_using_subcommand apply" -s h -l help -d
 complete -c gpushare -n "__fish_gpushare_using_subcommand apply" -s V -l version -d 'Print version'
 complete -c gpushare -n "__fish_gpushare_using_subcommand detect" -l gpu -d 'Only these GPUs: `all`, indexes `0,2`, ranges `0-3`, UUIDs or PCI bus ids' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand detect" -l host-root -d 'Ask the kubelet under DIR which pods hold the devices (DIR/var/lib/kubelet/pod-resources/kubelet.sock), and read whose each GPU process is (DIR/proc/PID/cgroup, DIR/var/log/pods); on a real node DIR is / unless given, on a simulated one both are read only when it is given' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand detect" -l kubelet-cgroup-root -d 'The kubelet\'s cgroup roots, comma-separated (its `cgroupRoot`; for a node in a container, that root\'s path as this host sees it): a process is a pod\'s only under the pods\' cgroup there (`ROOT/kubepods`, or the systemd driver\'s `…kubepods.slice`), never where anyone may make a cgroup named like a pod' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand detect" -l sim -d 'Use a simulated node: a preset name or a node file (TOML)' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand detect" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, each change kept as it is made)' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand detect" -l format -d 'Output format of the data on stdout' -r -f -a "table\t'Tables for people'
@@ -520,7 +521,7 @@ cdi\t'A CDI spec for every GPU and MIG device (nvidia.com/gpu)'
 agent\t'A ConfigMap with gpushare.toml and a DaemonSet that applies it on labelled nodes'
 controller\t'The MIG-on-demand controller: a Deployment with leader election and its RBAC'
 prometheus-rules\t'Alerting rules on gpushare\'s metrics (a Prometheus rules file)'"
-complete -c gpushare -n "__fish_gpushare_using_subcommand manifests" -s c -l config -d 'The desired layout (gpushare.toml); without it, the node as it is now' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand manifests" -s c -l config -d 'The desired layout (gpushare.toml; `-`: from stdin) [default: /etc/gpushare/gpushare.toml, under --state-root, when it exists; without one, the node as it is now]' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand manifests" -l out -d 'Write one file per object (and NOTES.txt) into DIR instead of stdout' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand manifests" -l k8s-version -d 'Kubernetes release of the cluster, 1.29 to 1.37 [default: 1.34]' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand manifests" -l namespace -d 'Namespace of the namespaced objects (default: each target\'s usual one)' -r
@@ -557,6 +558,7 @@ complete -c gpushare -n "__fish_gpushare_using_subcommand agent" -l health-addr 
 complete -c gpushare -n "__fish_gpushare_using_subcommand agent" -l pause-timeout -d 'Seconds the paused GPU clients get to leave the node before the change is given up' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand agent" -l retry -d 'Seconds before a failed run is tried again (bad layouts wait for a change instead)' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand agent" -l host-root -d 'Ask the kubelet under DIR which pods hold which devices (DIR/var/lib/kubelet/pod-resources/kubelet.sock), and read whose each GPU process is (DIR/proc/PID/cgroup; names from the API) [default: / on a real node; a simulated node reads them only when it is given]' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand agent" -l kubelet-cgroup-root -d 'The kubelet\'s cgroup roots, comma-separated (its `cgroupRoot`; for a node in a container, that root\'s path as this host sees it): a process is a pod\'s only under the pods\' cgroup there (`ROOT/kubepods`, or the systemd driver\'s `…kubepods.slice`), never where anyone may make a cgroup named like a pod' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand agent" -l publish-every -d 'Seconds between publications of the node\'s MIG state for `gpushare controller` (on a node labelled gpushare.io/mig.on-demand=true; only a change is written)' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand agent" -l sysfs-root -d 'Read and write sysfs and /proc under DIR instead of / (a fake tree, for tests and trials)' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand agent" -l sim -d 'Use a simulated node: a preset name or a node file (TOML)' -r
@@ -604,6 +606,7 @@ complete -c gpushare -n "__fish_gpushare_using_subcommand probe" -l target -d 'O
 complete -c gpushare -n "__fish_gpushare_using_subcommand probe" -s c -l config -d 'What each target was promised: the gpushare.toml to check against (default: the applied state, i.e. MIG devices as they are and the settings of running MPS daemons)' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand probe" -l mps-pipe-dir -d 'Reach MPS clients through this pipe directory (CUDA_MPS_PIPE_DIRECTORY), for an MPS daemon gpushare did not start; it serves the devices gpushare.toml puts under MPS, or every target without -c' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand probe" -l host-root -d 'Read whose the other processes on each target\'s device are under DIR (DIR/proc/PID/cgroup, DIR/var/log/pods) [default: / on a real node; a simulated node reads them only when it is given]' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand probe" -l kubelet-cgroup-root -d 'The kubelet\'s cgroup roots, comma-separated (its `cgroupRoot`; for a node in a container, that root\'s path as this host sees it): a process is a pod\'s only under the pods\' cgroup there (`ROOT/kubepods`, or the systemd driver\'s `…kubepods.slice`), never where anyone may make a cgroup named like a pod' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand probe" -l clients -d 'Run N clients on each target at once and report their sum and each client; `promised`: as many as each target is promised to (MPS clients, time-slicing replicas of a GPU or of each MIG device), one where nothing is promised' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand probe" -l buffer -d 'Size of each host-to-device and device-to-host copy (default 256M, 32M with --quick; device-to-device copies are 4 times larger)' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand probe" -l timeout -d 'Seconds a worker may take for its setup, and again for its measurements, before it is reported as hung and killed' -r
@@ -628,6 +631,7 @@ complete -c gpushare -n "__fish_gpushare_using_subcommand probe" -s V -l version
 complete -c gpushare -n "__fish_gpushare_using_subcommand metrics" -l listen -d 'Serve GET /metrics on this address until SIGTERM [default: print one scrape]' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand metrics" -s c -l config -d 'The layout in force, for its time-slicing replicas [default: /etc/gpushare/gpushare.toml, under --state-root, when it exists]' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand metrics" -l host-root -d 'Ask the kubelet under DIR which pods hold the devices (DIR/var/lib/kubelet/pod-resources/kubelet.sock), and read whose each GPU process is (DIR/proc/PID/cgroup, DIR/var/log/pods); on a real node DIR is / unless given, on a simulated one both are read only when it is given' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand metrics" -l kubelet-cgroup-root -d 'The kubelet\'s cgroup roots, comma-separated (its `cgroupRoot`; for a node in a container, that root\'s path as this host sees it): a process is a pod\'s only under the pods\' cgroup there (`ROOT/kubepods`, or the systemd driver\'s `…kubepods.slice`), never where anyone may make a cgroup named like a pod' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand metrics" -l sim -d 'Use a simulated node: a preset name or a node file (TOML)' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand metrics" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, each change kept as it is made)' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand metrics" -l format -d 'Output format of the data on stdout' -r -f -a "table\t'Tables for people'

@@ -200,7 +200,8 @@ pub(crate) enum Command {
 /// The gpushare.toml of `plan` and `apply`.
 #[derive(Debug, Args)]
 pub(crate) struct LayoutFileArgs {
-    /// The desired layout [default: /etc/gpushare/gpushare.toml, under --state-root]
+    /// The desired layout (`-`: read it from stdin) [default: /etc/gpushare/gpushare.toml, under
+    /// --state-root]
     #[arg(short = 'c', long = "config", value_name = "FILE")]
     pub config: Option<PathBuf>,
 
@@ -324,7 +325,9 @@ pub(crate) struct InitArgs {
     #[arg(long, value_name = "DIR")]
     pub manifests_out: Option<PathBuf>,
 
-    /// Overwrite a gpushare.toml that says something else
+    /// Overwrite a gpushare.toml that says something else, and change the node as `apply
+    /// --force` does (a MIG mode change that processes keep from its reset is left pending until
+    /// the next reboot, MPS clients in the way are ended)
     #[arg(long)]
     pub force: bool,
 
@@ -350,7 +353,9 @@ pub(crate) struct ManifestsArgs {
     #[arg(long, value_enum, value_name = "TARGET")]
     pub target: Vec<crate::k8s::Target>,
 
-    /// The desired layout (gpushare.toml); without it, the node as it is now
+    /// The desired layout (gpushare.toml; `-`: from stdin) [default:
+    /// /etc/gpushare/gpushare.toml, under --state-root, when it exists; without one, the node as
+    /// it is now]
     #[arg(short, long, value_name = "FILE")]
     pub config: Option<PathBuf>,
 
@@ -448,6 +453,14 @@ pub(crate) struct AgentArgs {
     /// reads them only when it is given]
     #[arg(long, value_name = "DIR")]
     pub host_root: Option<PathBuf>,
+
+    /// The kubelet's cgroup roots, comma-separated (its `cgroupRoot`; for a node in a container,
+    /// that root's path as this host sees it): a process is a pod's only under the pods' cgroup
+    /// there (`ROOT/kubepods`, or the systemd driver's `…kubepods.slice`), never where anyone may
+    /// make a cgroup named like a pod
+    #[arg(long, value_name = "PATH", env = "GPUSHARE_KUBELET_CGROUP_ROOT", default_value = "/",
+          value_parser = crate::owners::cgroup::PodCgroups::parse)]
+    pub kubelet_cgroup_root: crate::owners::cgroup::PodCgroups,
 
     /// Seconds between publications of the node's MIG state for `gpushare controller` (on a
     /// node labelled gpushare.io/mig.on-demand=true; only a change is written)
@@ -548,6 +561,14 @@ pub(crate) struct ProbeArgs {
     #[arg(long, value_name = "DIR")]
     pub host_root: Option<PathBuf>,
 
+    /// The kubelet's cgroup roots, comma-separated (its `cgroupRoot`; for a node in a container,
+    /// that root's path as this host sees it): a process is a pod's only under the pods' cgroup
+    /// there (`ROOT/kubepods`, or the systemd driver's `…kubepods.slice`), never where anyone may
+    /// make a cgroup named like a pod
+    #[arg(long, value_name = "PATH", env = "GPUSHARE_KUBELET_CGROUP_ROOT", default_value = "/",
+          value_parser = crate::owners::cgroup::PodCgroups::parse)]
+    pub kubelet_cgroup_root: crate::owners::cgroup::PodCgroups,
+
     /// Run N clients on each target at once and report their sum and each client; `promised`:
     /// as many as each target is promised to (MPS clients, time-slicing replicas of a GPU or of
     /// each MIG device), one where nothing is promised
@@ -600,6 +621,14 @@ pub(crate) struct MetricsArgs {
     /// simulated one both are read only when it is given
     #[arg(long, value_name = "DIR")]
     pub host_root: Option<PathBuf>,
+
+    /// The kubelet's cgroup roots, comma-separated (its `cgroupRoot`; for a node in a container,
+    /// that root's path as this host sees it): a process is a pod's only under the pods' cgroup
+    /// there (`ROOT/kubepods`, or the systemd driver's `…kubepods.slice`), never where anyone may
+    /// make a cgroup named like a pod
+    #[arg(long, value_name = "PATH", env = "GPUSHARE_KUBELET_CGROUP_ROOT", default_value = "/",
+          value_parser = crate::owners::cgroup::PodCgroups::parse)]
+    pub kubelet_cgroup_root: crate::owners::cgroup::PodCgroups,
 
     /// Print OpenMetrics text rather than the Prometheus text format
     #[arg(long, conflicts_with = "listen")]
@@ -665,6 +694,14 @@ pub(crate) struct DetectArgs {
     /// simulated one both are read only when it is given
     #[arg(long, value_name = "DIR")]
     pub host_root: Option<PathBuf>,
+
+    /// The kubelet's cgroup roots, comma-separated (its `cgroupRoot`; for a node in a container,
+    /// that root's path as this host sees it): a process is a pod's only under the pods' cgroup
+    /// there (`ROOT/kubepods`, or the systemd driver's `…kubepods.slice`), never where anyone may
+    /// make a cgroup named like a pod
+    #[arg(long, value_name = "PATH", env = "GPUSHARE_KUBELET_CGROUP_ROOT", default_value = "/",
+          value_parser = crate::owners::cgroup::PodCgroups::parse)]
+    pub kubelet_cgroup_root: crate::owners::cgroup::PodCgroups,
 }
 
 #[derive(Debug, Args)]

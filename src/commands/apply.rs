@@ -28,7 +28,7 @@ pub(super) fn plan(ctx: &mut Context, args: &PlanArgs) -> Result<Exit> {
     };
     let (_, plan) = converge::plan_only(
         ctx,
-        DesiredSource::Gpushare(Config::load(&path)?),
+        DesiredSource::Gpushare(Config::load_input(&path)?),
         &args.file.sysfs.sysfs_root,
         options,
     )?;
@@ -81,7 +81,7 @@ pub(super) fn apply(ctx: &mut Context, args: &ApplyArgs) -> Result<Exit> {
     let mut guard = take_guard(ctx, "apply", args.dry_run)?;
     let path = config_path(ctx, &args.file);
     let what = path.display().to_string();
-    let config = Config::load(&path)?;
+    let config = Config::load_input(&path)?;
     let flags = FlagValues {
         config_file: what.clone(),
         ..FlagValues::default()

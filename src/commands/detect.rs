@@ -88,7 +88,7 @@ pub(super) fn run(ctx: &mut Context, args: &DetectArgs) -> Result<Exit> {
         })
         .collect();
     let root = pod_resources::host_root(args.host_root.as_deref(), ctx.simulated());
-    attribute(ctx, &mut node, root.as_deref());
+    attribute(ctx, &mut node, root.as_deref(), &args.kubelet_cgroup_root);
     let pods = match root.map(|r| pod_resources::read(&node, &r)) {
         None => None,
         Some(Holders::Known(held)) => Some(
@@ -155,7 +155,12 @@ pub(super) fn run(ctx: &mut Context, args: &DetectArgs) -> Result<Exit> {
 
 /// Each process's pod and container, or `host`, from the host under `root`; on a simulated node
 /// without `--host-root` the PIDs are not this host's, and their owners stay unknown.
-fn attribute(ctx: &Context, node: &mut Node, root: Option<&std::path::Path>) {
+fn attribute(
+    ctx: &Context,
+    node: &mut Node,
+    root: Option<&std::path::Path>,
+    pods: &crate::owners::cgroup::PodCgroups,
+) {
     let any = node
         .gpus
         .iter()
@@ -169,7 +174,7 @@ fn attribute(ctx: &Context, node: &mut Node, root: Option<&std::path::Path>) {
         );
         return;
     };
-    let reader = OwnerReader::with_kubelet_logs(root);
+    let reader = OwnerReader::with_kubelet_logs(root).with_pod_cgroups(pods.clone());
     reader.attribute(node);
     let unnamed = node
         .gpus

@@ -11,8 +11,21 @@ use crate::output::Format;
 use std::path::PathBuf;
 
 pub(super) fn run(ctx: &mut Context, args: &ManifestsArgs) -> Result<Exit> {
-    let config = args.config.as_deref().map(Config::load).transpose()?;
-    let wiring = wiring_of(args)?;
+    // As `plan` and `apply`: the layout in force unless another is named.
+    let config_path = args.config.clone().or_else(|| {
+        let in_force = ctx.paths.etc_dir().join("gpushare.toml");
+        in_force.exists().then_some(in_force)
+    });
+    if args.config.is_none()
+        && let Some(path) = &config_path
+    {
+        ctx.out.note(format!(
+            "manifests of the layout in force, {} (-c names another)",
+            path.display()
+        ));
+    }
+    let config = config_path.as_deref().map(Config::load_input).transpose()?;
+    let wiring = wiring_of(args, config_path)?;
     let bundle = wiring::generate(ctx, &wiring, config.as_ref())?;
     for w in &bundle.warnings {
         ctx.out.warn(w);
@@ -55,10 +68,10 @@ fn absolute(flag: &str, path: &Option<PathBuf>) -> Result<Option<PathBuf>> {
         .transpose()
 }
 
-fn wiring_of(args: &ManifestsArgs) -> Result<Wiring> {
+fn wiring_of(args: &ManifestsArgs, config: Option<PathBuf>) -> Result<Wiring> {
     Ok(Wiring {
         targets: args.target.clone(),
-        config: args.config.clone(),
+        config,
         k8s_version: args.k8s_version.clone(),
         namespace: args.namespace.clone(),
         images: args.images.clone(),

@@ -4,7 +4,7 @@
 use crate::Context;
 use crate::cli::MetricsArgs;
 use crate::endpoint;
-use crate::error::{Exit, Result};
+use crate::error::{Error, Exit, Result};
 use crate::gpu_health::listener::Listener;
 use crate::metrics::{Collector, Format, Sources};
 use crate::pipeline::signals::Trap;
@@ -12,6 +12,15 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub(super) fn run(ctx: &mut Context, args: &MetricsArgs) -> Result<Exit> {
+    // The metrics are Prometheus's text or OpenMetrics: a JSON or YAML that is neither is refused
+    // rather than answered with text that is not what was asked.
+    if ctx.out.format != crate::output::Format::Table {
+        let asked = format!("{:?}", ctx.out.format).to_ascii_lowercase();
+        return Err(Error::usage(format!(
+            "--format {asked}: the metrics are written in the Prometheus text format"
+        ))
+        .with_hint("drop --format; pass --openmetrics for OpenMetrics text, or read `gpushare detect --format json` for the node's data"));
+    }
     // A driver that does not answer is exit 4 now, not a service that serves nothing.
     ctx.snapshot()?;
     let collector = Collector::new(Sources {
@@ -29,6 +38,7 @@ pub(super) fn run(ctx: &mut Context, args: &MetricsArgs) -> Result<Exit> {
         agent: None,
         pod_names: None,
         own_container: None,
+        pod_cgroups: args.kubelet_cgroup_root.clone(),
     });
     let collector = Arc::new(collector.with_backend(ctx.shared_backend()?));
     let Some(addr) = args.listen else {

@@ -29,5 +29,6 @@ fn request(args: &ProbeArgs) -> Request {
         timeout: Duration::from_secs(args.timeout),
         sysfs_root: args.sysfs.sysfs_root.clone(),
         host_root: args.host_root.clone(),
+        pod_cgroups: args.kubelet_cgroup_root.clone(),
     }
 }

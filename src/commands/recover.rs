@@ -5,7 +5,7 @@ use super::changing::{self, Changing};
 use crate::Context;
 use crate::cli::RecoverArgs;
 use crate::config::Config;
-use crate::error::{Exit, Result};
+use crate::error::{Error, Exit, Result};
 use crate::gpu_health::policy::Policy;
 use crate::pipeline::desired::DesiredSource;
 use crate::plan::PlanOptions;
@@ -22,12 +22,25 @@ pub(super) fn run(ctx: &mut Context, args: &RecoverArgs) -> Result<Exit> {
             policy
         }
     };
-    if crate::gpu_health::record::HealthRecord::load(&ctx.paths)?.is_none() {
-        ctx.out.note(
+    match crate::gpu_health::record::HealthRecord::load(&ctx.paths)? {
+        None => ctx.out.note(
             "no health record on this node: no watch has heard a fault here (gpushare agent or gpushare metrics --listen)",
-        );
+        ),
+        Some(record) => {
+            let now = crate::clock::unix_now();
+            match record.watch.as_ref().filter(|w| now - w.alive_at < crate::gpu_health::STALE_AFTER_SECONDS) {
+                None => ctx.out.warn(
+                    "the GPUs' health is unknown (no health watch listens: gpushare agent or gpushare metrics --listen): what the record holds is not acted on",
+                ),
+                Some(w) => {
+                    for (gpu, why) in &w.unwatched {
+                        ctx.out.warn(format!("GPU {gpu}: health unknown ({why}): not reset"));
+                    }
+                }
+            }
+        }
     }
-    changing::run(
+    let exit = changing::run(
         ctx,
         DesiredSource::Recover {
             gpus: args.gpu.clone(),
@@ -40,5 +53,44 @@ pub(super) fn run(ctx: &mut Context, args: &RecoverArgs) -> Result<Exit> {
             dry_run: args.dry_run,
             clients_and_hooks: Default::default(),
         },
+    )?;
+    if args.dry_run || exit != Exit::Ok {
+        return Ok(exit);
+    }
+    layout_in_force(ctx, args)
+}
+
+/// A reset takes a GPU's MIG instances (and its compute mode) with it: where a layout is in
+/// force, the node then differs from it until `apply` brings it back, and recover says so
+/// (exit 3) rather than that the node has what it should.
+fn layout_in_force(ctx: &mut Context, args: &RecoverArgs) -> Result<Exit> {
+    let path = args
+        .config
+        .clone()
+        .unwrap_or_else(|| ctx.paths.etc_dir().join("gpushare.toml"));
+    if !path.exists() {
+        return Ok(Exit::Ok);
+    }
+    let (_, plan) = crate::pipeline::converge::plan_only(
+        ctx,
+        DesiredSource::Gpushare(Config::load(&path)?),
+        Path::new("/"),
+        PlanOptions::default(),
+    )?;
+    if !crate::pipeline::planner::changes_anything(&plan) {
+        return Ok(Exit::Ok);
+    }
+    Err(Error::new(
+        Exit::Differs,
+        format!(
+            "the node differs from the layout in force ({}) after the reset: {} change(s) on {} bring it back",
+            path.display(),
+            plan.changes.len(),
+            plan.scope()
+        ),
     )
+    .with_hint(format!(
+        "run `gpushare apply -c {}` (the agent does it by itself)",
+        path.display()
+    )))
 }

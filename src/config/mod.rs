@@ -309,6 +309,12 @@ impl Config {
         Self::parse(SourceFile::read(path)?)
     }
 
+    /// [`Config::load`], or the text on stdin for `-` (a layout given to `plan`, `apply` or
+    /// `manifests`).
+    pub(crate) fn load_input(path: &Path) -> Result<Config> {
+        Self::parse(SourceFile::read_or_stdin(path)?)
+    }
+
     /// Parse and check what does not depend on the node: sections fit the mode, values in range.
     pub(crate) fn parse(source: SourceFile) -> Result<Config> {
         let file: ConfigFile = source.parse_toml()?;

@@ -92,6 +92,9 @@ impl HealthRecord {
                 record.version
             )));
         }
+        // The bounds hold for what is read too: a file written by anything else keeps them.
+        let mut record = record;
+        record.bound();
         Ok(Some(record))
     }
 
@@ -155,8 +158,27 @@ impl HealthRecord {
     }
 
     /// Keep within [`MAX_GPUS`] and [`MAX_CAUSES`]: what was heard of longest ago goes first.
+    /// A cause listed twice for the same device is one.
     fn bound(&mut self) {
         for gpu in self.gpus.values_mut() {
+            let mut merged: Vec<CauseRecord> = Vec::with_capacity(gpu.causes.len().min(MAX_CAUSES));
+            let mut at: std::collections::HashMap<(Cause, Option<(u32, u32)>), usize> =
+                std::collections::HashMap::new();
+            for c in gpu.causes.drain(..) {
+                match at.get(&(c.cause, c.mig_device)) {
+                    Some(&i) => {
+                        let m = &mut merged[i];
+                        m.count = m.count.saturating_add(c.count);
+                        m.first_at = m.first_at.min(c.first_at);
+                        m.last_at = m.last_at.max(c.last_at);
+                    }
+                    None => {
+                        at.insert((c.cause, c.mig_device), merged.len());
+                        merged.push(c);
+                    }
+                }
+            }
+            gpu.causes = merged;
             gpu.causes.sort_by(|a, b| b.last_at.total_cmp(&a.last_at));
             gpu.causes.truncate(MAX_CAUSES);
         }
@@ -251,5 +273,60 @@ mod tests {
         r.reset(&["GPU-a".into()], 2.5);
         let text = serde_json::to_string(&r).unwrap();
         assert_eq!(serde_json::from_str::<HealthRecord>(&text).unwrap(), r);
+    }
+
+    /// A record written by anything else keeps the bounds when read: 10,000 causes of one GPU,
+    /// 200 GPUs and one cause listed twice are read as at most the bounds, the twice-listed
+    /// cause once with its counts summed (saturating).
+    #[test]
+    fn a_planted_record_is_read_within_the_bounds() {
+        let dir = tempfile::tempdir().unwrap();
+        let paths = Paths::new(Some(dir.path().to_path_buf()));
+        let cause = |x: u64, count: u64| CauseRecord {
+            cause: Cause::Xid(x),
+            mig_device: None,
+            count,
+            first_at: x as f64,
+            last_at: x as f64,
+        };
+        let mut planted = HealthRecord {
+            version: VERSION,
+            ..HealthRecord::default()
+        };
+        planted.gpus.insert(
+            "GPU-many".into(),
+            GpuRecord {
+                index: 0,
+                causes: (0..10_000).map(|x| cause(x, 1)).collect(),
+                reset_at: None,
+            },
+        );
+        planted.gpus.insert(
+            "GPU-twice".into(),
+            GpuRecord {
+                index: 1,
+                causes: vec![cause(79, u64::MAX), cause(79, 5)],
+                reset_at: None,
+            },
+        );
+        for g in 0..200 {
+            planted.gpus.insert(
+                format!("GPU-{g}"),
+                GpuRecord {
+                    index: 2,
+                    causes: vec![cause(13, 1)],
+                    reset_at: None,
+                },
+            );
+        }
+        let path = HealthRecord::path(&paths);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, serde_json::to_vec(&planted).unwrap()).unwrap();
+        let read = HealthRecord::load(&paths).unwrap().unwrap();
+        assert!(read.gpus.len() <= MAX_GPUS, "{}", read.gpus.len());
+        assert!(read.gpus.values().all(|g| g.causes.len() <= MAX_CAUSES));
+        assert_eq!(read.gpus["GPU-many"].causes.len(), MAX_CAUSES);
+        let twice = &read.gpus["GPU-twice"].causes;
+        assert_eq!((twice.len(), twice[0].count), (1, u64::MAX));
     }
 }

@@ -25,7 +25,7 @@ pub(crate) const NAME: &str = "gpushare-controller";
 const HEALTH_PORT: i32 = 8082;
 
 pub(crate) fn generate(req: &Request) -> Result<Bundle> {
-    let image = req.images.gpushare()?;
+    let image = req.images.gpushare("controller")?;
     let ns = req.namespace_or("kube-system");
     let mut b = Bundle::default();
     if !is_builtin_namespace(&ns) {

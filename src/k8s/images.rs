@@ -78,10 +78,13 @@ impl Images {
         }
     }
 
-    /// gpushare itself: no public image exists, so the user must name one.
-    pub(crate) fn gpushare(&self) -> Result<String> {
+    /// gpushare itself, for `target` (`agent`, `controller`): no public image exists, so the
+    /// user must name one.
+    pub(crate) fn gpushare(&self, target: &str) -> Result<String> {
         self.overrides.get("gpushare").cloned().ok_or_else(|| {
-            Error::usage("the agent target needs the image of gpushare to run on the nodes")
+            Error::usage(format!(
+                "the {target} target needs the image of gpushare to run in the cluster"
+            ))
                 .with_hint("pass --image gpushare=REF (an image with the gpushare binary at /usr/local/bin/gpushare)")
         })
     }
@@ -181,7 +184,7 @@ mod tests {
             i.kube_scheduler(34),
             "registry.k8s.io/kube-scheduler:v1.34.0"
         );
-        assert!(i.gpushare().is_err());
+        assert!(i.gpushare("agent").is_err());
     }
 
     #[test]

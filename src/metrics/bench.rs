@@ -90,6 +90,7 @@ fn measure(
         agent: None,
         pod_names: None,
         own_container: None,
+        pod_cgroups: Default::default(),
     });
     let mut best = Duration::MAX;
     let mut total = Duration::ZERO;

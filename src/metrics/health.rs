@@ -56,9 +56,12 @@ pub(crate) fn add(
         let (mut single, mut double) = (0u64, 0u64);
         for c in causes {
             match c.cause {
-                Cause::Xid(x) => *xids.entry(x).or_default() += c.count,
-                Cause::EccSingleBit => single += c.count,
-                Cause::EccDoubleBit => double += c.count,
+                Cause::Xid(x) => {
+                    let n = xids.entry(x).or_default();
+                    *n = n.saturating_add(c.count);
+                }
+                Cause::EccSingleBit => single = single.saturating_add(c.count),
+                Cause::EccDoubleBit => double = double.saturating_add(c.count),
             }
         }
         for (xid, n) in xids {

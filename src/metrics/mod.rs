@@ -64,6 +64,8 @@ pub(crate) struct Sources {
     pub pod_names: Option<SharedPodNames>,
     /// The pod and container gpushare runs in (the agent's).
     pub own_container: Option<PodContainer>,
+    /// Where the kubelet puts pods (`--kubelet-cgroup-root`).
+    pub pod_cgroups: crate::owners::cgroup::PodCgroups,
 }
 
 /// Pod and container names that another thread keeps up to date; None until first read.
@@ -273,7 +275,9 @@ impl Collector {
                 OwnerReader::with_names(root, names.unwrap_or_default())
             }
         };
-        reader.with_own_container(self.sources.own_container.clone())
+        reader
+            .with_own_container(self.sources.own_container.clone())
+            .with_pod_cgroups(self.sources.pod_cgroups.clone())
     }
 
     /// The node as the driver says now; None when it does not answer.

@@ -39,6 +39,7 @@ fn fixture(agent: Option<Arc<Health>>) -> Fixture {
         agent,
         pod_names: None,
         own_container: None,
+        pod_cgroups: Default::default(),
     });
     Fixture {
         _dir: dir,

@@ -7,7 +7,7 @@ pub(crate) mod cgroup;
 pub(crate) mod names;
 
 use crate::node::{GpuNote, Node, Owner, PodContainer};
-use cgroup::Place;
+use cgroup::{Place, PodCgroups};
 use names::PodNames;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -28,6 +28,8 @@ pub(crate) struct OwnerReader {
     /// The pod and container gpushare runs in, when it knows (the agent): whose a process
     /// inside its own cgroup namespace is.
     own: Option<PodContainer>,
+    /// Where the kubelet puts pods: a pod's cgroup anywhere else is the host's.
+    pods: PodCgroups,
 }
 
 impl OwnerReader {
@@ -52,7 +54,13 @@ impl OwnerReader {
             names_unknown: None,
             private_namespace: matches!((ours, hosts), (Some(a), Some(b)) if a != b),
             own: None,
+            pods: PodCgroups::default(),
         }
+    }
+
+    /// The kubelet puts pods under `pods` (its cgroup roots), not only under `/`.
+    pub(crate) fn with_pod_cgroups(self, pods: PodCgroups) -> OwnerReader {
+        OwnerReader { pods, ..self }
     }
 
     /// gpushare runs in `own`: what is inside its cgroup namespace is that container's.
@@ -87,7 +95,7 @@ impl OwnerReader {
             Ok(None) => return Err(format!("no {}: the process has ended", path.display())),
             Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
         };
-        match cgroup::place(&text, self.private_namespace) {
+        match cgroup::place(&text, self.private_namespace, &self.pods) {
             Ok(Place::Outside) => Ok(Owner::Host),
             Ok(Place::Pod { uid, container_id }) => {
                 let container = container_id

@@ -189,30 +189,29 @@ impl HostTools {
     }
 }
 
-/// The GPUs whose health record holds a fatal cause since their last reset, with the causes.
-/// Read whether or not a watch listens now: what it heard stays true until a reset.
+/// The GPUs known to hold a fatal cause since their last reset, with the causes. Only a GPU
+/// whose health is known counts: without a live watch, or for a GPU the driver delivers no
+/// events for, the record may be out of date, and unknown health plans nothing.
 fn needs_reset(
     paths: &crate::paths::Paths,
     node: &Node,
     policy: &crate::gpu_health::policy::Policy,
 ) -> Result<std::collections::BTreeMap<u32, String>> {
-    use crate::gpu_health::verdict::GpuHealth;
-    let Some(record) = crate::gpu_health::record::HealthRecord::load(paths)? else {
-        return Ok(Default::default());
-    };
-    let now = crate::clock::unix_now();
-    Ok(node
+    let health =
+        crate::gpu_health::NodeHealth::read(paths, node, policy, crate::clock::unix_now())?;
+    Ok(health
         .gpus
         .iter()
-        .filter_map(|gpu| {
-            let health = GpuHealth::of(record.gpus.get(&gpu.uuid)?, policy, now);
+        .filter_map(|(&index, health)| {
             let fatal: Vec<String> = health
+                .as_ref()
+                .ok()?
                 .reasons
                 .iter()
                 .filter(|r| r.class == crate::gpu_health::policy::Class::Fatal.as_str())
                 .map(|r| r.describe())
                 .collect();
-            (!fatal.is_empty()).then(|| (gpu.index, fatal.join(", ")))
+            (!fatal.is_empty()).then(|| (index, fatal.join(", ")))
         })
         .collect())
 }

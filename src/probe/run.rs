@@ -38,6 +38,8 @@ pub(crate) struct Request {
     pub sysfs_root: PathBuf,
     /// Where whose the other processes on a device are is read (see `crate::owners`).
     pub host_root: Option<PathBuf>,
+    /// Where the kubelet puts pods there.
+    pub pod_cgroups: crate::owners::cgroup::PodCgroups,
 }
 
 impl Request {
@@ -54,6 +56,7 @@ impl Request {
             timeout: Duration::from_secs(120),
             sysfs_root: sysfs_root.to_path_buf(),
             host_root: None,
+            pod_cgroups: Default::default(),
         }
     }
 }
@@ -82,8 +85,10 @@ pub(crate) fn probe(ctx: &mut Context, args: &Request) -> Result<Report> {
         });
     }
     let mut node = ctx.snapshot()?;
-    let owners = crate::pod_resources::host_root(args.host_root.as_deref(), ctx.simulated())
-        .map(|root| OwnerReader::with_kubelet_logs(&root));
+    let owners =
+        crate::pod_resources::host_root(args.host_root.as_deref(), ctx.simulated()).map(|root| {
+            OwnerReader::with_kubelet_logs(&root).with_pod_cgroups(args.pod_cgroups.clone())
+        });
     if let Some(reader) = &owners {
         reader.attribute(&mut node);
     }

@@ -209,3 +209,160 @@ fn applies_on_one_simulated_node_from_several_state_roots_are_serialised() {
             .success();
     }
 }
+
+/// A simulated DGX A100 with a state root of its own, as a user's first steps have it.
+struct Tried {
+    dir: tempfile::TempDir,
+}
+
+impl Tried {
+    fn new() -> Tried {
+        Tried {
+            dir: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    fn run(&self) -> assert_cmd::Command {
+        let mut cmd = sim("dgx-a100");
+        cmd.arg("--sim-state")
+            .arg(self.dir.path().join("node.json"))
+            .arg("--state-root")
+            .arg(self.root());
+        cmd
+    }
+
+    fn root(&self) -> std::path::PathBuf {
+        self.dir.path().join("root")
+    }
+
+    /// The health record a live watch writes, with a fatal Xid 79 on GPU `gpu`; `alive`: the
+    /// watch marked it just now (else two hours ago); `unwatched`: GPUs it hears nothing of.
+    fn fatal_xid(&self, gpu: usize, alive: bool, unwatched: &[u32]) {
+        let uuid = json(self.run().arg("detect"))["gpus"][gpu]["uuid"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_secs_f64();
+        let alive_at = if alive { now } else { now - 7200.0 };
+        let unwatched: Vec<serde_json::Value> = unwatched
+            .iter()
+            .map(|g| serde_json::json!([g, "not supported"]))
+            .collect();
+        let lib = self.root().join("var/lib/gpushare");
+        std::fs::create_dir_all(&lib).unwrap();
+        std::fs::write(
+            lib.join("health.json"),
+            serde_json::json!({
+                "version": 1,
+                "watch": { "pid": 1, "since": alive_at, "alive_at": alive_at, "unwatched": unwatched },
+                "gpus": { uuid: { "index": gpu, "causes": [
+                    { "cause": { "xid": 79 }, "count": 1, "first_at": now, "last_at": now }
+                ]}},
+            })
+            .to_string(),
+        )
+        .unwrap();
+    }
+}
+
+/// `recover` plans only what is known: a GPU whose health is unknown (no live watch, or one the
+/// driver tells nothing of) is not reset, whatever an old record says; a GPU a process runs on
+/// is a blocker (exit 1, as every blocker); and a reset that took the instances of the layout in
+/// force is exit 3, saying that `apply` brings them back, not "the node has it".
+#[test]
+fn recover_acts_on_known_health_and_says_when_the_layout_is_gone() {
+    let t = Tried::new();
+    t.run()
+        .args(["init", "--mode", "mig", "--profile", "1g.5gb", "--yes"])
+        .assert()
+        .success();
+    for (alive, unwatched) in [(false, &[][..]), (true, &[2][..])] {
+        t.fatal_xid(2, alive, unwatched);
+        let out = t.run().args(["recover", "--dry-run"]).output().unwrap();
+        assert!(out.status.success(), "{out:?}");
+        assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "no changes");
+        let said = String::from_utf8_lossy(&out.stderr);
+        assert!(said.contains("unknown"), "{said}");
+    }
+    t.fatal_xid(2, true, &[]);
+    let gi = json(t.run().arg("detect"))["gpus"][2]["mig"]["instances"][0]["gpu_instance_id"]
+        .as_u64()
+        .unwrap();
+    t.run()
+        .args(["sim", "process", "start", "--gpu", "2", "--pid", "4242"])
+        .args(["--memory-mib", "100", "--name", "py", "--mig-device"])
+        .arg(format!("{gi}:0"))
+        .assert()
+        .success();
+    let said = fails_with(t.run().arg("recover"), 1);
+    assert!(said.contains("4242"), "{said}");
+    t.run()
+        .args(["sim", "process", "end", "--pid", "4242"])
+        .assert()
+        .success();
+    let said = fails_with(t.run().arg("recover"), 3);
+    assert!(
+        said.contains("differs from the layout in force") && said.contains("gpushare apply"),
+        "{said}"
+    );
+    fails_with(t.run().args(["plan", "--check"]), 3);
+    t.run().args(["apply", "--yes"]).assert().success();
+    t.run().args(["plan", "--check"]).assert().success();
+    // Nothing left to reset: the node has its layout.
+    t.run().arg("recover").assert().success();
+}
+
+/// What a new user met: each command does what its hint or its default says.
+#[test]
+fn hints_and_defaults_hold_for_a_new_user() {
+    let t = Tried::new();
+    // `metrics --format json` is not answered with Prometheus text.
+    let said = fails_with(t.run().args(["--format", "json", "metrics"]), 2);
+    assert!(said.contains("--format json"), "{said}");
+    // `-c -` reads the layout on stdin, as the FIFO refusal's hint says.
+    let layout = "[[gpus]]\nselect = \"all\"\nmode = \"mig\"\nmig.devices = { \"1g.5gb\" = 7 }\n";
+    let out = t
+        .run()
+        .args(["plan", "-c", "-"])
+        .write_stdin(layout)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("create_gpu_instance"),
+        "{out:?}"
+    );
+    // The controller's target names itself when it has no image.
+    let said = fails_with(t.run().args(["manifests", "--target", "controller"]), 2);
+    assert!(said.contains("the controller target"), "{said}");
+    // `manifests` reads the layout in force, as plan and apply do.
+    t.run()
+        .args(["init", "--mode", "mig", "--profile", "1g.5gb", "--yes"])
+        .assert()
+        .success();
+    let out = t
+        .run()
+        .args(["manifests", "--target", "nvidia-device-plugin"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("layout in force"),
+        "{out:?}"
+    );
+    // A blocked init says "pass --force"; init --force then does what it says.
+    let t = Tried::new();
+    t.run()
+        .args(["sim", "process", "start", "--gpu", "0", "--pid", "4242"])
+        .args(["--memory-mib", "100", "--name", "py"])
+        .assert()
+        .success();
+    let init = ["init", "--mode", "mig", "--profile", "1g.5gb", "--yes"];
+    let said = fails_with(t.run().args(init), 1);
+    assert!(said.contains("pass --force"), "{said}");
+    let said = fails_with(t.run().args(init).arg("--force"), 5);
+    assert!(said.contains("reboot required"), "{said}");
+}

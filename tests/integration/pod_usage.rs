@@ -161,13 +161,16 @@ fn attributed(s: &Scene, mps: bool) {
 
     // detect, through the NVML backend on the stand-in.
     let root = s.node.host_root();
+    // The kubelet's pods are under its cgroupRoot: gpushare is told so.
+    let cgroup_root = s.node.cgroup_root();
     let detect = || {
         common::json(
             s.nvidia
                 .gpushare_nvml()
                 .arg("detect")
                 .arg("--host-root")
-                .arg(&root),
+                .arg(&root)
+                .args(["--kubelet-cgroup-root", &cgroup_root]),
         )
     };
     let listed = detect();
@@ -193,6 +196,7 @@ fn attributed(s: &Scene, mps: bool) {
             .args(args)
             .arg("--host-root")
             .arg(root)
+            .args(["--kubelet-cgroup-root", &cgroup_root])
             .assert()
             .success();
         String::from_utf8_lossy(&out.get_output().stdout).into_owned()

@@ -72,6 +72,28 @@ impl SimState {
                 ),
             ));
         }
+        // A MIG device has its GPU instance's memory, no more: the driver fails the allocation.
+        if let Some((gi, _)) = p.mig_device {
+            let instance = g.instances.iter().find(|i| i.id == gi);
+            if let Some(instance) = instance {
+                let memory = g.gi_profile(instance)?.memory_mib;
+                let used = g
+                    .processes
+                    .iter()
+                    .filter(|q| q.gpu_instance_id == Some(gi))
+                    .filter_map(|q| q.used_memory_mib)
+                    .try_fold(p.used_memory_mib, u64::checked_add);
+                if used.is_none_or(|u| u > memory) {
+                    return Err(refused(
+                        DriverErrorKind::InsufficientResources,
+                        format!(
+                            "GPU {} GPU instance {gi} has {memory} MiB: its processes would use more",
+                            p.gpu
+                        ),
+                    ));
+                }
+            }
+        }
         self.gpus[p.gpu as usize].processes.push(Process {
             pid: p.pid,
             name: p.name.clone(),
@@ -154,5 +176,19 @@ mod tests {
         s.set_mig_mode(0, crate::node::MigMode::Enabled).unwrap();
         let err = s.start_process(&on(0, 7, 10)).unwrap_err().detail;
         assert!(err.contains("has MIG on"), "{err}");
+        // A 1g.5gb holds 4864 MiB, whatever the GPU's 40960.
+        let gi = s
+            .create_gpu_instance(0, 19, crate::node::Placement { start: 0, size: 1 })
+            .unwrap();
+        s.create_compute_instance(0, gi, 0).unwrap();
+        let mig = |pid, mib| NewProcess {
+            mig_device: Some((gi, 0)),
+            ..on(0, pid, mib)
+        };
+        let err = s.start_process(&mig(7, 9000)).unwrap_err().detail;
+        assert!(err.contains("4864 MiB"), "{err}");
+        s.start_process(&mig(7, 4000)).unwrap();
+        assert!(s.start_process(&mig(8, 865)).is_err(), "4000 + 865 > 4864");
+        s.start_process(&mig(8, 864)).unwrap();
     }
 }

@@ -177,7 +177,10 @@ impl SimGpu {
             .ok_or_else(|| err(DriverErrorKind::NotFound, format!("no GPU instance {id}")))
     }
 
-    fn gi_profile(&self, gi: &SimGpuInstance) -> DriverResult<&'static GpuInstanceProfile> {
+    pub(crate) fn gi_profile(
+        &self,
+        gi: &SimGpuInstance,
+    ) -> DriverResult<&'static GpuInstanceProfile> {
         self.mig_table()
             .and_then(|t| t.profile_by_id(gi.profile_id))
             .ok_or_else(|| {

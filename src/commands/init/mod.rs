@@ -93,7 +93,11 @@ fn run_locked(ctx: &mut Context, args: &InitArgs, mut guard: Option<&mut Guard>)
     preflight_outputs(ctx, args, &config_out, write, targets > 0)?;
     let how = Converge {
         sysfs_root: &args.sysfs.sysfs_root,
-        options: PlanOptions::default(),
+        // The blockers' hints say "pass --force": init's does what apply's does, too.
+        options: PlanOptions {
+            force: args.force,
+            ..PlanOptions::default()
+        },
         dry_run: args.dry_run,
         yes: args.yes,
         clients_and_hooks: Default::default(),

@@ -31,6 +31,8 @@ pub(super) struct AgentBesidePlugin {
     plugin: Arc<Mutex<DevicePlugin>>,
     /// The host the kubelet sees (`--host-root` for gpushare).
     pub host_root: PathBuf,
+    /// The node's kubelet's cgroupRoot (`--kubelet-cgroup-root`).
+    pub cgroup_root: String,
     pub agent: AgentProcess,
     stop: Arc<AtomicBool>,
     daemonset: Option<JoinHandle<()>>,
@@ -76,6 +78,7 @@ impl AgentBesidePlugin {
         );
         let plugin = DevicePlugin::start(node, &real, config, env, &[]);
         let host_root = real.host_root();
+        let cgroup_root = real.cgroup_root();
         cluster.create_pod(plugin_pod(NODE));
         let plugin = Arc::new(Mutex::new(plugin));
         let stop = Arc::new(AtomicBool::new(false));
@@ -94,7 +97,12 @@ impl AgentBesidePlugin {
             NODE,
             CONFIGMAP,
             &[
-                &["--host-root".as_ref(), host_root.as_os_str()][..],
+                &[
+                    "--host-root".as_ref(),
+                    host_root.as_os_str(),
+                    "--kubelet-cgroup-root".as_ref(),
+                    cgroup_root.as_ref(),
+                ][..],
                 &agent_args
                     .iter()
                     .map(std::ffi::OsStr::new)
@@ -107,6 +115,7 @@ impl AgentBesidePlugin {
             kubeconfig: server.kubeconfig.clone(),
             plugin,
             host_root,
+            cgroup_root,
             agent,
             stop,
             daemonset: Some(daemonset),

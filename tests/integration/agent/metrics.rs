@@ -20,7 +20,11 @@ const WAIT: Duration = Duration::from_secs(120);
 const MIB: f64 = 1024.0 * 1024.0;
 
 /// `gpushare metrics --listen 127.0.0.1:0` on the node; the child and the address it serves.
-fn serve_metrics(node: &NvidiaNode, host_root: &std::path::Path) -> (Child, SocketAddr) {
+fn serve_metrics(
+    node: &NvidiaNode,
+    host_root: &std::path::Path,
+    cgroup_root: &str,
+) -> (Child, SocketAddr) {
     let log = node.path("metrics.log");
     let file = std::fs::File::create(&log).unwrap();
     let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin!("gpushare"));
@@ -35,6 +39,7 @@ fn serve_metrics(node: &NvidiaNode, host_root: &std::path::Path) -> (Child, Sock
         .arg(node.path("root"))
         .args(["metrics", "--listen", "127.0.0.1:0", "--host-root"])
         .arg(host_root)
+        .args(["--kubelet-cgroup-root", cgroup_root])
         .env("NO_COLOR", "1")
         .stdin(Stdio::null())
         .stdout(file.try_clone().unwrap())
@@ -156,7 +161,7 @@ fn prometheus_scrapes_the_agent_and_gpushare_metrics_and_answers_for_every_slice
         ])
         .assert()
         .success();
-    let (mut metrics, metrics_addr) = serve_metrics(&node, host_root);
+    let (mut metrics, metrics_addr) = serve_metrics(&node, host_root, &e2e.cgroup_root);
 
     let rules = node
         .gpushare()

@@ -130,6 +130,18 @@ impl RealNode {
         })
     }
 
+    /// The kubelet's `cgroupRoot` (its pods are under `ROOT/kubepods`): gpushare's
+    /// `--kubelet-cgroup-root`.
+    pub fn cgroup_root(&self) -> String {
+        let config = std::fs::read_to_string(self.dir.join("kubelet-config.yaml"))
+            .expect("the kubelet's config");
+        config
+            .lines()
+            .find_map(|l| l.strip_prefix("cgroupRoot:"))
+            .map(|r| r.trim().to_string())
+            .expect("the kubelet's cgroupRoot")
+    }
+
     /// The root gpushare's `--host-root` takes to ask this node's kubelet who holds what.
     pub fn host_root(&self) -> PathBuf {
         self.host.path().to_path_buf()
