@@ -11,7 +11,6 @@ use super::reconcile::{Agent, Report, node_change};
 use crate::error::{Error, Result};
 use crate::gpu_health::listener::Listener;
 use crate::gpu_health::policy::Policy;
-use crate::gpu_health::record::{GpuRecord, HealthRecord};
 use crate::kube_api::EventType;
 use crate::node::selector::GpuSelector;
 use crate::pipeline::converge::Converged;
@@ -26,45 +25,6 @@ const RETRY: Duration = Duration::from_secs(5);
 /// A rule someone else made in the way of the agent's is looked at again after this.
 const SQUAT_RECHECK: Duration = Duration::from_secs(30);
 const SQUATTED: &str = "DeviceTaintRuleNotOurs";
-
-/// The health record's faults as the agent last saw them, so that a change made outside it
-/// (`gpushare recover` run by hand records a reset) is noticed without a new event. The file
-/// is looked at (stat) each turn of the loop and read only when it was rewritten.
-#[derive(Debug, Default)]
-pub(crate) struct RecordSeen {
-    file: Option<(u64, u64, i64, i64, i64, i64, u64)>,
-    gpus: Option<BTreeMap<String, GpuRecord>>,
-}
-
-impl RecordSeen {
-    /// Whether the record's faults or resets changed since the last call (not the watch's
-    /// own liveness marks); the first call only learns them.
-    pub(crate) fn changed(&mut self, paths: &crate::paths::Paths) -> bool {
-        use std::os::unix::fs::MetadataExt;
-        let file = std::fs::metadata(HealthRecord::path(paths)).ok().map(|m| {
-            (
-                m.dev(),
-                m.ino(),
-                m.mtime(),
-                m.mtime_nsec(),
-                m.ctime(),
-                m.ctime_nsec(),
-                m.size(),
-            )
-        });
-        if file == self.file {
-            return false;
-        }
-        self.file = file;
-        let Ok(record) = HealthRecord::load(paths) else {
-            return false;
-        };
-        let gpus = record.map(|r| r.gpus).unwrap_or_default();
-        let changed = self.gpus.as_ref().is_some_and(|seen| *seen != gpus);
-        self.gpus = Some(gpus);
-        changed
-    }
-}
 
 impl Agent<'_> {
     /// The health record was changed by someone else since the last look.

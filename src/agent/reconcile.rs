@@ -100,7 +100,7 @@ pub(crate) struct Agent<'a> {
     /// Rules someone else made under the names of the agent's, as last reported.
     pub(super) squatters: std::collections::BTreeSet<String>,
     /// The health record as last seen, to notice changes made outside the agent.
-    pub(super) record_seen: super::health_pass::RecordSeen,
+    pub(super) record_seen: crate::gpu_health::record::RecordSeen,
 }
 
 /// A failure of a pass that is not about the layout (the API server did not answer): the pass

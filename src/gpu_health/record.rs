@@ -197,6 +197,45 @@ impl HealthRecord {
     }
 }
 
+/// The record's faults as a reader (the agent) last saw them, so that a change made outside it
+/// (`gpushare recover` run by hand records a reset) is noticed without a new event. The file
+/// is looked at (stat) each turn of the loop and read only when it was rewritten.
+#[derive(Debug, Default)]
+pub(crate) struct RecordSeen {
+    file: Option<(u64, u64, i64, i64, i64, i64, u64)>,
+    gpus: Option<BTreeMap<String, GpuRecord>>,
+}
+
+impl RecordSeen {
+    /// Whether the record's faults or resets changed since the last call (not the watch's
+    /// own liveness marks); the first call only learns them.
+    pub(crate) fn changed(&mut self, paths: &Paths) -> bool {
+        use std::os::unix::fs::MetadataExt;
+        let file = std::fs::metadata(HealthRecord::path(paths)).ok().map(|m| {
+            (
+                m.dev(),
+                m.ino(),
+                m.mtime(),
+                m.mtime_nsec(),
+                m.ctime(),
+                m.ctime_nsec(),
+                m.size(),
+            )
+        });
+        if file == self.file {
+            return false;
+        }
+        self.file = file;
+        let Ok(record) = HealthRecord::load(paths) else {
+            return false;
+        };
+        let gpus = record.map(|r| r.gpus).unwrap_or_default();
+        let changed = self.gpus.as_ref().is_some_and(|seen| *seen != gpus);
+        self.gpus = Some(gpus);
+        changed
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

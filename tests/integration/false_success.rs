@@ -242,29 +242,12 @@ impl Tried {
             .as_str()
             .unwrap()
             .to_string();
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_secs_f64();
-        let alive_at = if alive { now } else { now - 7200.0 };
-        let unwatched: Vec<serde_json::Value> = unwatched
-            .iter()
-            .map(|g| serde_json::json!([g, "not supported"]))
-            .collect();
-        let lib = self.root().join("var/lib/gpushare");
-        std::fs::create_dir_all(&lib).unwrap();
-        std::fs::write(
-            lib.join("health.json"),
-            serde_json::json!({
-                "version": 1,
-                "watch": { "pid": 1, "since": alive_at, "alive_at": alive_at, "unwatched": unwatched },
-                "gpus": { uuid: { "index": gpu, "causes": [
-                    { "cause": { "xid": 79 }, "count": 1, "first_at": now, "last_at": now }
-                ]}},
-            })
-            .to_string(),
-        )
-        .unwrap();
+        let alive_at = if alive {
+            unix_now()
+        } else {
+            unix_now() - 7200.0
+        };
+        fatal_xid_record(&self.root(), &uuid, gpu, alive_at, unwatched);
     }
 }
 

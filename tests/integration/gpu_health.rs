@@ -116,23 +116,7 @@ fn recover_resets_the_gpu_a_fatal_xid_left_unhealthy_and_says_when_it_could_not(
         .as_str()
         .unwrap()
         .to_string();
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_secs_f64();
-    std::fs::create_dir_all(root.join("var/lib/gpushare")).unwrap();
-    std::fs::write(
-        root.join("var/lib/gpushare/health.json"),
-        serde_json::json!({
-            "version": 1,
-            "watch": { "pid": 1, "since": now, "alive_at": now },
-            "gpus": { uuid.clone(): { "index": 2, "causes": [
-                { "cause": { "xid": 79 }, "count": 1, "first_at": now, "last_at": now }
-            ]}},
-        })
-        .to_string(),
-    )
-    .unwrap();
+    common::fatal_xid_record(&root, &uuid, 2, common::unix_now(), &[]);
     let state_of = |i: usize| common::json(run().arg("detect"))["health"][i]["state"].clone();
     assert_eq!(state_of(2), "unhealthy");
 

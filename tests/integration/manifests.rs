@@ -433,6 +433,27 @@ fn a_device_root_is_read_on_the_node() {
         !text.contains("nvidia-uvm"),
         "only nodes that exist: {text}"
     );
+    // A relative root is made absolute: in the spec, and in the sources a refresh reads.
+    let state = tempfile::tempdir().unwrap();
+    sim("t4x4")
+        .current_dir(root.path().parent().unwrap())
+        .arg("--state-root")
+        .arg(state.path())
+        .args(["manifests", "--target", "cdi", "--install", "--dev-root"])
+        .arg(root.path().file_name().unwrap())
+        .assert()
+        .success();
+    let sources: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(state.path().join("var/lib/gpushare/cdi-sources.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        sources["root"].as_str(),
+        Some(&*root.path().display().to_string()),
+        "{sources}"
+    );
+    let installed = std::fs::read_to_string(state.path().join("etc/cdi/nvidia.yaml")).unwrap();
+    assert!(!installed.contains("hostPath: dev/"), "{installed}");
     std::fs::remove_file(dev.join("nvidia2")).unwrap();
     let e = fails_with(
         sim("t4x4")

@@ -370,3 +370,25 @@ fn a_separate_driver_root_and_hook_give_nvidia_ctks_mounts_and_hooks_and_a_refre
     let e = spec_for(&n, &missing).unwrap_err();
     assert!(e.message.contains("no such program"), "{}", e.message);
 }
+
+#[test]
+fn a_recorded_relative_root_is_refused_by_a_refresh() {
+    let state = tempfile::tempdir().unwrap();
+    let paths = Paths::new(Some(state.path().to_path_buf()));
+    let relative = DeviceSource {
+        root: Some(PathBuf::from("dev-root")),
+        ..DeviceSource::default()
+    };
+    install(&paths, "old", &relative).unwrap();
+    let e = refresh_installed(&paths, &node(BALANCED)).unwrap_err();
+    assert!(
+        e.message.contains("relative path dev-root"),
+        "{}",
+        e.message
+    );
+    assert_eq!(
+        std::fs::read_to_string(installed_path(&paths)).unwrap(),
+        "old",
+        "nothing rewritten"
+    );
+}

@@ -91,6 +91,38 @@ pub fn char_device(path: &Path, major: u32, minor: u32) {
     );
 }
 
+/// Seconds since the epoch, as the health record counts them.
+pub fn unix_now() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64()
+}
+
+/// The health record a watch writes under the state root `root`: a fatal Xid 79 heard just now
+/// on GPU `gpu` (`uuid`), the watch last alive at `alive_at`, hearing nothing of `unwatched`.
+pub fn fatal_xid_record(root: &Path, uuid: &str, gpu: usize, alive_at: f64, unwatched: &[u32]) {
+    let now = unix_now();
+    let unwatched: Vec<serde_json::Value> = unwatched
+        .iter()
+        .map(|g| serde_json::json!([g, "not supported"]))
+        .collect();
+    let lib = root.join("var/lib/gpushare");
+    std::fs::create_dir_all(&lib).unwrap();
+    std::fs::write(
+        lib.join("health.json"),
+        serde_json::json!({
+            "version": 1,
+            "watch": { "pid": 1, "since": alive_at, "alive_at": alive_at, "unwatched": unwatched },
+            "gpus": { uuid: { "index": gpu, "causes": [
+                { "cause": { "xid": 79 }, "count": 1, "first_at": now, "last_at": now }
+            ]}},
+        })
+        .to_string(),
+    )
+    .unwrap();
+}
+
 pub fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }

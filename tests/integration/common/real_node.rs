@@ -287,7 +287,7 @@ pub const CAPS_MAJOR: u32 = 238;
 /// have it: `/dev/nvidiaN` (195:N) for each GPU, `nvidiactl`, `nvidia-uvm{,-tools}`, the
 /// `nvidia-caps` nodes of every GPU and compute instance the driver's `mig-minors` numbers
 /// (see [`super::device_plugin::mig_minors`]), the NVML stand-in as
-/// `libnvidia-ml.so.<driver version>` (a link, so it is loaded once), an empty `libcuda`, the
+/// `libnvidia-ml.so.<driver version>` (its own file, as a driver root has it), an empty `libcuda`, the
 /// stand-in's `nvidia-smi`, and the driver's `proc/driver/nvidia-caps/mig-minors`. Device nodes
 /// need root (`mknod`).
 pub fn driver_root(nvidia: &super::nvidia_tools::NvidiaNode) -> PathBuf {
@@ -331,16 +331,22 @@ pub fn driver_root(nvidia: &super::nvidia_tools::NvidiaNode) -> PathBuf {
         super::device_plugin::mig_minors(),
     )
     .unwrap();
+    // The root holds its own files, as a driver's does: a link out of it leads to nothing
+    // inside it. A hard link where it can be (the same file, so the same inode is loaded).
+    let own = |from: &std::path::Path, to: &std::path::Path| {
+        if std::fs::hard_link(from, to).is_err() {
+            std::fs::copy(from, to).unwrap();
+        }
+    };
     let ml = format!("libnvidia-ml.so.{version}");
-    symlink(&super::nvml_standin::stand_in().lib, lib.join(&ml)).unwrap();
+    own(&super::nvml_standin::stand_in().lib, &lib.join(&ml));
     symlink(&ml, lib.join("libnvidia-ml.so.1")).unwrap();
     let cuda = format!("libcuda.so.{version}");
     std::fs::write(lib.join(&cuda), b"").unwrap();
     symlink(&cuda, lib.join("libcuda.so.1")).unwrap();
-    symlink(
-        super::nvml_standin::stand_in().bin.join("nvidia-smi"),
-        root.join("usr/bin/nvidia-smi"),
-    )
-    .unwrap();
+    own(
+        &super::nvml_standin::stand_in().bin.join("nvidia-smi"),
+        &root.join("usr/bin/nvidia-smi"),
+    );
     root
 }
