@@ -46,6 +46,7 @@ Register-ArgumentCompleter -Native -CommandName 'gpushare' -ScriptBlock {
             [CompletionResult]::new('manifests', 'manifests', [CompletionResultType]::ParameterValue, 'Generate cluster wiring for this node: device plugin, gpushare extender, HAMi, DRA, CDI, node agent')
             [CompletionResult]::new('agent', 'agent', [CompletionResultType]::ParameterValue, 'Run as the node agent of a Kubernetes DaemonSet: apply the layout the node''s label names')
             [CompletionResult]::new('controller', 'controller', [CompletionResultType]::ParameterValue, 'MIG on demand for the cluster: reshape idle MIG capacity of the nodes labelled gpushare.io/mig.on-demand=true for pods that wait for `nvidia.com/mig-<profile>`, never touching an instance a pod holds, and give it back to each node''s own layout once no pod waits. One Deployment; replicas elect a leader with a Lease. It writes layouts in node annotations; each node''s agent applies them. Runs until SIGTERM')
+            [CompletionResult]::new('dra-plugin', 'dra-plugin', [CompletionResultType]::ParameterValue, 'gpushare''s DRA kubelet plugin (driver gpu.gpushare.io): publishes the node''s GPUs and MIG devices as a ResourceSlice (exactly the node, each unhealthy device tainted), registers with the kubelet, and prepares each claim''s devices as a CDI spec from gpushare''s CDI generator (removed at unprepare; a restarted plugin finds what it prepared). Runs until SIGTERM')
             [CompletionResult]::new('probe', 'probe', [CompletionResultType]::ParameterValue, 'Measure memory, bandwidth and latency on every GPU, MIG device and MPS client, and check that each gives what it was promised')
             [CompletionResult]::new('metrics', 'metrics', [CompletionResultType]::ParameterValue, 'The node''s metrics for Prometheus: GPUs and MIG devices (memory, processes, utilisation, the pod that holds each, the memory each pod''s containers use, health), MIG, MPS and time-slicing, the changes made, the probe''s last verdict')
             [CompletionResult]::new('recover', 'recover', [CompletionResultType]::ParameterValue, 'Reset the GPUs that a fatal fault left unhealthy: an Xid of `[health] fatal_xids` or a double-bit ECC error, as the health watch recorded it')
@@ -724,6 +725,31 @@ Register-ArgumentCompleter -Native -CommandName 'gpushare' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'gpushare;dra-plugin' {
+            [CompletionResult]::new('--node-name', '--node-name', [CompletionResultType]::ParameterName, 'This node''s name in Kubernetes (the pool and the slice''s node)')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Talk to the API server through this kubeconfig [default: the pod''s service account]')
+            [CompletionResult]::new('--registry-dir', '--registry-dir', [CompletionResultType]::ParameterName, 'The kubelet''s plugin registry')
+            [CompletionResult]::new('--plugin-dir', '--plugin-dir', [CompletionResultType]::ParameterName, 'The plugin''s own directory (its DRA socket)')
+            [CompletionResult]::new('--cdi-root', '--cdi-root', [CompletionResultType]::ParameterName, 'Where the container runtime reads CDI specs (each prepared claim''s is written there)')
+            [CompletionResult]::new('--dev-root', '--dev-root', [CompletionResultType]::ParameterName, 'The claims'' specs: read device nodes and MIG minors under DIR [default: /]')
+            [CompletionResult]::new('--driver-root', '--driver-root', [CompletionResultType]::ParameterName, 'The claims'' specs: mount the driver''s files from under DIR [default: the --dev-root]')
+            [CompletionResult]::new('--nvidia-cdi-hook-path', '--nvidia-cdi-hook-path', [CompletionResultType]::ParameterName, 'The claims'' specs: the nvidia-cdi-hook program the hooks run [default: /usr/bin/nvidia-cdi-hook when it exists; no hooks otherwise]')
+            [CompletionResult]::new('--sim', '--sim', [CompletionResultType]::ParameterName, 'Use a simulated node: a preset name or a node file (TOML)')
+            [CompletionResult]::new('--sim-state', '--sim-state', [CompletionResultType]::ParameterName, 'Keep the simulated node''s changes in FILE (loaded when it exists, each change kept as it is made)')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format of the data on stdout')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour (NO_COLOR is honoured with `auto`)')
+            [CompletionResult]::new('--nvml-lib', '--nvml-lib', [CompletionResultType]::ParameterName, 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual')
+            [CompletionResult]::new('--state-root', '--state-root', [CompletionResultType]::ParameterName, 'Keep every state path (lock, journal, run dirs, written files) under DIR')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once')
+            [CompletionResult]::new('--jobs', '--jobs', [CompletionResultType]::ParameterName, 'How many GPUs a changing command changes at once (default: every GPU it changes; 1: one change after another, in plan order)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only data and errors (no progress or notes on stderr)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only data and errors (no progress or notes on stderr)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'gpushare;probe' {
             [CompletionResult]::new('--target', '--target', [CompletionResultType]::ParameterName, 'Only these targets: GPUs as for --gpu (`all`, `0,2`, `0-3`, UUIDs, bus ids; all their MIG devices and MPS clients) or MIG devices by `MIG-…` UUID')
             [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'What each target was promised: the gpushare.toml to check against (default: the applied state, i.e. MIG devices as they are and the settings of running MPS daemons)')
@@ -1099,6 +1125,7 @@ Register-ArgumentCompleter -Native -CommandName 'gpushare' -ScriptBlock {
             [CompletionResult]::new('manifests', 'manifests', [CompletionResultType]::ParameterValue, 'Generate cluster wiring for this node: device plugin, gpushare extender, HAMi, DRA, CDI, node agent')
             [CompletionResult]::new('agent', 'agent', [CompletionResultType]::ParameterValue, 'Run as the node agent of a Kubernetes DaemonSet: apply the layout the node''s label names')
             [CompletionResult]::new('controller', 'controller', [CompletionResultType]::ParameterValue, 'MIG on demand for the cluster: reshape idle MIG capacity of the nodes labelled gpushare.io/mig.on-demand=true for pods that wait for `nvidia.com/mig-<profile>`, never touching an instance a pod holds, and give it back to each node''s own layout once no pod waits. One Deployment; replicas elect a leader with a Lease. It writes layouts in node annotations; each node''s agent applies them. Runs until SIGTERM')
+            [CompletionResult]::new('dra-plugin', 'dra-plugin', [CompletionResultType]::ParameterValue, 'gpushare''s DRA kubelet plugin (driver gpu.gpushare.io): publishes the node''s GPUs and MIG devices as a ResourceSlice (exactly the node, each unhealthy device tainted), registers with the kubelet, and prepares each claim''s devices as a CDI spec from gpushare''s CDI generator (removed at unprepare; a restarted plugin finds what it prepared). Runs until SIGTERM')
             [CompletionResult]::new('probe', 'probe', [CompletionResultType]::ParameterValue, 'Measure memory, bandwidth and latency on every GPU, MIG device and MPS client, and check that each gives what it was promised')
             [CompletionResult]::new('metrics', 'metrics', [CompletionResultType]::ParameterValue, 'The node''s metrics for Prometheus: GPUs and MIG devices (memory, processes, utilisation, the pod that holds each, the memory each pod''s containers use, health), MIG, MPS and time-slicing, the changes made, the probe''s last verdict')
             [CompletionResult]::new('recover', 'recover', [CompletionResultType]::ParameterValue, 'Reset the GPUs that a fatal fault left unhealthy: an Xid of `[health] fatal_xids` or a double-bit ECC error, as the health watch recorded it')
@@ -1196,6 +1223,9 @@ Register-ArgumentCompleter -Native -CommandName 'gpushare' -ScriptBlock {
             break
         }
         'gpushare;help;controller' {
+            break
+        }
+        'gpushare;help;dra-plugin' {
             break
         }
         'gpushare;help;probe' {

@@ -43,6 +43,7 @@ set edit:completion:arg-completer[gpushare] = {|@words|
             cand manifests 'Generate cluster wiring for this node: device plugin, gpushare extender, HAMi, DRA, CDI, node agent'
             cand agent 'Run as the node agent of a Kubernetes DaemonSet: apply the layout the node''s label names'
             cand controller 'MIG on demand for the cluster: reshape idle MIG capacity of the nodes labelled gpushare.io/mig.on-demand=true for pods that wait for `nvidia.com/mig-<profile>`, never touching an instance a pod holds, and give it back to each node''s own layout once no pod waits. One Deployment; replicas elect a leader with a Lease. It writes layouts in node annotations; each node''s agent applies them. Runs until SIGTERM'
+            cand dra-plugin 'gpushare''s DRA kubelet plugin (driver gpu.gpushare.io): publishes the node''s GPUs and MIG devices as a ResourceSlice (exactly the node, each unhealthy device tainted), registers with the kubelet, and prepares each claim''s devices as a CDI spec from gpushare''s CDI generator (removed at unprepare; a restarted plugin finds what it prepared). Runs until SIGTERM'
             cand probe 'Measure memory, bandwidth and latency on every GPU, MIG device and MPS client, and check that each gives what it was promised'
             cand metrics 'The node''s metrics for Prometheus: GPUs and MIG devices (memory, processes, utilisation, the pod that holds each, the memory each pod''s containers use, health), MIG, MPS and time-slicing, the changes made, the probe''s last verdict'
             cand recover 'Reset the GPUs that a fatal fault left unhealthy: an Xid of `[health] fatal_xids` or a double-bit ECC error, as the health watch recorded it'
@@ -675,6 +676,30 @@ set edit:completion:arg-completer[gpushare] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'gpushare;dra-plugin'= {
+            cand --node-name 'This node''s name in Kubernetes (the pool and the slice''s node)'
+            cand --kubeconfig 'Talk to the API server through this kubeconfig [default: the pod''s service account]'
+            cand --registry-dir 'The kubelet''s plugin registry'
+            cand --plugin-dir 'The plugin''s own directory (its DRA socket)'
+            cand --cdi-root 'Where the container runtime reads CDI specs (each prepared claim''s is written there)'
+            cand --dev-root 'The claims'' specs: read device nodes and MIG minors under DIR [default: /]'
+            cand --driver-root 'The claims'' specs: mount the driver''s files from under DIR [default: the --dev-root]'
+            cand --nvidia-cdi-hook-path 'The claims'' specs: the nvidia-cdi-hook program the hooks run [default: /usr/bin/nvidia-cdi-hook when it exists; no hooks otherwise]'
+            cand --sim 'Use a simulated node: a preset name or a node file (TOML)'
+            cand --sim-state 'Keep the simulated node''s changes in FILE (loaded when it exists, each change kept as it is made)'
+            cand --format 'Output format of the data on stdout'
+            cand --color 'When to use colour (NO_COLOR is honoured with `auto`)'
+            cand --nvml-lib 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual'
+            cand --state-root 'Keep every state path (lock, journal, run dirs, written files) under DIR'
+            cand --lock-timeout 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once'
+            cand --jobs 'How many GPUs a changing command changes at once (default: every GPU it changes; 1: one change after another, in plan order)'
+            cand -q 'Print only data and errors (no progress or notes on stderr)'
+            cand --quiet 'Print only data and errors (no progress or notes on stderr)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'gpushare;probe'= {
             cand --target 'Only these targets: GPUs as for --gpu (`all`, `0,2`, `0-3`, UUIDs, bus ids; all their MIG devices and MPS clients) or MIG devices by `MIG-…` UUID'
             cand -c 'What each target was promised: the gpushare.toml to check against (default: the applied state, i.e. MIG devices as they are and the settings of running MPS daemons)'
@@ -1021,6 +1046,7 @@ set edit:completion:arg-completer[gpushare] = {|@words|
             cand manifests 'Generate cluster wiring for this node: device plugin, gpushare extender, HAMi, DRA, CDI, node agent'
             cand agent 'Run as the node agent of a Kubernetes DaemonSet: apply the layout the node''s label names'
             cand controller 'MIG on demand for the cluster: reshape idle MIG capacity of the nodes labelled gpushare.io/mig.on-demand=true for pods that wait for `nvidia.com/mig-<profile>`, never touching an instance a pod holds, and give it back to each node''s own layout once no pod waits. One Deployment; replicas elect a leader with a Lease. It writes layouts in node annotations; each node''s agent applies them. Runs until SIGTERM'
+            cand dra-plugin 'gpushare''s DRA kubelet plugin (driver gpu.gpushare.io): publishes the node''s GPUs and MIG devices as a ResourceSlice (exactly the node, each unhealthy device tainted), registers with the kubelet, and prepares each claim''s devices as a CDI spec from gpushare''s CDI generator (removed at unprepare; a restarted plugin finds what it prepared). Runs until SIGTERM'
             cand probe 'Measure memory, bandwidth and latency on every GPU, MIG device and MPS client, and check that each gives what it was promised'
             cand metrics 'The node''s metrics for Prometheus: GPUs and MIG devices (memory, processes, utilisation, the pod that holds each, the memory each pod''s containers use, health), MIG, MPS and time-slicing, the changes made, the probe''s last verdict'
             cand recover 'Reset the GPUs that a fatal fault left unhealthy: an Xid of `[health] fatal_xids` or a double-bit ECC error, as the health watch recorded it'
@@ -1093,6 +1119,8 @@ set edit:completion:arg-completer[gpushare] = {|@words|
         &'gpushare;help;agent'= {
         }
         &'gpushare;help;controller'= {
+        }
+        &'gpushare;help;dra-plugin'= {
         }
         &'gpushare;help;probe'= {
         }

@@ -146,6 +146,13 @@ pub(crate) enum Command {
     /// annotations; each node's agent applies them. Runs until SIGTERM.
     Controller(ControllerArgs),
 
+    /// gpushare's DRA kubelet plugin (driver gpu.gpushare.io): publishes the node's GPUs and MIG
+    /// devices as a ResourceSlice (exactly the node, each unhealthy device tainted), registers
+    /// with the kubelet, and prepares each claim's devices as a CDI spec from gpushare's CDI
+    /// generator (removed at unprepare; a restarted plugin finds what it prepared). Runs until
+    /// SIGTERM.
+    DraPlugin(DraPluginArgs),
+
     /// Measure memory, bandwidth and latency on every GPU, MIG device and MPS client, and check
     /// that each gives what it was promised
     ///
@@ -483,6 +490,50 @@ pub(crate) struct AgentArgs {
 pub(crate) enum MigStrategyChoice {
     Auto,
     Mixed,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct DraPluginArgs {
+    /// This node's name in Kubernetes (the pool and the slice's node)
+    #[arg(long, env = "NODE_NAME", value_name = "NAME")]
+    pub node_name: String,
+
+    /// Talk to the API server through this kubeconfig [default: the pod's service account]
+    #[arg(long, env = "KUBECONFIG", value_name = "FILE")]
+    pub kubeconfig: Option<PathBuf>,
+
+    /// The kubelet's plugin registry
+    #[arg(
+        long,
+        value_name = "DIR",
+        default_value = "/var/lib/kubelet/plugins_registry"
+    )]
+    pub registry_dir: PathBuf,
+
+    /// The plugin's own directory (its DRA socket)
+    #[arg(
+        long,
+        value_name = "DIR",
+        default_value = "/var/lib/kubelet/plugins/gpu.gpushare.io"
+    )]
+    pub plugin_dir: PathBuf,
+
+    /// Where the container runtime reads CDI specs (each prepared claim's is written there)
+    #[arg(long, value_name = "DIR", default_value = "/var/run/cdi")]
+    pub cdi_root: PathBuf,
+
+    /// The claims' specs: read device nodes and MIG minors under DIR [default: /]
+    #[arg(long, value_name = "DIR")]
+    pub dev_root: Option<PathBuf>,
+
+    /// The claims' specs: mount the driver's files from under DIR [default: the --dev-root]
+    #[arg(long, value_name = "DIR")]
+    pub driver_root: Option<PathBuf>,
+
+    /// The claims' specs: the nvidia-cdi-hook program the hooks run [default:
+    /// /usr/bin/nvidia-cdi-hook when it exists; no hooks otherwise]
+    #[arg(long, value_name = "PATH")]
+    pub nvidia_cdi_hook_path: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

@@ -43,8 +43,8 @@
 //! node-wide steps (clients, hooks) in phases of their own. Around them: [`error`] (exit codes),
 //! [`output`] (everything printed), [`lock`] and [`journal`], [`fsutil`] and [`source_file`]
 //! (root-safe files), [`paths`], [`program`] (the host's programs), [`boot`] (the boot unit);
-//! for the cluster, [`kube_api`] (the agent's and the controller's API calls) and [`health`]
-//! (their liveness endpoint).
+//! for the cluster, [`kube_api`] (the agent's and the controller's API calls), [`health`]
+//! (their liveness endpoint) and [`dra_plugin`] (gpushare's own DRA kubelet plugin).
 //!
 //! Only the modules that the integration tests, the benchmark and the NVML stand-in use are
 //! `pub`; everything else is crate-private, so the compiler reports what nothing uses.
@@ -59,6 +59,7 @@ mod commands;
 mod config;
 mod controller;
 mod doctor;
+mod dra_plugin;
 mod endpoint;
 pub mod error;
 mod fsutil;

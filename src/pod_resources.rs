@@ -159,15 +159,23 @@ fn list(socket: &Path) -> Result<Vec<Allocation>, String> {
 
 /// The device an allocation names on this node. A device plugin's ID: by UUID (a GPU's or a
 /// MIG device's, a shared replica's `::N` aside) or, with the plugin's `index` ID strategy, a
-/// GPU's index. A DRA claim's device: by the name NVIDIA's DRA driver gave it
+/// GPU's index. A DRA claim's device: by the name gpushare's DRA driver or NVIDIA's gave it
 /// ([`dra_device`]). Devices of other plugins and drivers are not GPUs and are left out; an
 /// NVIDIA device that names nothing here is kept, unmatched.
 fn matched(node: &Node, minors: &BTreeMap<u32, u32>, a: Allocation) -> Option<PodDevice> {
     let (gpu, mig_device) = if a.claim.is_some() {
-        if a.resource != NVIDIA_DRA_DRIVER {
+        if a.resource == crate::dra_plugin::DRIVER {
+            // gpushare's own driver: its names, as it publishes the node now.
+            let offered = crate::dra_plugin::devices::devices(node).unwrap_or_default();
+            offered
+                .into_iter()
+                .find(|d| d.name == a.device_id)
+                .map_or((None, None), |d| (Some(d.gpu), d.mig.map(|_| d.uuid)))
+        } else if a.resource == NVIDIA_DRA_DRIVER {
+            dra_device(node, minors, &a.device_id).map_or((None, None), |(g, m)| (Some(g), m))
+        } else {
             return None;
         }
-        dra_device(node, minors, &a.device_id).map_or((None, None), |(g, m)| (Some(g), m))
     } else {
         let id = a.device_id.split("::").next().unwrap_or(&a.device_id);
         let mut found = (None, None);
@@ -296,5 +304,22 @@ mod tests {
         assert_eq!((d.gpu, d.mig_device), (Some(1), Some(uuid)));
         let d = matched(&node, &minors, claim(NVIDIA_DRA_DRIVER, "gpu-1")).unwrap();
         assert_eq!(d.gpu, None);
+    }
+
+    #[test]
+    fn gpushares_own_drivers_devices_are_matched_by_its_names() {
+        let (node, uuid) = node();
+        let minors = BTreeMap::new();
+        let held = |device: &str| {
+            let d = matched(&node, &minors, claim(crate::dra_plugin::DRIVER, device)).unwrap();
+            (d.gpu, d.mig_device)
+        };
+        assert_eq!(held("gpu-1-mig-3g20gb-4"), (Some(1), Some(uuid)));
+        assert_eq!(held("gpu-3"), (Some(3), None));
+        assert_eq!(
+            held("gpu-1"),
+            (None, None),
+            "GPU 1 is in MIG mode: no whole device"
+        );
     }
 }

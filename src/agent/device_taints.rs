@@ -86,14 +86,9 @@ pub(crate) fn rule_name(node: &str, device: &str) -> String {
     format!("gpushare-{}-{device}", node_hash(node))
 }
 
-/// 16 hex digits of FNV-1a over the node's name: short, stable, a label value.
+/// The node's name as a label value (see [`crate::kube_api::short_hash`]).
 pub(crate) fn node_hash(node: &str) -> String {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in node.bytes() {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    format!("{h:016x}")
+    crate::kube_api::short_hash(node)
 }
 
 /// The rule for `device` of `node`, tainted with `value`.

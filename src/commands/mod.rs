@@ -5,6 +5,7 @@
 mod apply;
 mod changing;
 mod detect;
+mod dra_plugin;
 mod generate;
 mod init;
 mod manifests;
@@ -37,6 +38,7 @@ pub(crate) fn dispatch(ctx: &mut Context, command: Command) -> Result<Exit> {
         Command::Manifests(args) => manifests::run(ctx, &args),
         Command::Agent(args) => crate::agent::run(ctx, &args),
         Command::Controller(args) => crate::controller::run(ctx, &args),
+        Command::DraPlugin(args) => dra_plugin::run(ctx, &args),
         Command::Probe(args) => probe::run(ctx, &args),
         Command::Metrics(args) => metrics::run(ctx, &args),
         Command::Recover(args) => recover::run(ctx, &args),

@@ -127,6 +127,17 @@ pub(crate) fn merge_patch(
     json!({ "metadata": metadata })
 }
 
+/// 16 hex digits of FNV-1a over `text` (a node's name): short, stable, a label value and a
+/// part of an object's name where the whole would be too long.
+pub(crate) fn short_hash(text: &str) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in text.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    format!("{h:016x}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -18,6 +18,7 @@ mod dra_driver;
 mod false_success;
 mod generated;
 mod gpu_health;
+mod gpushare_dra;
 mod hostile;
 mod install;
 mod manifests;

@@ -1,0 +1,172 @@
+//! The node as gpushare's DRA driver offers it: each whole GPU without MIG, and each MIG device
+//! that exists, named stably (`gpu-<index>`, `gpu-<index>-mig-<profile>-<placement start>`,
+//! with `-ci<id>` where a GPU instance has several compute instances), with the attributes a
+//! claim selects on and the memory and multiprocessors as capacity.
+
+use crate::error::Result;
+
+/// gpushare's DRA driver: a domain the project owns.
+pub(crate) const DRIVER: &str = "gpu.gpushare.io";
+use crate::node::{Gpu, Node};
+use serde_json::{Value, json};
+
+/// What a DRA device of the node is.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct DraDevice {
+    pub name: String,
+    pub gpu: u32,
+    /// The MIG device (GPU instance, compute instance); None: the whole GPU.
+    pub mig: Option<(u32, u32)>,
+    /// The UUID the driver gives it (`GPU-…`, `MIG-…`): the CDI generator's name for it.
+    pub uuid: String,
+    /// The device as a ResourceSlice lists it (`resource.k8s.io/v1` `Device`).
+    pub published: Value,
+}
+
+fn string(v: &str) -> Value {
+    json!({ "string": v })
+}
+
+fn int(v: u64) -> Value {
+    json!({ "int": v })
+}
+
+/// `8.0` → `8.0.0`, a semantic version a claim compares with `semver`.
+fn version(v: &str) -> Option<Value> {
+    let mut parts: Vec<&str> = v.split('.').collect();
+    if parts.is_empty() || parts.len() > 3 || parts.iter().any(|p| p.parse::<u64>().is_err()) {
+        return None;
+    }
+    while parts.len() < 3 {
+        parts.push("0");
+    }
+    Some(json!({ "version": parts.join(".") }))
+}
+
+/// The attributes every device of `gpu` has.
+fn gpu_attributes(node: &Node, gpu: &Gpu) -> serde_json::Map<String, Value> {
+    let mut a = serde_json::Map::new();
+    a.insert("index".into(), int(u64::from(gpu.index)));
+    a.insert("productName".into(), string(&gpu.name));
+    a.insert("pciBusID".into(), string(&gpu.pci_bus_id));
+    if let Some(arch) = &gpu.architecture {
+        a.insert("architecture".into(), string(arch));
+    }
+    if let Some(v) = version(&gpu.compute_capability) {
+        a.insert("cudaComputeCapability".into(), v);
+    }
+    // A driver version such as 580.105.08 is not a semantic version (a leading zero): a string.
+    a.insert("driverVersion".into(), string(&node.driver_version));
+    a
+}
+
+/// Every device the node offers now, in a stable order (GPU index, then placement).
+pub(crate) fn devices(node: &Node) -> Result<Vec<DraDevice>> {
+    let mut out = Vec::new();
+    for gpu in &node.gpus {
+        let base = gpu_attributes(node, gpu);
+        if !gpu.mig.current.is_enabled() {
+            let mut a = base.clone();
+            a.insert("type".into(), string("gpu"));
+            a.insert("uuid".into(), string(&gpu.uuid));
+            if let Some(sm) = gpu.multiprocessors {
+                a.insert("multiprocessors".into(), int(u64::from(sm)));
+            }
+            let mut capacity =
+                json!({ "memory": { "value": format!("{}Mi", gpu.memory_total_mib) } });
+            if let Some(sm) = gpu.multiprocessors {
+                capacity["multiprocessors"] = json!({ "value": sm.to_string() });
+            }
+            let name = format!("gpu-{}", gpu.index);
+            out.push(DraDevice {
+                published: json!({ "name": name, "attributes": a, "capacity": capacity }),
+                name,
+                gpu: gpu.index,
+                mig: None,
+                uuid: gpu.uuid.clone(),
+            });
+            continue;
+        }
+        let mut instances: Vec<_> = gpu.mig_instances()?.iter().collect();
+        instances.sort_by_key(|gi| gi.placement.start);
+        for gi in instances {
+            for ci in &gi.compute_instances {
+                let uuid = gpu.mig_uuid(gi, ci)?.to_string();
+                let mut name = format!(
+                    "gpu-{}-mig-{}-{}",
+                    gpu.index,
+                    gi.profile.replace('.', ""),
+                    gi.placement.start
+                );
+                if gi.compute_instances.len() > 1 {
+                    name.push_str(&format!("-ci{}", ci.compute_instance_id));
+                }
+                let mut a = base.clone();
+                a.insert("type".into(), string("mig"));
+                a.insert("uuid".into(), string(&uuid));
+                a.insert("parentUUID".into(), string(&gpu.uuid));
+                a.insert("profile".into(), string(&gi.profile));
+                a.insert("placementStart".into(), int(u64::from(gi.placement.start)));
+                a.insert("placementSize".into(), int(u64::from(gi.placement.size)));
+                a.insert("multiprocessors".into(), int(u64::from(ci.multiprocessors)));
+                let capacity = json!({
+                    "memory": { "value": format!("{}Mi", gi.memory_mib) },
+                    "multiprocessors": { "value": ci.multiprocessors.to_string() },
+                });
+                out.push(DraDevice {
+                    published: json!({ "name": name, "attributes": a, "capacity": capacity }),
+                    name,
+                    gpu: gpu.index,
+                    mig: Some((gi.gpu_instance_id, ci.compute_instance_id)),
+                    uuid,
+                });
+            }
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::Backend;
+    use crate::backend::sim::SimBackend;
+
+    #[test]
+    fn whole_gpus_and_the_mig_devices_that_exist_with_stable_names() {
+        let sim = SimBackend::from_preset("dgx-a100").unwrap();
+        sim.set_mig_mode(1, crate::node::MigMode::Enabled).unwrap();
+        for (profile, start) in [(9, 4), (19, 0)] {
+            let size = if profile == 9 { 4 } else { 1 };
+            let gi = sim
+                .create_gpu_instance(1, profile, crate::node::Placement { start, size })
+                .unwrap();
+            sim.create_compute_instance(1, gi, if profile == 9 { 2 } else { 0 })
+                .unwrap();
+        }
+        let node = sim.snapshot().unwrap();
+        let list = devices(&node).unwrap();
+        let names: Vec<&str> = list.iter().map(|d| d.name.as_str()).collect();
+        assert_eq!(
+            &names[..3],
+            ["gpu-0", "gpu-1-mig-1g5gb-0", "gpu-1-mig-3g20gb-4"]
+        );
+        assert_eq!(list.len(), 9, "seven whole GPUs and two MIG devices");
+        let mig = &list[2].published;
+        assert_eq!(mig["attributes"]["profile"]["string"], "3g.20gb");
+        assert_eq!(
+            mig["attributes"]["parentUUID"]["string"],
+            node.gpus[1].uuid.as_str()
+        );
+        assert_eq!(
+            mig["attributes"]["cudaComputeCapability"]["version"],
+            "8.0.0"
+        );
+        assert_eq!(mig["capacity"]["memory"]["value"], "19968Mi");
+        let gpu = &list[0].published;
+        assert_eq!(gpu["capacity"]["memory"]["value"], "40960Mi");
+        assert_eq!(gpu["attributes"]["type"]["string"], "gpu");
+        assert_eq!(list[2].mig.map(|m| m.1), Some(0));
+        assert!(names.iter().all(|n| crate::k8s::objects::is_dns_label(n)));
+    }
+}

@@ -1,0 +1,190 @@
+//! Each device's health as the health record and the policy say (see [`crate::gpu_health`]):
+//! an unhealthy device carries the taint `gpushare.io/unhealthy=<cause>:NoSchedule` in the
+//! slice (exactly the devices a fault names: a GPU's fault all its devices, a MIG device's only
+//! it), and the kubelet hears the same through the `DRAResourceHealth` stream. Unknown health
+//! (no watch listens) taints nothing and is told as unknown.
+
+use super::devices::DraDevice;
+use super::proto::health::dra_resource_health_server::DraResourceHealth;
+use super::proto::health::{
+    DeviceHealth, DeviceIdentifier, HealthStatus, NodeWatchResourcesRequest,
+    NodeWatchResourcesResponse,
+};
+use crate::gpu_health::NodeHealth;
+use crate::node::Node;
+use crate::paths::Paths;
+use std::collections::BTreeMap;
+use std::pin::Pin;
+use std::time::Duration;
+use tonic::{Request, Response, Status};
+
+pub(crate) const TAINT_KEY: &str = "gpushare.io/unhealthy";
+
+/// How often the stream looks at the health again.
+const LOOK_EVERY: Duration = Duration::from_secs(2);
+
+fn node_health(paths: &Paths, node: &Node) -> NodeHealth {
+    let (policy, _) = crate::gpu_health::node_policy(paths);
+    NodeHealth::read(paths, node, &policy, crate::clock::unix_now()).unwrap_or_else(|e| {
+        NodeHealth {
+            gpus: node
+                .gpus
+                .iter()
+                .map(|g| (g.index, Err(e.message.clone())))
+                .collect(),
+        }
+    })
+}
+
+/// Each device known to be unhealthy, with why.
+pub(crate) fn unhealthy(
+    paths: &Paths,
+    node: &Node,
+    offered: &[DraDevice],
+) -> BTreeMap<String, String> {
+    let health = node_health(paths, node);
+    offered
+        .iter()
+        .filter_map(|d| {
+            let h = health.gpus.get(&d.gpu)?.as_ref().ok()?;
+            let ok = match d.mig {
+                None => h.healthy,
+                Some(m) => h.mig_device_healthy(m),
+            };
+            if ok {
+                return None;
+            }
+            let why: Vec<String> = h.reasons.iter().map(|r| r.describe()).collect();
+            Some((d.name.clone(), why.join(", ")))
+        })
+        .collect()
+}
+
+/// A taint's value (a label value) from the first cause: `Xid79`, `EccDoubleBit`.
+fn taint_value(why: &str) -> String {
+    let first = why.split([',', '(']).next().unwrap_or("");
+    let first = first.split(" on ").next().unwrap_or("").trim();
+    let value: String = first
+        .replace("double-bit ECC error", "EccDoubleBit")
+        .chars()
+        .filter(char::is_ascii_alphanumeric)
+        .take(63)
+        .collect();
+    if value.is_empty() {
+        "fault".into()
+    } else {
+        value
+    }
+}
+
+/// The device as the slice lists it, tainted when unhealthy.
+pub(crate) fn with_taint(device: &DraDevice, why: Option<&String>) -> serde_json::Value {
+    let mut listed = device.published.clone();
+    if let Some(why) = why {
+        listed["taints"] = serde_json::json!([{
+            "key": TAINT_KEY,
+            "value": taint_value(why),
+            "effect": "NoSchedule",
+        }]);
+    }
+    listed
+}
+
+/// The health stream: the node through its backend, the health record under `paths`.
+#[derive(Clone)]
+pub(crate) struct Watch {
+    pub backend: crate::backend::SharedBackend,
+    pub paths: Paths,
+    pub node: String,
+}
+
+/// Every device's health now.
+fn look(plugin: &Watch) -> Vec<DeviceHealth> {
+    let Ok(node) = plugin.backend.snapshot() else {
+        return Vec::new();
+    };
+    let Ok(offered) = super::devices::devices(&node) else {
+        return Vec::new();
+    };
+    let health = node_health(&plugin.paths, &node);
+    let bad = unhealthy(&plugin.paths, &node, &offered);
+    offered
+        .iter()
+        .map(|d| {
+            let known = health.gpus.get(&d.gpu).is_some_and(|h| h.is_ok());
+            let (status, message) = match bad.get(&d.name) {
+                Some(why) => (HealthStatus::Unhealthy, why.clone()),
+                None if known => (HealthStatus::Healthy, String::new()),
+                None => (HealthStatus::Unknown, "no health watch listens".into()),
+            };
+            DeviceHealth {
+                device: Some(DeviceIdentifier {
+                    pool_name: plugin.node.clone(),
+                    device_name: d.name.clone(),
+                }),
+                health: status as i32,
+                last_updated_time: crate::clock::unix_now() as i64,
+                health_check_timeout_seconds: 0,
+                message,
+            }
+        })
+        .collect()
+}
+
+type Stream = Pin<
+    Box<dyn futures::Stream<Item = std::result::Result<NodeWatchResourcesResponse, Status>> + Send>,
+>;
+
+#[tonic::async_trait]
+impl DraResourceHealth for Watch {
+    type NodeWatchResourcesStream = Stream;
+
+    async fn node_watch_resources(
+        &self,
+        _: Request<NodeWatchResourcesRequest>,
+    ) -> std::result::Result<Response<Stream>, Status> {
+        let plugin = self.clone();
+        // The whole list first, then each change.
+        let stream = futures::stream::unfold(
+            (plugin, None::<Vec<(String, i32)>>),
+            |(plugin, told)| async move {
+                loop {
+                    let now = look(&plugin);
+                    let key: Vec<(String, i32)> = now
+                        .iter()
+                        .map(|d| {
+                            (
+                                d.device
+                                    .as_ref()
+                                    .map(|i| i.device_name.clone())
+                                    .unwrap_or_default(),
+                                d.health,
+                            )
+                        })
+                        .collect();
+                    if told.as_ref() != Some(&key) {
+                        return Some((
+                            Ok(NodeWatchResourcesResponse { devices: now }),
+                            (plugin, Some(key)),
+                        ));
+                    }
+                    tokio::time::sleep(LOOK_EVERY).await;
+                }
+            },
+        );
+        Ok(Response::new(Box::pin(stream)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn taint_values_are_label_values() {
+        assert_eq!(taint_value("Xid 79 (fatal)"), "Xid79");
+        assert_eq!(taint_value("double-bit ECC error (fatal)"), "EccDoubleBit");
+        assert_eq!(taint_value("(((("), "fault");
+        assert!(taint_value(&"x".repeat(500)).len() <= 63);
+    }
+}

@@ -1,0 +1,306 @@
+//! gpushare's DRA kubelet plugin (driver [`DRIVER`]): the node's GPUs and MIG devices served to
+//! the scheduler by gpushare itself.
+//!
+//! - registration: a socket in the kubelet's `plugins_registry` answers `GetInfo` (a
+//!   `DRAPlugin`, the driver, the DRA socket, `v1.DRAPlugin`);
+//! - [`slices`]: the node's ResourceSlice, exactly its devices ([`devices`]), each unhealthy
+//!   device tainted `NoSchedule` in it, written only when something changed;
+//! - [`prepare`]: `NodePrepareResources` writes a CDI spec per claim from gpushare's CDI
+//!   generator, `NodeUnprepareResources` removes it;
+//! - [`health`]: the `DRAResourceHealth` stream tells the kubelet each device's health.
+
+mod authority;
+pub(crate) mod devices;
+mod health;
+mod prepare;
+pub(crate) mod proto;
+mod slices;
+
+use crate::Context;
+use crate::backend::SharedBackend;
+use crate::error::{Error, Exit, Result};
+use crate::k8s::cdi::DeviceSource;
+use crate::paths::Paths;
+use prepare::ClaimRef;
+use proto::dra::dra_plugin_server::{DraPlugin, DraPluginServer};
+use proto::health::dra_resource_health_server::DraResourceHealthServer;
+use proto::registration::registration_server::{Registration, RegistrationServer};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+use tonic::{Request, Response, Status};
+
+pub(crate) use devices::DRIVER;
+
+/// How often the node is looked at for changes to publish (no API request when none).
+const LOOK_EVERY: Duration = Duration::from_secs(1);
+
+/// What the plugin is told.
+pub(crate) struct Settings {
+    pub node: String,
+    pub kubeconfig: Option<PathBuf>,
+    /// The kubelet's plugin registry (`/var/lib/kubelet/plugins_registry`).
+    pub registry_dir: PathBuf,
+    /// The plugin's own directory (`/var/lib/kubelet/plugins/gpu.gpushare.io`): its DRA socket.
+    pub plugin_dir: PathBuf,
+    /// Where the runtime reads CDI specs (`/var/run/cdi`).
+    pub cdi_root: PathBuf,
+    /// The device nodes, driver files and hook of the claims' specs.
+    pub devices: DeviceSource,
+}
+
+/// What the gRPC services share.
+struct Plugin {
+    backend: SharedBackend,
+    paths: Paths,
+    node: String,
+    client: kube::Client,
+    cdi_root: PathBuf,
+    devices: DeviceSource,
+}
+
+impl Plugin {
+    fn snapshot(&self) -> Result<crate::node::Node> {
+        Ok(self.backend.snapshot()?)
+    }
+
+    /// Prepare one claim: its CDI spec, and the devices the kubelet is told.
+    async fn prepare(&self, claim: &ClaimRef) -> Result<Vec<proto::dra::Device>> {
+        let object = prepare::read_claim(&self.client, claim).await?;
+        let allocated = prepare::allocated(&object, claim, &self.node)?;
+        let node = self.snapshot()?;
+        let offered = devices::devices(&node)?;
+        let unhealthy = health::unhealthy(&self.paths, &node, &offered);
+        if let Some((device, why)) = allocated
+            .iter()
+            .find_map(|a| unhealthy.get(&a.device).map(|w| (&a.device, w)))
+        {
+            return Err(Error::failed(format!(
+                "device {device} is unhealthy since it was allocated: {why}"
+            )));
+        }
+        let spec = prepare::claim_spec(&node, &offered, &allocated, &claim.uid, &self.devices)?;
+        prepare::write_spec(&self.cdi_root, &claim.uid, &spec)?;
+        Ok(allocated
+            .into_iter()
+            .map(|a| proto::dra::Device {
+                request_names: a.requests,
+                pool_name: self.node.clone(),
+                device_name: a.device,
+                cdi_device_ids: vec![prepare::cdi_id(&claim.uid)],
+                share_id: None,
+            })
+            .collect())
+    }
+}
+
+struct Registrar {
+    endpoint: String,
+}
+
+#[tonic::async_trait]
+impl Registration for Registrar {
+    async fn get_info(
+        &self,
+        _: Request<proto::registration::InfoRequest>,
+    ) -> std::result::Result<Response<proto::registration::PluginInfo>, Status> {
+        Ok(Response::new(proto::registration::PluginInfo {
+            r#type: "DRAPlugin".into(),
+            name: DRIVER.into(),
+            endpoint: self.endpoint.clone(),
+            supported_versions: vec!["v1.DRAPlugin".into()],
+        }))
+    }
+
+    async fn notify_registration_status(
+        &self,
+        status: Request<proto::registration::RegistrationStatus>,
+    ) -> std::result::Result<Response<proto::registration::RegistrationStatusResponse>, Status>
+    {
+        let status = status.into_inner();
+        if status.plugin_registered {
+            crate::output::stderr_line("gpushare dra-plugin: registered with the kubelet");
+        } else {
+            crate::output::stderr_line(&format!(
+                "gpushare dra-plugin: the kubelet refused the registration: {}",
+                status.error
+            ));
+        }
+        Ok(Response::new(
+            proto::registration::RegistrationStatusResponse {},
+        ))
+    }
+}
+
+#[tonic::async_trait]
+impl DraPlugin for Arc<Plugin> {
+    async fn node_prepare_resources(
+        &self,
+        request: Request<proto::dra::NodePrepareResourcesRequest>,
+    ) -> std::result::Result<Response<proto::dra::NodePrepareResourcesResponse>, Status> {
+        let claims = request.into_inner().claims;
+        // Each claim on its own, at once: one that fails says why, the others go on.
+        let answers = futures::future::join_all(claims.into_iter().map(|c| async move {
+            let claim = ClaimRef {
+                namespace: c.namespace,
+                name: c.name,
+                uid: c.uid,
+            };
+            let answer = match self.prepare(&claim).await {
+                Ok(devices) => proto::dra::NodePrepareResourceResponse {
+                    devices,
+                    error: String::new(),
+                },
+                Err(e) => proto::dra::NodePrepareResourceResponse {
+                    devices: Vec::new(),
+                    error: e.message,
+                },
+            };
+            (claim.uid, answer)
+        }))
+        .await;
+        Ok(Response::new(proto::dra::NodePrepareResourcesResponse {
+            claims: answers.into_iter().collect::<HashMap<_, _>>(),
+        }))
+    }
+
+    async fn node_unprepare_resources(
+        &self,
+        request: Request<proto::dra::NodeUnprepareResourcesRequest>,
+    ) -> std::result::Result<Response<proto::dra::NodeUnprepareResourcesResponse>, Status> {
+        let claims = request
+            .into_inner()
+            .claims
+            .into_iter()
+            .map(|c| {
+                let error = prepare::remove_spec(&self.cdi_root, &c.uid)
+                    .err()
+                    .map(|e| e.message)
+                    .unwrap_or_default();
+                (c.uid, proto::dra::NodeUnprepareResourceResponse { error })
+            })
+            .collect();
+        Ok(Response::new(proto::dra::NodeUnprepareResourcesResponse {
+            claims,
+        }))
+    }
+}
+
+/// A Unix socket at `path`, made anew (a stale one from an earlier run is removed), its
+/// connections relayed to the gRPC server (see [`authority`]).
+fn listen(
+    path: &Path,
+) -> Result<impl futures::Stream<Item = std::io::Result<authority::Relayed>> + Send + 'static> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| Error::failed(format!("cannot create {}: {e}", dir.display())))?;
+    }
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) if std::os::unix::fs::FileTypeExt::is_socket(&meta.file_type()) => {
+            std::fs::remove_file(path)
+                .map_err(|e| Error::failed(format!("cannot remove {}: {e}", path.display())))?;
+        }
+        Ok(_) => {
+            return Err(Error::failed(format!(
+                "{} exists and is not a socket",
+                path.display()
+            )));
+        }
+        Err(_) => {}
+    }
+    let listener = tokio::net::UnixListener::bind(path)
+        .map_err(|e| Error::failed(format!("cannot listen on {}: {e}", path.display())))?;
+    Ok(authority::relayed(listener))
+}
+
+pub(crate) fn run(ctx: &mut Context, settings: Settings) -> Result<Exit> {
+    if !crate::k8s::objects::is_dns_subdomain(&settings.node) {
+        return Err(Error::usage(format!(
+            "--node-name {:?} is not a Kubernetes node name",
+            settings.node
+        )));
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .thread_name("gpushare-dra-plugin")
+        .enable_all()
+        .build()
+        .map_err(|e| Error::failed(format!("cannot start the plugin's runtime: {e}")))?;
+    let client = runtime.block_on(crate::kube_api::client(settings.kubeconfig.as_deref()))?;
+    let backend = ctx.shared_backend()?;
+    let plugin = Arc::new(Plugin {
+        backend,
+        paths: ctx.paths.clone(),
+        node: settings.node.clone(),
+        client: client.clone(),
+        cdi_root: settings.cdi_root.clone(),
+        devices: settings.devices.clone(),
+    });
+    let trap = crate::pipeline::signals::Trap::install();
+    let dra_socket = settings.plugin_dir.join("dra.sock");
+    let registration_socket = settings.registry_dir.join(format!("{DRIVER}-reg.sock"));
+    let mut publisher = slices::Publisher::new(client, &settings.node);
+    let stopped = runtime.block_on(async {
+        // The slice first: the kubelet asks for nothing the scheduler has not seen.
+        let offered = publish(&plugin, &mut publisher).await?;
+        crate::output::stderr_line(&format!(
+            "gpushare dra-plugin on node {}: {} device(s) published as driver {DRIVER}",
+            settings.node, offered
+        ));
+        let dra = tonic::transport::Server::builder()
+            .add_service(DraPluginServer::new(plugin.clone()))
+            .add_service(DraResourceHealthServer::new(health::Watch {
+                backend: plugin.backend.clone(),
+                paths: plugin.paths.clone(),
+                node: plugin.node.clone(),
+            }))
+            .serve_with_incoming(listen(&dra_socket)?);
+        let registrar = Registrar {
+            endpoint: dra_socket.display().to_string(),
+        };
+        // Registered last: the kubelet calls the DRA socket as soon as it knows it.
+        let registration = tonic::transport::Server::builder()
+            .add_service(RegistrationServer::new(registrar))
+            .serve_with_incoming(listen(&registration_socket)?);
+        let servers = tokio::spawn(async move { tokio::try_join!(dra, registration) });
+        loop {
+            if let Some(signal) = trap.received() {
+                break Ok::<_, Error>(signal);
+            }
+            if servers.is_finished() {
+                return Err(Error::failed("the plugin's gRPC servers stopped"));
+            }
+            tokio::time::sleep(LOOK_EVERY).await;
+            if let Err(e) = publish(&plugin, &mut publisher).await {
+                crate::output::stderr_line(&format!("warning: {}", e.message));
+            }
+        }
+    });
+    // The kubelet deregisters a plugin whose socket is gone.
+    let _ = std::fs::remove_file(&registration_socket);
+    let signal = stopped?;
+    ctx.out
+        .note(format!("gpushare dra-plugin: stopping on {signal}"));
+    runtime.shutdown_timeout(Duration::from_secs(1));
+    Ok(Exit::Ok)
+}
+
+/// Publish the node's devices as they are now; how many.
+async fn publish(plugin: &Plugin, publisher: &mut slices::Publisher) -> Result<usize> {
+    let node = plugin.snapshot()?;
+    let offered = devices::devices(&node)?;
+    let unhealthy = health::unhealthy(&plugin.paths, &node, &offered);
+    let listed: Vec<serde_json::Value> = offered
+        .iter()
+        .map(|d| health::with_taint(d, unhealthy.get(&d.name)))
+        .collect();
+    let n = listed.len();
+    if publisher.publish(listed).await? {
+        crate::output::stderr_line(&format!(
+            "gpushare dra-plugin: published {n} device(s), {} unhealthy",
+            unhealthy.len()
+        ));
+    }
+    Ok(n)
+}

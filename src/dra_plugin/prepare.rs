@@ -1,0 +1,278 @@
+//! Prepare and unprepare a claim's devices: the kubelet names the claim, the API server says
+//! which of this driver's devices it was allocated, gpushare's CDI generator gives their device
+//! nodes, driver files and hooks, and one CDI spec per claim (`<cdi root>/gpu.gpushare.io-<claim
+//! UID>.json`, written atomically) names them for the runtime. That file is the checkpoint: a
+//! plugin killed after a prepare finds it when it starts again, prepares the same claim to the
+//! same CDI id, and its unprepare removes it.
+
+use super::devices::{DRIVER, DraDevice};
+use crate::error::{Error, Result};
+use crate::k8s::cdi::spec::{ContainerEdits, Device, Spec};
+use crate::k8s::cdi::{self, DeviceSource};
+use crate::node::Node;
+use kube::api::{Api, DynamicObject};
+use kube::core::{ApiResource, GroupVersionKind};
+use std::path::{Path, PathBuf};
+
+/// The CDI kind of the claims' specs.
+pub(crate) const CDI_KIND: &str = "k8s.gpu.gpushare.io/claim";
+
+/// A claim as the kubelet names it.
+#[derive(Debug, Clone)]
+pub(crate) struct ClaimRef {
+    pub namespace: String,
+    pub name: String,
+    pub uid: String,
+}
+
+/// One allocated device of a claim: the requests it serves and the device's name.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Allocated {
+    pub requests: Vec<String>,
+    pub device: String,
+}
+
+/// A claim's spec file under `cdi_root`.
+pub(crate) fn spec_path(cdi_root: &Path, uid: &str) -> PathBuf {
+    cdi_root.join(format!("{DRIVER}-{uid}.json"))
+}
+
+/// The CDI device id of a prepared claim.
+pub(crate) fn cdi_id(uid: &str) -> String {
+    format!("{CDI_KIND}={uid}")
+}
+
+/// A claim UID as the API server gives them (a UUID): anything else is never made a file name.
+fn is_uid(uid: &str) -> bool {
+    (1..=64).contains(&uid.len()) && uid.bytes().all(|b| b.is_ascii_hexdigit() || b == b'-')
+}
+
+/// This driver's devices in the claim's allocation on `node`'s pool, from the claim as the API
+/// server has it; an error when it is not the claim the kubelet named (another UID) or has no
+/// allocation of ours.
+pub(crate) fn allocated(
+    claim: &serde_json::Value,
+    wanted: &ClaimRef,
+    node: &str,
+) -> Result<Vec<Allocated>> {
+    let uid = claim["metadata"]["uid"].as_str().unwrap_or_default();
+    if uid != wanted.uid {
+        return Err(Error::failed(format!(
+            "ResourceClaim {}/{} has UID {uid}, not {}: it was replaced",
+            wanted.namespace, wanted.name, wanted.uid
+        )));
+    }
+    let results = claim["status"]["allocation"]["devices"]["results"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let mut out: Vec<Allocated> = Vec::new();
+    for r in &results {
+        if r["driver"] != DRIVER || r["pool"] != node {
+            continue;
+        }
+        let (Some(device), Some(request)) = (r["device"].as_str(), r["request"].as_str()) else {
+            return Err(Error::failed(format!(
+                "ResourceClaim {}/{}: an allocation result without a device or request",
+                wanted.namespace, wanted.name
+            )));
+        };
+        match out.iter_mut().find(|a| a.device == device) {
+            Some(a) => a.requests.push(request.to_string()),
+            None => out.push(Allocated {
+                requests: vec![request.to_string()],
+                device: device.to_string(),
+            }),
+        }
+    }
+    if out.is_empty() {
+        return Err(Error::failed(format!(
+            "ResourceClaim {}/{} is allocated no device of {DRIVER} on node {node}",
+            wanted.namespace, wanted.name
+        )));
+    }
+    Ok(out)
+}
+
+/// The claim's CDI spec: one device named after the claim, with the device nodes of every
+/// device it was allocated, and the driver's files and hooks for the container.
+pub(crate) fn claim_spec(
+    node: &Node,
+    offered: &[DraDevice],
+    allocated: &[Allocated],
+    uid: &str,
+    source: &DeviceSource,
+) -> Result<Spec> {
+    let (full, _) = cdi::spec_for(node, source)?;
+    let mut edits = ContainerEdits::default();
+    for a in allocated {
+        // Allocated earlier, gone or changed since: refused, the kubelet says why on the pod.
+        let device = offered.iter().find(|d| d.name == a.device).ok_or_else(|| {
+            Error::failed(format!(
+                "device {} is no longer on the node as it was allocated (MIG changed, or the GPU went)",
+                a.device
+            ))
+        })?;
+        let described = full
+            .devices
+            .iter()
+            .find(|d| d.name == device.uuid)
+            .ok_or_else(|| Error::failed(format!("no CDI device for {}", device.uuid)))?;
+        for n in &described.container_edits.device_nodes {
+            if !edits.device_nodes.contains(n) {
+                edits.device_nodes.push(n.clone());
+            }
+        }
+    }
+    let mut spec = Spec {
+        cdi_version: String::new(),
+        kind: CDI_KIND.into(),
+        devices: vec![Device {
+            name: uid.to_string(),
+            container_edits: edits,
+        }],
+        container_edits: full.container_edits,
+    };
+    spec.cdi_version = cdi::spec::minimum_version(&spec).into();
+    let problems = cdi::spec::validate(&spec);
+    if !problems.is_empty() {
+        return Err(Error::failed(format!(
+            "the claim's CDI spec is invalid: {}",
+            problems.join("; ")
+        )));
+    }
+    Ok(spec)
+}
+
+/// Read the claim from the API server.
+pub(crate) async fn read_claim(
+    client: &kube::Client,
+    claim: &ClaimRef,
+) -> Result<serde_json::Value> {
+    let gvk = GroupVersionKind::gvk("resource.k8s.io", "v1", "ResourceClaim");
+    let api: Api<DynamicObject> = Api::namespaced_with(
+        client.clone(),
+        &claim.namespace,
+        &ApiResource::from_gvk(&gvk),
+    );
+    let found = api.get(&claim.name).await.map_err(|e| {
+        Error::failed(format!(
+            "cannot read ResourceClaim {}/{}: {e}",
+            claim.namespace, claim.name
+        ))
+    })?;
+    serde_json::to_value(found).map_err(|e| Error::failed(format!("a ResourceClaim: {e}")))
+}
+
+/// Write the claim's spec (atomically, 0644: runtimes read it unprivileged).
+pub(crate) fn write_spec(cdi_root: &Path, uid: &str, spec: &Spec) -> Result<()> {
+    if !is_uid(uid) {
+        return Err(Error::failed(format!("claim UID {uid:?} is not a UID")));
+    }
+    let text = crate::output::to_safe_json(spec)?;
+    let path = spec_path(cdi_root, uid);
+    crate::fsutil::write_atomic(&path, text.as_bytes(), 0o644)
+        .map_err(|e| Error::failed(format!("cannot write {}: {e}", path.display())))
+}
+
+/// Remove the claim's spec; one already gone is as good.
+pub(crate) fn remove_spec(cdi_root: &Path, uid: &str) -> Result<()> {
+    if !is_uid(uid) {
+        return Err(Error::failed(format!("claim UID {uid:?} is not a UID")));
+    }
+    let path = spec_path(cdi_root, uid);
+    match std::fs::remove_file(&path) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(Error::failed(format!(
+            "cannot remove {}: {e}",
+            path.display()
+        ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::Backend;
+    use crate::backend::sim::SimBackend;
+    use serde_json::json;
+
+    fn claim() -> ClaimRef {
+        ClaimRef {
+            namespace: "ml".into(),
+            name: "c".into(),
+            uid: "0b9f1c6e-3d4a-4f5b-8c7d-123456789abc".into(),
+        }
+    }
+
+    #[test]
+    fn only_this_drivers_devices_on_this_node_of_the_named_claim() {
+        let c = claim();
+        let object = json!({
+            "metadata": { "uid": c.uid },
+            "status": { "allocation": { "devices": { "results": [
+                { "driver": DRIVER, "pool": "n1", "device": "gpu-1", "request": "a" },
+                { "driver": DRIVER, "pool": "n1", "device": "gpu-1", "request": "b" },
+                { "driver": DRIVER, "pool": "n2", "device": "gpu-0", "request": "a" },
+                { "driver": "gpu.nvidia.com", "pool": "n1", "device": "gpu-0", "request": "a" },
+            ]}}},
+        });
+        assert_eq!(
+            allocated(&object, &c, "n1").unwrap(),
+            [Allocated {
+                requests: vec!["a".into(), "b".into()],
+                device: "gpu-1".into()
+            }]
+        );
+        assert!(
+            allocated(&object, &c, "n3")
+                .unwrap_err()
+                .message
+                .contains("no device")
+        );
+        let mut replaced = object.clone();
+        replaced["metadata"]["uid"] = "other".into();
+        assert!(
+            allocated(&replaced, &c, "n1")
+                .unwrap_err()
+                .message
+                .contains("replaced")
+        );
+    }
+
+    #[test]
+    fn a_claims_spec_has_exactly_its_devices_nodes() {
+        let node = SimBackend::from_preset("t4x4").unwrap().snapshot().unwrap();
+        let offered = super::super::devices::devices(&node).unwrap();
+        let c = claim();
+        let wanted = [Allocated {
+            requests: vec!["gpu".into()],
+            device: "gpu-2".into(),
+        }];
+        let spec = claim_spec(&node, &offered, &wanted, &c.uid, &DeviceSource::default()).unwrap();
+        let nodes: Vec<&str> = spec.devices[0]
+            .container_edits
+            .device_nodes
+            .iter()
+            .map(|n| n.path.as_str())
+            .collect();
+        assert_eq!(nodes, ["/dev/nvidia2"]);
+        assert_eq!(spec.devices[0].name, c.uid);
+        let gone = [Allocated {
+            requests: vec!["gpu".into()],
+            device: "gpu-9".into(),
+        }];
+        let e = claim_spec(&node, &offered, &gone, &c.uid, &DeviceSource::default()).unwrap_err();
+        assert!(e.message.contains("no longer on the node"), "{}", e.message);
+        let dir = tempfile::tempdir().unwrap();
+        write_spec(dir.path(), &c.uid, &spec).unwrap();
+        let back: Spec =
+            serde_json::from_str(&std::fs::read_to_string(spec_path(dir.path(), &c.uid)).unwrap())
+                .unwrap();
+        assert_eq!(back, spec);
+        remove_spec(dir.path(), &c.uid).unwrap();
+        remove_spec(dir.path(), &c.uid).unwrap();
+        assert!(write_spec(dir.path(), "../../etc/x", &spec).is_err());
+    }
+}

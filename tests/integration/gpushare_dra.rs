@@ -1,0 +1,300 @@
+//! gpushare's own DRA driver (`gpushare dra-plugin`, driver `gpu.gpushare.io`) on a real node:
+//! the real kubelet registers it, its ResourceSlice lists exactly what `gpushare detect` reports
+//! (four GPUs in MIG mode with the balanced layout, four whole), and pods whose claims ask for a
+//! whole GPU and for each MIG profile through DeviceClasses on the driver's attributes are
+//! allocated by the real scheduler, prepared by the plugin (a CDI spec per claim from gpushare's
+//! CDI generator) and run with exactly their device's nodes; a claim for more than there is
+//! waits with the scheduler's reason, and `gpushare detect` names every holder. The plugin
+//! killed after the prepare and started again keeps what it prepared, and the claim's spec
+//! goes at unprepare.
+
+use crate::common;
+use common::api_server::ApiServer;
+use common::cluster::{Cluster, wait_for};
+use common::device_plugin::{InHost, device_nodes, mig_devices};
+use common::dra_plugin::{attribute, kubectl_json};
+use common::nvidia_tools::{NvidiaNode, tools};
+use common::real_node::{RealNode, Seen, driver_root, gpu_pod};
+use serde_json::{Value, json};
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+const WAIT: Duration = Duration::from_secs(120);
+const DRIVER: &str = "gpu.gpushare.io";
+
+/// The devices of gpushare's ResourceSlices for `node`.
+fn published(kubeconfig: &std::path::Path, node: &str) -> Vec<Value> {
+    let list = kubectl_json(kubeconfig, &["get", "resourceslices"]);
+    list["items"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|s| s["spec"]["driver"] == DRIVER && s["spec"]["nodeName"] == node)
+        .flat_map(|s| s["spec"]["devices"].as_array().cloned().unwrap_or_default())
+        .collect()
+}
+
+/// A DeviceClass of gpushare's driver for devices whose `attribute` is `value`.
+fn class(name: &str, attribute: &str, value: &str) -> Value {
+    json!({
+        "apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass",
+        "metadata": { "name": name },
+        "spec": { "selectors": [{ "cel": { "expression": format!(
+            "device.driver == '{DRIVER}' && device.attributes['{DRIVER}'].{attribute} == '{value}'"
+        )}}]},
+    })
+}
+
+/// The plugin on `node`, for the simulated GPUs of `nvidia`, its specs' files from the driver
+/// root.
+fn plugin(nvidia: &NvidiaNode, node: &RealNode) -> InHost {
+    let root = driver_root(nvidia).display().to_string();
+    let state = nvidia.state().display().to_string();
+    let state_root = nvidia.path("root").display().to_string();
+    let kubeconfig = node.dir.join("kubeconfig").display().to_string();
+    let cdi = node.dir.join("cdi").display().to_string();
+    let program = assert_cmd::cargo::cargo_bin!("gpushare");
+    InHost::start(
+        nvidia,
+        node,
+        program,
+        &nvidia.path("none"),
+        &BTreeMap::new(),
+        &[
+            "--sim",
+            &nvidia.preset,
+            "--sim-state",
+            &state,
+            "--state-root",
+            &state_root,
+            "dra-plugin",
+            "--node-name",
+            &node.name,
+            "--kubeconfig",
+            &kubeconfig,
+            "--cdi-root",
+            &cdi,
+            "--dev-root",
+            &root,
+            "--driver-root",
+            &root,
+        ],
+    )
+}
+
+#[test]
+fn pods_run_on_gpushares_own_dra_driver_for_whole_gpus_and_every_mig_profile() {
+    let test = "gpushare_dra";
+    let Some(tools) = tools(test) else { return };
+    let nvidia = NvidiaNode::new(tools, "dgx-a100");
+    let layout = common::write(
+        nvidia.dir.path(),
+        "layout.toml",
+        "[[gpus]]\nselect = [0, 1, 2, 3]\nmode = \"mig\"\n\
+         mig.devices = { \"1g.5gb\" = 2, \"2g.10gb\" = 1, \"3g.20gb\" = 1 }\n",
+    );
+    nvidia
+        .gpushare()
+        .args(["apply", "--yes", "-c"])
+        .arg(&layout)
+        .assert()
+        .success();
+    let Some(server) = ApiServer::with_scheduler(test) else {
+        return;
+    };
+    let Some(node) = RealNode::start(test, &server, "127.0.0.1", true) else {
+        return;
+    };
+    let mut running = plugin(&nvidia, &node);
+
+    // The slice is the node: four whole GPUs, and the 16 MIG devices, by UUID.
+    let detect = nvidia.detect();
+    let mut expected: BTreeMap<String, String> = BTreeMap::new();
+    for g in detect["gpus"].as_array().unwrap() {
+        let uuid = g["uuid"].as_str().unwrap().to_string();
+        let instances = g["mig"]["instances"].as_array().unwrap();
+        if instances.is_empty() {
+            expected.insert(uuid, "gpu".into());
+        }
+        for gi in instances {
+            let ci = &gi["compute_instances"][0];
+            expected.insert(
+                ci["uuid"].as_str().unwrap().to_string(),
+                gi["profile"].as_str().unwrap().to_string(),
+            );
+        }
+    }
+    assert_eq!(expected.len(), 20);
+    let devices = wait_for("gpushare's ResourceSlice", WAIT, || {
+        let d = published(&server.kubeconfig, &node.name);
+        (d.len() == expected.len()).then_some(d)
+    });
+    let got: BTreeMap<String, String> = devices
+        .iter()
+        .map(|d| {
+            let kind = attribute(d, "type");
+            let what = if kind == "mig" {
+                attribute(d, "profile")
+            } else {
+                kind
+            };
+            (attribute(d, "uuid"), what)
+        })
+        .collect();
+    assert_eq!(got, expected, "{}", running.log());
+    // The real kubelet registers it.
+    let deadline = std::time::Instant::now() + WAIT;
+    while !running.log().contains("registered with the kubelet") {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the kubelet did not register the plugin:\n{}",
+            running.log()
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+
+    // Classes on the driver's attributes; a pod for a whole GPU and for each profile.
+    let cluster = Cluster::connect(&server.kubeconfig);
+    let asked = [
+        ("whole", "type", "gpu"),
+        ("mig-1g", "profile", "1g.5gb"),
+        ("mig-2g", "profile", "2g.10gb"),
+        ("mig-3g", "profile", "3g.20gb"),
+    ];
+    let mut docs = Vec::new();
+    for (name, attribute, value) in asked {
+        docs.push(class(&format!("{name}.{DRIVER}"), attribute, value));
+        docs.push(json!({
+            "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
+            "metadata": { "name": name, "namespace": "default" },
+            "spec": { "spec": { "devices": { "requests": [{ "name": "gpu", "exactly": {
+                "deviceClassName": format!("{name}.{DRIVER}") } }] } } },
+        }));
+    }
+    // One claim asks for five whole GPUs of the four: it waits, with the scheduler's reason.
+    docs.push(json!({
+        "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
+        "metadata": { "name": "five-whole", "namespace": "default" },
+        "spec": { "spec": { "devices": { "requests": [{ "name": "gpu", "exactly": {
+            "deviceClassName": format!("whole.{DRIVER}"), "count": 5 } }] } } },
+    }));
+    cluster.apply_documents(&docs);
+    let mut too_many = gpu_pod("default", "five-whole", &[]);
+    too_many["spec"]["containers"][0]["resources"] = json!({ "claims": [{ "name": "gpu" }] });
+    too_many["spec"]["resourceClaims"] =
+        json!([{ "name": "gpu", "resourceClaimTemplateName": "five-whole" }]);
+    cluster.create_pod(too_many);
+    for (name, _, _) in asked {
+        let mut pod = gpu_pod("default", name, &[]);
+        pod["spec"]["containers"][0]["resources"] = json!({ "claims": [{ "name": "gpu" }] });
+        pod["spec"]["resourceClaims"] =
+            json!([{ "name": "gpu", "resourceClaimTemplateName": name }]);
+        cluster.create_pod(pod);
+    }
+    let seen = wait_for("the four pods to say what they got", WAIT, || {
+        let seen: BTreeMap<&str, Seen> = asked
+            .iter()
+            .filter_map(|(name, _, _)| Some((*name, Seen::parse(&cluster.logs("default", name)?)?)))
+            .collect();
+        (seen.len() == asked.len()).then_some(seen)
+    });
+    let allocated = claim_devices_of(&server.kubeconfig);
+    let by_name: BTreeMap<String, &Value> = devices
+        .iter()
+        .map(|d| (d["name"].as_str().unwrap().to_string(), d))
+        .collect();
+    let migs = mig_devices(&detect);
+    for (pod, seen) in &seen {
+        let device = by_name[&allocated[*pod]];
+        let uuid = attribute(device, "uuid");
+        let want = match migs.iter().find(|m| m.uuid == uuid) {
+            Some(m) => device_nodes(m),
+            None => {
+                let index = device["attributes"]["index"]["int"].as_u64().unwrap();
+                BTreeMap::from([
+                    (format!("/dev/nvidia{index}"), (195, index as u32)),
+                    ("/dev/nvidiactl".into(), (195, 255)),
+                    ("/dev/nvidia-uvm".into(), (511, 0)),
+                    ("/dev/nvidia-uvm-tools".into(), (511, 1)),
+                ])
+            }
+        };
+        assert_eq!(seen.devices, want, "{pod}: {}", running.log());
+    }
+
+    let why = wait_for("the five-GPU claim to be told why it waits", WAIT, || {
+        cluster
+            .events_of("default", "Pod", "five-whole")
+            .into_iter()
+            .find(|(reason, _)| reason == "FailedScheduling")
+            .map(|(_, message)| message)
+    });
+    assert!(why.contains("cannot allocate all claims"), "{why}");
+
+    // The kubelet's pod-resources name each claim's device: gpushare detect knows its holder.
+    let held = common::json(
+        nvidia
+            .gpushare()
+            .args(["detect", "--host-root"])
+            .arg(node.host_root()),
+    );
+    let holders: BTreeMap<&str, &Value> = held["pods"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|h| h["resource"] == DRIVER)
+        .map(|h| (h["pod"].as_str().unwrap(), h))
+        .collect();
+    assert_eq!(holders.len(), 4, "{held}");
+    for (pod, h) in holders {
+        let device = by_name[&allocated[pod]];
+        assert_eq!(h["device_id"], allocated[pod].as_str(), "{h}");
+        assert_eq!(h["gpu"], device["attributes"]["index"]["int"], "{h}");
+        if attribute(device, "type") == "mig" {
+            assert_eq!(h["mig_device"], attribute(device, "uuid").as_str(), "{h}");
+        }
+    }
+
+    // Killed after the prepare and started again, the plugin keeps what it prepared: the pod
+    // still runs, and its claim's spec goes when the pod does.
+    let cdi = node.dir.join("cdi");
+    let specs = || -> Vec<String> {
+        std::fs::read_dir(&cdi)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with(DRIVER))
+            .collect()
+    };
+    assert_eq!(specs().len(), 4, "{:?}", specs());
+    running.pause();
+    running.resume();
+    cluster.remove_pod("default", "whole");
+    wait_for("the whole GPU's claim unprepared", WAIT, || {
+        (specs().len() == 3).then_some(())
+    });
+    assert!(
+        cluster
+            .logs("default", "mig-1g")
+            .is_some_and(|l| Seen::parse(&l).is_some()),
+        "the other pods still run"
+    );
+}
+
+/// pod → the device its claim was allocated, for gpushare's driver.
+fn claim_devices_of(kubeconfig: &std::path::Path) -> BTreeMap<String, String> {
+    let list = kubectl_json(kubeconfig, &["get", "resourceclaims", "-n", "default"]);
+    let mut out = BTreeMap::new();
+    for claim in list["items"].as_array().into_iter().flatten() {
+        let results = &claim["status"]["allocation"]["devices"]["results"];
+        let (Some(device), Some(pod)) = (
+            results[0]["device"].as_str(),
+            claim["metadata"]["ownerReferences"][0]["name"].as_str(),
+        ) else {
+            continue;
+        };
+        assert_eq!(results[0]["driver"], DRIVER, "{claim}");
+        out.insert(pod.to_string(), device.to_string());
+    }
+    out
+}
