@@ -693,6 +693,7 @@ set edit:completion:arg-completer[gpushare] = {|@words|
             cand --state-root 'Keep every state path (lock, journal, run dirs, written files) under DIR'
             cand --lock-timeout 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once'
             cand --jobs 'How many GPUs a changing command changes at once (default: every GPU it changes; 1: one change after another, in plan order)'
+            cand --watch-health 'Listen for the GPUs'' Xid and ECC errors itself (where no `gpushare agent` or `gpushare metrics --listen` does: one watch per node), so unhealthy devices are tainted in the slice'
             cand -q 'Print only data and errors (no progress or notes on stderr)'
             cand --quiet 'Print only data and errors (no progress or notes on stderr)'
             cand -h 'Print help (see more with ''--help'')'

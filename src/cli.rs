@@ -534,6 +534,11 @@ pub(crate) struct DraPluginArgs {
     /// /usr/bin/nvidia-cdi-hook when it exists; no hooks otherwise]
     #[arg(long, value_name = "PATH")]
     pub nvidia_cdi_hook_path: Option<PathBuf>,
+
+    /// Listen for the GPUs' Xid and ECC errors itself (where no `gpushare agent` or `gpushare
+    /// metrics --listen` does: one watch per node), so unhealthy devices are tainted in the slice
+    #[arg(long)]
+    pub watch_health: bool,
 }
 
 #[derive(Debug, Args)]

@@ -32,6 +32,7 @@ pub(super) fn run(ctx: &mut Context, args: &DraPluginArgs) -> Result<Exit> {
             plugin_dir: args.plugin_dir.clone(),
             cdi_root: args.cdi_root.clone(),
             devices,
+            watch_health: args.watch_health,
         },
     )
 }

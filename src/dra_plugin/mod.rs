@@ -48,6 +48,8 @@ pub(crate) struct Settings {
     pub cdi_root: PathBuf,
     /// The device nodes, driver files and hook of the claims' specs.
     pub devices: DeviceSource,
+    /// Run the GPU health watch here.
+    pub watch_health: bool,
 }
 
 /// What the gRPC services share.
@@ -72,8 +74,10 @@ impl Plugin {
         let node = self.snapshot()?;
         let offered = devices::devices(&node)?;
         let unhealthy = health::unhealthy(&self.paths, &node, &offered);
+        // A claim that tolerates the taint takes the device as it is.
         if let Some((device, why)) = allocated
             .iter()
+            .filter(|a| !a.tolerates_unhealthy)
             .find_map(|a| unhealthy.get(&a.device).map(|w| (&a.device, w)))
         {
             return Err(Error::failed(format!(
@@ -236,6 +240,14 @@ pub(crate) fn run(ctx: &mut Context, settings: Settings) -> Result<Exit> {
         client: client.clone(),
         cdi_root: settings.cdi_root.clone(),
         devices: settings.devices.clone(),
+    });
+    let _watch = settings.watch_health.then(|| {
+        crate::gpu_health::listener::Listener::start(
+            ctx.backend_options.clone(),
+            ctx.paths.clone(),
+            ctx.out.clone(),
+            || {},
+        )
     });
     let trap = crate::pipeline::signals::Trap::install();
     let dra_socket = settings.plugin_dir.join("dra.sock");

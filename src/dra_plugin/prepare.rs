@@ -30,6 +30,23 @@ pub(crate) struct ClaimRef {
 pub(crate) struct Allocated {
     pub requests: Vec<String>,
     pub device: String,
+    /// The allocation tolerates the taint of an unhealthy device.
+    pub tolerates_unhealthy: bool,
+}
+
+/// Whether an allocation result's tolerations take the taint `gpushare.io/unhealthy`.
+fn tolerates_unhealthy(result: &serde_json::Value) -> bool {
+    result["tolerations"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .any(|t| {
+            let key = t["key"].as_str().unwrap_or("");
+            let effect = t["effect"].as_str().unwrap_or("");
+            let exists = t["operator"].as_str() == Some("Exists");
+            (key == super::health::TAINT_KEY || (key.is_empty() && exists))
+                && (effect.is_empty() || effect == "NoSchedule")
+        })
 }
 
 /// A claim's spec file under `cdi_root`.
@@ -77,11 +94,16 @@ pub(crate) fn allocated(
                 wanted.namespace, wanted.name
             )));
         };
+        let tolerates = tolerates_unhealthy(r);
         match out.iter_mut().find(|a| a.device == device) {
-            Some(a) => a.requests.push(request.to_string()),
+            Some(a) => {
+                a.requests.push(request.to_string());
+                a.tolerates_unhealthy &= tolerates;
+            }
             None => out.push(Allocated {
                 requests: vec![request.to_string()],
                 device: device.to_string(),
+                tolerates_unhealthy: tolerates,
             }),
         }
     }
@@ -222,7 +244,8 @@ mod tests {
             allocated(&object, &c, "n1").unwrap(),
             [Allocated {
                 requests: vec!["a".into(), "b".into()],
-                device: "gpu-1".into()
+                device: "gpu-1".into(),
+                tolerates_unhealthy: false,
             }]
         );
         assert!(
@@ -249,6 +272,7 @@ mod tests {
         let wanted = [Allocated {
             requests: vec!["gpu".into()],
             device: "gpu-2".into(),
+            tolerates_unhealthy: false,
         }];
         let spec = claim_spec(&node, &offered, &wanted, &c.uid, &DeviceSource::default()).unwrap();
         let nodes: Vec<&str> = spec.devices[0]
@@ -262,6 +286,7 @@ mod tests {
         let gone = [Allocated {
             requests: vec!["gpu".into()],
             device: "gpu-9".into(),
+            tolerates_unhealthy: false,
         }];
         let e = claim_spec(&node, &offered, &gone, &c.uid, &DeviceSource::default()).unwrap_err();
         assert!(e.message.contains("no longer on the node"), "{}", e.message);
@@ -274,5 +299,24 @@ mod tests {
         remove_spec(dir.path(), &c.uid).unwrap();
         remove_spec(dir.path(), &c.uid).unwrap();
         assert!(write_spec(dir.path(), "../../etc/x", &spec).is_err());
+    }
+
+    #[test]
+    fn a_toleration_of_the_unhealthy_taint_is_seen() {
+        let r = |t: serde_json::Value| json!({ "tolerations": [t] });
+        assert!(tolerates_unhealthy(&r(
+            json!({"key": "gpushare.io/unhealthy", "operator": "Exists"})
+        )));
+        assert!(tolerates_unhealthy(&r(json!({"operator": "Exists"}))));
+        assert!(tolerates_unhealthy(&r(
+            json!({"key": "gpushare.io/unhealthy", "value": "Xid79", "effect": "NoSchedule"})
+        )));
+        assert!(!tolerates_unhealthy(&r(
+            json!({"key": "other", "operator": "Exists"})
+        )));
+        assert!(!tolerates_unhealthy(&r(
+            json!({"key": "gpushare.io/unhealthy", "effect": "NoExecute"})
+        )));
+        assert!(!tolerates_unhealthy(&json!({})));
     }
 }

@@ -78,6 +78,7 @@ fn plugin(nvidia: &NvidiaNode, node: &RealNode) -> InHost {
             &root,
             "--driver-root",
             &root,
+            "--watch-health",
         ],
     )
 }
@@ -279,6 +280,108 @@ fn pods_run_on_gpushares_own_dra_driver_for_whole_gpus_and_every_mig_profile() {
             .is_some_and(|l| Seen::parse(&l).is_some()),
         "the other pods still run"
     );
+
+    // A fatal Xid on a whole GPU: exactly its device is tainted in the slice. A claim for all
+    // four whole GPUs waits (three are healthy); one that tolerates the taint gets them and
+    // runs. Once the GPU is reset, the taint goes.
+    let whole: Vec<&Value> = devices
+        .iter()
+        .filter(|d| attribute(d, "type") == "gpu")
+        .collect();
+    let target = whole[0];
+    let target_name = target["name"].as_str().unwrap().to_string();
+    let index = target["attributes"]["index"]["int"].as_u64().unwrap();
+    nvidia
+        .gpushare()
+        .args(["sim", "xid", "79", "--gpu", &index.to_string()])
+        .assert()
+        .success();
+    let tainted = || -> Vec<(String, String)> {
+        published(&server.kubeconfig, &node.name)
+            .iter()
+            .filter_map(|d| {
+                let taint = d["taints"].as_array()?.first()?;
+                Some((
+                    d["name"].as_str()?.to_string(),
+                    format!("{}={}:{}", taint["key"], taint["value"], taint["effect"]),
+                ))
+            })
+            .collect()
+    };
+    let seen_taints = wait_for("the Xid's device tainted in the slice", WAIT, || {
+        let t = tainted();
+        (!t.is_empty()).then_some(t)
+    });
+    assert_eq!(
+        seen_taints,
+        [(
+            target_name.clone(),
+            "\"gpushare.io/unhealthy\"=\"Xid79\":\"NoSchedule\"".to_string()
+        )],
+        "{}",
+        running.log()
+    );
+    let four = |name: &str, tolerate: bool| {
+        let mut request = json!({ "deviceClassName": format!("whole.{DRIVER}"), "count": 4 });
+        if tolerate {
+            request["tolerations"] =
+                json!([{ "key": "gpushare.io/unhealthy", "operator": "Exists" }]);
+        }
+        cluster.apply_documents(&[json!({
+            "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
+            "metadata": { "name": name, "namespace": "default" },
+            "spec": { "spec": { "devices": { "requests": [{ "name": "gpu", "exactly": request }] } } },
+        })]);
+        let mut pod = gpu_pod("default", name, &[]);
+        pod["spec"]["containers"][0]["resources"] = json!({ "claims": [{ "name": "gpu" }] });
+        pod["spec"]["resourceClaims"] =
+            json!([{ "name": "gpu", "resourceClaimTemplateName": name }]);
+        cluster.create_pod(pod);
+    };
+    four("four-whole", false);
+    four("four-tolerating", true);
+    let got = wait_for("the tolerating claim's pod to run", WAIT, || {
+        Seen::parse(&cluster.logs("default", "four-tolerating")?)
+    });
+    assert!(
+        got.devices.contains_key(&format!("/dev/nvidia{index}")),
+        "{:?}\n{}",
+        got.devices,
+        running.log()
+    );
+    assert!(
+        cluster
+            .logs("default", "four-whole")
+            .is_none_or(|l| Seen::parse(&l).is_none()),
+        "a claim that does not tolerate the taint is not given the device"
+    );
+    let uid = allocated_uid(&server.kubeconfig, "four-tolerating");
+    assert!(!uid.is_empty());
+    cluster.remove_pod("default", "four-tolerating");
+    wait_for("the tolerating claim unprepared", WAIT, || {
+        specs().iter().all(|s| !s.contains(&uid)).then_some(())
+    });
+    nvidia
+        .gpushare()
+        .args(["recover", "--gpu", &index.to_string()])
+        .assert()
+        .success();
+    wait_for("the taint gone after the reset", WAIT, || {
+        tainted().is_empty().then_some(())
+    });
+}
+
+/// The UID of the claim a pod's template made ("" while there is none).
+fn allocated_uid(kubeconfig: &std::path::Path, pod: &str) -> String {
+    let list = kubectl_json(kubeconfig, &["get", "resourceclaims", "-n", "default"]);
+    list["items"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|c| c["metadata"]["ownerReferences"][0]["name"] == pod)
+        .and_then(|c| c["metadata"]["uid"].as_str())
+        .unwrap_or("")
+        .to_string()
 }
 
 /// pod → the device its claim was allocated, for gpushare's driver.
