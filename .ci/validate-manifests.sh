@@ -54,9 +54,9 @@ for node in "dgx-a100" "balanced" "layout" "mixed" "t4-mps" "t4-ts"; do
         t4-ts) sim=(--sim t4x4 manifests -c "$fx/t4-time-slicing.toml") ;;
     esac
     [[ ${sim[*]} == *manifests* ]] || sim+=(manifests)
-    for target in nvidia-device-plugin gpushare-extender dra agent controller; do
+    for target in nvidia-device-plugin gpushare-extender dra dra-plugin agent controller; do
         extra=(--examples)
-        [[ $target == agent || $target == controller ]] && extra+=(--image gpushare=registry.example.com/gpushare:0.1.0)
+        [[ $target == agent || $target == controller || $target == dra-plugin ]] && extra+=(--image gpushare=registry.example.com/gpushare:0.1.0)
         [[ $target == agent && $node != layout && $node != mixed && $node != t4-* ]] && continue
         [[ $target == controller && $node != dgx-a100 ]] && continue
         dir="$node-$target"
@@ -65,7 +65,9 @@ for node in "dgx-a100" "balanced" "layout" "mixed" "t4-mps" "t4-ts"; do
             echo "refused: $node $target: $(head -1 <<<"$err")"
             continue
         fi
-        if [[ $target == dra ]]; then
+        if [[ $target == dra-plugin ]]; then
+            k8s_validate "$work/$dir" 1.34.0
+        elif [[ $target == dra ]]; then
             k8s_validate "$work/$dir" 1.34.0
             for v in 32 33 36; do
                 gen "$dir-$v" "${sim[@]}" --target dra --examples --k8s-version "1.$v"

@@ -1646,7 +1646,7 @@ _gpushare() {
             fi
             case "${prev}" in
                 --target)
-                    COMPREPLY=($(compgen -W "nvidia-device-plugin gpushare-extender hami dra cdi agent controller prometheus-rules" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "nvidia-device-plugin gpushare-extender hami dra dra-plugin cdi agent controller prometheus-rules" -- "${cur}"))
                     return 0
                     ;;
                 --config)

@@ -518,6 +518,7 @@ complete -c gpushare -n "__fish_gpushare_using_subcommand manifests" -l target -
 gpushare-extender\t'Aliyun gpushare scheduler extender and device plugin (GPU memory as a resource)'
 hami\t'Helm values for HAMi'
 dra\t'DRA DeviceClasses and ResourceClaimTemplates for the NVIDIA DRA driver'
+dra-plugin\t'gpushare\'s own DRA driver: its kubelet plugin\'s DaemonSet and RBAC, and DeviceClasses and ResourceClaimTemplates on it (the same names as `dra`\'s: use one or the other)'
 cdi\t'A CDI spec for every GPU and MIG device (nvidia.com/gpu)'
 agent\t'A ConfigMap with gpushare.toml and a DaemonSet that applies it on labelled nodes'
 controller\t'The MIG-on-demand controller: a Deployment with leader election and its RBAC'

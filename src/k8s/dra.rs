@@ -25,13 +25,15 @@ pub(crate) fn mig_template(profile: &str) -> String {
     format!("mig-{}", profile.replace('+', "."))
 }
 
-fn gpu_selector() -> String {
-    format!("device.driver == '{DRIVER}' && device.attributes['{DRIVER}'].type == 'gpu'")
+/// gpushare's driver and NVIDIA's publish the same attributes (`type`, `profile`): a class
+/// selects by them on one driver.
+fn gpu_selector(driver: &str) -> String {
+    format!("device.driver == '{driver}' && device.attributes['{driver}'].type == 'gpu'")
 }
 
-fn mig_selector(profile: &str) -> String {
+fn mig_selector(driver: &str, profile: &str) -> String {
     format!(
-        "device.driver == '{DRIVER}' && device.attributes['{DRIVER}'].type == 'mig' && device.attributes['{DRIVER}'].profile == '{profile}'"
+        "device.driver == '{driver}' && device.attributes['{driver}'].type == 'mig' && device.attributes['{driver}'].profile == '{profile}'"
     )
 }
 
@@ -265,6 +267,13 @@ pub(crate) fn example_template(req: &Request) -> Option<String> {
 }
 
 pub(crate) fn generate(req: &Request) -> Result<Bundle> {
+    generate_for(req, DRIVER)
+}
+
+/// The classes and templates on `driver`: NVIDIA's, or gpushare's own (which takes no sharing
+/// configuration yet: its templates are the exclusive ones).
+pub(crate) fn generate_for(req: &Request, driver: &str) -> Result<Bundle> {
+    let nvidia = driver == DRIVER;
     let Some(api) = req.version.dra_api() else {
         return Err(Error::usage(format!(
             "DRA with structured parameters needs Kubernetes 1.32 or newer; --k8s-version is {}",
@@ -284,7 +293,10 @@ pub(crate) fn generate(req: &Request) -> Result<Bundle> {
             g.index, g.origin
         ));
     }
-    let templates = templates(req);
+    let templates: Vec<Template> = templates(req)
+        .into_iter()
+        .filter(|t| nvidia || t.config.is_none())
+        .collect();
     if templates.is_empty() {
         return Err(Error::usage(
             "the layout has no device the DRA driver can hand out (no whole GPU, no MIG device)",
@@ -297,7 +309,7 @@ pub(crate) fn generate(req: &Request) -> Result<Bundle> {
         bundle.push(device_class(
             api,
             GPU_CLASS,
-            gpu_selector(),
+            gpu_selector(driver),
             extended("nvidia.com/gpu".into()),
         )?);
     }
@@ -305,7 +317,7 @@ pub(crate) fn generate(req: &Request) -> Result<Bundle> {
         bundle.push(device_class(
             api,
             &mig_class(&profile),
-            mig_selector(&profile),
+            mig_selector(driver, &profile),
             extended(mig_resource(&profile)),
         )?);
     }
@@ -319,6 +331,14 @@ pub(crate) fn generate(req: &Request) -> Result<Bundle> {
         bundle.push(claim_template(api, t, &ns)?);
     }
     let names: Vec<&str> = templates.iter().map(|t| t.name.as_str()).collect();
+    if !nvidia {
+        bundle.note(format!(
+            "DRA ({}) for gpushare's DRA driver {driver}: claim templates {} in namespace {ns}.",
+            api.as_str(),
+            names.join(", ")
+        ));
+        return Ok(bundle);
+    }
     bundle.note(format!(
         "DRA ({}) for the NVIDIA DRA driver {DRIVER}: claim templates {} in namespace {ns}.",
         api.as_str(),

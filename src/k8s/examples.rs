@@ -98,7 +98,7 @@ pub(crate) fn generate(target: Target, req: &Request) -> Result<Bundle> {
             };
             b.push(Document::object(&pod(req, "example-hami", &limits))?);
         }
-        Target::Dra => {
+        Target::Dra | Target::DraPlugin => {
             if let Some(template) = dra::example_template(req) {
                 let mut p = pod(req, &format!("example-{}", template.replace('.', "-")), &[]);
                 if let Some(spec) = p.spec.as_mut() {

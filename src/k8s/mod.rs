@@ -10,6 +10,7 @@ pub(crate) mod cdi;
 pub(crate) mod controller;
 pub(crate) mod device_plugin;
 pub(crate) mod dra;
+mod dra_plugin;
 pub(crate) mod examples;
 pub(crate) mod gpushare_extender;
 pub(crate) mod hami;
@@ -42,6 +43,9 @@ pub(crate) enum Target {
     Hami,
     /// DRA DeviceClasses and ResourceClaimTemplates for the NVIDIA DRA driver
     Dra,
+    /// gpushare's own DRA driver: its kubelet plugin's DaemonSet and RBAC, and DeviceClasses and
+    /// ResourceClaimTemplates on it (the same names as `dra`'s: use one or the other)
+    DraPlugin,
     /// A CDI spec for every GPU and MIG device (nvidia.com/gpu)
     Cdi,
     /// A ConfigMap with gpushare.toml and a DaemonSet that applies it on labelled nodes
@@ -59,6 +63,7 @@ impl Target {
             Target::GpushareExtender => "gpushare-extender",
             Target::Hami => "hami",
             Target::Dra => "dra",
+            Target::DraPlugin => "dra-plugin",
             Target::Cdi => "cdi",
             Target::Agent => "agent",
             Target::Controller => "controller",
@@ -131,6 +136,7 @@ pub(crate) fn generate(target: Target, req: &Request) -> Result<Bundle> {
         Target::GpushareExtender => gpushare_extender::generate(req)?,
         Target::Hami => hami::generate(req)?,
         Target::Dra => dra::generate(req)?,
+        Target::DraPlugin => dra_plugin::generate(req)?,
         Target::Cdi => cdi::generate(req)?,
         Target::Agent => agent::generate(req)?,
         Target::Controller => controller::generate(req)?,

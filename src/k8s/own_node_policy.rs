@@ -177,10 +177,54 @@ pub(crate) fn taint_rule_objects(
     (policy, deny_binding(name))
 }
 
-/// The requests of the agent's service account `sa` of namespace `ns`, the only ones checked.
+/// The policy and binding that keep a DRA plugin's ResourceSlices to its own node: a slice it
+/// creates, changes or deletes names the node its pod runs on (`spec.nodeName`).
+pub(crate) fn slice_objects(
+    name: &str,
+    sa: &str,
+    ns: &str,
+) -> (ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding) {
+    let node = |o: &str| format!("has({o}.spec.nodeName) && {o}.spec.nodeName == variables.node");
+    let policy = ValidatingAdmissionPolicy {
+        metadata: meta(name, None),
+        spec: Some(ValidatingAdmissionPolicySpec {
+            failure_policy: Some("Fail".into()),
+            match_constraints: Some(MatchResources {
+                resource_rules: Some(vec![NamedRuleWithOperations {
+                    api_groups: Some(vec!["resource.k8s.io".into()]),
+                    api_versions: Some(vec!["*".into()]),
+                    operations: Some(vec!["CREATE".into(), "UPDATE".into(), "DELETE".into()]),
+                    resources: Some(vec!["resourceslices".into()]),
+                    ..Default::default()
+                }]),
+                ..Default::default()
+            }),
+            match_conditions: Some(vec![only_the_agent(sa, ns)]),
+            variables: Some(vec![node_variable()]),
+            validations: Some(vec![Validation {
+                expression: format!(
+                    "variables.node != '' && (request.operation == 'DELETE' ? ({}) : ({}))",
+                    node("oldObject"),
+                    node("object")
+                ),
+                message: Some(format!(
+                    "{sa} may publish only the ResourceSlices of the node its pod runs on (spec.nodeName)"
+                )),
+                reason: Some("Forbidden".into()),
+                ..Default::default()
+            }]),
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    (policy, deny_binding(name))
+}
+
+/// The requests of the service account `sa` of namespace `ns` (the agent's, the DRA plugin's),
+/// the only ones checked.
 fn only_the_agent(sa: &str, ns: &str) -> MatchCondition {
     MatchCondition {
-        name: "gpushare-agent".into(),
+        name: sa.into(),
         expression: format!(
             "request.userInfo.username == {}",
             cel_string(&format!("system:serviceaccount:{ns}:{sa}"))

@@ -72,6 +72,12 @@ pub(crate) fn generate_with(
 ) -> Result<Bundle> {
     let kubernetes = config.and_then(|c| c.file.kubernetes.as_ref());
     let targets = targets(wiring, config)?;
+    if targets.contains(&Target::Dra) && targets.contains(&Target::DraPlugin) {
+        return Err(Error::usage(
+            "--target dra and --target dra-plugin make the same DeviceClasses, each on its own driver: choose one",
+        )
+        .with_hint("dra: NVIDIA's DRA driver (gpu.nvidia.com); dra-plugin: gpushare's (gpu.gpushare.io)"));
+    }
     if wiring.install && targets != [Target::Cdi] {
         return Err(Error::usage(
             "--install writes the CDI spec: use it with --target cdi alone",
@@ -141,7 +147,7 @@ pub(crate) fn generate_with(
     // DRA has a class for every profile the MIG GPUs offer; only it asks the driver for them.
     let mut refused = Vec::new();
     let mut mig_profiles = Vec::new();
-    if targets.contains(&Target::Dra) {
+    if targets.contains(&Target::Dra) || targets.contains(&Target::DraPlugin) {
         let book = ProfileBook::load(ctx.backend()?, &node);
         let mig_gpus = layout
             .gpus

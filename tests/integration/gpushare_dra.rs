@@ -34,24 +34,13 @@ fn published(kubeconfig: &std::path::Path, node: &str) -> Vec<Value> {
         .collect()
 }
 
-/// A DeviceClass of gpushare's driver for devices whose `attribute` is `value`.
-fn class(name: &str, attribute: &str, value: &str) -> Value {
-    json!({
-        "apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass",
-        "metadata": { "name": name },
-        "spec": { "selectors": [{ "cel": { "expression": format!(
-            "device.driver == '{DRIVER}' && device.attributes['{DRIVER}'].{attribute} == '{value}'"
-        )}}]},
-    })
-}
-
 /// The plugin on `node`, for the simulated GPUs of `nvidia`, its specs' files from the driver
 /// root.
-fn plugin(nvidia: &NvidiaNode, node: &RealNode) -> InHost {
+fn plugin(nvidia: &NvidiaNode, node: &RealNode, kubeconfig: &std::path::Path) -> InHost {
     let root = driver_root(nvidia).display().to_string();
     let state = nvidia.state().display().to_string();
     let state_root = nvidia.path("root").display().to_string();
-    let kubeconfig = node.dir.join("kubeconfig").display().to_string();
+    let kubeconfig = kubeconfig.display().to_string();
     let cdi = node.dir.join("cdi").display().to_string();
     let program = assert_cmd::cargo::cargo_bin!("gpushare");
     InHost::start(
@@ -106,7 +95,29 @@ fn pods_run_on_gpushares_own_dra_driver_for_whole_gpus_and_every_mig_profile() {
     let Some(node) = RealNode::start(test, &server, "127.0.0.1", true) else {
         return;
     };
-    let mut running = plugin(&nvidia, &node);
+    // gpushare's manifests for its driver: the plugin's service account, its RBAC and the
+    // admission policy that keeps it to its node's slices, the classes and claim templates.
+    let cluster = Cluster::connect(&server.kubeconfig);
+    let generated = common::json(nvidia.gpushare().args([
+        "manifests",
+        "--target",
+        "dra-plugin",
+        "--k8s-version",
+        "1.36",
+        "--image",
+        "gpushare=localhost/gpushare:test",
+    ]));
+    let generated: Vec<Value> = generated
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["kind"] != "DaemonSet" && d["kind"] != "Pod")
+        .cloned()
+        .collect();
+    cluster.apply_documents(&generated);
+    let token = nvidia.path("dra-plugin.kubeconfig");
+    cluster.pod_token_kubeconfig("kube-system", "gpushare-dra-plugin", &node.name, &token);
+    let mut running = plugin(&nvidia, &node, &token);
 
     // The slice is the node: four whole GPUs, and the 16 MIG devices, by UUID.
     let detect = nvidia.detect();
@@ -143,6 +154,32 @@ fn pods_run_on_gpushares_own_dra_driver_for_whole_gpus_and_every_mig_profile() {
         })
         .collect();
     assert_eq!(got, expected, "{}", running.log());
+    // Its service account may publish its own node's slices only.
+    let foreign = nvidia.path("foreign-slice.json");
+    std::fs::write(
+        &foreign,
+        json!({
+            "apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
+            "metadata": { "name": "foreign" },
+            "spec": { "driver": DRIVER, "nodeName": "other-node",
+                      "pool": { "name": "other-node", "generation": 1, "resourceSliceCount": 1 },
+                      "devices": [] },
+        })
+        .to_string(),
+    )
+    .unwrap();
+    let out = std::process::Command::new("kubectl")
+        .env("KUBECONFIG", &token)
+        .arg("create")
+        .arg("-f")
+        .arg(&foreign)
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && said.contains("may publish only the ResourceSlices of the node"),
+        "{said}"
+    );
     // The real kubelet registers it.
     let deadline = std::time::Instant::now() + WAIT;
     while !running.log().contains("registered with the kubelet") {
@@ -154,30 +191,20 @@ fn pods_run_on_gpushares_own_dra_driver_for_whole_gpus_and_every_mig_profile() {
         std::thread::sleep(Duration::from_millis(200));
     }
 
-    // Classes on the driver's attributes; a pod for a whole GPU and for each profile.
-    let cluster = Cluster::connect(&server.kubeconfig);
+    // A pod for a whole GPU and for each profile, through the generated templates.
     let asked = [
-        ("whole", "type", "gpu"),
-        ("mig-1g", "profile", "1g.5gb"),
-        ("mig-2g", "profile", "2g.10gb"),
-        ("mig-3g", "profile", "3g.20gb"),
+        ("whole", "gpu"),
+        ("mig-1g", "mig-1g.5gb"),
+        ("mig-2g", "mig-2g.10gb"),
+        ("mig-3g", "mig-3g.20gb"),
     ];
     let mut docs = Vec::new();
-    for (name, attribute, value) in asked {
-        docs.push(class(&format!("{name}.{DRIVER}"), attribute, value));
-        docs.push(json!({
-            "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
-            "metadata": { "name": name, "namespace": "default" },
-            "spec": { "spec": { "devices": { "requests": [{ "name": "gpu", "exactly": {
-                "deviceClassName": format!("{name}.{DRIVER}") } }] } } },
-        }));
-    }
     // One claim asks for five whole GPUs of the four: it waits, with the scheduler's reason.
     docs.push(json!({
         "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
         "metadata": { "name": "five-whole", "namespace": "default" },
         "spec": { "spec": { "devices": { "requests": [{ "name": "gpu", "exactly": {
-            "deviceClassName": format!("whole.{DRIVER}"), "count": 5 } }] } } },
+            "deviceClassName": "gpu.gpushare.io", "count": 5 } }] } } },
     }));
     cluster.apply_documents(&docs);
     let mut too_many = gpu_pod("default", "five-whole", &[]);
@@ -185,17 +212,17 @@ fn pods_run_on_gpushares_own_dra_driver_for_whole_gpus_and_every_mig_profile() {
     too_many["spec"]["resourceClaims"] =
         json!([{ "name": "gpu", "resourceClaimTemplateName": "five-whole" }]);
     cluster.create_pod(too_many);
-    for (name, _, _) in asked {
+    for (name, template) in asked {
         let mut pod = gpu_pod("default", name, &[]);
         pod["spec"]["containers"][0]["resources"] = json!({ "claims": [{ "name": "gpu" }] });
         pod["spec"]["resourceClaims"] =
-            json!([{ "name": "gpu", "resourceClaimTemplateName": name }]);
+            json!([{ "name": "gpu", "resourceClaimTemplateName": template }]);
         cluster.create_pod(pod);
     }
     let seen = wait_for("the four pods to say what they got", WAIT, || {
         let seen: BTreeMap<&str, Seen> = asked
             .iter()
-            .filter_map(|(name, _, _)| Some((*name, Seen::parse(&cluster.logs("default", name)?)?)))
+            .filter_map(|(name, _)| Some((*name, Seen::parse(&cluster.logs("default", name)?)?)))
             .collect();
         (seen.len() == asked.len()).then_some(seen)
     });
@@ -322,7 +349,7 @@ fn pods_run_on_gpushares_own_dra_driver_for_whole_gpus_and_every_mig_profile() {
         running.log()
     );
     let four = |name: &str, tolerate: bool| {
-        let mut request = json!({ "deviceClassName": format!("whole.{DRIVER}"), "count": 4 });
+        let mut request = json!({ "deviceClassName": "gpu.gpushare.io", "count": 4 });
         if tolerate {
             request["tolerations"] =
                 json!([{ "key": "gpushare.io/unhealthy", "operator": "Exists" }]);

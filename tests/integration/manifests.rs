@@ -60,7 +60,7 @@ fn snapshot(name: &str, target: &str, text: &str) {
 fn check_snapshots(name: &str, targets: &[&str]) {
     for target in targets {
         let mut extra = vec!["--target", target, "--examples"];
-        if *target == "agent" || *target == "controller" {
+        if *target == "agent" || *target == "controller" || *target == "dra-plugin" {
             extra.extend(["--image", AGENT_IMAGE]);
         }
         snapshot(name, target, &output(name, &extra));
@@ -95,7 +95,7 @@ fn snapshots_dgx_a100_after_all_balanced() {
 fn snapshots_dgx_a100_with_a_mig_layout() {
     check_snapshots(
         "dgx-a100-layout",
-        &["nvidia-device-plugin", "hami", "dra", "agent"],
+        &["nvidia-device-plugin", "hami", "dra", "dra-plugin", "agent"],
     );
 }
 
