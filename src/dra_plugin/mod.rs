@@ -34,7 +34,7 @@ use tonic::{Request, Response, Status};
 pub(crate) use devices::DRIVER;
 
 /// How often the node is looked at for changes to publish (no API request when none).
-const LOOK_EVERY: Duration = Duration::from_secs(1);
+const LOOK_EVERY: Duration = Duration::from_millis(500);
 
 /// What the plugin is told.
 pub(crate) struct Settings {

@@ -189,7 +189,9 @@ mod tests {
     fn targets_parse_by_name_and_list_the_others() {
         assert_eq!(Target::parse("dra").unwrap(), Target::Dra);
         let e = Target::parse("volcano").unwrap_err();
-        assert!(e.contains("nvidia-device-plugin, gpushare-extender, hami, dra, cdi, agent"));
+        assert!(e.contains(
+            "nvidia-device-plugin, gpushare-extender, hami, dra, dra-plugin, cdi, agent"
+        ));
         for t in Target::value_variants() {
             assert_eq!(
                 t.to_possible_value().unwrap().get_name(),

@@ -428,3 +428,190 @@ fn claim_devices_of(kubeconfig: &std::path::Path) -> BTreeMap<String, String> {
     }
     out
 }
+
+/// The kubelet's `dra_grpc_operations_duration_seconds` histogram of NodePrepareResources, per
+/// driver: (upper bound, cumulative count) in bucket order.
+/// (The test node's kubelet takes anonymous requests.)
+fn prepare_histogram(node: &RealNode) -> BTreeMap<String, Vec<(f64, f64)>> {
+    let config = std::fs::read_to_string(node.dir.join("kubelet-config.yaml")).unwrap();
+    let port = config
+        .lines()
+        .find_map(|l| l.strip_prefix("port:"))
+        .unwrap()
+        .trim()
+        .to_string();
+    let out = std::process::Command::new("curl")
+        .args(["-sfk", &format!("https://{}:{port}/metrics", node.name)])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut out: BTreeMap<String, Vec<(f64, f64)>> = BTreeMap::new();
+    for line in text.lines() {
+        let Some(rest) = line.strip_prefix("dra_grpc_operations_duration_seconds_bucket{") else {
+            continue;
+        };
+        if !rest.contains("NodePrepareResources") {
+            continue;
+        }
+        let label = |key: &str| rest.split(&format!("{key}=\"")).nth(1)?.split('"').next();
+        let (Some(driver), Some(le)) = (label("driver_name"), label("le")) else {
+            continue;
+        };
+        let le: f64 = if le == "+Inf" {
+            f64::INFINITY
+        } else {
+            le.parse().unwrap()
+        };
+        let count: f64 = line.rsplit(' ').next().unwrap().parse().unwrap();
+        out.entry(driver.to_string()).or_default().push((le, count));
+    }
+    out
+}
+
+/// The bucket bound under which `q` of the calls between `before` and `after` fell.
+fn quantile(before: &[(f64, f64)], after: &[(f64, f64)], q: f64) -> f64 {
+    let counts: Vec<(f64, f64)> = after
+        .iter()
+        .map(|(le, n)| {
+            let was = before
+                .iter()
+                .find(|(l, _)| l == le)
+                .map_or(0.0, |(_, n)| *n);
+            (*le, n - was)
+        })
+        .collect();
+    let total = counts.last().map_or(0.0, |(_, n)| *n);
+    counts
+        .iter()
+        .find(|(_, n)| *n >= q * total)
+        .map_or(f64::NAN, |(le, _)| *le)
+}
+
+/// bench/dra-drivers.sh: gpushare's DRA driver and NVIDIA's on one real node, the same 56
+/// 1g.5gb MIG devices of a simulated DGX A100 published by each. For each driver, 8 claims one
+/// after the other, then 32 at once: the prepare latency p50 and p99 as the kubelet's own
+/// `dra_grpc_operations_duration_seconds` records it, and claim created → container running;
+/// then how long gpushare's slice takes to follow a MIG change.
+#[test]
+#[ignore = "a benchmark: bench/dra-drivers.sh runs it"]
+fn bench_prepare_latency_of_gpushares_driver_and_nvidias() {
+    let test = "gpushare_dra::bench";
+    let Some(tools) = tools(test) else { return };
+    let Some(program) = common::dra_plugin::program(test) else {
+        return;
+    };
+    let nvidia = NvidiaNode::new(tools, "dgx-a100");
+    nvidia.mig_apply("all-1g.5gb");
+    let Some(server) = ApiServer::with_scheduler(test) else {
+        return;
+    };
+    let Some(node) = RealNode::start(test, &server, "127.0.0.1", true) else {
+        return;
+    };
+    let cluster = Cluster::connect(&server.kubeconfig);
+    let _theirs = common::dra_plugin::DraPlugin::start(&nvidia, &node, &program, &[]);
+    let ours = plugin(&nvidia, &node, &node.dir.join("kubeconfig"));
+    let drivers = [("nvidia", "gpu.nvidia.com"), ("gpushare", DRIVER)];
+    let mut docs = Vec::new();
+    for (short, driver) in drivers {
+        docs.push(json!({
+            "apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass",
+            "metadata": { "name": format!("bench-{short}") },
+            "spec": { "selectors": [{ "cel": { "expression": format!(
+                "device.driver == '{driver}' && device.attributes['{driver}'].profile == '1g.5gb'"
+            )}}]},
+        }));
+        docs.push(json!({
+            "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
+            "metadata": { "name": format!("bench-{short}"), "namespace": "default" },
+            "spec": { "spec": { "devices": { "requests": [{ "name": "gpu", "exactly": {
+                "deviceClassName": format!("bench-{short}") } }] } } },
+        }));
+    }
+    cluster.apply_documents(&docs);
+    wait_for("both drivers' 56 devices", WAIT, || {
+        let theirs = common::dra_plugin::slices(&server.kubeconfig, &node.name).len();
+        let mine = published(&server.kubeconfig, &node.name).len();
+        (theirs == 56 && mine == 56).then_some(())
+    });
+    // `n` pods at once through `short`'s template: each one's claim created → running.
+    let run = |short: &str, round: &str, n: usize| -> Vec<f64> {
+        let names: Vec<String> = (0..n).map(|i| format!("{short}-{round}-{i}")).collect();
+        let started = std::time::Instant::now();
+        for name in &names {
+            let mut pod = gpu_pod("default", name, &[]);
+            pod["spec"]["containers"][0]["resources"] = json!({ "claims": [{ "name": "gpu" }] });
+            pod["spec"]["resourceClaims"] = json!([{
+                "name": "gpu", "resourceClaimTemplateName": format!("bench-{short}") }]);
+            cluster.create_pod(pod);
+        }
+        let mut took: BTreeMap<String, f64> = BTreeMap::new();
+        wait_for(&format!("{n} {short} pods running"), WAIT, || {
+            for name in cluster.pods_in_phase("default", "Running") {
+                if names.contains(&name) {
+                    took.entry(name)
+                        .or_insert_with(|| started.elapsed().as_secs_f64());
+                }
+            }
+            (took.len() == n).then_some(())
+        });
+        for name in &names {
+            cluster.remove_pod("default", name);
+        }
+        wait_for("the pods gone", WAIT, || {
+            cluster.pods("default").is_empty().then_some(())
+        });
+        took.into_values().collect()
+    };
+    let p = |mut v: Vec<f64>, q: f64| {
+        v.sort_by(f64::total_cmp);
+        v[((v.len() as f64 * q).ceil() as usize).clamp(1, v.len()) - 1]
+    };
+    for (short, driver) in drivers {
+        for (round, n, times) in [("one", 1, 8), ("burst", 32, 1)] {
+            let before = prepare_histogram(&node);
+            let mut running = Vec::new();
+            for t in 0..times {
+                running.extend(run(short, &format!("{round}{t}"), n));
+            }
+            let after = prepare_histogram(&node);
+            let (b, a) = (
+                before.get(driver).cloned().unwrap_or_default(),
+                after.get(driver).cloned().unwrap_or_default(),
+            );
+            println!(
+                "{short:9} {n:2} claim(s) at once: prepare p50 <= {:.3} s, p99 <= {:.3} s (kubelet's buckets); created -> running p50 {:.2} s, max {:.2} s",
+                quantile(&b, &a, 0.5),
+                quantile(&b, &a, 0.99),
+                p(running.clone(), 0.5),
+                p(running, 1.0),
+            );
+        }
+    }
+    // gpushare's slice after a MIG change: GPU 7 to 7 1g.5gb → one 7g.40gb.
+    let layout = common::write(
+        nvidia.dir.path(),
+        "one.toml",
+        "[[gpus]]\nselect = [7]\nmode = \"mig\"\nmig.devices = { \"7g.40gb\" = 1 }\n",
+    );
+    nvidia
+        .gpushare()
+        .args(["apply", "--yes", "-c"])
+        .arg(&layout)
+        .assert()
+        .success();
+    let changed = std::time::Instant::now();
+    wait_for("gpushare's slice to follow", WAIT, || {
+        (published(&server.kubeconfig, &node.name).len() == 50).then_some(())
+    });
+    println!(
+        "gpushare's slice republished {:.2} s after the MIG change (polled every 0.1 s through kubectl)",
+        changed.elapsed().as_secs_f64()
+    );
+    drop(ours);
+}
