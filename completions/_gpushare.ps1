@@ -734,6 +734,7 @@ Register-ArgumentCompleter -Native -CommandName 'gpushare' -ScriptBlock {
             [CompletionResult]::new('--dev-root', '--dev-root', [CompletionResultType]::ParameterName, 'The claims'' specs: read device nodes and MIG minors under DIR [default: /]')
             [CompletionResult]::new('--driver-root', '--driver-root', [CompletionResultType]::ParameterName, 'The claims'' specs: mount the driver''s files from under DIR [default: the --dev-root]')
             [CompletionResult]::new('--nvidia-cdi-hook-path', '--nvidia-cdi-hook-path', [CompletionResultType]::ParameterName, 'The claims'' specs: the nvidia-cdi-hook program the hooks run [default: /usr/bin/nvidia-cdi-hook when it exists; no hooks otherwise]')
+            [CompletionResult]::new('--sysfs-root', '--sysfs-root', [CompletionResultType]::ParameterName, 'Read and write sysfs and /proc under DIR instead of / (a fake tree, for tests and trials)')
             [CompletionResult]::new('--sim', '--sim', [CompletionResultType]::ParameterName, 'Use a simulated node: a preset name or a node file (TOML)')
             [CompletionResult]::new('--sim-state', '--sim-state', [CompletionResultType]::ParameterName, 'Keep the simulated node''s changes in FILE (loaded when it exists, each change kept as it is made)')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format of the data on stdout')

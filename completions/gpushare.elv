@@ -685,6 +685,7 @@ set edit:completion:arg-completer[gpushare] = {|@words|
             cand --dev-root 'The claims'' specs: read device nodes and MIG minors under DIR [default: /]'
             cand --driver-root 'The claims'' specs: mount the driver''s files from under DIR [default: the --dev-root]'
             cand --nvidia-cdi-hook-path 'The claims'' specs: the nvidia-cdi-hook program the hooks run [default: /usr/bin/nvidia-cdi-hook when it exists; no hooks otherwise]'
+            cand --sysfs-root 'Read and write sysfs and /proc under DIR instead of / (a fake tree, for tests and trials)'
             cand --sim 'Use a simulated node: a preset name or a node file (TOML)'
             cand --sim-state 'Keep the simulated node''s changes in FILE (loaded when it exists, each change kept as it is made)'
             cand --format 'Output format of the data on stdout'

@@ -612,6 +612,7 @@ complete -c gpushare -n "__fish_gpushare_using_subcommand dra-plugin" -l cdi-roo
 complete -c gpushare -n "__fish_gpushare_using_subcommand dra-plugin" -l dev-root -d 'The claims\' specs: read device nodes and MIG minors under DIR [default: /]' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand dra-plugin" -l driver-root -d 'The claims\' specs: mount the driver\'s files from under DIR [default: the --dev-root]' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand dra-plugin" -l nvidia-cdi-hook-path -d 'The claims\' specs: the nvidia-cdi-hook program the hooks run [default: /usr/bin/nvidia-cdi-hook when it exists; no hooks otherwise]' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand dra-plugin" -l sysfs-root -d 'Read and write sysfs and /proc under DIR instead of / (a fake tree, for tests and trials)' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand dra-plugin" -l sim -d 'Use a simulated node: a preset name or a node file (TOML)' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand dra-plugin" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, each change kept as it is made)' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand dra-plugin" -l format -d 'Output format of the data on stdout' -r -f -a "table\t'Tables for people'

@@ -539,6 +539,9 @@ pub(crate) struct DraPluginArgs {
     /// metrics --listen` does: one watch per node), so unhealthy devices are tainted in the slice
     #[arg(long)]
     pub watch_health: bool,
+
+    #[command(flatten)]
+    pub sysfs: SysfsArgs,
 }
 
 #[derive(Debug, Args)]

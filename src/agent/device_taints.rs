@@ -16,7 +16,7 @@ use crate::node::Node;
 use std::collections::BTreeMap;
 
 pub(crate) const DRIVER: &str = "gpu.nvidia.com";
-pub(crate) const TAINT_KEY: &str = "gpushare.io/unhealthy";
+use crate::gpu_health::TAINT_KEY;
 pub(crate) const NODE_LABEL: &str = "gpushare.io/health-node";
 pub(crate) const OWNER_ANNOTATION: &str = "gpushare.io/health-owner";
 const MANAGED_BY: &str = "gpushare-agent";
@@ -35,7 +35,7 @@ pub(crate) fn tainted(
         let minor = minors.get(&index).copied().unwrap_or(index);
         let instances = gpu.mig.instances.as_deref().unwrap_or_default();
         if !gpu.mig.current.is_enabled() {
-            out.insert(format!("gpu-{minor}"), taint_value(why));
+            out.insert(format!("gpu-{minor}"), crate::gpu_health::taint_value(why));
             continue;
         }
         for gi in instances {
@@ -56,29 +56,11 @@ pub(crate) fn tainted(
                     gi.profile_id,
                     gi.placement.start
                 );
-                out.insert(name, taint_value(why));
+                out.insert(name, crate::gpu_health::taint_value(why));
             }
         }
     }
     out
-}
-
-/// A taint's value (a label value: 63 characters of `[A-Za-z0-9._-]`): `Xid79`,
-/// `EccDoubleBit`, … from the first cause.
-fn taint_value(why: &str) -> String {
-    let first = why.split([',', '(']).next().unwrap_or("");
-    let first = first.split(" on ").next().unwrap_or("").trim();
-    let value: String = first
-        .replace("double-bit ECC error", "EccDoubleBit")
-        .chars()
-        .filter(|c| c.is_ascii_alphanumeric())
-        .take(63)
-        .collect();
-    if value.is_empty() {
-        "fault".into()
-    } else {
-        value
-    }
 }
 
 /// The rule's name for a device of `node`: `gpushare-<node hash>-<device>` (a DNS subdomain).

@@ -43,8 +43,47 @@ fn version(v: &str) -> Option<Value> {
     Some(json!({ "version": parts.join(".") }))
 }
 
+/// Where a GPU sits on the host, from sysfs: its NUMA node and its PCIe root
+/// (`pci<domain>:<bus>`, the standard `resource.kubernetes.io/pcieRoot` a claim matches a NIC
+/// with). Unknown (a simulated node, no sysfs) is left out, never guessed.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct PciPlace {
+    pub numa_node: Option<u64>,
+    pub pcie_root: Option<String>,
+}
+
+impl PciPlace {
+    /// The place of the GPU at `bus_id` (NVML's `00000000:07:00.0`) under `sysfs_root`.
+    pub(crate) fn read(sysfs_root: &std::path::Path, bus_id: &str) -> PciPlace {
+        let lower = bus_id.to_ascii_lowercase();
+        let sysfs_id = match lower.split_once(':') {
+            Some((domain, rest)) if domain.len() > 4 => {
+                format!("{}:{rest}", &domain[domain.len() - 4..])
+            }
+            _ => lower,
+        };
+        let device = sysfs_root.join("sys/bus/pci/devices").join(&sysfs_id);
+        let numa_node = crate::fsutil::read_host_text(&device.join("numa_node"), 64)
+            .ok()
+            .flatten()
+            .and_then(|t| t.trim().parse::<i64>().ok())
+            .and_then(|n| u64::try_from(n).ok());
+        // /sys/bus/pci/devices/<id> links to /sys/devices/pci0000:00/…/<id>.
+        let pcie_root = std::fs::canonicalize(&device).ok().and_then(|real| {
+            real.components()
+                .filter_map(|c| c.as_os_str().to_str())
+                .find(|c| c.starts_with("pci") && c.len() == 10 && c.as_bytes()[7] == b':')
+                .map(str::to_string)
+        });
+        PciPlace {
+            numa_node,
+            pcie_root,
+        }
+    }
+}
+
 /// The attributes every device of `gpu` has.
-fn gpu_attributes(node: &Node, gpu: &Gpu) -> serde_json::Map<String, Value> {
+fn gpu_attributes(node: &Node, gpu: &Gpu, place: &PciPlace) -> serde_json::Map<String, Value> {
     let mut a = serde_json::Map::new();
     a.insert("index".into(), int(u64::from(gpu.index)));
     a.insert("productName".into(), string(&gpu.name));
@@ -57,14 +96,24 @@ fn gpu_attributes(node: &Node, gpu: &Gpu) -> serde_json::Map<String, Value> {
     }
     // A driver version such as 580.105.08 is not a semantic version (a leading zero): a string.
     a.insert("driverVersion".into(), string(&node.driver_version));
+    if let Some(numa) = place.numa_node {
+        a.insert("numaNode".into(), int(numa));
+    }
+    if let Some(root) = &place.pcie_root {
+        a.insert("resource.kubernetes.io/pcieRoot".into(), string(root));
+    }
     a
 }
 
-/// Every device the node offers now, in a stable order (GPU index, then placement).
-pub(crate) fn devices(node: &Node) -> Result<Vec<DraDevice>> {
+/// Every device the node offers now, in a stable order (GPU index, then placement); `place`
+/// says where each GPU sits.
+pub(crate) fn devices_placed(
+    node: &Node,
+    place: impl Fn(&Gpu) -> PciPlace,
+) -> Result<Vec<DraDevice>> {
     let mut out = Vec::new();
     for gpu in &node.gpus {
-        let base = gpu_attributes(node, gpu);
+        let base = gpu_attributes(node, gpu, &place(gpu));
         if !gpu.mig.current.is_enabled() {
             let mut a = base.clone();
             a.insert("type".into(), string("gpu"));
@@ -126,6 +175,11 @@ pub(crate) fn devices(node: &Node) -> Result<Vec<DraDevice>> {
     Ok(out)
 }
 
+/// [`devices_placed`] without where they sit (matching names to holders needs none).
+pub(crate) fn devices(node: &Node) -> Result<Vec<DraDevice>> {
+    devices_placed(node, |_| PciPlace::default())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -168,5 +222,44 @@ mod tests {
         assert_eq!(gpu["attributes"]["type"]["string"], "gpu");
         assert_eq!(list[2].mig.map(|m| m.1), Some(0));
         assert!(names.iter().all(|n| crate::k8s::objects::is_dns_label(n)));
+    }
+
+    #[test]
+    fn the_pci_place_is_read_from_sysfs_or_left_out() {
+        let root = tempfile::tempdir().unwrap();
+        let real = root
+            .path()
+            .join("sys/devices/pci0000:40/0000:40:01.1/0000:47:00.0");
+        std::fs::create_dir_all(&real).unwrap();
+        std::fs::write(real.join("numa_node"), "1\n").unwrap();
+        let bus = root.path().join("sys/bus/pci/devices");
+        std::fs::create_dir_all(&bus).unwrap();
+        std::os::unix::fs::symlink(&real, bus.join("0000:47:00.0")).unwrap();
+        let place = PciPlace::read(root.path(), "00000000:47:00.0");
+        assert_eq!(place.numa_node, Some(1));
+        assert_eq!(place.pcie_root.as_deref(), Some("pci0000:40"));
+        std::fs::write(real.join("numa_node"), "-1\n").unwrap();
+        assert_eq!(
+            PciPlace::read(root.path(), "00000000:47:00.0").numa_node,
+            None
+        );
+        assert_eq!(
+            PciPlace::read(root.path(), "00000000:07:00.0"),
+            PciPlace::default()
+        );
+        let node = SimBackend::from_preset("t4x4").unwrap().snapshot().unwrap();
+        let placed = devices_placed(&node, |_| PciPlace {
+            numa_node: Some(0),
+            pcie_root: Some("pci0000:00".into()),
+        })
+        .unwrap();
+        let a = &placed[0].published["attributes"];
+        assert_eq!(a["numaNode"]["int"], 0);
+        assert_eq!(a["resource.kubernetes.io/pcieRoot"]["string"], "pci0000:00");
+        assert!(
+            devices(&node).unwrap()[0].published["attributes"]
+                .get("numaNode")
+                .is_none()
+        );
     }
 }

@@ -18,7 +18,7 @@ use std::pin::Pin;
 use std::time::Duration;
 use tonic::{Request, Response, Status};
 
-pub(crate) const TAINT_KEY: &str = "gpushare.io/unhealthy";
+use crate::gpu_health::TAINT_KEY;
 
 /// How often the stream looks at the health again.
 const LOOK_EVERY: Duration = Duration::from_secs(2);
@@ -60,30 +60,13 @@ pub(crate) fn unhealthy(
         .collect()
 }
 
-/// A taint's value (a label value) from the first cause: `Xid79`, `EccDoubleBit`.
-fn taint_value(why: &str) -> String {
-    let first = why.split([',', '(']).next().unwrap_or("");
-    let first = first.split(" on ").next().unwrap_or("").trim();
-    let value: String = first
-        .replace("double-bit ECC error", "EccDoubleBit")
-        .chars()
-        .filter(char::is_ascii_alphanumeric)
-        .take(63)
-        .collect();
-    if value.is_empty() {
-        "fault".into()
-    } else {
-        value
-    }
-}
-
 /// The device as the slice lists it, tainted when unhealthy.
 pub(crate) fn with_taint(device: &DraDevice, why: Option<&String>) -> serde_json::Value {
     let mut listed = device.published.clone();
     if let Some(why) = why {
         listed["taints"] = serde_json::json!([{
             "key": TAINT_KEY,
-            "value": taint_value(why),
+            "value": crate::gpu_health::taint_value(why),
             "effect": "NoSchedule",
         }]);
     }
@@ -173,18 +156,5 @@ impl DraResourceHealth for Watch {
             },
         );
         Ok(Response::new(Box::pin(stream)))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn taint_values_are_label_values() {
-        assert_eq!(taint_value("Xid 79 (fatal)"), "Xid79");
-        assert_eq!(taint_value("double-bit ECC error (fatal)"), "EccDoubleBit");
-        assert_eq!(taint_value("(((("), "fault");
-        assert!(taint_value(&"x".repeat(500)).len() <= 63);
     }
 }

@@ -50,6 +50,8 @@ pub(crate) struct Settings {
     pub devices: DeviceSource,
     /// Run the GPU health watch here.
     pub watch_health: bool,
+    /// Where the GPUs' NUMA nodes and PCIe roots are read (`/`).
+    pub sysfs_root: PathBuf,
 }
 
 /// What the gRPC services share.
@@ -60,6 +62,7 @@ struct Plugin {
     client: kube::Client,
     cdi_root: PathBuf,
     devices: DeviceSource,
+    sysfs_root: PathBuf,
 }
 
 impl Plugin {
@@ -240,6 +243,7 @@ pub(crate) fn run(ctx: &mut Context, settings: Settings) -> Result<Exit> {
         client: client.clone(),
         cdi_root: settings.cdi_root.clone(),
         devices: settings.devices.clone(),
+        sysfs_root: settings.sysfs_root.clone(),
     });
     let _watch = settings.watch_health.then(|| {
         crate::gpu_health::listener::Listener::start(
@@ -301,7 +305,9 @@ pub(crate) fn run(ctx: &mut Context, settings: Settings) -> Result<Exit> {
 /// Publish the node's devices as they are now; how many.
 async fn publish(plugin: &Plugin, publisher: &mut slices::Publisher) -> Result<usize> {
     let node = plugin.snapshot()?;
-    let offered = devices::devices(&node)?;
+    let offered = devices::devices_placed(&node, |g| {
+        devices::PciPlace::read(&plugin.sysfs_root, &g.pci_bus_id)
+    })?;
     let unhealthy = health::unhealthy(&plugin.paths, &node, &offered);
     let listed: Vec<serde_json::Value> = offered
         .iter()

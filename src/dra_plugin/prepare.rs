@@ -44,7 +44,7 @@ fn tolerates_unhealthy(result: &serde_json::Value) -> bool {
             let key = t["key"].as_str().unwrap_or("");
             let effect = t["effect"].as_str().unwrap_or("");
             let exists = t["operator"].as_str() == Some("Exists");
-            (key == super::health::TAINT_KEY || (key.is_empty() && exists))
+            (key == crate::gpu_health::TAINT_KEY || (key.is_empty() && exists))
                 && (effect.is_empty() || effect == "NoSchedule")
         })
 }

@@ -22,6 +22,28 @@ use record::HealthRecord;
 use std::collections::BTreeMap;
 use verdict::GpuHealth;
 
+/// The taint of an unhealthy device, for DRA (in gpushare's slices, in the agent's
+/// DeviceTaintRules): its value says the first cause ([`taint_value`]).
+pub(crate) const TAINT_KEY: &str = "gpushare.io/unhealthy";
+
+/// A taint's value (a label value: 63 characters of `[A-Za-z0-9]`) from the first cause:
+/// `Xid79`, `EccDoubleBit`, `fault` when nothing is left.
+pub(crate) fn taint_value(why: &str) -> String {
+    let first = why.split([',', '(']).next().unwrap_or("");
+    let first = first.split(" on ").next().unwrap_or("").trim();
+    let value: String = first
+        .replace("double-bit ECC error", "EccDoubleBit")
+        .chars()
+        .filter(char::is_ascii_alphanumeric)
+        .take(63)
+        .collect();
+    if value.is_empty() {
+        "fault".into()
+    } else {
+        value
+    }
+}
+
 /// A watch that has not marked the record for this long has stopped.
 pub(crate) const STALE_AFTER_SECONDS: f64 = 120.0;
 
@@ -119,5 +141,18 @@ pub(crate) fn node_policy(paths: &Paths) -> (Policy, Option<String>) {
                 e.message
             )),
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn taint_values_are_label_values() {
+        assert_eq!(taint_value("Xid 79 (fatal)"), "Xid79");
+        assert_eq!(taint_value("double-bit ECC error (fatal)"), "EccDoubleBit");
+        assert_eq!(taint_value("(((("), "fault");
+        assert!(taint_value(&"x".repeat(500)).len() <= 63);
     }
 }

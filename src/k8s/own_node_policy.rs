@@ -137,44 +137,20 @@ pub(crate) fn taint_rule_objects(
     sa: &str,
     ns: &str,
 ) -> (ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding) {
-    let pool = |o: &str| {
+    own_node_objects(
+        name,
+        sa,
+        ns,
+        "devicetaintrules",
+        |o| {
+            format!(
+                "has({o}.spec.deviceSelector) && has({o}.spec.deviceSelector.pool) && {o}.spec.deviceSelector.pool == variables.node"
+            )
+        },
         format!(
-            "has({o}.spec.deviceSelector) && has({o}.spec.deviceSelector.pool) && {o}.spec.deviceSelector.pool == variables.node"
-        )
-    };
-    let policy = ValidatingAdmissionPolicy {
-        metadata: meta(name, None),
-        spec: Some(ValidatingAdmissionPolicySpec {
-            failure_policy: Some("Fail".into()),
-            match_constraints: Some(MatchResources {
-                resource_rules: Some(vec![NamedRuleWithOperations {
-                    api_groups: Some(vec!["resource.k8s.io".into()]),
-                    api_versions: Some(vec!["*".into()]),
-                    operations: Some(vec!["CREATE".into(), "UPDATE".into(), "DELETE".into()]),
-                    resources: Some(vec!["devicetaintrules".into()]),
-                    ..Default::default()
-                }]),
-                ..Default::default()
-            }),
-            match_conditions: Some(vec![only_the_agent(sa, ns)]),
-            variables: Some(vec![node_variable()]),
-            validations: Some(vec![Validation {
-                expression: format!(
-                    "variables.node != '' && (request.operation == 'DELETE' ? ({}) : ({}))",
-                    pool("oldObject"),
-                    pool("object")
-                ),
-                message: Some(format!(
-                    "{sa} may taint only the DRA devices of the node its pod runs on (spec.deviceSelector.pool)"
-                )),
-                reason: Some("Forbidden".into()),
-                ..Default::default()
-            }]),
-            ..Default::default()
-        }),
-        ..Default::default()
-    };
-    (policy, deny_binding(name))
+            "{sa} may taint only the DRA devices of the node its pod runs on (spec.deviceSelector.pool)"
+        ),
+    )
 }
 
 /// The policy and binding that keep a DRA plugin's ResourceSlices to its own node: a slice it
@@ -184,7 +160,29 @@ pub(crate) fn slice_objects(
     sa: &str,
     ns: &str,
 ) -> (ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding) {
-    let node = |o: &str| format!("has({o}.spec.nodeName) && {o}.spec.nodeName == variables.node");
+    own_node_objects(
+        name,
+        sa,
+        ns,
+        "resourceslices",
+        |o| format!("has({o}.spec.nodeName) && {o}.spec.nodeName == variables.node"),
+        format!(
+            "{sa} may publish only the ResourceSlices of the node its pod runs on (spec.nodeName)"
+        ),
+    )
+}
+
+/// The policy and binding that keep the `resource.k8s.io` objects `resource` that `sa` of `ns`
+/// creates, changes or deletes to its own node: `owned` says it of an object (`object`, or
+/// `oldObject` for a delete) in CEL; `message` is the refusal.
+fn own_node_objects(
+    name: &str,
+    sa: &str,
+    ns: &str,
+    resource: &str,
+    owned: impl Fn(&str) -> String,
+    message: String,
+) -> (ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding) {
     let policy = ValidatingAdmissionPolicy {
         metadata: meta(name, None),
         spec: Some(ValidatingAdmissionPolicySpec {
@@ -194,7 +192,7 @@ pub(crate) fn slice_objects(
                     api_groups: Some(vec!["resource.k8s.io".into()]),
                     api_versions: Some(vec!["*".into()]),
                     operations: Some(vec!["CREATE".into(), "UPDATE".into(), "DELETE".into()]),
-                    resources: Some(vec!["resourceslices".into()]),
+                    resources: Some(vec![resource.into()]),
                     ..Default::default()
                 }]),
                 ..Default::default()
@@ -204,12 +202,10 @@ pub(crate) fn slice_objects(
             validations: Some(vec![Validation {
                 expression: format!(
                     "variables.node != '' && (request.operation == 'DELETE' ? ({}) : ({}))",
-                    node("oldObject"),
-                    node("object")
+                    owned("oldObject"),
+                    owned("object")
                 ),
-                message: Some(format!(
-                    "{sa} may publish only the ResourceSlices of the node its pod runs on (spec.nodeName)"
-                )),
+                message: Some(message),
                 reason: Some("Forbidden".into()),
                 ..Default::default()
             }]),

@@ -24,14 +24,7 @@ const DRIVER: &str = "gpu.gpushare.io";
 
 /// The devices of gpushare's ResourceSlices for `node`.
 fn published(kubeconfig: &std::path::Path, node: &str) -> Vec<Value> {
-    let list = kubectl_json(kubeconfig, &["get", "resourceslices"]);
-    list["items"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter(|s| s["spec"]["driver"] == DRIVER && s["spec"]["nodeName"] == node)
-        .flat_map(|s| s["spec"]["devices"].as_array().cloned().unwrap_or_default())
-        .collect()
+    common::dra_plugin::slices_of(kubeconfig, node, DRIVER)
 }
 
 /// The plugin on `node`, for the simulated GPUs of `nvidia`, its specs' files from the driver

@@ -121,12 +121,17 @@ impl std::ops::DerefMut for DraPlugin {
 
 /// Every device in the ResourceSlices of the driver on `node`.
 pub fn slices(kubeconfig: &Path, node: &str) -> Vec<Value> {
+    slices_of(kubeconfig, node, DRIVER)
+}
+
+/// Every device in the ResourceSlices of `driver` on `node`.
+pub fn slices_of(kubeconfig: &Path, node: &str, driver: &str) -> Vec<Value> {
     let list = kubectl_json(kubeconfig, &["get", "resourceslices"]);
     list["items"]
         .as_array()
         .into_iter()
         .flatten()
-        .filter(|s| s["spec"]["driver"] == DRIVER && s["spec"]["nodeName"] == node)
+        .filter(|s| s["spec"]["driver"] == driver && s["spec"]["nodeName"] == node)
         .flat_map(|s| s["spec"]["devices"].as_array().cloned().unwrap_or_default())
         .collect()
 }
