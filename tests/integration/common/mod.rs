@@ -71,6 +71,21 @@ pub fn fails_with(cmd: &mut Command, code: i32) -> String {
 }
 
 /// The repository root (for committed files and reference data).
+/// Whether device nodes can be made here (root); without, `test` says loudly it is skipped.
+pub fn as_root(test: &str) -> bool {
+    // SAFETY: geteuid(2) has no preconditions and cannot fail.
+    let root = unsafe { libc::geteuid() } == 0;
+    if !root {
+        // Straight to stderr, past the test harness's capture: a skip must be seen.
+        use std::io::Write;
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIPPED: {test}: making device nodes (mknod) needs root"
+        );
+    }
+    root
+}
+
 /// A character device node at `path` (the suite runs as root, as its real nodes need).
 pub fn char_device(path: &Path, major: u32, minor: u32) {
     let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
