@@ -10,6 +10,7 @@
 //! - [`health`]: the `DRAResourceHealth` stream tells the kubelet each device's health.
 
 mod authority;
+mod config;
 pub(crate) mod devices;
 mod health;
 mod prepare;
@@ -87,7 +88,29 @@ impl Plugin {
                 "device {device} is unhealthy since it was allocated: {why}"
             )));
         }
+        // The claim's configuration, checked before anything is written, then applied.
+        let configs = config::of_claim(&object).map_err(|e| {
+            Error::usage(format!(
+                "ResourceClaim {}/{}: {e}",
+                claim.namespace, claim.name
+            ))
+        })?;
         let spec = prepare::claim_spec(&node, &offered, &allocated, &claim.uid, &self.devices)?;
+        for a in &allocated {
+            let Some(device) = offered.iter().find(|d| d.name == a.device) else {
+                continue;
+            };
+            for (requests, c) in &configs {
+                if requests.is_empty() || requests.iter().any(|r| a.requests.contains(r)) {
+                    config::apply(c, device).map_err(|e| {
+                        Error::failed(format!(
+                            "ResourceClaim {}/{}: {e}",
+                            claim.namespace, claim.name
+                        ))
+                    })?;
+                }
+            }
+        }
         prepare::write_spec(&self.cdi_root, &claim.uid, &spec)?;
         Ok(allocated
             .into_iter()

@@ -36,12 +36,20 @@ fn plugin(nvidia: &NvidiaNode, node: &RealNode, kubeconfig: &std::path::Path) ->
     let kubeconfig = kubeconfig.display().to_string();
     let cdi = node.dir.join("cdi").display().to_string();
     let program = assert_cmd::cargo::cargo_bin!("gpushare");
+    // The stand-in's programs log their runs there (nvidia-smi's time-slices).
+    let calls = BTreeMap::from([(
+        "NVML_STANDIN_LOG".to_string(),
+        nvidia
+            .path("gpushare-plugin-calls.jsonl")
+            .display()
+            .to_string(),
+    )]);
     InHost::start(
         nvidia,
         node,
         program,
         &nvidia.path("none"),
-        &BTreeMap::new(),
+        &calls,
         &[
             "--sim",
             &nvidia.preset,
@@ -299,6 +307,96 @@ fn pods_run_on_gpushares_own_dra_driver_for_whole_gpus_and_every_mig_profile() {
             .logs("default", "mig-1g")
             .is_some_and(|l| Seen::parse(&l).is_some()),
         "the other pods still run"
+    );
+
+    // A claim's configuration: a whole GPU time-sliced with the Long interval, shared by two
+    // pods, is set through nvidia-smi as the driver's call; a configuration with an unknown
+    // field fails the prepare, naming it.
+    let config = |parameters: Value| json!([{ "requests": ["gpu"], "opaque": { "driver": DRIVER, "parameters": parameters } }]);
+    let claim = |name: &str, parameters: Value| {
+        json!({
+            "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+            "metadata": { "name": name, "namespace": "default" },
+            "spec": { "devices": {
+                "requests": [{ "name": "gpu", "exactly": { "deviceClassName": "gpu.gpushare.io" } }],
+                "config": config(parameters),
+            }},
+        })
+    };
+    cluster.apply_documents(&[
+        claim(
+            "sliced",
+            json!({ "apiVersion": "gpu.gpushare.io/v1alpha1", "kind": "DeviceConfig",
+                "sharing": { "strategy": "TimeSlicing", "timeSlicing": { "interval": "Long" } } }),
+        ),
+        claim(
+            "misspelt",
+            json!({ "apiVersion": "gpu.gpushare.io/v1alpha1", "kind": "DeviceConfig",
+                "sharng": { "strategy": "TimeSlicing" } }),
+        ),
+    ]);
+    for (pod, claim) in [
+        ("sliced-a", "sliced"),
+        ("sliced-b", "sliced"),
+        ("misspelt", "misspelt"),
+    ] {
+        let mut p = gpu_pod("default", pod, &[]);
+        p["spec"]["containers"][0]["resources"] = json!({ "claims": [{ "name": "gpu" }] });
+        p["spec"]["resourceClaims"] = json!([{ "name": "gpu", "resourceClaimName": claim }]);
+        cluster.create_pod(p);
+    }
+    let shared = wait_for("the two pods sharing the time-sliced GPU", WAIT, || {
+        let a = Seen::parse(&cluster.logs("default", "sliced-a")?)?;
+        let b = Seen::parse(&cluster.logs("default", "sliced-b")?)?;
+        Some((a, b))
+    });
+    assert_eq!(shared.0.devices, shared.1.devices, "one GPU, shared");
+    let sliced_claim = kubectl_json(
+        &server.kubeconfig,
+        &["get", "resourceclaim", "-n", "default", "sliced"],
+    );
+    let sliced_device = sliced_claim["status"]["allocation"]["devices"]["results"][0]["device"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let calls =
+        std::fs::read_to_string(nvidia.path("gpushare-plugin-calls.jsonl")).unwrap_or_default();
+    let sliced_uuid = attribute(by_name[&sliced_device], "uuid");
+    assert!(
+        calls.lines().any(|l| l.contains("compute-policy")
+            && l.contains("--set-timeslice")
+            && l.contains(&sliced_uuid)
+            && l.contains("\"3\"")),
+        "nvidia-smi set the Long time-slice of {sliced_uuid}:\n{calls}"
+    );
+    let refused = wait_for("the misspelt configuration refused", WAIT, || {
+        cluster
+            .events_of("default", "Pod", "misspelt")
+            .into_iter()
+            .find(|(_, m)| m.contains("unknown field"))
+            .map(|(_, m)| m)
+    });
+    assert!(refused.contains("sharng"), "{refused}");
+    for pod in ["sliced-a", "sliced-b", "misspelt"] {
+        cluster.remove_pod("default", pod);
+    }
+    let deleted = std::process::Command::new("kubectl")
+        .env("KUBECONFIG", &server.kubeconfig)
+        .args([
+            "delete",
+            "resourceclaim",
+            "-n",
+            "default",
+            "sliced",
+            "misspelt",
+            "--wait",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        deleted.status.success(),
+        "{}",
+        String::from_utf8_lossy(&deleted.stderr)
     );
 
     // A fatal Xid on a whole GPU: exactly its device is tainted in the slice. A claim for all
