@@ -532,9 +532,9 @@ complete -c gpushare -n "__fish_gpushare_using_subcommand manifests" -l name -d 
 complete -c gpushare -n "__fish_gpushare_using_subcommand manifests" -l node-name -d 'Kubernetes name of this node, for the label commands in the notes (and HAMi\'s node config)' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand manifests" -l mig-strategy -d 'The device plugin\'s MIG strategy: `auto` is `single` where every GPU has MIG devices of one profile, `mixed` otherwise; `mixed` always names a resource per profile (what MIG on demand needs: `gpushare controller` changes the profiles)' -r -f -a "auto\t''
 mixed\t''"
-complete -c gpushare -n "__fish_gpushare_using_subcommand manifests" -l dev-root -d 'cdi: read device nodes and MIG minors under DIR (`DIR/dev`, `DIR/proc/driver`) [default: /]' -r -F
-complete -c gpushare -n "__fish_gpushare_using_subcommand manifests" -l driver-root -d 'cdi: mount the driver\'s libraries, tools and firmware from under DIR (a containerized driver\'s root) [default: the --dev-root, or / on a node]' -r -F
-complete -c gpushare -n "__fish_gpushare_using_subcommand manifests" -l nvidia-cdi-hook-path -d 'cdi: the nvidia-cdi-hook program (on the host) that the spec\'s hooks run: SONAME links, the loader\'s cache, CUDA compatibility [default: /usr/bin/nvidia-cdi-hook when it exists; no hooks otherwise]' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand manifests" -l dev-root -d 'CDI: read device nodes and MIG minors under DIR (`DIR/dev`, `DIR/proc/driver`), every link resolved inside it [default: /]' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand manifests" -l driver-root -d 'CDI: mount the driver\'s libraries, tools and firmware from under DIR (a containerized driver\'s root) [default: the --dev-root, or / on a node]' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand manifests" -l nvidia-cdi-hook-path -d 'CDI: the nvidia-cdi-hook program (on the host) that the spec\'s hooks run: SONAME links, the loader\'s cache, CUDA compatibility [default: /usr/bin/nvidia-cdi-hook when it exists; no hooks otherwise]' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand manifests" -l sim -d 'Use a simulated node: a preset name or a node file (TOML)' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand manifests" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, each change kept as it is made)' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand manifests" -l format -d 'Output format of the data on stdout' -r -f -a "table\t'Tables for people'
@@ -609,9 +609,9 @@ complete -c gpushare -n "__fish_gpushare_using_subcommand dra-plugin" -l kubecon
 complete -c gpushare -n "__fish_gpushare_using_subcommand dra-plugin" -l registry-dir -d 'The kubelet\'s plugin registry' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand dra-plugin" -l plugin-dir -d 'The plugin\'s own directory (its DRA socket)' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand dra-plugin" -l cdi-root -d 'Where the container runtime reads CDI specs (each prepared claim\'s is written there)' -r -F
-complete -c gpushare -n "__fish_gpushare_using_subcommand dra-plugin" -l dev-root -d 'The claims\' specs: read device nodes and MIG minors under DIR [default: /]' -r -F
-complete -c gpushare -n "__fish_gpushare_using_subcommand dra-plugin" -l driver-root -d 'The claims\' specs: mount the driver\'s files from under DIR [default: the --dev-root]' -r -F
-complete -c gpushare -n "__fish_gpushare_using_subcommand dra-plugin" -l nvidia-cdi-hook-path -d 'The claims\' specs: the nvidia-cdi-hook program the hooks run [default: /usr/bin/nvidia-cdi-hook when it exists; no hooks otherwise]' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand dra-plugin" -l dev-root -d 'CDI: read device nodes and MIG minors under DIR (`DIR/dev`, `DIR/proc/driver`), every link resolved inside it [default: /]' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand dra-plugin" -l driver-root -d 'CDI: mount the driver\'s libraries, tools and firmware from under DIR (a containerized driver\'s root) [default: the --dev-root, or / on a node]' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand dra-plugin" -l nvidia-cdi-hook-path -d 'CDI: the nvidia-cdi-hook program (on the host) that the spec\'s hooks run: SONAME links, the loader\'s cache, CUDA compatibility [default: /usr/bin/nvidia-cdi-hook when it exists; no hooks otherwise]' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand dra-plugin" -l sysfs-root -d 'Read and write sysfs and /proc under DIR instead of / (a fake tree, for tests and trials)' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand dra-plugin" -l sim -d 'Use a simulated node: a preset name or a node file (TOML)' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand dra-plugin" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, each change kept as it is made)' -r -F

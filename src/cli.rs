@@ -410,16 +410,25 @@ pub(crate) struct ManifestsArgs {
     #[arg(long)]
     pub install: bool,
 
-    /// cdi: read device nodes and MIG minors under DIR (`DIR/dev`, `DIR/proc/driver`) [default: /]
+    #[command(flatten)]
+    pub cdi_source: CdiSourceArgs,
+}
+
+/// Where a CDI spec's device nodes, driver files and hooks come from (`--target cdi`, and the
+/// DRA plugin's claims).
+#[derive(Debug, Args)]
+pub(crate) struct CdiSourceArgs {
+    /// CDI: read device nodes and MIG minors under DIR (`DIR/dev`, `DIR/proc/driver`), every
+    /// link resolved inside it [default: /]
     #[arg(long, value_name = "DIR")]
     pub dev_root: Option<PathBuf>,
 
-    /// cdi: mount the driver's libraries, tools and firmware from under DIR (a containerized
+    /// CDI: mount the driver's libraries, tools and firmware from under DIR (a containerized
     /// driver's root) [default: the --dev-root, or / on a node]
     #[arg(long, value_name = "DIR")]
     pub driver_root: Option<PathBuf>,
 
-    /// cdi: the nvidia-cdi-hook program (on the host) that the spec's hooks run: SONAME links,
+    /// CDI: the nvidia-cdi-hook program (on the host) that the spec's hooks run: SONAME links,
     /// the loader's cache, CUDA compatibility [default: /usr/bin/nvidia-cdi-hook when it exists;
     /// no hooks otherwise]
     #[arg(long, value_name = "PATH")]
@@ -522,18 +531,9 @@ pub(crate) struct DraPluginArgs {
     #[arg(long, value_name = "DIR", default_value = "/var/run/cdi")]
     pub cdi_root: PathBuf,
 
-    /// The claims' specs: read device nodes and MIG minors under DIR [default: /]
-    #[arg(long, value_name = "DIR")]
-    pub dev_root: Option<PathBuf>,
-
-    /// The claims' specs: mount the driver's files from under DIR [default: the --dev-root]
-    #[arg(long, value_name = "DIR")]
-    pub driver_root: Option<PathBuf>,
-
-    /// The claims' specs: the nvidia-cdi-hook program the hooks run [default:
-    /// /usr/bin/nvidia-cdi-hook when it exists; no hooks otherwise]
-    #[arg(long, value_name = "PATH")]
-    pub nvidia_cdi_hook_path: Option<PathBuf>,
+    /// The claims' CDI specs
+    #[command(flatten)]
+    pub cdi_source: CdiSourceArgs,
 
     /// Listen for the GPUs' Xid and ECC errors itself (where no `gpushare agent` or `gpushare
     /// metrics --listen` does: one watch per node), so unhealthy devices are tainted in the slice

@@ -2,7 +2,7 @@
 //! node agent), generated in memory and then printed, written under `--out`, or installed.
 
 use crate::Context;
-use crate::cli::{ManifestsArgs, MigStrategyChoice};
+use crate::cli::{CdiSourceArgs, ManifestsArgs, MigStrategyChoice};
 use crate::config::Config;
 use crate::error::{Error, Exit, Result};
 use crate::k8s::wiring::{self, Wiring};
@@ -58,8 +58,17 @@ pub(super) fn run(ctx: &mut Context, args: &ManifestsArgs) -> Result<Exit> {
     Ok(Exit::Ok)
 }
 
-/// A path flag made absolute: the spec and the recorded sources must not depend on the
-/// directory gpushare was started in.
+/// Where a CDI spec's files come from, the paths made absolute: the spec and the recorded
+/// sources must not depend on the directory gpushare was started in.
+pub(super) fn device_source(args: &CdiSourceArgs) -> Result<cdi::DeviceSource> {
+    Ok(cdi::DeviceSource {
+        root: absolute("--dev-root", &args.dev_root)?,
+        driver_root: absolute("--driver-root", &args.driver_root)?,
+        hook: absolute("--nvidia-cdi-hook-path", &args.nvidia_cdi_hook_path)?,
+        before_apply: false,
+    })
+}
+
 fn absolute(flag: &str, path: &Option<PathBuf>) -> Result<Option<PathBuf>> {
     path.as_deref()
         .map(|p| {
@@ -69,6 +78,7 @@ fn absolute(flag: &str, path: &Option<PathBuf>) -> Result<Option<PathBuf>> {
 }
 
 fn wiring_of(args: &ManifestsArgs, config: Option<PathBuf>) -> Result<Wiring> {
+    let source = device_source(&args.cdi_source)?;
     Ok(Wiring {
         targets: args.target.clone(),
         config,
@@ -81,8 +91,8 @@ fn wiring_of(args: &ManifestsArgs, config: Option<PathBuf>) -> Result<Wiring> {
         mixed: args.mig_strategy == MigStrategyChoice::Mixed,
         examples: args.examples,
         install: args.install,
-        dev_root: absolute("--dev-root", &args.dev_root)?,
-        driver_root: absolute("--driver-root", &args.driver_root)?,
-        cdi_hook: absolute("--nvidia-cdi-hook-path", &args.nvidia_cdi_hook_path)?,
+        dev_root: source.root,
+        driver_root: source.driver_root,
+        cdi_hook: source.hook,
     })
 }
