@@ -44,7 +44,7 @@
 //! [`output`] (everything printed), [`lock`] and [`journal`], [`fsutil`] and [`source_file`]
 //! (root-safe files), [`paths`], [`program`] (the host's programs), [`boot`] (the boot unit);
 //! for the cluster, [`kube_api`] (the agent's and the controller's API calls), [`health`]
-//! (their liveness endpoint) and [`dra_plugin`] (gpushare's own DRA kubelet plugin).
+//! (their liveness endpoint) and [`cluster`] (gpushare's own DRA kubelet plugin, `cluster::dra_plugin`).
 //!
 //! Only the modules that the integration tests, the benchmark and the NVML stand-in use are
 //! `pub`; everything else is crate-private, so the compiler reports what nothing uses.
@@ -55,11 +55,11 @@ mod boot;
 mod cli;
 mod clients;
 mod clock;
+mod cluster;
 mod commands;
 mod config;
 mod controller;
 mod doctor;
-mod dra_plugin;
 mod endpoint;
 pub mod error;
 mod fsutil;

@@ -164,9 +164,9 @@ fn list(socket: &Path) -> Result<Vec<Allocation>, String> {
 /// NVIDIA device that names nothing here is kept, unmatched.
 fn matched(node: &Node, minors: &BTreeMap<u32, u32>, a: Allocation) -> Option<PodDevice> {
     let (gpu, mig_device) = if a.claim.is_some() {
-        if a.resource == crate::dra_plugin::DRIVER {
+        if a.resource == crate::cluster::dra_plugin::DRIVER {
             // gpushare's own driver: its names, as it publishes the node now.
-            let offered = crate::dra_plugin::devices::devices(node).unwrap_or_default();
+            let offered = crate::cluster::dra_plugin::devices::devices(node).unwrap_or_default();
             offered
                 .into_iter()
                 .find(|d| d.name == a.device_id)
@@ -311,7 +311,12 @@ mod tests {
         let (node, uuid) = node();
         let minors = BTreeMap::new();
         let held = |device: &str| {
-            let d = matched(&node, &minors, claim(crate::dra_plugin::DRIVER, device)).unwrap();
+            let d = matched(
+                &node,
+                &minors,
+                claim(crate::cluster::dra_plugin::DRIVER, device),
+            )
+            .unwrap();
             (d.gpu, d.mig_device)
         };
         assert_eq!(held("gpu-1-mig-3g20gb-4"), (Some(1), Some(uuid)));

@@ -1,8 +1,8 @@
-//! `gpushare dra-plugin`: gpushare's DRA kubelet plugin (see `crate::dra_plugin`).
+//! `gpushare dra-plugin`: gpushare's DRA kubelet plugin (see `crate::cluster::dra_plugin`).
 
 use crate::Context;
 use crate::cli::DraPluginArgs;
-use crate::dra_plugin::{self, Settings};
+use crate::cluster::dra_plugin::{self, Settings};
 use crate::error::{Exit, Result};
 
 pub(super) fn run(ctx: &mut Context, args: &DraPluginArgs) -> Result<Exit> {

@@ -51,7 +51,10 @@ pub(crate) fn generate(req: &Request) -> Result<Bundle> {
         b.push(Document::object(&binding)?);
     }
     b.push(Document::object(&daemonset(&ns, image))?);
-    b.extend(super::dra::generate_for(req, crate::dra_plugin::DRIVER)?);
+    b.extend(super::dra::generate_for(
+        req,
+        crate::cluster::dra_plugin::DRIVER,
+    )?);
     b.note(format!(
         "gpushare's DRA driver gpu.gpushare.io: the DaemonSet {ns}/{NAME} publishes each node's GPUs and MIG devices (a ResourceSlice per node) and prepares the claims of the classes above. One DRA driver per node: stop NVIDIA's DRA kubelet plugin there (label nvidia.com/gpu.deploy.dra-kubelet-plugin=false) and its device plugin for the same devices (nvidia.com/gpu.deploy.device-plugin=false). The GPU health watch runs in gpushare agent; without the agent, add --watch-health to the plugin."
     ));

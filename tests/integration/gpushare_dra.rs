@@ -169,16 +169,30 @@ fn pods_run_on_gpushares_own_dra_driver_for_whole_gpus_and_every_mig_profile() {
         .to_string(),
     )
     .unwrap();
-    let out = std::process::Command::new("kubectl")
-        .env("KUBECONFIG", &token)
-        .arg("create")
-        .arg("-f")
-        .arg(&foreign)
-        .output()
-        .unwrap();
-    let said = String::from_utf8_lossy(&out.stderr);
+    // The API server applies a new admission policy within a moment: asked until it does.
+    let said = wait_for(
+        "the own-slices policy to refuse another node's slice",
+        WAIT,
+        || {
+            let out = std::process::Command::new("kubectl")
+                .env("KUBECONFIG", &token)
+                .arg("create")
+                .arg("-f")
+                .arg(&foreign)
+                .output()
+                .unwrap();
+            let said = String::from_utf8_lossy(&out.stderr).into_owned();
+            if out.status.success() {
+                let _ = std::process::Command::new("kubectl")
+                    .env("KUBECONFIG", &server.kubeconfig)
+                    .args(["delete", "resourceslice", "foreign"])
+                    .output();
+            }
+            (!out.status.success()).then_some(said)
+        },
+    );
     assert!(
-        !out.status.success() && said.contains("may publish only the ResourceSlices of the node"),
+        said.contains("may publish only the ResourceSlices of the node"),
         "{said}"
     );
     // The real kubelet registers it.
