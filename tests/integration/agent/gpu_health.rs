@@ -87,13 +87,12 @@ fn a_fatal_xid_takes_exactly_its_gpu_out_and_a_recovered_gpu_comes_back_by_itsel
     let raise = |args: &[&str]| {
         node.gpushare().arg("sim").args(args).assert().success();
     };
-    let events_before = cluster.events(NODE).len();
+    let events_before = cluster.event_mark(NODE);
     let event = |reason: &str, text: &str| {
         wait_for(&format!("a {reason} event naming {text}"), WAIT, || {
             cluster
-                .events(NODE)
+                .events_since(NODE, &events_before)
                 .into_iter()
-                .skip(events_before)
                 .find(|(r, m)| r == reason && m.contains(text))
                 .map(|(_, m)| m)
         })

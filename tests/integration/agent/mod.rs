@@ -22,7 +22,7 @@ use crate::common;
 
 use agent_process::{AgentProcess, device_at, profiles};
 use common::api_server::ApiServer;
-use common::cluster::{Cluster, wait_for};
+use common::cluster::{Cluster, EventMark, wait_for};
 use common::real_node::BUSYBOX;
 use common::repo;
 use serde_json::{Value, json};
@@ -137,14 +137,13 @@ impl Setup {
         });
     }
 
-    /// Wait for an event whose reason is `reason` and whose message contains `text`, after the
-    /// first `seen` events.
-    fn wait_event(&self, node: &str, seen: usize, reason: &str, text: &str) -> String {
+    /// Wait for an event whose reason is `reason` and whose message contains `text`, made after
+    /// `seen`.
+    fn wait_event(&self, node: &str, seen: &EventMark, reason: &str, text: &str) -> String {
         wait_for(&format!("an event {reason} saying {text:?}"), WAIT, || {
             self.cluster
-                .events(node)
+                .events_since(node, seen)
                 .into_iter()
-                .skip(seen)
                 .find(|(r, m)| r == reason && m.contains(text))
                 .map(|(_, m)| m)
         })
@@ -369,10 +368,16 @@ fn the_agent_applies_the_layout_its_label_names() {
     c.label(node, &[("gpushare.io/config", Some("balanced"))]);
     s.wait_state(node, "success");
     assert_eq!(profiles(&s.agent.node()), balanced());
-    s.wait_event(node, 0, "Applying", "gpushare.io/config=balanced");
+    let from_the_start = EventMark::default();
     s.wait_event(
         node,
-        0,
+        &from_the_start,
+        "Applying",
+        "gpushare.io/config=balanced",
+    );
+    s.wait_event(
+        node,
+        &from_the_start,
         "LayoutApplied",
         "applied gpushare.io/config=balanced",
     );
@@ -394,7 +399,7 @@ fn the_agent_applies_the_layout_its_label_names() {
     // incrementally, and the labels come back.
     c.create_pod(gpu_client_pod("device-plugin", node, DEVICE_PLUGIN, true));
     c.create_pod(gpu_client_pod("dcgm-exporter", node, DCGM_EXPORTER, false));
-    let seen = c.events(node).len();
+    let seen = c.event_mark(node);
     c.label(node, &[("gpushare.io/config", Some("halves"))]);
     wait_for("the GPU clients paused", WAIT, || {
         let l = c.labels(node);
@@ -402,7 +407,7 @@ fn the_agent_applies_the_layout_its_label_names() {
             && l.get(DCGM_EXPORTER).map(String::as_str) == Some("paused-for-mig-change"))
         .then_some(())
     });
-    s.wait_event(node, seen, "GpuClientsPaused", "device-plugin");
+    s.wait_event(node, &seen, "GpuClientsPaused", "device-plugin");
     std::thread::sleep(Duration::from_millis(1500));
     assert_eq!(
         c.labels(node).get(STATE).map(String::as_str),
@@ -440,7 +445,7 @@ fn the_agent_applies_the_layout_its_label_names() {
     c.create_pod(gpu_client_pod("dcgm-exporter", node, DCGM_EXPORTER, false));
     s.wait_event(
         node,
-        seen,
+        &seen,
         "LayoutApplied",
         "applied gpushare.io/config=halves",
     );
@@ -448,10 +453,10 @@ fn the_agent_applies_the_layout_its_label_names() {
     // 3. A user's pod holding a device the next layout takes away blocks it, by name; once it
     // is gone the agent tries again at once (its --retry is 600 s) and succeeds.
     c.create_pod(user_pod("training", node, "nvidia.com/mig-3g.20gb"));
-    let seen = c.events(node).len();
+    let seen = c.event_mark(node);
     c.label(node, &[("gpushare.io/config", Some("balanced"))]);
     s.wait_state(node, "failed");
-    let m = s.wait_event(node, seen, "LayoutFailed", "gpushare-e2e/training");
+    let m = s.wait_event(node, &seen, "LayoutFailed", "gpushare-e2e/training");
     assert!(m.contains("nvidia.com/mig-3g.20gb"), "{m}");
     assert_eq!(
         profiles(&s.agent.node()),
@@ -470,10 +475,10 @@ fn the_agent_applies_the_layout_its_label_names() {
 
     // 4. A layout the ConfigMap does not have: failed, with an event, and nothing changes.
     let before = s.agent.node();
-    let seen = c.events(node).len();
+    let seen = c.event_mark(node);
     c.label(node, &[("gpushare.io/config", Some("nonexistent"))]);
     s.wait_state(node, "failed");
-    let m = s.wait_event(node, seen, "LayoutFailed", "no layout named `nonexistent`");
+    let m = s.wait_event(node, &seen, "LayoutFailed", "no layout named `nonexistent`");
     assert!(
         m.contains("halves") && m.contains("all-1g.5gb"),
         "lists what there is: {m}"

@@ -11,7 +11,7 @@ use kube::api::{
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use kube::{Client, Config};
 use serde_json::{Value, json};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -303,8 +303,46 @@ impl Cluster {
         self.events_of("default", "Node", node)
     }
 
+    /// The events about a node so far, to tell the later ones by name: counting them does not
+    /// do, as an older event that repeats (the kubelet's) moves to the end of the list.
+    pub fn event_mark(&self, node: &str) -> EventMark {
+        EventMark(
+            self.node_events(node)
+                .into_iter()
+                .filter_map(|e| e.metadata.name)
+                .collect(),
+        )
+    }
+
+    /// `(reason, message)` of the events gpushare made about a node after `mark`, oldest first
+    /// (the kubelet's own, which it may repeat at any time, left out).
+    pub fn events_since(&self, node: &str, mark: &EventMark) -> Vec<(String, String)> {
+        self.node_events(node)
+            .into_iter()
+            .filter(|e| e.metadata.name.as_ref().is_none_or(|n| !mark.0.contains(n)))
+            .filter(|e| {
+                e.reporting_component
+                    .as_deref()
+                    .is_some_and(|c| c.starts_with("gpushare.io/"))
+            })
+            .map(|e| (e.reason.unwrap_or_default(), e.message.unwrap_or_default()))
+            .collect()
+    }
+
+    fn node_events(&self, node: &str) -> Vec<Event> {
+        self.event_objects("default", "Node", node)
+    }
+
     /// `(reason, message)` of the events about an object, oldest first.
     pub fn events_of(&self, ns: &str, kind: &str, name: &str) -> Vec<(String, String)> {
+        self.event_objects(ns, kind, name)
+            .into_iter()
+            .map(|e| (e.reason.unwrap_or_default(), e.message.unwrap_or_default()))
+            .collect()
+    }
+
+    /// The events about an object, oldest first.
+    fn event_objects(&self, ns: &str, kind: &str, name: &str) -> Vec<Event> {
         let api: Api<Event> = Api::namespaced(self.client.clone(), ns);
         let params = ListParams::default().fields(&format!(
             "involvedObject.kind={kind},involvedObject.name={name}"
@@ -320,9 +358,6 @@ impl Cluster {
             )
         });
         items
-            .into_iter()
-            .map(|e| (e.reason.unwrap_or_default(), e.message.unwrap_or_default()))
-            .collect()
     }
 
     /// The rules of a ClusterRole and of a Role, as the API server holds them.
@@ -347,6 +382,10 @@ fn to_map(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
         .map(|(k, v)| (k.to_string(), v.to_string()))
         .collect()
 }
+
+/// The names of the events about a node at one moment.
+#[derive(Default)]
+pub struct EventMark(BTreeSet<String>);
 
 /// Poll `f` until it gives a value, or fail after `timeout` with `what` and the last `context`.
 pub fn wait_for<T>(what: &str, timeout: Duration, mut f: impl FnMut() -> Option<T>) -> T {
