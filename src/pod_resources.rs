@@ -7,9 +7,11 @@
 //! devices whose IDs it was given. An absent socket or a refusing kubelet makes the holders
 //! unknown, said as such; it never fails the command that asked.
 
+use crate::cluster::dra_plugin::DRIVER;
+use crate::cluster::dra_plugin::record::{self, PreparedClaim};
 use crate::node::Node;
 use serde::Serialize;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -32,7 +34,9 @@ const TIMEOUT: Duration = Duration::from_secs(5);
 pub(crate) struct PodDevice {
     pub namespace: String,
     pub pod: String,
-    pub container: String,
+    /// None for a claim gpushare's driver prepared whose pod's containers the kubelet has not
+    /// listed yet: the claim holds the device from its prepare on.
+    pub container: Option<String>,
     /// The extended resource it was allocated as (`nvidia.com/mig-1g.10gb`); for a DRA claim,
     /// the driver (`gpu.nvidia.com`).
     pub resource: String,
@@ -74,24 +78,60 @@ pub(crate) fn read(node: &Node, root: &Path) -> Holders {
     if !socket.exists() {
         return Holders::NoSocket(socket);
     }
-    match list(&socket) {
-        Ok(held) => {
-            let minors = crate::node::minor::minors(node, root);
-            Holders::Known(
-                held.into_iter()
-                    .filter_map(|h| matched(node, &minors, h))
-                    .collect(),
-            )
+    let held = match list(&socket) {
+        Ok(held) => held,
+        Err(why) => return Holders::Refused(socket, why),
+    };
+    let cdi = root.join(record::CDI_DIR);
+    let prepared = match record::prepared_claims(&cdi) {
+        Ok(prepared) => prepared,
+        Err(why) => return Holders::Refused(cdi, why),
+    };
+    let minors = crate::node::minor::minors(node, root);
+    Holders::Known(
+        with_prepared(held, &prepared)
+            .into_iter()
+            .filter_map(|h| matched(node, &minors, h))
+            .collect(),
+    )
+}
+
+/// The kubelet's allocations, and the devices of each claim gpushare's driver prepared that
+/// the kubelet does not list yet (its pod's containers not made): held from the prepare on, by
+/// the pods the claim was reserved for.
+fn with_prepared(mut held: Vec<Allocation>, prepared: &[PreparedClaim]) -> Vec<Allocation> {
+    let listed: BTreeSet<String> = held.iter().filter_map(|a| a.claim.clone()).collect();
+    for c in prepared {
+        let claim = format!("{}/{}", c.namespace, c.name);
+        if listed.contains(&claim) {
+            continue;
         }
-        Err(why) => Holders::Refused(socket, why),
+        let pods = if c.pods.is_empty() {
+            vec!["?".to_string()]
+        } else {
+            c.pods.clone()
+        };
+        for pod in pods {
+            for device in &c.devices {
+                held.push(Allocation {
+                    namespace: c.namespace.clone(),
+                    pod: pod.clone(),
+                    container: None,
+                    resource: DRIVER.to_string(),
+                    device_id: device.clone(),
+                    claim: Some(claim.clone()),
+                });
+            }
+        }
     }
+    held
 }
 
 /// One device the kubelet allocated a container: a device plugin's, or a DRA claim's.
 struct Allocation {
     namespace: String,
     pod: String,
-    container: String,
+    container: Option<String>,
     resource: String,
     device_id: String,
     claim: Option<String>,
@@ -131,7 +171,7 @@ fn list(socket: &Path) -> Result<Vec<Allocation>, String> {
                 let held = |resource: &str, device_id: String, claim: Option<String>| Allocation {
                     namespace: pod.namespace.clone(),
                     pod: pod.name.clone(),
-                    container: container.name.clone(),
+                    container: Some(container.name.clone()),
                     resource: resource.to_string(),
                     device_id,
                     claim,
@@ -164,7 +204,7 @@ fn list(socket: &Path) -> Result<Vec<Allocation>, String> {
 /// NVIDIA device that names nothing here is kept, unmatched.
 fn matched(node: &Node, minors: &BTreeMap<u32, u32>, a: Allocation) -> Option<PodDevice> {
     let (gpu, mig_device) = if a.claim.is_some() {
-        if a.resource == crate::cluster::dra_plugin::DRIVER {
+        if a.resource == DRIVER {
             // gpushare's own driver: its names, as it publishes the node now.
             let offered = crate::cluster::dra_plugin::devices::devices(node).unwrap_or_default();
             offered
@@ -264,7 +304,7 @@ mod tests {
         Allocation {
             namespace: "ml".into(),
             pod: "train".into(),
-            container: "main".into(),
+            container: Some("main".into()),
             resource: driver.into(),
             device_id: device.into(),
             claim: Some("ml/train-gpu".into()),
@@ -288,6 +328,46 @@ mod tests {
         assert_eq!(held("gpu-vfio-1"), (None, None));
         // Another driver's devices are not GPUs.
         assert!(matched(&node, &minors, claim("example.com/fpga", "gpu-1")).is_none());
+    }
+
+    #[test]
+    fn a_prepared_claim_holds_its_devices_until_the_kubelet_lists_its_pod() {
+        let prepared = |name: &str, pods: &[&str]| PreparedClaim {
+            namespace: "ml".into(),
+            name: name.into(),
+            devices: vec!["gpu-0".into(), "gpu-1".into()],
+            pods: pods.iter().map(|p| p.to_string()).collect(),
+        };
+        let listed = claim(DRIVER, "gpu-0");
+        let held = with_prepared(
+            vec![listed],
+            &[prepared("train-gpu", &["train"]), prepared("new", &["a", "b"])],
+        );
+        // The listed claim once, as the kubelet says; the new one for each pod and device,
+        // without a container yet.
+        let seen: Vec<(&str, &str, Option<&str>, &str)> = held
+            .iter()
+            .map(|a| {
+                (
+                    a.claim.as_deref().unwrap(),
+                    a.pod.as_str(),
+                    a.container.as_deref(),
+                    a.device_id.as_str(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                ("ml/train-gpu", "train", Some("main"), "gpu-0"),
+                ("ml/new", "a", None, "gpu-0"),
+                ("ml/new", "a", None, "gpu-1"),
+                ("ml/new", "b", None, "gpu-0"),
+                ("ml/new", "b", None, "gpu-1"),
+            ]
+        );
+        let unreserved = with_prepared(Vec::new(), &[prepared("c", &[])]);
+        assert!(unreserved.iter().all(|a| a.pod == "?"));
     }
 
     #[test]

@@ -524,7 +524,7 @@ mod tests {
         let held = |pod: &str, gpu: Option<u32>, mig_device: Option<String>, id: &str| PodDevice {
             namespace: "ns".into(),
             pod: pod.into(),
-            container: "c".into(),
+            container: Some("c".into()),
             resource: "nvidia.com/mig-3g.20gb".into(),
             device_id: id.into(),
             gpu,

@@ -344,7 +344,7 @@ fn render(out: &Output, detected: &Detected) -> String {
                     d.device_id.clone(),
                     d.resource.clone(),
                     format!("{}/{}", d.namespace, d.pod),
-                    d.container.clone(),
+                    d.container.clone().unwrap_or_else(|| "(prepared)".into()),
                 ]
             })
             .collect();

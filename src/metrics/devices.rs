@@ -174,7 +174,7 @@ fn held(
         let mut l = base.clone();
         l.push(("namespace", h.namespace.clone()));
         l.push(("pod", h.pod.clone()));
-        l.push(("container", h.container.clone()));
+        l.push(("container", h.container.clone().unwrap_or_default()));
         // A container given two replicas of one device is one holder.
         if sheet.contains(spec, &l) {
             continue;

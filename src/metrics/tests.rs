@@ -163,7 +163,7 @@ fn a_device_a_pod_holds_carries_the_pod_and_a_free_one_is_zero() {
     let pod = |name: &str, mig: Option<&str>, gpu| crate::pod_resources::PodDevice {
         namespace: "ml".into(),
         pod: name.into(),
-        container: "main".into(),
+        container: Some("main".into()),
         resource: "nvidia.com/gpu".into(),
         device_id: "x".into(),
         gpu: Some(gpu),

@@ -246,7 +246,7 @@ mod tests {
         let held = vec![PodDevice {
             namespace: "ns".into(),
             pod: "p".into(),
-            container: "c".into(),
+            container: Some("c".into()),
             resource: "nvidia.com/mig-3g.20gb".into(),
             device_id: uuid.clone(),
             gpu: Some(0),

@@ -289,7 +289,23 @@ fn pods_run_on_gpushares_own_dra_driver_for_whole_gpus_and_every_mig_profile() {
         .map(|h| (h["pod"].as_str().unwrap(), h))
         .collect();
     assert_eq!(holders.len(), 4, "{held}");
+    // Each claim's CDI spec records the claim, its device and its pod: what makes a prepared
+    // claim a holder before the kubelet lists its containers.
+    let records: Vec<Value> = std::fs::read_dir(node.dir.join("cdi"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().contains("gpu.gpushare.io-"))
+        .map(|p| serde_json::from_str::<Value>(&std::fs::read_to_string(p).unwrap()).unwrap())
+        .map(|spec| spec["annotations"].clone())
+        .collect();
     for (pod, h) in holders {
+        assert!(h["container"].is_string(), "listed by the kubelet: {h}");
+        assert!(
+            records.iter().any(|r| r["gpu.gpushare.io/claim"] == h["claim"]
+                && r["gpu.gpushare.io/devices"] == allocated[pod].as_str()
+                && r["gpu.gpushare.io/pods"] == pod),
+            "{h}: {records:?}"
+        );
         let device = by_name[&allocated[pod]];
         assert_eq!(h["device_id"], allocated[pod].as_str(), "{h}");
         assert_eq!(h["gpu"], device["attributes"]["index"]["int"], "{h}");

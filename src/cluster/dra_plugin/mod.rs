@@ -15,6 +15,7 @@ pub(crate) mod devices;
 mod health;
 mod prepare;
 pub(crate) mod proto;
+pub(crate) mod record;
 mod slices;
 
 use crate::Context;
@@ -95,7 +96,13 @@ impl Plugin {
                 claim.namespace, claim.name
             ))
         })?;
-        let spec = prepare::claim_spec(&node, &offered, &allocated, &claim.uid, &self.devices)?;
+        let record = record::PreparedClaim {
+            namespace: claim.namespace.clone(),
+            name: claim.name.clone(),
+            devices: allocated.iter().map(|a| a.device.clone()).collect(),
+            pods: prepare::reserved_pods(&object),
+        };
+        let spec = prepare::claim_spec(&node, &offered, &allocated, &record, &claim.uid, &self.devices)?;
         for a in &allocated {
             let Some(device) = offered.iter().find(|d| d.name == a.device) else {
                 continue;

@@ -6,6 +6,7 @@
 //! same CDI id, and its unprepare removes it.
 
 use super::devices::{DRIVER, DraDevice};
+use super::record::PreparedClaim;
 use crate::error::{Error, Result};
 use crate::k8s::cdi::spec::{ContainerEdits, Device, Spec};
 use crate::k8s::cdi::{self, DeviceSource};
@@ -116,12 +117,25 @@ pub(crate) fn allocated(
     Ok(out)
 }
 
+/// The pods a claim is reserved for, as the API server has it.
+pub(crate) fn reserved_pods(claim: &serde_json::Value) -> Vec<String> {
+    claim["status"]["reservedFor"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|r| r["resource"] == "pods" && r["apiGroup"].as_str().unwrap_or("").is_empty())
+        .filter_map(|r| r["name"].as_str().map(str::to_string))
+        .collect()
+}
+
 /// The claim's CDI spec: one device named after the claim, with the device nodes of every
-/// device it was allocated, and the driver's files and hooks for the container.
+/// device it was allocated, and the driver's files and hooks for the container; its
+/// annotations record the claim ([`PreparedClaim`]).
 pub(crate) fn claim_spec(
     node: &Node,
     offered: &[DraDevice],
     allocated: &[Allocated],
+    record: &PreparedClaim,
     uid: &str,
     source: &DeviceSource,
 ) -> Result<Spec> {
@@ -148,6 +162,7 @@ pub(crate) fn claim_spec(
     }
     let mut spec = Spec {
         cdi_version: String::new(),
+        annotations: record.annotations(),
         kind: CDI_KIND.into(),
         devices: vec![Device {
             name: uid.to_string(),
@@ -274,7 +289,22 @@ mod tests {
             device: "gpu-2".into(),
             tolerates_unhealthy: false,
         }];
-        let spec = claim_spec(&node, &offered, &wanted, &c.uid, &DeviceSource::default()).unwrap();
+        let record = PreparedClaim {
+            namespace: c.namespace.clone(),
+            name: c.name.clone(),
+            devices: vec!["gpu-2".into()],
+            pods: vec!["p".into()],
+        };
+        let spec = claim_spec(
+            &node,
+            &offered,
+            &wanted,
+            &record,
+            &c.uid,
+            &DeviceSource::default(),
+        )
+        .unwrap();
+        assert_eq!(spec.annotations, record.annotations());
         let nodes: Vec<&str> = spec.devices[0]
             .container_edits
             .device_nodes
@@ -288,7 +318,15 @@ mod tests {
             device: "gpu-9".into(),
             tolerates_unhealthy: false,
         }];
-        let e = claim_spec(&node, &offered, &gone, &c.uid, &DeviceSource::default()).unwrap_err();
+        let e = claim_spec(
+            &node,
+            &offered,
+            &gone,
+            &record,
+            &c.uid,
+            &DeviceSource::default(),
+        )
+        .unwrap_err();
         assert!(e.message.contains("no longer on the node"), "{}", e.message);
         let dir = tempfile::tempdir().unwrap();
         write_spec(dir.path(), &c.uid, &spec).unwrap();
@@ -296,9 +334,24 @@ mod tests {
             serde_json::from_str(&std::fs::read_to_string(spec_path(dir.path(), &c.uid)).unwrap())
                 .unwrap();
         assert_eq!(back, spec);
+        assert_eq!(
+            super::super::record::prepared_claims(dir.path()).unwrap(),
+            [record]
+        );
         remove_spec(dir.path(), &c.uid).unwrap();
         remove_spec(dir.path(), &c.uid).unwrap();
         assert!(write_spec(dir.path(), "../../etc/x", &spec).is_err());
+    }
+
+    #[test]
+    fn the_pods_a_claim_is_reserved_for() {
+        let claim = json!({ "status": { "reservedFor": [
+            { "resource": "pods", "name": "a", "uid": "1" },
+            { "apiGroup": "example.com", "resource": "pods", "name": "x", "uid": "2" },
+            { "resource": "pods", "name": "b", "uid": "3" },
+        ]}});
+        assert_eq!(reserved_pods(&claim), ["a", "b"]);
+        assert!(reserved_pods(&json!({})).is_empty());
     }
 
     #[test]

@@ -129,6 +129,7 @@ pub(crate) fn build_spec(node: &Node, tree: &DeviceTree, driver: Option<Driver>)
     };
     let mut spec = Spec {
         cdi_version: String::new(),
+        annotations: Default::default(),
         kind: KIND.into(),
         devices,
         container_edits: ContainerEdits {

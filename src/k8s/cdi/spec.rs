@@ -1,7 +1,7 @@
 //! The CDI spec format (cncf-tags/container-device-interface), its version and name rules.
 
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Every valid `cdiVersion`, oldest first (`specs-go/version.go`; "1.0.1" is not one).
 pub(crate) const VERSIONS: [&str; 10] = [
@@ -13,6 +13,10 @@ pub(crate) const VERSIONS: [&str; 10] = [
 pub(crate) struct Spec {
     pub cdi_version: String,
     pub kind: String,
+    /// What the spec's maker notes about it (CDI 0.6.0): gpushare's DRA driver records a
+    /// claim's name, devices and pods there.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub annotations: BTreeMap<String, String>,
     pub devices: Vec<Device>,
     #[serde(default, skip_serializing_if = "ContainerEdits::is_empty")]
     pub container_edits: ContainerEdits,
@@ -91,7 +95,8 @@ pub(crate) struct Mount {
 }
 
 /// The lowest `cdiVersion` whose features this spec uses (`specs-go/version.go`): `hostPath` on
-/// a device node or a device name starting with a digit need 0.5.0; a `.` in the class 0.6.0.
+/// a device node or a device name starting with a digit need 0.5.0; a `.` in the class or
+/// annotations 0.6.0.
 pub(crate) fn minimum_version(spec: &Spec) -> &'static str {
     let class = spec.kind.split_once('/').map_or("", |(_, c)| c);
     let all_edits = std::iter::once(&spec.container_edits)
@@ -103,7 +108,7 @@ pub(crate) fn minimum_version(spec: &Spec) -> &'static str {
         .devices
         .iter()
         .any(|d| d.name.starts_with(|c: char| c.is_ascii_digit()));
-    if class.contains('.') {
+    if class.contains('.') || !spec.annotations.is_empty() {
         "0.6.0"
     } else if host_paths || digit_names {
         "0.5.0"
@@ -120,6 +125,31 @@ fn valid_kind_part(s: &str) -> bool {
         && b[b.len() - 1].is_ascii_alphanumeric()
         && b.iter()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'-'))
+}
+
+/// An annotation key, as Kubernetes' (CDI checks them so): `[prefix/]name`, the name at most 63
+/// of `[A-Za-z0-9_.-]`, alphanumeric first and last; the prefix a DNS subdomain.
+fn valid_annotation_key(key: &str) -> bool {
+    let (prefix, name) = key.rsplit_once('/').map_or((None, key), |(p, n)| (Some(p), n));
+    let name_ok = name.len() <= 63
+        && name.starts_with(|c: char| c.is_ascii_alphanumeric())
+        && name.ends_with(|c: char| c.is_ascii_alphanumeric())
+        && name
+            .bytes()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'-'));
+    let prefix_ok = prefix.is_none_or(|p| {
+        p.len() <= 253
+            && p.split('.').all(|label| {
+                !label.is_empty()
+                    && label.len() <= 63
+                    && label.starts_with(|c: char| c.is_ascii_lowercase() || c.is_ascii_digit())
+                    && label.ends_with(|c: char| c.is_ascii_lowercase() || c.is_ascii_digit())
+                    && label
+                        .bytes()
+                        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'-')
+            })
+    });
+    name_ok && prefix_ok
 }
 
 /// A device name: alphanumeric first and last, `[A-Za-z0-9_.:-]` between (`:` allows `0:1`).
@@ -163,6 +193,9 @@ pub(crate) fn validate(spec: &Spec) -> Vec<String> {
     if spec.devices.is_empty() {
         problems.push("a spec needs at least one device".into());
     }
+    for key in spec.annotations.keys().filter(|k| !valid_annotation_key(k)) {
+        problems.push(format!("annotation key {key:?} is not a qualified name"));
+    }
     let mut seen = BTreeSet::new();
     for d in &spec.devices {
         if !valid_device_name(&d.name) {
@@ -204,6 +237,7 @@ mod tests {
     fn spec(names: &[&str], host_path: bool) -> Spec {
         Spec {
             cdi_version: "0.3.0".into(),
+            annotations: Default::default(),
             kind: "nvidia.com/gpu".into(),
             devices: names
                 .iter()
@@ -234,6 +268,24 @@ mod tests {
         let mut s = spec(&["all"], false);
         s.kind = "nvidia.com/gpu.mig".into();
         assert_eq!(minimum_version(&s), "0.6.0");
+        let mut s = spec(&["all"], false);
+        s.annotations.insert("gpu.gpushare.io/claim".into(), "ml/a".into());
+        assert_eq!(minimum_version(&s), "0.6.0");
+    }
+
+    #[test]
+    fn annotation_keys_are_qualified_names() {
+        for good in ["claim", "gpu.gpushare.io/claim", "a-b.c/x_y.z-1"] {
+            assert!(valid_annotation_key(good), "{good}");
+        }
+        let long = "x".repeat(64);
+        for bad in ["", "/x", "Gpu.io/x", "a..b/x", "x/", "-x", "a/b/c", long.as_str()] {
+            assert!(!valid_annotation_key(bad), "{bad}");
+        }
+        let mut s = spec(&["all"], false);
+        s.cdi_version = "0.6.0".into();
+        s.annotations.insert("bad key".into(), String::new());
+        assert!(validate(&s)[0].contains("bad key"), "{:?}", validate(&s));
     }
 
     #[test]

@@ -116,8 +116,11 @@ impl RealNode {
         // processes (the node's containers are processes of this host).
         let host = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(host.path().join("var/lib")).unwrap();
+        std::fs::create_dir_all(host.path().join("var/run")).unwrap();
         for (from, to) in [
             (dir.join("kubelet"), "var/lib/kubelet"),
+            // Where the node's runtime reads CDI specs (gpushare's DRA driver writes them there).
+            (dir.join("cdi"), "var/run/cdi"),
             (dir.join("log"), "var/log"),
             (PathBuf::from("/proc"), "proc"),
         ] {
