@@ -9,5 +9,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export GPUSHARE_REQUIRE_KUBE=1 GPUSHARE_REQUIRE_NVIDIA_TOOLS=1
+# gpushare's plugin as it ships, beside NVIDIA's release build.
+cargo build --locked --quiet --release --bin gpushare
+export GPUSHARE_BENCH_RELEASE_BIN="$PWD/target/release/gpushare"
 cargo test --locked --quiet --test integration bench_prepare_latency -- --ignored --nocapture 2>&1 |
   grep -E 'claim\(s\) at once|republished|panicked|FAILED'

@@ -540,6 +540,11 @@ pub(crate) struct DraPluginArgs {
     #[arg(long)]
     pub watch_health: bool,
 
+    /// Taint a device that a cause `[health]` calls fatal made unhealthy `NoExecute` rather than
+    /// `NoSchedule`: the pods of its claims are evicted (unless they tolerate it)
+    #[arg(long)]
+    pub evict_on_fatal: bool,
+
     #[command(flatten)]
     pub sysfs: SysfsArgs,
 }

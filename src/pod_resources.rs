@@ -341,7 +341,10 @@ mod tests {
         let listed = claim(DRIVER, "gpu-0");
         let held = with_prepared(
             vec![listed],
-            &[prepared("train-gpu", &["train"]), prepared("new", &["a", "b"])],
+            &[
+                prepared("train-gpu", &["train"]),
+                prepared("new", &["a", "b"]),
+            ],
         );
         // The listed claim once, as the kubelet says; the new one for each pod and device,
         // without a container yet.

@@ -17,6 +17,7 @@ pub(super) fn run(ctx: &mut Context, args: &DraPluginArgs) -> Result<Exit> {
             cdi_root: args.cdi_root.clone(),
             devices,
             watch_health: args.watch_health,
+            evict_on_fatal: args.evict_on_fatal,
             sysfs_root: args.sysfs.sysfs_root.clone(),
         },
     )

@@ -19,8 +19,8 @@ const PLUGIN_DIR: &str = "/var/lib/kubelet/plugins/gpu.gpushare.io";
 
 /// Why the container is privileged, on the pod for whoever reviews it.
 const PRIVILEGED_WHY: &str = "The plugin reads every /dev/nvidia* device node (the MIG \
-capability nodes too) under the host's root to write each claim's CDI spec, and serves the \
-kubelet on its plugin sockets.";
+capability nodes too) under the host's root to write each claim's CDI spec, serves the \
+kubelet on its plugin sockets, and sees the host's processes (an MPS claim's daemon).";
 
 pub(crate) fn generate(req: &Request) -> Result<Bundle> {
     let image = req.images.gpushare("dra-plugin")?;
@@ -80,6 +80,8 @@ fn daemonset(ns: &str, image: String) -> DaemonSet {
                     )])),
                     tolerations: Some(vec![toleration("nvidia.com/gpu", "NoSchedule")]),
                     priority_class_name: Some("system-node-critical".into()),
+                    // An MPS claim's daemon is a host process: its pid is seen to be alive.
+                    host_pid: Some(true),
                     service_account_name: Some(NAME.into()),
                     automount_service_account_token: Some(true),
                     containers: vec![Container {
@@ -109,6 +111,8 @@ fn daemonset(ns: &str, image: String) -> DaemonSet {
                             mount("cdi", "/var/run/cdi"),
                             // The health record gpushare agent's watch keeps.
                             read_only_mount("state", "/var/lib/gpushare"),
+                            // The MPS daemons' records, for MPS claims.
+                            read_only_mount("run", "/run/gpushare"),
                             read_only_mount("host", "/host"),
                         ]),
                         ..Default::default()
@@ -122,6 +126,7 @@ fn daemonset(ns: &str, image: String) -> DaemonSet {
                         host_path("plugin", PLUGIN_DIR, Some("DirectoryOrCreate")),
                         host_path("cdi", "/var/run/cdi", Some("DirectoryOrCreate")),
                         host_path("state", "/var/lib/gpushare", Some("DirectoryOrCreate")),
+                        host_path("run", "/run/gpushare", Some("DirectoryOrCreate")),
                         host_path("host", "/", Some("Directory")),
                     ]),
                     ..Default::default()

@@ -14,7 +14,7 @@ use common::cluster::{Cluster, wait_for};
 use common::device_plugin::{InHost, device_nodes, mig_devices};
 use common::dra_plugin::{attribute, kubectl_json};
 use common::nvidia_tools::{NvidiaNode, tools};
-use common::real_node::{RealNode, Seen, driver_root, gpu_pod};
+use common::real_node::{RealNode, Seen, driver_root, gpu_pod, gpu_pod_showing};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -30,12 +30,26 @@ fn published(kubeconfig: &std::path::Path, node: &str) -> Vec<Value> {
 /// The plugin on `node`, for the simulated GPUs of `nvidia`, its specs' files from the driver
 /// root.
 fn plugin(nvidia: &NvidiaNode, node: &RealNode, kubeconfig: &std::path::Path) -> InHost {
+    plugin_with(nvidia, node, kubeconfig, &[])
+}
+
+/// The same, with `more` flags.
+fn plugin_with(
+    nvidia: &NvidiaNode,
+    node: &RealNode,
+    kubeconfig: &std::path::Path,
+    more: &[&str],
+) -> InHost {
     let root = driver_root(nvidia).display().to_string();
     let state = nvidia.state().display().to_string();
     let state_root = nvidia.path("root").display().to_string();
     let kubeconfig = kubeconfig.display().to_string();
     let cdi = node.dir.join("cdi").display().to_string();
-    let program = assert_cmd::cargo::cargo_bin!("gpushare");
+    // The bench runs the plugin as it ships (bench/dra-drivers.sh builds it with --release).
+    let release = std::env::var_os("GPUSHARE_BENCH_RELEASE_BIN").map(std::path::PathBuf::from);
+    let program = release
+        .as_deref()
+        .unwrap_or(assert_cmd::cargo::cargo_bin!("gpushare"));
     // The stand-in's programs log their runs there (nvidia-smi's time-slices).
     let calls = BTreeMap::from([(
         "NVML_STANDIN_LOG".to_string(),
@@ -69,7 +83,10 @@ fn plugin(nvidia: &NvidiaNode, node: &RealNode, kubeconfig: &std::path::Path) ->
             "--driver-root",
             &root,
             "--watch-health",
-        ],
+        ]
+        .into_iter()
+        .chain(more.iter().copied())
+        .collect::<Vec<_>>(),
     )
 }
 
@@ -301,9 +318,11 @@ fn pods_run_on_gpushares_own_dra_driver_for_whole_gpus_and_every_mig_profile() {
     for (pod, h) in holders {
         assert!(h["container"].is_string(), "listed by the kubelet: {h}");
         assert!(
-            records.iter().any(|r| r["gpu.gpushare.io/claim"] == h["claim"]
-                && r["gpu.gpushare.io/devices"] == allocated[pod].as_str()
-                && r["gpu.gpushare.io/pods"] == pod),
+            records
+                .iter()
+                .any(|r| r["gpu.gpushare.io/claim"] == h["claim"]
+                    && r["gpu.gpushare.io/devices"] == allocated[pod].as_str()
+                    && r["gpu.gpushare.io/pods"] == pod),
             "{h}: {records:?}"
         );
         let device = by_name[&allocated[pod]];
@@ -429,6 +448,139 @@ fn pods_run_on_gpushares_own_dra_driver_for_whole_gpus_and_every_mig_profile() {
         String::from_utf8_lossy(&deleted.stderr)
     );
 
+    // MPS: GPU 7 gets an MPS daemon of its own through gpushare's MPS lifecycle (two clients:
+    // 50% of the threads and 20480 MiB each). Two pods sharing a claim on it with MPS are its
+    // clients: its pipe directory (where the daemon's state is) and their own, smaller limits;
+    // asking for more than the daemon gives is refused, naming the field.
+    let path = format!(
+        "{}:{}",
+        nvidia.stand_in_programs().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    nvidia
+        .gpushare()
+        .env("PATH", &path)
+        .args(["mps", "start", "--gpu", "7", "--clients", "2"])
+        .assert()
+        .success();
+    let seven = attribute(
+        devices
+            .iter()
+            .find(|d| attribute(d, "type") == "gpu" && d["attributes"]["index"]["int"] == 7)
+            .unwrap(),
+        "uuid",
+    );
+    let mps_claim = |name: &str, mps: Value| {
+        json!({
+            "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+            "metadata": { "name": name, "namespace": "default" },
+            "spec": { "devices": {
+                "requests": [{ "name": "gpu", "exactly": {
+                    "deviceClassName": "gpu.gpushare.io",
+                    "selectors": [{ "cel": { "expression": format!(
+                        "device.attributes['{DRIVER}'].uuid == '{seven}'") } }],
+                } }],
+                "config": config(json!({ "apiVersion": "gpu.gpushare.io/v1alpha1",
+                    "kind": "DeviceConfig", "sharing": { "strategy": "MPS", "mps": mps } })),
+            }},
+        })
+    };
+    cluster.apply_documents(&[mps_claim(
+        "mps",
+        json!({ "defaultActiveThreadPercentage": 25, "defaultPinnedDeviceMemoryLimit": "10Gi" }),
+    )]);
+    let show_daemon = r#"f="$CUDA_MPS_PIPE_DIRECTORY/stand-in-state.json"; [ -f "$f" ] && echo "mps-state $(cat "$f")""#;
+    for pod in ["mps-a", "mps-b"] {
+        let mut p = gpu_pod_showing("default", pod, &[], show_daemon);
+        p["spec"]["containers"][0]["resources"] = json!({ "claims": [{ "name": "gpu" }] });
+        p["spec"]["resourceClaims"] = json!([{ "name": "gpu", "resourceClaimName": "mps" }]);
+        cluster.create_pod(p);
+    }
+    for pod in ["mps-a", "mps-b"] {
+        let seen = wait_for(&format!("{pod} running as an MPS client"), WAIT, || {
+            Seen::parse(&cluster.logs("default", pod)?)
+        });
+        let pipe = seen
+            .env
+            .get("CUDA_MPS_PIPE_DIRECTORY")
+            .cloned()
+            .unwrap_or_default();
+        assert!(pipe.ends_with("mps/gpu7/pipe"), "{pod}: {seen:?}");
+        assert_eq!(
+            seen.env
+                .get("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE")
+                .map(String::as_str),
+            Some("25"),
+            "{pod}: {seen:?}"
+        );
+        assert_eq!(
+            seen.env
+                .get("CUDA_MPS_PINNED_DEVICE_MEM_LIMIT")
+                .map(String::as_str),
+            Some("0=10240M"),
+            "{pod}: {seen:?}"
+        );
+        // The daemon's own state, through the mounted pipe directory: its defaults.
+        let state = seen.mps_state.clone().unwrap_or_default();
+        assert_eq!(state["thread_percentage"], 50.0, "{pod}: {state}");
+        assert_eq!(
+            seen.devices
+                .keys()
+                .filter(|d| d.starts_with("/dev/nvidia") && d[11..].parse::<u32>().is_ok())
+                .cloned()
+                .collect::<Vec<_>>(),
+            ["/dev/nvidia7"],
+            "{pod}: only its GPU"
+        );
+    }
+    cluster.apply_documents(&[mps_claim(
+        "mps-greedy",
+        json!({ "defaultActiveThreadPercentage": 60 }),
+    )]);
+    for pod in ["mps-a", "mps-b"] {
+        cluster.remove_pod("default", pod);
+    }
+    let mut p = gpu_pod("default", "mps-greedy", &[]);
+    p["spec"]["containers"][0]["resources"] = json!({ "claims": [{ "name": "gpu" }] });
+    p["spec"]["resourceClaims"] = json!([{ "name": "gpu", "resourceClaimName": "mps-greedy" }]);
+    let kubectl = |args: &[&str]| {
+        let out = std::process::Command::new("kubectl")
+            .env("KUBECONFIG", &server.kubeconfig)
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    kubectl(&["delete", "resourceclaim", "-n", "default", "mps", "--wait"]);
+    cluster.create_pod(p);
+    let refused = wait_for("the greedy MPS claim refused", WAIT, || {
+        cluster
+            .events_of("default", "Pod", "mps-greedy")
+            .into_iter()
+            .find(|(_, m)| m.contains("defaultActiveThreadPercentage"))
+            .map(|(_, m)| m)
+    });
+    assert!(refused.contains("more than the 50"), "{refused}");
+    cluster.remove_pod("default", "mps-greedy");
+    kubectl(&[
+        "delete",
+        "resourceclaim",
+        "-n",
+        "default",
+        "mps-greedy",
+        "--wait",
+    ]);
+    nvidia
+        .gpushare()
+        .env("PATH", &path)
+        .args(["mps", "stop"])
+        .assert()
+        .success();
+
     // A fatal Xid on a whole GPU: exactly its device is tainted in the slice. A claim for all
     // four whole GPUs waits (three are healthy); one that tolerates the taint gets them and
     // runs. Once the GPU is reset, the taint goes.
@@ -517,6 +669,41 @@ fn pods_run_on_gpushares_own_dra_driver_for_whole_gpus_and_every_mig_profile() {
     wait_for("the taint gone after the reset", WAIT, || {
         tainted().is_empty().then_some(())
     });
+
+    // With --evict-on-fatal, a fatal Xid taints NoExecute: the pod that now holds the four
+    // whole GPUs is evicted by the controller-manager.
+    drop(running);
+    let running = plugin_with(&nvidia, &node, &token, &["--evict-on-fatal"]);
+    wait_for("the claim for four whole GPUs to run", WAIT, || {
+        Seen::parse(&cluster.logs("default", "four-whole")?)
+    });
+    nvidia
+        .gpushare()
+        .args(["sim", "xid", "79", "--gpu", &index.to_string()])
+        .assert()
+        .success();
+    wait_for("the fatal Xid's device tainted NoExecute", WAIT, || {
+        (tainted()
+            == [(
+                target_name.clone(),
+                "\"gpushare.io/unhealthy\"=\"Xid79\":\"NoExecute\"".to_string(),
+            )])
+        .then_some(())
+    });
+    wait_for("the pod on the failed GPU evicted", WAIT, || {
+        let pods = cluster.pods("default");
+        let gone = pods.iter().all(|p| {
+            p.metadata.name.as_deref() != Some("four-whole")
+                || p.metadata.deletion_timestamp.is_some()
+        });
+        gone.then_some(())
+    });
+    nvidia
+        .gpushare()
+        .args(["recover", "--gpu", &index.to_string()])
+        .assert()
+        .success();
+    drop(running);
 }
 
 /// The UID of the claim a pod's template made ("" while there is none).

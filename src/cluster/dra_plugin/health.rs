@@ -11,6 +11,7 @@ use super::proto::health::{
     NodeWatchResourcesResponse,
 };
 use crate::gpu_health::NodeHealth;
+use crate::gpu_health::policy::Class;
 use crate::node::Node;
 use crate::paths::Paths;
 use std::collections::BTreeMap;
@@ -36,12 +37,29 @@ fn node_health(paths: &Paths, node: &Node) -> NodeHealth {
     })
 }
 
+/// Why a device is unhealthy.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Unhealthy {
+    pub why: String,
+    /// A cause the policy calls fatal is among them: the GPU needs a reset.
+    pub fatal: bool,
+}
+
+/// The taint's effect: `NoExecute` for a fatal cause when the operator asked, else `NoSchedule`.
+pub(crate) fn effect(bad: &Unhealthy, evict_on_fatal: bool) -> &'static str {
+    if evict_on_fatal && bad.fatal {
+        "NoExecute"
+    } else {
+        "NoSchedule"
+    }
+}
+
 /// Each device known to be unhealthy, with why.
 pub(crate) fn unhealthy(
     paths: &Paths,
     node: &Node,
     offered: &[DraDevice],
-) -> BTreeMap<String, String> {
+) -> BTreeMap<String, Unhealthy> {
     let health = node_health(paths, node);
     offered
         .iter()
@@ -54,20 +72,40 @@ pub(crate) fn unhealthy(
             if ok {
                 return None;
             }
-            let why: Vec<String> = h.reasons.iter().map(|r| r.describe()).collect();
-            Some((d.name.clone(), why.join(", ")))
+            // The reasons that make this device unhealthy: its GPU's, and its own.
+            let mut reasons: Vec<_> = h
+                .reasons
+                .iter()
+                .filter(|r| r.mig_device.is_none() || r.mig_device == d.mig)
+                .collect();
+            if reasons.is_empty() {
+                reasons = h.reasons.iter().collect();
+            }
+            let why: Vec<String> = reasons.iter().map(|r| r.describe()).collect();
+            let fatal = reasons.iter().any(|r| r.class == Class::Fatal.as_str());
+            Some((
+                d.name.clone(),
+                Unhealthy {
+                    why: why.join(", "),
+                    fatal,
+                },
+            ))
         })
         .collect()
 }
 
 /// The device as the slice lists it, tainted when unhealthy.
-pub(crate) fn with_taint(device: &DraDevice, why: Option<&String>) -> serde_json::Value {
+pub(crate) fn with_taint(
+    device: &DraDevice,
+    bad: Option<&Unhealthy>,
+    evict_on_fatal: bool,
+) -> serde_json::Value {
     let mut listed = device.published.clone();
-    if let Some(why) = why {
+    if let Some(bad) = bad {
         listed["taints"] = serde_json::json!([{
             "key": TAINT_KEY,
-            "value": crate::gpu_health::taint_value(why),
-            "effect": "NoSchedule",
+            "value": crate::gpu_health::taint_value(&bad.why),
+            "effect": effect(bad, evict_on_fatal),
         }]);
     }
     listed
@@ -96,7 +134,7 @@ fn look(plugin: &Watch) -> Vec<DeviceHealth> {
         .map(|d| {
             let known = health.gpus.get(&d.gpu).is_some_and(|h| h.is_ok());
             let (status, message) = match bad.get(&d.name) {
-                Some(why) => (HealthStatus::Unhealthy, why.clone()),
+                Some(bad) => (HealthStatus::Unhealthy, bad.why.clone()),
                 None if known => (HealthStatus::Healthy, String::new()),
                 None => (HealthStatus::Unknown, "no health watch listens".into()),
             };
@@ -156,5 +194,36 @@ impl DraResourceHealth for Watch {
             },
         );
         Ok(Response::new(Box::pin(stream)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_fatal_cause_evicts_only_when_the_operator_asked() {
+        let device = DraDevice {
+            name: "gpu-0".into(),
+            gpu: 0,
+            mig: None,
+            uuid: "GPU-0".into(),
+            published: serde_json::json!({ "name": "gpu-0" }),
+        };
+        let bad = |fatal| Unhealthy {
+            why: "Xid 79 (fatal)".into(),
+            fatal,
+        };
+        let effect_of = |bad: &Unhealthy, evict| {
+            with_taint(&device, Some(bad), evict)["taints"][0]["effect"].clone()
+        };
+        assert_eq!(effect_of(&bad(true), false), "NoSchedule");
+        assert_eq!(effect_of(&bad(true), true), "NoExecute");
+        assert_eq!(effect_of(&bad(false), true), "NoSchedule");
+        assert!(with_taint(&device, None, true).get("taints").is_none());
+        assert_eq!(
+            with_taint(&device, Some(&bad(true)), true)["taints"][0]["key"],
+            TAINT_KEY
+        );
     }
 }

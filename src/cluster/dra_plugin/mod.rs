@@ -52,6 +52,8 @@ pub(crate) struct Settings {
     pub devices: DeviceSource,
     /// Run the GPU health watch here.
     pub watch_health: bool,
+    /// Taint devices unhealthy by a fatal cause `NoExecute`.
+    pub evict_on_fatal: bool,
     /// Where the GPUs' NUMA nodes and PCIe roots are read (`/`).
     pub sysfs_root: PathBuf,
 }
@@ -65,6 +67,17 @@ struct Plugin {
     cdi_root: PathBuf,
     devices: DeviceSource,
     sysfs_root: PathBuf,
+    evict_on_fatal: bool,
+    /// The node's CDI spec, made again only when the devices or the driver changed: a prepare
+    /// takes its devices' nodes from it rather than reading the driver's files each time.
+    node_spec: std::sync::Mutex<Option<NodeSpec>>,
+}
+
+/// The CDI spec of the node's devices as they were offered, under one driver version.
+struct NodeSpec {
+    offered: Vec<devices::DraDevice>,
+    driver_version: String,
+    spec: Arc<crate::k8s::cdi::spec::Spec>,
 }
 
 impl Plugin {
@@ -72,25 +85,61 @@ impl Plugin {
         Ok(self.backend.snapshot()?)
     }
 
-    /// Prepare one claim: its CDI spec, and the devices the kubelet is told.
-    async fn prepare(&self, claim: &ClaimRef) -> Result<Vec<proto::dra::Device>> {
+    /// The node's CDI spec for `offered`, from the last one when nothing changed.
+    fn node_spec(
+        &self,
+        node: &crate::node::Node,
+        offered: &[devices::DraDevice],
+    ) -> Result<Arc<crate::k8s::cdi::spec::Spec>> {
+        let mut cached = self.node_spec.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(c) = cached
+            .as_ref()
+            .filter(|c| c.offered == offered && c.driver_version == node.driver_version)
+        {
+            return Ok(c.spec.clone());
+        }
+        let (spec, _) = crate::k8s::cdi::spec_for(node, &self.devices)?;
+        let spec = Arc::new(spec);
+        *cached = Some(NodeSpec {
+            offered: offered.to_vec(),
+            driver_version: node.driver_version.clone(),
+            spec: spec.clone(),
+        });
+        Ok(spec)
+    }
+
+    /// Prepare one claim: its CDI spec, and the devices the kubelet is told. What reads the
+    /// node and runs its programs runs off the gRPC threads, so claims are prepared in parallel.
+    async fn prepare(self: &Arc<Self>, claim: &ClaimRef) -> Result<Vec<proto::dra::Device>> {
         let object = prepare::read_claim(&self.client, claim).await?;
-        let allocated = prepare::allocated(&object, claim, &self.node)?;
+        let (plugin, claim) = (self.clone(), claim.clone());
+        tokio::task::spawn_blocking(move || plugin.prepare_read(&claim, &object))
+            .await
+            .map_err(|e| Error::failed(format!("the prepare stopped: {e}")))?
+    }
+
+    fn prepare_read(
+        &self,
+        claim: &ClaimRef,
+        object: &serde_json::Value,
+    ) -> Result<Vec<proto::dra::Device>> {
+        let allocated = prepare::allocated(object, claim, &self.node)?;
         let node = self.snapshot()?;
         let offered = devices::devices(&node)?;
         let unhealthy = health::unhealthy(&self.paths, &node, &offered);
         // A claim that tolerates the taint takes the device as it is.
-        if let Some((device, why)) = allocated
-            .iter()
-            .filter(|a| !a.tolerates_unhealthy)
-            .find_map(|a| unhealthy.get(&a.device).map(|w| (&a.device, w)))
-        {
+        if let Some((device, bad)) = allocated.iter().find_map(|a| {
+            let bad = unhealthy.get(&a.device)?;
+            let effect = health::effect(bad, self.evict_on_fatal);
+            (!a.tolerates.contains(&effect)).then_some((&a.device, bad))
+        }) {
             return Err(Error::failed(format!(
-                "device {device} is unhealthy since it was allocated: {why}"
+                "device {device} is unhealthy since it was allocated: {}",
+                bad.why
             )));
         }
         // The claim's configuration, checked before anything is written, then applied.
-        let configs = config::of_claim(&object).map_err(|e| {
+        let configs = config::of_claim(object).map_err(|e| {
             Error::usage(format!(
                 "ResourceClaim {}/{}: {e}",
                 claim.namespace, claim.name
@@ -100,23 +149,45 @@ impl Plugin {
             namespace: claim.namespace.clone(),
             name: claim.name.clone(),
             devices: allocated.iter().map(|a| a.device.clone()).collect(),
-            pods: prepare::reserved_pods(&object),
+            pods: prepare::reserved_pods(object),
         };
-        let spec = prepare::claim_spec(&node, &offered, &allocated, &record, &claim.uid, &self.devices)?;
+        let node_spec = self.node_spec(&node, &offered)?;
+        let mut spec = prepare::claim_spec(&node_spec, &offered, &allocated, &record, &claim.uid)?;
+        let in_claim = |e: String| {
+            Error::failed(format!(
+                "ResourceClaim {}/{}: {e}",
+                claim.namespace, claim.name
+            ))
+        };
+        // The MPS daemons' records, read only when a configuration asks for MPS.
+        let daemons = if configs.iter().any(|(_, c)| c.uses_mps()) {
+            crate::mps::settings::load_all(&self.paths)?
+        } else {
+            Vec::new()
+        };
+        let mut mps_clients = 0;
         for a in &allocated {
             let Some(device) = offered.iter().find(|d| d.name == a.device) else {
                 continue;
             };
-            for (requests, c) in &configs {
-                if requests.is_empty() || requests.iter().any(|r| a.requests.contains(r)) {
-                    config::apply(c, device).map_err(|e| {
-                        Error::failed(format!(
-                            "ResourceClaim {}/{}: {e}",
-                            claim.namespace, claim.name
-                        ))
-                    })?;
-                }
+            // The class's configurations come first, the claim's after: the last that applies
+            // to the device is its own.
+            let applies = |(requests, _): &&(Vec<String>, config::DeviceConfig)| {
+                requests.is_empty() || requests.iter().any(|r| a.requests.contains(r))
+            };
+            if let Some((_, c)) = configs.iter().rev().find(applies) {
+                let edits = config::apply(c, device, &daemons).map_err(in_claim)?;
+                mps_clients += usize::from(c.uses_mps());
+                let claim_edits = &mut spec.devices[0].container_edits;
+                claim_edits.env.extend(edits.env);
+                claim_edits.mounts.extend(edits.mounts);
             }
+        }
+        // A container is the client of one MPS daemon (one pipe directory, one ordinal 0).
+        if mps_clients > 1 {
+            return Err(in_claim(
+                "sharing.mps: MPS applies to one device of a claim; give each device a claim of its own".into(),
+            ));
         }
         prepare::write_spec(&self.cdi_root, &claim.uid, &spec)?;
         Ok(allocated
@@ -274,6 +345,8 @@ pub(crate) fn run(ctx: &mut Context, settings: Settings) -> Result<Exit> {
         cdi_root: settings.cdi_root.clone(),
         devices: settings.devices.clone(),
         sysfs_root: settings.sysfs_root.clone(),
+        evict_on_fatal: settings.evict_on_fatal,
+        node_spec: Default::default(),
     });
     let _watch = settings.watch_health.then(|| {
         crate::gpu_health::listener::Listener::start(
@@ -341,7 +414,7 @@ async fn publish(plugin: &Plugin, publisher: &mut slices::Publisher) -> Result<u
     let unhealthy = health::unhealthy(&plugin.paths, &node, &offered);
     let listed: Vec<serde_json::Value> = offered
         .iter()
-        .map(|d| health::with_taint(d, unhealthy.get(&d.name)))
+        .map(|d| health::with_taint(d, unhealthy.get(&d.name), plugin.evict_on_fatal))
         .collect();
     let n = listed.len();
     if publisher.publish(listed).await? {

@@ -8,9 +8,8 @@
 use super::devices::{DRIVER, DraDevice};
 use super::record::PreparedClaim;
 use crate::error::{Error, Result};
+use crate::k8s::cdi;
 use crate::k8s::cdi::spec::{ContainerEdits, Device, Spec};
-use crate::k8s::cdi::{self, DeviceSource};
-use crate::node::Node;
 use kube::api::{Api, DynamicObject};
 use kube::core::{ApiResource, GroupVersionKind};
 use std::path::{Path, PathBuf};
@@ -31,23 +30,30 @@ pub(crate) struct ClaimRef {
 pub(crate) struct Allocated {
     pub requests: Vec<String>,
     pub device: String,
-    /// The allocation tolerates the taint of an unhealthy device.
-    pub tolerates_unhealthy: bool,
+    /// The effects of the taint of an unhealthy device the allocation tolerates (whatever
+    /// its value: the scheduler matched it).
+    pub tolerates: Vec<&'static str>,
 }
 
-/// Whether an allocation result's tolerations take the taint `gpushare.io/unhealthy`.
-fn tolerates_unhealthy(result: &serde_json::Value) -> bool {
-    result["tolerations"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .any(|t| {
-            let key = t["key"].as_str().unwrap_or("");
-            let effect = t["effect"].as_str().unwrap_or("");
-            let exists = t["operator"].as_str() == Some("Exists");
-            (key == crate::gpu_health::TAINT_KEY || (key.is_empty() && exists))
-                && (effect.is_empty() || effect == "NoSchedule")
-        })
+/// The effects of the taint `gpushare.io/unhealthy` an allocation result's tolerations take.
+fn tolerated_effects(result: &serde_json::Value) -> Vec<&'static str> {
+    let mut effects = Vec::new();
+    for t in result["tolerations"].as_array().into_iter().flatten() {
+        let key = t["key"].as_str().unwrap_or("");
+        let exists = t["operator"].as_str() == Some("Exists");
+        if key != crate::gpu_health::TAINT_KEY && !(key.is_empty() && exists) {
+            continue;
+        }
+        for effect in ["NoSchedule", "NoExecute"] {
+            let takes = t["effect"]
+                .as_str()
+                .is_none_or(|e| e.is_empty() || e == effect);
+            if takes && !effects.contains(&effect) {
+                effects.push(effect);
+            }
+        }
+    }
+    effects
 }
 
 /// A claim's spec file under `cdi_root`.
@@ -95,16 +101,17 @@ pub(crate) fn allocated(
                 wanted.namespace, wanted.name
             )));
         };
-        let tolerates = tolerates_unhealthy(r);
+        let tolerates = tolerated_effects(r);
         match out.iter_mut().find(|a| a.device == device) {
+            // Every request that got the device must tolerate it.
             Some(a) => {
                 a.requests.push(request.to_string());
-                a.tolerates_unhealthy &= tolerates;
+                a.tolerates.retain(|e| tolerates.contains(e));
             }
             None => out.push(Allocated {
                 requests: vec![request.to_string()],
                 device: device.to_string(),
-                tolerates_unhealthy: tolerates,
+                tolerates,
             }),
         }
     }
@@ -129,17 +136,15 @@ pub(crate) fn reserved_pods(claim: &serde_json::Value) -> Vec<String> {
 }
 
 /// The claim's CDI spec: one device named after the claim, with the device nodes of every
-/// device it was allocated, and the driver's files and hooks for the container; its
-/// annotations record the claim ([`PreparedClaim`]).
+/// device it was allocated, and the driver's files and hooks for the container, from the node's
+/// spec `full`; its annotations record the claim ([`PreparedClaim`]).
 pub(crate) fn claim_spec(
-    node: &Node,
+    full: &Spec,
     offered: &[DraDevice],
     allocated: &[Allocated],
     record: &PreparedClaim,
     uid: &str,
-    source: &DeviceSource,
 ) -> Result<Spec> {
-    let (full, _) = cdi::spec_for(node, source)?;
     let mut edits = ContainerEdits::default();
     for a in allocated {
         // Allocated earlier, gone or changed since: refused, the kubelet says why on the pod.
@@ -168,7 +173,7 @@ pub(crate) fn claim_spec(
             name: uid.to_string(),
             container_edits: edits,
         }],
-        container_edits: full.container_edits,
+        container_edits: full.container_edits.clone(),
     };
     spec.cdi_version = cdi::spec::minimum_version(&spec).into();
     let problems = cdi::spec::validate(&spec);
@@ -233,6 +238,7 @@ mod tests {
     use super::*;
     use crate::backend::Backend;
     use crate::backend::sim::SimBackend;
+    use crate::k8s::cdi::DeviceSource;
     use serde_json::json;
 
     fn claim() -> ClaimRef {
@@ -260,7 +266,7 @@ mod tests {
             [Allocated {
                 requests: vec!["a".into(), "b".into()],
                 device: "gpu-1".into(),
-                tolerates_unhealthy: false,
+                tolerates: Vec::new(),
             }]
         );
         assert!(
@@ -287,7 +293,7 @@ mod tests {
         let wanted = [Allocated {
             requests: vec!["gpu".into()],
             device: "gpu-2".into(),
-            tolerates_unhealthy: false,
+            tolerates: Vec::new(),
         }];
         let record = PreparedClaim {
             namespace: c.namespace.clone(),
@@ -295,15 +301,8 @@ mod tests {
             devices: vec!["gpu-2".into()],
             pods: vec!["p".into()],
         };
-        let spec = claim_spec(
-            &node,
-            &offered,
-            &wanted,
-            &record,
-            &c.uid,
-            &DeviceSource::default(),
-        )
-        .unwrap();
+        let (full, _) = cdi::spec_for(&node, &DeviceSource::default()).unwrap();
+        let spec = claim_spec(&full, &offered, &wanted, &record, &c.uid).unwrap();
         assert_eq!(spec.annotations, record.annotations());
         let nodes: Vec<&str> = spec.devices[0]
             .container_edits
@@ -316,17 +315,9 @@ mod tests {
         let gone = [Allocated {
             requests: vec!["gpu".into()],
             device: "gpu-9".into(),
-            tolerates_unhealthy: false,
+            tolerates: Vec::new(),
         }];
-        let e = claim_spec(
-            &node,
-            &offered,
-            &gone,
-            &record,
-            &c.uid,
-            &DeviceSource::default(),
-        )
-        .unwrap_err();
+        let e = claim_spec(&full, &offered, &gone, &record, &c.uid).unwrap_err();
         assert!(e.message.contains("no longer on the node"), "{}", e.message);
         let dir = tempfile::tempdir().unwrap();
         write_spec(dir.path(), &c.uid, &spec).unwrap();
@@ -355,21 +346,29 @@ mod tests {
     }
 
     #[test]
-    fn a_toleration_of_the_unhealthy_taint_is_seen() {
+    fn a_toleration_of_the_unhealthy_taint_is_seen_with_its_effects() {
         let r = |t: serde_json::Value| json!({ "tolerations": [t] });
-        assert!(tolerates_unhealthy(&r(
-            json!({"key": "gpushare.io/unhealthy", "operator": "Exists"})
-        )));
-        assert!(tolerates_unhealthy(&r(json!({"operator": "Exists"}))));
-        assert!(tolerates_unhealthy(&r(
-            json!({"key": "gpushare.io/unhealthy", "value": "Xid79", "effect": "NoSchedule"})
-        )));
-        assert!(!tolerates_unhealthy(&r(
-            json!({"key": "other", "operator": "Exists"})
-        )));
-        assert!(!tolerates_unhealthy(&r(
-            json!({"key": "gpushare.io/unhealthy", "effect": "NoExecute"})
-        )));
-        assert!(!tolerates_unhealthy(&json!({})));
+        let both = ["NoSchedule", "NoExecute"];
+        assert_eq!(
+            tolerated_effects(&r(
+                json!({"key": "gpushare.io/unhealthy", "operator": "Exists"})
+            )),
+            both
+        );
+        assert_eq!(tolerated_effects(&r(json!({"operator": "Exists"}))), both);
+        assert_eq!(
+            tolerated_effects(&r(
+                json!({"key": "gpushare.io/unhealthy", "value": "Xid79", "effect": "NoSchedule"})
+            )),
+            ["NoSchedule"]
+        );
+        assert_eq!(
+            tolerated_effects(&r(
+                json!({"key": "gpushare.io/unhealthy", "effect": "NoExecute"})
+            )),
+            ["NoExecute"]
+        );
+        assert!(tolerated_effects(&r(json!({"key": "other", "operator": "Exists"}))).is_empty());
+        assert!(tolerated_effects(&json!({})).is_empty());
     }
 }

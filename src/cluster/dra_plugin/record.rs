@@ -133,8 +133,7 @@ fn read(path: &Path) -> Result<Option<PreparedClaim>, String> {
         annotations: BTreeMap<String, String>,
     }
     // Not through a link: the specs are the driver's own files.
-    let text = crate::fsutil::read_own_text(path, MAX_SPEC)
-        .map_err(|e| e.to_string())?;
+    let text = crate::fsutil::read_own_text(path, MAX_SPEC).map_err(|e| e.to_string())?;
     let Some(text) = text else {
         return Ok(None);
     };
@@ -162,7 +161,8 @@ mod tests {
     #[test]
     fn what_a_spec_records_is_read_back() {
         let dir = tempfile::tempdir().unwrap();
-        let spec = serde_json::json!({ "cdiVersion": "0.6.0", "annotations": claim().annotations() });
+        let spec =
+            serde_json::json!({ "cdiVersion": "0.6.0", "annotations": claim().annotations() });
         write(dir.path(), "gpu.gpushare.io-1.json", &spec.to_string());
         write(dir.path(), "nvidia.com-gpu.json", "not ours, not read");
         assert_eq!(prepared_claims(dir.path()).unwrap(), [claim()]);

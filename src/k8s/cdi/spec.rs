@@ -130,7 +130,9 @@ fn valid_kind_part(s: &str) -> bool {
 /// An annotation key, as Kubernetes' (CDI checks them so): `[prefix/]name`, the name at most 63
 /// of `[A-Za-z0-9_.-]`, alphanumeric first and last; the prefix a DNS subdomain.
 fn valid_annotation_key(key: &str) -> bool {
-    let (prefix, name) = key.rsplit_once('/').map_or((None, key), |(p, n)| (Some(p), n));
+    let (prefix, name) = key
+        .rsplit_once('/')
+        .map_or((None, key), |(p, n)| (Some(p), n));
     let name_ok = name.len() <= 63
         && name.starts_with(|c: char| c.is_ascii_alphanumeric())
         && name.ends_with(|c: char| c.is_ascii_alphanumeric())
@@ -269,7 +271,8 @@ mod tests {
         s.kind = "nvidia.com/gpu.mig".into();
         assert_eq!(minimum_version(&s), "0.6.0");
         let mut s = spec(&["all"], false);
-        s.annotations.insert("gpu.gpushare.io/claim".into(), "ml/a".into());
+        s.annotations
+            .insert("gpu.gpushare.io/claim".into(), "ml/a".into());
         assert_eq!(minimum_version(&s), "0.6.0");
     }
 
@@ -279,7 +282,16 @@ mod tests {
             assert!(valid_annotation_key(good), "{good}");
         }
         let long = "x".repeat(64);
-        for bad in ["", "/x", "Gpu.io/x", "a..b/x", "x/", "-x", "a/b/c", long.as_str()] {
+        for bad in [
+            "",
+            "/x",
+            "Gpu.io/x",
+            "a..b/x",
+            "x/",
+            "-x",
+            "a/b/c",
+            long.as_str(),
+        ] {
             assert!(!valid_annotation_key(bad), "{bad}");
         }
         let mut s = spec(&["all"], false);
