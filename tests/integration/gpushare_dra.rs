@@ -672,10 +672,21 @@ fn pods_run_on_gpushares_own_dra_driver_for_whole_gpus_and_every_mig_profile() {
 
     // With --evict-on-fatal, a fatal Xid taints NoExecute: the pod that now holds the four
     // whole GPUs is evicted by the controller-manager.
+    // An Xid raised before the new plugin's watch listens is not heard (as NVML's events): the
+    // health record names the listening watch's pid.
+    let record = nvidia.path("root/var/lib/gpushare/health.json");
+    let watcher = || -> Option<u64> {
+        let text = std::fs::read_to_string(&record).ok()?;
+        serde_json::from_str::<Value>(&text).ok()?["watch"]["pid"].as_u64()
+    };
+    let before = watcher();
     drop(running);
     let running = plugin_with(&nvidia, &node, &token, &["--evict-on-fatal"]);
     wait_for("the claim for four whole GPUs to run", WAIT, || {
         Seen::parse(&cluster.logs("default", "four-whole")?)
+    });
+    wait_for("the new plugin's health watch listening", WAIT, || {
+        watcher().filter(|pid| Some(*pid) != before)
     });
     nvidia
         .gpushare()
@@ -737,10 +748,28 @@ fn claim_devices_of(kubeconfig: &std::path::Path) -> BTreeMap<String, String> {
     out
 }
 
-/// The kubelet's `dra_grpc_operations_duration_seconds` histogram of NodePrepareResources, per
-/// driver: (upper bound, cumulative count) in bucket order.
+/// The kubelet's `dra_grpc_operations_duration_seconds` histogram of NodePrepareResources for
+/// one driver.
+#[derive(Debug, Clone, Default)]
+struct Prepares {
+    /// (upper bound, cumulative count) in bucket order.
+    buckets: Vec<(f64, f64)>,
+    /// Seconds in all, and how many.
+    sum: f64,
+    count: f64,
+}
+
+impl Prepares {
+    /// The mean of the calls between `before` and `self`: the sum is exact where the buckets
+    /// are coarse.
+    fn mean_since(&self, before: &Prepares) -> f64 {
+        (self.sum - before.sum) / (self.count - before.count)
+    }
+}
+
+/// The kubelet's prepare histograms, per driver.
 /// (The test node's kubelet takes anonymous requests.)
-fn prepare_histogram(node: &RealNode) -> BTreeMap<String, Vec<(f64, f64)>> {
+fn prepare_histogram(node: &RealNode) -> BTreeMap<String, Prepares> {
     let config = std::fs::read_to_string(node.dir.join("kubelet-config.yaml")).unwrap();
     let port = config
         .lines()
@@ -758,25 +787,32 @@ fn prepare_histogram(node: &RealNode) -> BTreeMap<String, Vec<(f64, f64)>> {
         String::from_utf8_lossy(&out.stderr)
     );
     let text = String::from_utf8_lossy(&out.stdout);
-    let mut out: BTreeMap<String, Vec<(f64, f64)>> = BTreeMap::new();
+    let mut out: BTreeMap<String, Prepares> = BTreeMap::new();
     for line in text.lines() {
-        let Some(rest) = line.strip_prefix("dra_grpc_operations_duration_seconds_bucket{") else {
+        let Some(rest) = line.strip_prefix("dra_grpc_operations_duration_seconds_") else {
             continue;
         };
         if !rest.contains("NodePrepareResources") {
             continue;
         }
         let label = |key: &str| rest.split(&format!("{key}=\"")).nth(1)?.split('"').next();
-        let (Some(driver), Some(le)) = (label("driver_name"), label("le")) else {
+        let Some(driver) = label("driver_name") else {
             continue;
         };
-        let le: f64 = if le == "+Inf" {
-            f64::INFINITY
-        } else {
-            le.parse().unwrap()
-        };
-        let count: f64 = line.rsplit(' ').next().unwrap().parse().unwrap();
-        out.entry(driver.to_string()).or_default().push((le, count));
+        let value: f64 = line.rsplit(' ').next().unwrap().parse().unwrap();
+        let prepares = out.entry(driver.to_string()).or_default();
+        if rest.starts_with("sum{") {
+            prepares.sum = value;
+        } else if rest.starts_with("count{") {
+            prepares.count = value;
+        } else if let Some(le) = label("le") {
+            let le: f64 = if le == "+Inf" {
+                f64::INFINITY
+            } else {
+                le.parse().unwrap()
+            };
+            prepares.buckets.push((le, value));
+        }
     }
     out
 }
@@ -893,9 +929,10 @@ fn bench_prepare_latency_of_gpushares_driver_and_nvidias() {
                 after.get(driver).cloned().unwrap_or_default(),
             );
             println!(
-                "{short:9} {n:2} claim(s) at once: prepare p50 <= {:.3} s, p99 <= {:.3} s (kubelet's buckets); created -> running p50 {:.2} s, max {:.2} s",
-                quantile(&b, &a, 0.5),
-                quantile(&b, &a, 0.99),
+                "{short:9} {n:2} claim(s) at once: prepare p50 <= {:.3} s, p99 <= {:.3} s (kubelet's buckets), mean {:.4} s (its sum); created -> running p50 {:.2} s, max {:.2} s",
+                quantile(&b.buckets, &a.buckets, 0.5),
+                quantile(&b.buckets, &a.buckets, 0.99),
+                a.mean_since(&b),
                 p(running.clone(), 0.5),
                 p(running, 1.0),
             );
