@@ -744,6 +744,7 @@ Register-ArgumentCompleter -Native -CommandName 'gpushare' -ScriptBlock {
             [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once')
             [CompletionResult]::new('--jobs', '--jobs', [CompletionResultType]::ParameterName, 'How many GPUs a changing command changes at once (default: every GPU it changes; 1: one change after another, in plan order)')
             [CompletionResult]::new('--watch-health', '--watch-health', [CompletionResultType]::ParameterName, 'Listen for the GPUs'' Xid and ECC errors itself (where no `gpushare agent` or `gpushare metrics --listen` does: one watch per node), so unhealthy devices are tainted in the slice')
+            [CompletionResult]::new('--evict-on-fatal', '--evict-on-fatal', [CompletionResultType]::ParameterName, 'Taint a device that a cause `[health]` calls fatal made unhealthy `NoExecute` rather than `NoSchedule`: the pods of its claims are evicted (unless they tolerate it)')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only data and errors (no progress or notes on stderr)')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only data and errors (no progress or notes on stderr)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')

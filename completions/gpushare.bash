@@ -823,7 +823,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__dra__subcmd__plugin)
-            opts="-q -h -V --node-name --kubeconfig --registry-dir --plugin-dir --cdi-root --dev-root --driver-root --nvidia-cdi-hook-path --watch-health --sysfs-root --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version"
+            opts="-q -h -V --node-name --kubeconfig --registry-dir --plugin-dir --cdi-root --dev-root --driver-root --nvidia-cdi-hook-path --watch-health --evict-on-fatal --sysfs-root --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -695,6 +695,7 @@ set edit:completion:arg-completer[gpushare] = {|@words|
             cand --lock-timeout 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once'
             cand --jobs 'How many GPUs a changing command changes at once (default: every GPU it changes; 1: one change after another, in plan order)'
             cand --watch-health 'Listen for the GPUs'' Xid and ECC errors itself (where no `gpushare agent` or `gpushare metrics --listen` does: one watch per node), so unhealthy devices are tainted in the slice'
+            cand --evict-on-fatal 'Taint a device that a cause `[health]` calls fatal made unhealthy `NoExecute` rather than `NoSchedule`: the pods of its claims are evicted (unless they tolerate it)'
             cand -q 'Print only data and errors (no progress or notes on stderr)'
             cand --quiet 'Print only data and errors (no progress or notes on stderr)'
             cand -h 'Print help (see more with ''--help'')'

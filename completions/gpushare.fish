@@ -626,6 +626,7 @@ complete -c gpushare -n "__fish_gpushare_using_subcommand dra-plugin" -l state-r
 complete -c gpushare -n "__fish_gpushare_using_subcommand dra-plugin" -l lock-timeout -d 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand dra-plugin" -l jobs -d 'How many GPUs a changing command changes at once (default: every GPU it changes; 1: one change after another, in plan order)' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand dra-plugin" -l watch-health -d 'Listen for the GPUs\' Xid and ECC errors itself (where no `gpushare agent` or `gpushare metrics --listen` does: one watch per node), so unhealthy devices are tainted in the slice'
+complete -c gpushare -n "__fish_gpushare_using_subcommand dra-plugin" -l evict-on-fatal -d 'Taint a device that a cause `[health]` calls fatal made unhealthy `NoExecute` rather than `NoSchedule`: the pods of its claims are evicted (unless they tolerate it)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand dra-plugin" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand dra-plugin" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c gpushare -n "__fish_gpushare_using_subcommand dra-plugin" -s V -l version -d 'Print version'
