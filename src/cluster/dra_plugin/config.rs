@@ -179,6 +179,19 @@ pub(crate) fn of_claim(
     Ok(out)
 }
 
+/// The configuration of a device allocated for `requests`: the last that applies (the class's
+/// come first, the claim's after, so the claim's wins).
+pub(crate) fn of_requests<'c>(
+    configs: &'c [(Vec<String>, DeviceConfig)],
+    requests: &[String],
+) -> Option<&'c DeviceConfig> {
+    configs
+        .iter()
+        .rev()
+        .find(|(to, _)| to.is_empty() || to.iter().any(|r| requests.contains(r)))
+        .map(|(_, c)| c)
+}
+
 /// Apply `config` to `device`, giving what the container needs for it: a time-slice is set on a
 /// whole GPU (a MIG device has none); MPS gives the client's edits ([`mps_edits`]).
 pub(crate) fn apply(
@@ -396,6 +409,32 @@ mod tests {
                 "{e}"
             );
         }
+    }
+
+    #[test]
+    fn the_claims_configuration_wins_over_the_classs() {
+        let config = |interval: Interval| DeviceConfig {
+            api_version: API_VERSION.into(),
+            kind: "DeviceConfig".into(),
+            sharing: Some(Sharing {
+                strategy: Strategy::TimeSlicing,
+                time_slicing: Some(TimeSlicing { interval }),
+                mps: None,
+            }),
+        };
+        let configs = vec![
+            (Vec::new(), config(Interval::Short)),
+            (vec!["b".to_string()], config(Interval::Long)),
+        ];
+        let interval = |requests: &[&str]| {
+            let requests: Vec<String> = requests.iter().map(|r| r.to_string()).collect();
+            of_requests(&configs, &requests)
+                .and_then(|c| c.sharing.as_ref()?.time_slicing.as_ref())
+                .map(|t| t.interval)
+        };
+        assert_eq!(interval(&["a"]), Some(Interval::Short));
+        assert_eq!(interval(&["b"]), Some(Interval::Long));
+        assert_eq!(of_requests(&[], &["a".into()]), None);
     }
 
     #[test]

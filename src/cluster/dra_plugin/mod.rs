@@ -113,12 +113,12 @@ impl Plugin {
     async fn prepare(self: &Arc<Self>, claim: &ClaimRef) -> Result<Vec<proto::dra::Device>> {
         let object = prepare::read_claim(&self.client, claim).await?;
         let (plugin, claim) = (self.clone(), claim.clone());
-        tokio::task::spawn_blocking(move || plugin.prepare_read(&claim, &object))
+        tokio::task::spawn_blocking(move || plugin.prepare_blocking(&claim, &object))
             .await
             .map_err(|e| Error::failed(format!("the prepare stopped: {e}")))?
     }
 
-    fn prepare_read(
+    fn prepare_blocking(
         &self,
         claim: &ClaimRef,
         object: &serde_json::Value,
@@ -159,35 +159,31 @@ impl Plugin {
                 claim.namespace, claim.name
             ))
         };
+        let chosen: Vec<(&devices::DraDevice, &config::DeviceConfig)> = allocated
+            .iter()
+            .filter_map(|a| {
+                let device = offered.iter().find(|d| d.name == a.device)?;
+                Some((device, config::of_requests(&configs, &a.requests)?))
+            })
+            .collect();
+        let mps = chosen.iter().filter(|(_, c)| c.uses_mps()).count();
+        // A container is the client of one MPS daemon (one pipe directory, one ordinal 0).
+        if mps > 1 {
+            return Err(in_claim(
+                "sharing.mps: MPS applies to one device of a claim; give each device a claim of its own".into(),
+            ));
+        }
         // The MPS daemons' records, read only when a configuration asks for MPS.
-        let daemons = if configs.iter().any(|(_, c)| c.uses_mps()) {
+        let daemons = if mps > 0 {
             crate::mps::settings::load_all(&self.paths)?
         } else {
             Vec::new()
         };
-        let mut mps_clients = 0;
-        for a in &allocated {
-            let Some(device) = offered.iter().find(|d| d.name == a.device) else {
-                continue;
-            };
-            // The class's configurations come first, the claim's after: the last that applies
-            // to the device is its own.
-            let applies = |(requests, _): &&(Vec<String>, config::DeviceConfig)| {
-                requests.is_empty() || requests.iter().any(|r| a.requests.contains(r))
-            };
-            if let Some((_, c)) = configs.iter().rev().find(applies) {
-                let edits = config::apply(c, device, &daemons).map_err(in_claim)?;
-                mps_clients += usize::from(c.uses_mps());
-                let claim_edits = &mut spec.devices[0].container_edits;
-                claim_edits.env.extend(edits.env);
-                claim_edits.mounts.extend(edits.mounts);
-            }
-        }
-        // A container is the client of one MPS daemon (one pipe directory, one ordinal 0).
-        if mps_clients > 1 {
-            return Err(in_claim(
-                "sharing.mps: MPS applies to one device of a claim; give each device a claim of its own".into(),
-            ));
+        for (device, c) in chosen {
+            let edits = config::apply(c, device, &daemons).map_err(in_claim)?;
+            let claim_edits = &mut spec.devices[0].container_edits;
+            claim_edits.env.extend(edits.env);
+            claim_edits.mounts.extend(edits.mounts);
         }
         prepare::write_spec(&self.cdi_root, &claim.uid, &spec)?;
         Ok(allocated
