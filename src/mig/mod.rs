@@ -7,6 +7,7 @@ pub(crate) mod export;
 pub(crate) mod from_config;
 pub(crate) mod layout;
 pub(crate) mod mig_parted;
+pub mod partitions;
 pub(crate) mod planner;
 pub(crate) mod profile_name;
 pub(crate) mod solver;
