@@ -14,7 +14,7 @@ use super::objects::{
     namespace, pod_meta, read_only_mount, selector, toleration,
 };
 use super::own_node_policy;
-use super::rbac::{cluster_binding, role_binding, rule, rule_on, service_account};
+use super::rbac::{cluster_identity, role_binding, rule, rule_on};
 use super::{Bundle, Document, Request};
 use crate::agent::gpu_clients::{COMPONENTS, PAUSED_ANNOTATION};
 use crate::error::{Error, Result};
@@ -26,7 +26,7 @@ use k8s_openapi::api::core::v1::{
     NodeSelectorRequirement, NodeSelectorTerm, PodSpec, PodTemplateSpec, ResourceRequirements,
     SecurityContext, Volume,
 };
-use k8s_openapi::api::rbac::v1::{ClusterRole, Role};
+use k8s_openapi::api::rbac::v1::Role;
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use std::collections::BTreeMap;
 
@@ -79,10 +79,11 @@ pub(crate) fn generate(req: &Request) -> Result<Bundle> {
         )])),
         ..Default::default()
     })?);
-    b.push(Document::object(&service_account(NAME, &ns))?);
-    b.push(Document::object(&ClusterRole {
-        metadata: meta(NAME, None),
-        rules: Some(vec![
+    cluster_identity(
+        &mut b,
+        NAME,
+        &ns,
+        vec![
             // Its own Node (a watch of one name lists it too; RBAC cannot name the node): read,
             // watch for label changes, patch its labels and annotations.
             rule(&[""], &["nodes"], &["get", "list", "watch", "patch"]),
@@ -98,10 +99,8 @@ pub(crate) fn generate(req: &Request) -> Result<Bundle> {
             // Which pods run on its node (GPU clients that must leave, users that block), and
             // when one lets go of its devices.
             rule(&[""], &["pods"], &["list", "watch"]),
-        ]),
-        ..Default::default()
-    })?);
-    b.push(Document::object(&cluster_binding(NAME, NAME, NAME, &ns))?);
+        ],
+    )?;
     // RBAC cannot say which node: the API server's admission policy does. The node claim of
     // bound tokens (authentication.kubernetes.io/node-name) is on by default from 1.30, as is
     // admissionregistration.k8s.io/v1.

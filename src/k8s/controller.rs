@@ -9,7 +9,7 @@
 use super::objects::{
     env_field, health_probe, http_port, is_builtin_namespace, meta, namespace, pod_meta, selector,
 };
-use super::rbac::{cluster_binding, role_binding, rule, rule_on, service_account};
+use super::rbac::{cluster_identity, role_binding, rule, rule_on};
 use super::{Bundle, Document, Request};
 use crate::error::Result;
 use k8s_openapi::api::apps::v1::{Deployment, DeploymentSpec};
@@ -17,7 +17,7 @@ use k8s_openapi::api::core::v1::{
     Capabilities, Container, PodSecurityContext, PodSpec, PodTemplateSpec, ResourceRequirements,
     SeccompProfile, SecurityContext,
 };
-use k8s_openapi::api::rbac::v1::{ClusterRole, Role};
+use k8s_openapi::api::rbac::v1::Role;
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use std::collections::BTreeMap;
 
@@ -31,10 +31,11 @@ pub(crate) fn generate(req: &Request) -> Result<Bundle> {
     if !is_builtin_namespace(&ns) {
         b.push(Document::object(&namespace(&ns))?);
     }
-    b.push(Document::object(&service_account(NAME, &ns))?);
-    b.push(Document::object(&ClusterRole {
-        metadata: meta(NAME, None),
-        rules: Some(vec![
+    cluster_identity(
+        &mut b,
+        NAME,
+        &ns,
+        vec![
             // The nodes that opt in: their published MIG state, and the layouts it writes.
             rule(&[""], &["nodes"], &["list", "watch", "patch"]),
             // The pods that wait for MIG devices, and those bound to the nodes.
@@ -47,10 +48,8 @@ pub(crate) fn generate(req: &Request) -> Result<Bundle> {
             ),
             // Why each pod waits, on the pod; what changes, on the node.
             rule(&[""], &["events"], &["create"]),
-        ]),
-        ..Default::default()
-    })?);
-    b.push(Document::object(&cluster_binding(NAME, NAME, NAME, &ns))?);
+        ],
+    )?;
     b.push(Document::object(&Role {
         metadata: meta(NAME, Some(&ns)),
         rules: Some(vec![

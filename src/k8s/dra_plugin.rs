@@ -6,12 +6,11 @@
 use super::objects::{env, env_field, host_path, is_builtin_namespace, meta, mount, namespace};
 use super::objects::{pod_meta, read_only_mount, selector, toleration};
 use super::own_node_policy;
-use super::rbac::{cluster_binding, rule, service_account};
+use super::rbac::{cluster_identity, rule};
 use super::{Bundle, Document, Request};
 use crate::error::Result;
 use k8s_openapi::api::apps::v1::{DaemonSet, DaemonSetSpec};
 use k8s_openapi::api::core::v1::{Container, PodSpec, PodTemplateSpec, SecurityContext};
-use k8s_openapi::api::rbac::v1::ClusterRole;
 
 pub(crate) const NAME: &str = "gpushare-dra-plugin";
 const OWN_SLICES_POLICY: &str = "gpushare-dra-plugin-own-slices";
@@ -29,10 +28,11 @@ pub(crate) fn generate(req: &Request) -> Result<Bundle> {
     if !is_builtin_namespace(&ns) {
         b.push(Document::object(&namespace(&ns))?);
     }
-    b.push(Document::object(&service_account(NAME, &ns))?);
-    b.push(Document::object(&ClusterRole {
-        metadata: meta(NAME, None),
-        rules: Some(vec![
+    cluster_identity(
+        &mut b,
+        NAME,
+        &ns,
+        vec![
             // Its node's slice: read at start, written when the node changes.
             rule(
                 &["resource.k8s.io"],
@@ -41,10 +41,8 @@ pub(crate) fn generate(req: &Request) -> Result<Bundle> {
             ),
             // Which of its devices a claim was allocated, at prepare.
             rule(&["resource.k8s.io"], &["resourceclaims"], &["get"]),
-        ]),
-        ..Default::default()
-    })?);
-    b.push(Document::object(&cluster_binding(NAME, NAME, NAME, &ns))?);
+        ],
+    )?;
     if req.version.minor >= 30 {
         let (policy, binding) = own_node_policy::slice_objects(OWN_SLICES_POLICY, NAME, &ns);
         b.push(Document::object(&policy)?);

@@ -10,7 +10,7 @@ use super::objects::{
     env, env_field, host_path, is_builtin_namespace, labels, meta, mount, namespace, pod_meta,
     selector, toleration, unless_paused,
 };
-use super::rbac::{RBAC_GROUP, cluster_binding, rule, service_account, subject};
+use super::rbac::{RBAC_GROUP, cluster_binding, cluster_identity, rule, service_account, subject};
 use super::{Bundle, Document, Request};
 use crate::error::{Error, Result};
 use k8s_openapi::api::apps::v1::{
@@ -20,7 +20,7 @@ use k8s_openapi::api::core::v1::{
     Capabilities, ConfigMap, Container, ContainerPort, HTTPGetAction, PodSpec, PodTemplateSpec,
     Probe, ResourceRequirements, SecurityContext, Service, ServicePort, ServiceSpec, Toleration,
 };
-use k8s_openapi::api::rbac::v1::{ClusterRole, RoleBinding, RoleRef};
+use k8s_openapi::api::rbac::v1::{RoleBinding, RoleRef};
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use serde::Serialize;
@@ -168,10 +168,11 @@ fn control_plane_tolerations() -> Vec<Toleration> {
 }
 
 fn extender_objects(req: &Request, ns: &str, b: &mut Bundle) -> Result<()> {
-    b.push(Document::object(&service_account(EXTENDER, ns))?);
-    b.push(Document::object(&ClusterRole {
-        metadata: meta(EXTENDER, None),
-        rules: Some(vec![
+    cluster_identity(
+        b,
+        EXTENDER,
+        ns,
+        vec![
             rule(&[""], &["nodes"], &["get", "list", "watch"]),
             rule(&[""], &["events"], &["create", "patch"]),
             rule(
@@ -181,12 +182,8 @@ fn extender_objects(req: &Request, ns: &str, b: &mut Bundle) -> Result<()> {
             ),
             rule(&[""], &["bindings", "pods/binding"], &["create"]),
             rule(&[""], &["configmaps"], &["get", "list", "watch"]),
-        ]),
-        ..Default::default()
-    })?);
-    b.push(Document::object(&cluster_binding(
-        EXTENDER, EXTENDER, EXTENDER, ns,
-    ))?);
+        ],
+    )?;
     b.push(Document::object(&Deployment {
         metadata: meta(EXTENDER, Some(ns)),
         spec: Some(DeploymentSpec {
@@ -256,10 +253,11 @@ fn restricted() -> SecurityContext {
 }
 
 fn plugin_objects(req: &Request, ns: &str, b: &mut Bundle) -> Result<()> {
-    b.push(Document::object(&service_account(PLUGIN, ns))?);
-    b.push(Document::object(&ClusterRole {
-        metadata: meta(PLUGIN, None),
-        rules: Some(vec![
+    cluster_identity(
+        b,
+        PLUGIN,
+        ns,
+        vec![
             rule(&[""], &["nodes", "nodes/proxy"], &["get", "list", "watch"]),
             rule(&[""], &["events"], &["create", "patch"]),
             rule(
@@ -268,12 +266,8 @@ fn plugin_objects(req: &Request, ns: &str, b: &mut Bundle) -> Result<()> {
                 &["update", "patch", "get", "list", "watch"],
             ),
             rule(&[""], &["nodes/status"], &["patch", "update"]),
-        ]),
-        ..Default::default()
-    })?);
-    b.push(Document::object(&cluster_binding(
-        PLUGIN, PLUGIN, PLUGIN, ns,
-    ))?);
+        ],
+    )?;
     let quantity = |cpu: &str, mem: &str| {
         BTreeMap::from([
             ("cpu".to_string(), Quantity(cpu.into())),

@@ -1,8 +1,12 @@
 //! Service accounts and RBAC objects: rules name their verbs and resources, never `*`.
 
 use super::objects::meta;
+use super::{Bundle, Document};
+use crate::error::Result;
 use k8s_openapi::api::core::v1::ServiceAccount;
-use k8s_openapi::api::rbac::v1::{ClusterRoleBinding, PolicyRule, RoleBinding, RoleRef, Subject};
+use k8s_openapi::api::rbac::v1::{
+    ClusterRole, ClusterRoleBinding, PolicyRule, RoleBinding, RoleRef, Subject,
+};
 
 pub(crate) const RBAC_GROUP: &str = "rbac.authorization.k8s.io";
 
@@ -27,6 +31,24 @@ pub(crate) fn rule_on(
         resource_names: Some(names.iter().map(|x| x.to_string()).collect()),
         ..rule(groups, resources, verbs)
     }
+}
+
+/// A component's identity: its service account in `ns`, a ClusterRole of `rules` and the
+/// binding of the one to the other, all named `name`.
+pub(crate) fn cluster_identity(
+    b: &mut Bundle,
+    name: &str,
+    ns: &str,
+    rules: Vec<PolicyRule>,
+) -> Result<()> {
+    b.push(Document::object(&service_account(name, ns))?);
+    b.push(Document::object(&ClusterRole {
+        metadata: meta(name, None),
+        rules: Some(rules),
+        ..Default::default()
+    })?);
+    b.push(Document::object(&cluster_binding(name, name, name, ns))?);
+    Ok(())
 }
 
 pub(crate) fn service_account(name: &str, ns: &str) -> ServiceAccount {
