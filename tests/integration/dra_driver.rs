@@ -21,7 +21,7 @@ use common::cluster::{Cluster, wait_for};
 use common::device_plugin::{device_nodes, mig_devices};
 use common::dra_plugin::{self, DraPlugin, attribute, claim_devices, slices};
 use common::nvidia_tools::{NvidiaNode, tools};
-use common::real_node::{RealNode, Seen, gpu_pod};
+use common::real_node::{PodClaim, RealNode, Seen, gpu_pod, holding_claim};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -113,10 +113,8 @@ fn nvidias_dra_driver_publishes_the_stand_ins_mig_devices() {
     ]);
     asked.extend((0..9).map(|i| (format!("claims-3g-{i}"), "3g.20gb")));
     for (name, profile) in &asked {
-        let mut pod = gpu_pod("default", name, &[]);
-        pod["spec"]["containers"][0]["resources"] = json!({ "claims": [{ "name": "gpu" }] });
-        pod["spec"]["resourceClaims"] =
-            json!([{ "name": "gpu", "resourceClaimTemplateName": format!("mig-{profile}") }]);
+        let template = format!("mig-{profile}");
+        let pod = holding_claim(gpu_pod("default", name, &[]), PodClaim::Template(&template));
         cluster.create_pod(pod);
     }
     // The drop-in move: a pod written for the device plugin, unchanged, is served by DRA (the
@@ -287,9 +285,7 @@ fn a_time_slicing_claim_is_prepared_by_the_driver_and_shared() {
     })]);
     let pods = ["sliced-a", "sliced-b", "sliced-c"];
     for name in pods {
-        let mut pod = gpu_pod("default", name, &[]);
-        pod["spec"]["containers"][0]["resources"] = json!({ "claims": [{ "name": "gpu" }] });
-        pod["spec"]["resourceClaims"] = json!([{ "name": "gpu", "resourceClaimName": "shared" }]);
+        let pod = holding_claim(gpu_pod("default", name, &[]), PodClaim::Claim("shared"));
         cluster.create_pod(pod);
     }
     let seen = wait_for("the three pods to say what they got", WAIT, || {

@@ -12,9 +12,11 @@ use crate::common;
 use common::api_server::ApiServer;
 use common::cluster::{Cluster, wait_for};
 use common::device_plugin::{InHost, device_nodes, mig_devices};
-use common::dra_plugin::{attribute, kubectl_json};
+use common::dra_plugin::{attribute, kubectl, kubectl_json};
 use common::nvidia_tools::{NvidiaNode, tools};
-use common::real_node::{RealNode, Seen, driver_root, gpu_pod, gpu_pod_showing};
+use common::real_node::{
+    PodClaim, RealNode, Seen, driver_root, gpu_pod, gpu_pod_showing, holding_claim,
+};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -239,16 +241,13 @@ fn pods_run_on_gpushares_own_dra_driver_for_whole_gpus_and_every_mig_profile() {
             "deviceClassName": "gpu.gpushare.io", "count": 5 } }] } } },
     }));
     cluster.apply_documents(&docs);
-    let mut too_many = gpu_pod("default", "five-whole", &[]);
-    too_many["spec"]["containers"][0]["resources"] = json!({ "claims": [{ "name": "gpu" }] });
-    too_many["spec"]["resourceClaims"] =
-        json!([{ "name": "gpu", "resourceClaimTemplateName": "five-whole" }]);
+    let too_many = holding_claim(
+        gpu_pod("default", "five-whole", &[]),
+        PodClaim::Template("five-whole"),
+    );
     cluster.create_pod(too_many);
     for (name, template) in asked {
-        let mut pod = gpu_pod("default", name, &[]);
-        pod["spec"]["containers"][0]["resources"] = json!({ "claims": [{ "name": "gpu" }] });
-        pod["spec"]["resourceClaims"] =
-            json!([{ "name": "gpu", "resourceClaimTemplateName": template }]);
+        let pod = holding_claim(gpu_pod("default", name, &[]), PodClaim::Template(template));
         cluster.create_pod(pod);
     }
     let seen = wait_for("the four pods to say what they got", WAIT, || {
@@ -389,9 +388,7 @@ fn pods_run_on_gpushares_own_dra_driver_for_whole_gpus_and_every_mig_profile() {
         ("sliced-b", "sliced"),
         ("misspelt", "misspelt"),
     ] {
-        let mut p = gpu_pod("default", pod, &[]);
-        p["spec"]["containers"][0]["resources"] = json!({ "claims": [{ "name": "gpu" }] });
-        p["spec"]["resourceClaims"] = json!([{ "name": "gpu", "resourceClaimName": claim }]);
+        let p = holding_claim(gpu_pod("default", pod, &[]), PodClaim::Claim(claim));
         cluster.create_pod(p);
     }
     let shared = wait_for("the two pods sharing the time-sliced GPU", WAIT, || {
@@ -418,35 +415,27 @@ fn pods_run_on_gpushares_own_dra_driver_for_whole_gpus_and_every_mig_profile() {
             && l.contains("\"3\"")),
         "nvidia-smi set the Long time-slice of {sliced_uuid}:\n{calls}"
     );
-    let refused = wait_for("the misspelt configuration refused", WAIT, || {
-        cluster
-            .events_of("default", "Pod", "misspelt")
-            .into_iter()
-            .find(|(_, m)| m.contains("unknown field"))
-            .map(|(_, m)| m)
-    });
+    // The kubelet's event on the pod whose prepare failed, saying `text`.
+    let refusal = |pod: &str, text: &str| {
+        wait_for(&format!("{pod}'s prepare refused"), WAIT, || {
+            cluster
+                .events_of("default", "Pod", pod)
+                .into_iter()
+                .find(|(_, m)| m.contains(text))
+                .map(|(_, m)| m)
+        })
+    };
+    let refused = refusal("misspelt", "unknown field");
     assert!(refused.contains("sharng"), "{refused}");
     for pod in ["sliced-a", "sliced-b", "misspelt"] {
         cluster.remove_pod("default", pod);
     }
-    let deleted = std::process::Command::new("kubectl")
-        .env("KUBECONFIG", &server.kubeconfig)
-        .args([
-            "delete",
-            "resourceclaim",
-            "-n",
-            "default",
-            "sliced",
-            "misspelt",
-            "--wait",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        deleted.status.success(),
-        "{}",
-        String::from_utf8_lossy(&deleted.stderr)
-    );
+    let delete_claims = |names: &[&str]| {
+        let mut args = vec!["delete", "resourceclaim", "-n", "default", "--wait"];
+        args.extend(names);
+        kubectl(&server.kubeconfig, &args);
+    };
+    delete_claims(&["sliced", "misspelt"]);
 
     // MPS: GPU 7 gets an MPS daemon of its own through gpushare's MPS lifecycle (two clients:
     // 50% of the threads and 20480 MiB each). Two pods sharing a claim on it with MPS are its
@@ -491,9 +480,10 @@ fn pods_run_on_gpushares_own_dra_driver_for_whole_gpus_and_every_mig_profile() {
     )]);
     let show_daemon = r#"f="$CUDA_MPS_PIPE_DIRECTORY/stand-in-state.json"; [ -f "$f" ] && echo "mps-state $(cat "$f")""#;
     for pod in ["mps-a", "mps-b"] {
-        let mut p = gpu_pod_showing("default", pod, &[], show_daemon);
-        p["spec"]["containers"][0]["resources"] = json!({ "claims": [{ "name": "gpu" }] });
-        p["spec"]["resourceClaims"] = json!([{ "name": "gpu", "resourceClaimName": "mps" }]);
+        let p = holding_claim(
+            gpu_pod_showing("default", pod, &[], show_daemon),
+            PodClaim::Claim("mps"),
+        );
         cluster.create_pod(p);
     }
     for pod in ["mps-a", "mps-b"] {
@@ -540,40 +530,16 @@ fn pods_run_on_gpushares_own_dra_driver_for_whole_gpus_and_every_mig_profile() {
     for pod in ["mps-a", "mps-b"] {
         cluster.remove_pod("default", pod);
     }
-    let mut p = gpu_pod("default", "mps-greedy", &[]);
-    p["spec"]["containers"][0]["resources"] = json!({ "claims": [{ "name": "gpu" }] });
-    p["spec"]["resourceClaims"] = json!([{ "name": "gpu", "resourceClaimName": "mps-greedy" }]);
-    let kubectl = |args: &[&str]| {
-        let out = std::process::Command::new("kubectl")
-            .env("KUBECONFIG", &server.kubeconfig)
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    };
-    kubectl(&["delete", "resourceclaim", "-n", "default", "mps", "--wait"]);
+    let p = holding_claim(
+        gpu_pod("default", "mps-greedy", &[]),
+        PodClaim::Claim("mps-greedy"),
+    );
+    delete_claims(&["mps"]);
     cluster.create_pod(p);
-    let refused = wait_for("the greedy MPS claim refused", WAIT, || {
-        cluster
-            .events_of("default", "Pod", "mps-greedy")
-            .into_iter()
-            .find(|(_, m)| m.contains("defaultActiveThreadPercentage"))
-            .map(|(_, m)| m)
-    });
+    let refused = refusal("mps-greedy", "defaultActiveThreadPercentage");
     assert!(refused.contains("more than the 50"), "{refused}");
     cluster.remove_pod("default", "mps-greedy");
-    kubectl(&[
-        "delete",
-        "resourceclaim",
-        "-n",
-        "default",
-        "mps-greedy",
-        "--wait",
-    ]);
+    delete_claims(&["mps-greedy"]);
     nvidia
         .gpushare()
         .env("PATH", &path)
@@ -632,10 +598,7 @@ fn pods_run_on_gpushares_own_dra_driver_for_whole_gpus_and_every_mig_profile() {
             "metadata": { "name": name, "namespace": "default" },
             "spec": { "spec": { "devices": { "requests": [{ "name": "gpu", "exactly": request }] } } },
         })]);
-        let mut pod = gpu_pod("default", name, &[]);
-        pod["spec"]["containers"][0]["resources"] = json!({ "claims": [{ "name": "gpu" }] });
-        pod["spec"]["resourceClaims"] =
-            json!([{ "name": "gpu", "resourceClaimTemplateName": name }]);
+        let pod = holding_claim(gpu_pod("default", name, &[]), PodClaim::Template(name));
         cluster.create_pod(pod);
     };
     four("four-whole", false);
@@ -888,10 +851,8 @@ fn bench_prepare_latency_of_gpushares_driver_and_nvidias() {
         let names: Vec<String> = (0..n).map(|i| format!("{short}-{round}-{i}")).collect();
         let started = std::time::Instant::now();
         for name in &names {
-            let mut pod = gpu_pod("default", name, &[]);
-            pod["spec"]["containers"][0]["resources"] = json!({ "claims": [{ "name": "gpu" }] });
-            pod["spec"]["resourceClaims"] = json!([{
-                "name": "gpu", "resourceClaimTemplateName": format!("bench-{short}") }]);
+            let template = format!("bench-{short}");
+            let pod = holding_claim(gpu_pod("default", name, &[]), PodClaim::Template(&template));
             cluster.create_pod(pod);
         }
         let mut took: BTreeMap<String, f64> = BTreeMap::new();

@@ -22,7 +22,7 @@ use common::api_server::ApiServer;
 use common::cluster::{Cluster, wait_for};
 use common::dra_plugin::{self, DraPlugin, slices};
 use common::nvidia_tools::{NvidiaNode, tools};
-use common::real_node::{RealNode, Seen, gpu_pod};
+use common::real_node::{PodClaim, RealNode, Seen, gpu_pod, holding_claim};
 use serde_json::{Value, json};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -43,9 +43,7 @@ fn pod_on(cluster: &Cluster, name: &str, parent: &str) {
                 format!("device.attributes['gpu.nvidia.com'].parentUUID == '{parent}'") } }],
         }}]}},
     })]);
-    let mut pod = gpu_pod(NS, name, &[]);
-    pod["spec"]["containers"][0]["resources"] = json!({ "claims": [{ "name": "gpu" }] });
-    pod["spec"]["resourceClaims"] = json!([{ "name": "gpu", "resourceClaimName": name }]);
+    let pod = holding_claim(gpu_pod(NS, name, &[]), PodClaim::Claim(name));
     cluster.create_pod(pod);
 }
 

@@ -26,7 +26,7 @@ use common::cluster::{Cluster, wait_for};
 use common::device_plugin::{device_nodes, mig_devices};
 use common::dra_plugin::{self, DraPlugin, attribute, slices};
 use common::nvidia_tools::{NvidiaNode, tools};
-use common::real_node::{RealNode, Seen, gpu_pod};
+use common::real_node::{PodClaim, RealNode, Seen, gpu_pod, holding_claim};
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -39,9 +39,7 @@ const NODE: &str = "127.0.0.1";
 
 /// A pod whose container uses one device of the claim template `template`, narrowed by `cel`.
 fn claim_pod(cluster: &Cluster, name: &str, template: &str, cel: Option<String>) {
-    let mut pod = gpu_pod(NS, name, &[]);
-    pod["spec"]["containers"][0]["resources"] = json!({ "claims": [{ "name": "gpu" }] });
-    match cel {
+    let claim = match cel {
         // A claim of its own: the template's request with a selector added.
         Some(cel) => {
             let class = format!("{template}.gpushare.io");
@@ -53,14 +51,11 @@ fn claim_pod(cluster: &Cluster, name: &str, template: &str, cel: Option<String>)
                     "selectors": [{ "cel": { "expression": cel } }],
                 }}]}},
             })]);
-            pod["spec"]["resourceClaims"] = json!([{ "name": "gpu", "resourceClaimName": name }]);
+            PodClaim::Claim(name)
         }
-        None => {
-            pod["spec"]["resourceClaims"] =
-                json!([{ "name": "gpu", "resourceClaimTemplateName": template }]);
-        }
-    }
-    cluster.create_pod(pod);
+        None => PodClaim::Template(template),
+    };
+    cluster.create_pod(holding_claim(gpu_pod(NS, name, &[]), claim));
 }
 
 /// Each MIG device of the node by UUID: (GPU, placement start, profile).

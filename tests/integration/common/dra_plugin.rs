@@ -170,6 +170,20 @@ pub fn attribute(device: &Value, key: &str) -> String {
         .to_string()
 }
 
+/// `kubectl ARGS` as the administrator of `kubeconfig`, which must succeed.
+pub fn kubectl(kubeconfig: &Path, args: &[&str]) {
+    let out = Command::new("kubectl")
+        .env("KUBECONFIG", kubeconfig)
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "kubectl {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 /// `kubectl ARGS -o json` as the administrator of `kubeconfig` (null when it fails).
 pub fn kubectl_json(kubeconfig: &Path, args: &[&str]) -> Value {
     let out = Command::new("kubectl")

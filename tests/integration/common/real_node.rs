@@ -234,6 +234,27 @@ pub fn gpu_pod_showing(
     })
 }
 
+/// Where the claim `gpu` of a pod comes from.
+pub enum PodClaim<'a> {
+    /// A ResourceClaim of that name.
+    Claim(&'a str),
+    /// A claim the cluster makes from that ResourceClaimTemplate.
+    Template(&'a str),
+}
+
+/// `pod` (a [`gpu_pod`]) with its container holding the claim `gpu`.
+pub fn holding_claim(mut pod: serde_json::Value, claim: PodClaim) -> serde_json::Value {
+    pod["spec"]["containers"][0]["resources"] =
+        serde_json::json!({ "claims": [{ "name": "gpu" }] });
+    pod["spec"]["resourceClaims"] = match claim {
+        PodClaim::Claim(name) => serde_json::json!([{ "name": "gpu", "resourceClaimName": name }]),
+        PodClaim::Template(name) => {
+            serde_json::json!([{ "name": "gpu", "resourceClaimTemplateName": name }])
+        }
+    };
+    pod
+}
+
 /// What a container got, as it said in its log.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct Seen {
