@@ -169,7 +169,8 @@ pub(crate) fn paused_pods<'a>(pods: &'a [Pod], labels: &BTreeSet<String>) -> Vec
 }
 
 /// User pods (not GPU-client components) that hold a resource the plan takes away, as
-/// `namespace/name (resource)`.
+/// `namespace/name (resource)`. Without the kubelet's word, a pod's DRA claims may hold any
+/// device, so a pod with claims blocks any plan that takes a device.
 pub(crate) fn blocking_pods(pods: &[Pod], taken: &Taken) -> Vec<String> {
     if !taken.any {
         return Vec::new();
@@ -180,10 +181,18 @@ pub(crate) fn blocking_pods(pods: &[Pod], taken: &Taken) -> Vec<String> {
         if finished(pod) || !selected_by(pod).is_disjoint(&components) {
             continue;
         }
-        let held: Vec<String> = resources(pod)
+        let mut held: Vec<String> = resources(pod)
             .into_iter()
             .filter(|r| loses(r, taken))
             .collect();
+        let claims = pod
+            .spec
+            .as_ref()
+            .and_then(|s| s.resource_claims.as_ref())
+            .map_or(0, Vec::len);
+        if claims > 0 {
+            held.push(format!("{claims} DRA claim(s)"));
+        }
         if !held.is_empty() {
             out.push(format!(
                 "{}/{} ({})",
@@ -492,6 +501,19 @@ mod tests {
             blocking_pods(&pods, &t),
             ["ns/small (nvidia.com/mig-1g.5gb)"]
         );
+        // A pod's DRA claims may hold any device: it blocks whatever goes, never nothing.
+        let mut claiming = pod("claiming", &[], &[], "Running");
+        claiming.spec.as_mut().unwrap().resource_claims =
+            Some(vec![k8s_openapi::api::core::v1::PodResourceClaim {
+                name: "gpu".into(),
+                resource_claim_name: Some("c".into()),
+                ..Default::default()
+            }]);
+        assert_eq!(
+            blocking_pods(std::slice::from_ref(&claiming), &t),
+            ["ns/claiming (1 DRA claim(s))"]
+        );
+        assert!(blocking_pods(&[claiming], &Taken::default()).is_empty());
     }
 
     #[test]
