@@ -244,9 +244,23 @@ impl Cluster {
         })
     }
 
-    /// Every pod bound to this node, in every namespace.
+    /// Every pod bound to this node, in every namespace, as the watch last saw them.
     pub(crate) fn pods_on_node(&self) -> Result<Vec<Pod>> {
         self.pods_cache.objects()
+    }
+
+    /// Every pod bound to this node, read from the API server now (a consistent read): what
+    /// decides whether a change may take devices away, so a pod bound just before the change
+    /// is never missed because the watch has not delivered it yet.
+    pub(crate) fn pods_on_node_now(&self) -> Result<Vec<Pod>> {
+        let api: Api<Pod> = Api::all(self.client.clone());
+        let params = ListParams::default().fields(&format!("spec.nodeName={}", self.node));
+        Ok(self
+            .call(
+                &format!("list pods on node {}", self.node),
+                api.list(&params),
+            )?
+            .items)
     }
 
     /// Taken before reading the pods: [`Changes::wait`] returns when they have changed since.

@@ -332,6 +332,15 @@ impl<'a> Agent<'a> {
         } else {
             None
         };
+        // A pod may have come while the clients left: look again before taking devices.
+        if let Some(originals) = &paused
+            && needs_gpus_free
+            && let Some(blocked) = self.blocked_by_pods(&plan, &what)?
+        {
+            self.resume(originals)?;
+            self.held_by_pods = true;
+            return self.finish(node, key, Outcome::Failed, failure(&what, &blocked));
+        }
         self.set_state(&key.choice, State::Applying)?;
         // The driver resets no GPU that an NVML client holds, the health watch included.
         let listener = self.listener;
@@ -380,7 +389,7 @@ impl<'a> Agent<'a> {
         let blocking = match held {
             Some(Holders::Known(held)) => gpu_clients::blocking_holders(&held, plan, &snapshot),
             _ => {
-                let pods = self.cluster.pods_on_node()?;
+                let pods = self.cluster.pods_on_node_now()?;
                 gpu_clients::blocking_pods(&pods, &gpu_clients::taken(plan, &snapshot))
             }
         };

@@ -418,8 +418,22 @@ fn the_agent_applies_the_layout_its_label_names() {
         balanced(),
         "changed with GPU clients on the node"
     );
+    // A user's pod that comes while the clients leave, holding a device the change takes, is
+    // found before anything is destroyed: the clients come back and nothing changes.
+    c.create_pod(user_pod("late", node, "nvidia.com/mig-2g.10gb"));
     c.remove_pod(NS, "device-plugin");
     c.remove_pod(NS, "dcgm-exporter");
+    s.wait_state(node, "failed");
+    let m = s.wait_event(node, &seen, "LayoutFailed", "gpushare-e2e/late");
+    assert!(m.contains("nvidia.com/mig-2g.10gb"), "{m}");
+    assert_eq!(profiles(&s.agent.node()), balanced(), "changed under {m}");
+    assert_eq!(
+        c.labels(node).get(DEVICE_PLUGIN).map(String::as_str),
+        Some("true"),
+        "the clients are resumed"
+    );
+    // Once it is gone, the agent tries again at once; the clients' pods are gone already.
+    c.remove_pod(NS, "late");
     s.wait_state(node, "success");
     let now = s.agent.node();
     assert_eq!(profiles(&now), vec![vec!["3g.20gb".to_string(); 2]; 8]);
