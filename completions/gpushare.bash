@@ -823,7 +823,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__dra__subcmd__plugin)
-            opts="-q -h -V --node-name --kubeconfig --registry-dir --plugin-dir --cdi-root --dev-root --driver-root --nvidia-cdi-hook-path --watch-health --evict-on-fatal --sysfs-root --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version"
+            opts="-c -q -h -V --node-name --kubeconfig --registry-dir --plugin-dir --cdi-root --dev-root --driver-root --nvidia-cdi-hook-path --watch-health --evict-on-fatal --config --sysfs-root --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -858,6 +858,14 @@ _gpushare() {
                     return 0
                     ;;
                 --nvidia-cdi-hook-path)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -c)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -685,6 +685,8 @@ set edit:completion:arg-completer[gpushare] = {|@words|
             cand --dev-root 'CDI: read device nodes and MIG minors under DIR (`DIR/dev`, `DIR/proc/driver`), every link resolved inside it [default: /]'
             cand --driver-root 'CDI: mount the driver''s libraries, tools and firmware from under DIR (a containerized driver''s root) [default: the --dev-root, or / on a node]'
             cand --nvidia-cdi-hook-path 'CDI: the nvidia-cdi-hook program (on the host) that the spec''s hooks run: SONAME links, the loader''s cache, CUDA compatibility [default: /usr/bin/nvidia-cdi-hook when it exists; no hooks otherwise]'
+            cand -c 'The node''s gpushare.toml: each GPU it gives to dynamic MIG (`mig.dynamic = true`) is published as every placement, its instance made when a claim is prepared [default: /etc/gpushare/gpushare.toml when it exists]'
+            cand --config 'The node''s gpushare.toml: each GPU it gives to dynamic MIG (`mig.dynamic = true`) is published as every placement, its instance made when a claim is prepared [default: /etc/gpushare/gpushare.toml when it exists]'
             cand --sysfs-root 'Read and write sysfs and /proc under DIR instead of / (a fake tree, for tests and trials)'
             cand --sim 'Use a simulated node: a preset name or a node file (TOML)'
             cand --sim-state 'Keep the simulated node''s changes in FILE (loaded when it exists, each change kept as it is made)'

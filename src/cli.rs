@@ -545,6 +545,12 @@ pub(crate) struct DraPluginArgs {
     #[arg(long)]
     pub evict_on_fatal: bool,
 
+    /// The node's gpushare.toml: each GPU it gives to dynamic MIG (`mig.dynamic = true`) is
+    /// published as every placement, its instance made when a claim is prepared [default:
+    /// /etc/gpushare/gpushare.toml when it exists]
+    #[arg(short = 'c', long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+
     #[command(flatten)]
     pub sysfs: SysfsArgs,
 }

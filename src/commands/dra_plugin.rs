@@ -19,6 +19,7 @@ pub(super) fn run(ctx: &mut Context, args: &DraPluginArgs) -> Result<Exit> {
             watch_health: args.watch_health,
             evict_on_fatal: args.evict_on_fatal,
             sysfs_root: args.sysfs.sysfs_root.clone(),
+            config: args.config.clone(),
         },
     )
 }

@@ -109,6 +109,11 @@ pub(crate) struct MigSection {
     /// Explicit placements: `[{ profile = "3g.40gb", start = 4 }]`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub instances: Vec<Spanned<MigInstance>>,
+    /// MIG on, instances made for claims: gpushare's DRA driver publishes every placement and
+    /// makes each instance when its claim is prepared. No layout (`devices`, `instances`), and
+    /// the agent and the controller change nothing there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dynamic: Option<Spanned<bool>>,
     /// MPS inside every MIG device of these GPUs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mps: Option<Spanned<MpsSection>>,
@@ -491,6 +496,9 @@ impl Config {
         if let Some(mps) = &e.mps {
             self.check_mps(mps)?;
         }
+        if let Some(mig) = &e.mig {
+            self.check_dynamic(mig)?;
+        }
         if let Some(mig) = &e.mig
             && let Some(mps) = &mig.get_ref().mps
         {
@@ -512,6 +520,35 @@ impl Config {
                     .with_hint("keep one of the two sections"));
             }
             self.check_replicas(ts)?;
+        }
+        Ok(())
+    }
+
+    /// `mig.dynamic = true` leaves the instances to claims: no layout and no sharing beside it.
+    fn check_dynamic(&self, mig: &Spanned<MigSection>) -> Result<()> {
+        let m = mig.get_ref();
+        let Some(dynamic) = m.dynamic.as_ref().filter(|d| *d.get_ref()) else {
+            return Ok(());
+        };
+        let beside = [
+            ("devices", m.devices.keys().next().map(Spanned::span)),
+            ("instances", m.instances.first().map(Spanned::span)),
+            ("mps", m.mps.as_ref().map(Spanned::span)),
+            ("time_slicing", m.time_slicing.as_ref().map(Spanned::span)),
+        ];
+        if let Some((name, Some(span))) = beside.into_iter().find(|(_, s)| s.is_some()) {
+            return Err(self
+                .error_at(
+                    span,
+                    format!(
+                        "mig.{name} does not go with mig.dynamic = true: gpushare's DRA driver \
+                         makes each instance for the claim that asks for it"
+                    ),
+                )
+                .with_hint(format!(
+                    "remove mig.{name}, or mig.dynamic for a fixed layout (line {})",
+                    crate::error::line_col(&self.source.text, dynamic.span().start).0
+                )));
         }
         Ok(())
     }

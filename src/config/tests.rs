@@ -133,6 +133,14 @@ fn bad_files_name_the_line_and_value() {
         )
         .contains("shared by MPS (mig.mps) or by time-slicing (mig.time_slicing), not both")
     );
+    let e = error_of(
+        "[[gpus]]\nselect = \"all\"\nmode = \"mig\"\nmig.dynamic = true\nmig.devices = { \"1g.5gb\" = 7 }\n",
+    );
+    assert!(
+        e.starts_with("gpushare.toml:5:17: mig.devices does not go with mig.dynamic = true"),
+        "{e}"
+    );
+    assert!(parse("[[gpus]]\nselect = \"all\"\nmode = \"mig\"\nmig.dynamic = true\n").is_ok());
     assert!(error_of("version = 2\n").contains("only version 1"));
     assert!(error_of("[[gpus]]\nselect = []\nmode = \"none\"\n").contains("name at least one GPU"));
 }

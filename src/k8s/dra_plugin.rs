@@ -107,10 +107,14 @@ fn daemonset(ns: &str, image: String) -> DaemonSet {
                             mount("registry", "/var/lib/kubelet/plugins_registry"),
                             mount("plugin", PLUGIN_DIR),
                             mount("cdi", "/var/run/cdi"),
-                            // The health record gpushare agent's watch keeps.
-                            read_only_mount("state", "/var/lib/gpushare"),
-                            // The MPS daemons' records, for MPS claims.
-                            read_only_mount("run", "/run/gpushare"),
+                            // The health record gpushare agent's watch keeps, the journal,
+                            // and the record of the instances made for claims.
+                            mount("state", "/var/lib/gpushare"),
+                            // The MPS daemons' records (MPS claims), the node lock (MIG made
+                            // for claims changes the node as `gpushare apply` does).
+                            mount("run", "/run/gpushare"),
+                            // gpushare.toml: the GPUs given to dynamic MIG.
+                            read_only_mount("config", "/etc/gpushare"),
                             read_only_mount("host", "/host"),
                         ]),
                         ..Default::default()
@@ -125,6 +129,7 @@ fn daemonset(ns: &str, image: String) -> DaemonSet {
                         host_path("cdi", "/var/run/cdi", Some("DirectoryOrCreate")),
                         host_path("state", "/var/lib/gpushare", Some("DirectoryOrCreate")),
                         host_path("run", "/run/gpushare", Some("DirectoryOrCreate")),
+                        host_path("config", "/etc/gpushare", Some("DirectoryOrCreate")),
                         host_path("host", "/", Some("Directory")),
                     ]),
                     ..Default::default()

@@ -58,7 +58,9 @@ pub(crate) fn desires(
             continue;
         }
         let profiles = match &layout {
-            MigLayout::Enabled(_) => book.known(gpu)?.unwrap_or_default().to_vec(),
+            MigLayout::Enabled(_) | MigLayout::Dynamic => {
+                book.known(gpu)?.unwrap_or_default().to_vec()
+            }
             MigLayout::Disabled | MigLayout::EnabledLater { .. } => Vec::new(),
         };
         desires.push(GpuDesire {
@@ -113,6 +115,9 @@ fn wanted(config: &Config, gpu: &Gpu, book: &ProfileBook, entry: &GpuEntry) -> R
     let Some(mig) = &entry.mig else {
         return Ok(MigLayout::Enabled(Vec::new()));
     };
+    if mig.get_ref().dynamic.as_ref().is_some_and(|d| *d.get_ref()) {
+        return Ok(MigLayout::Dynamic);
+    }
     let section_span = mig.span();
     let mig = mig.get_ref();
     let profiles = match book.of(gpu)? {

@@ -33,6 +33,9 @@ pub(crate) enum MigLayout {
         wanted: Vec<String>,
         why: String,
     },
+    /// MIG enabled, its instances made and removed for claims by gpushare's DRA driver
+    /// (`mig.dynamic`): no layout is planned and no instance is touched.
+    Dynamic,
 }
 
 /// The desired MIG state of one GPU.
@@ -52,7 +55,7 @@ impl GpuDesire {
     /// The solver's view of the wanted instances.
     pub(crate) fn requests(&self) -> Vec<Request> {
         match &self.layout {
-            MigLayout::Disabled | MigLayout::EnabledLater { .. } => Vec::new(),
+            MigLayout::Disabled | MigLayout::EnabledLater { .. } | MigLayout::Dynamic => Vec::new(),
             MigLayout::Enabled(list) => list
                 .iter()
                 .map(|w| Request {

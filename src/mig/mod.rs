@@ -1,6 +1,7 @@
 //! MIG: profile names, desired layouts (gpushare.toml and mig-parted v1), the placement solver,
 //! and the planner that turns a desired layout and the observed node into a plan.
 
+pub(crate) mod claimed;
 pub(crate) mod clear;
 pub(crate) mod config_file;
 pub(crate) mod export;

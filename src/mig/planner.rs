@@ -119,8 +119,16 @@ impl<'a> GpuPlanner<'a> {
                     );
                 }
             }
-            MigLayout::Enabled(_) | MigLayout::EnabledLater { .. } if !mig.current.is_enabled() => {
+            MigLayout::Enabled(_) | MigLayout::EnabledLater { .. } | MigLayout::Dynamic
+                if !mig.current.is_enabled() =>
+            {
                 self.enable()
+            }
+            // The instances are the claims': only a pending disable is cancelled.
+            MigLayout::Dynamic => {
+                if !mig.pending.is_enabled() {
+                    self.mode_change(MigMode::Enabled, "enable MIG (cancels the pending disable)");
+                }
             }
             MigLayout::EnabledLater { .. } if self.options.mode_only => {}
             MigLayout::EnabledLater { why, .. } => {
@@ -180,7 +188,10 @@ impl<'a> GpuPlanner<'a> {
         if !already_pending {
             self.mode_change(MigMode::Enabled, "enable MIG");
         }
-        if self.reset_or_reboot(already_pending) && !self.options.mode_only {
+        if self.reset_or_reboot(already_pending)
+            && !self.options.mode_only
+            && self.desire.layout != MigLayout::Dynamic
+        {
             self.layout();
         }
     }
@@ -260,7 +271,9 @@ impl<'a> GpuPlanner<'a> {
                     "the MIG mode change waits for a reset or reboot (--skip-reset)",
                 ));
                 self.plan.mark_reboot(self.gpu_index());
-            } else if !self.options.mode_only && self.desire.layout != MigLayout::Disabled {
+            } else if !self.options.mode_only
+                && !matches!(self.desire.layout, MigLayout::Disabled | MigLayout::Dynamic)
+            {
                 self.phases.layouts.push(Change::new(
                     self.gpu_index(),
                     Operation::Later("create_gpu_instance"),

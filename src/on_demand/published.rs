@@ -139,7 +139,12 @@ impl MigState {
             let (Some(instances), Some(profiles)) = (&gpu.mig.instances, profiles_of(gpu)) else {
                 continue;
             };
-            if !gpu.mig.current.is_enabled() {
+            // A dynamic GPU's instances are made for claims by gpushare's DRA driver: the
+            // controller plans nothing there.
+            let dynamic = baseline
+                .iter()
+                .any(|d| d.gpu == gpu.index && d.layout == MigLayout::Dynamic);
+            if !gpu.mig.current.is_enabled() || dynamic {
                 continue;
             }
             state
@@ -190,7 +195,9 @@ impl MigState {
                                 })
                                 .collect(),
                         ),
-                        MigLayout::Disabled | MigLayout::EnabledLater { .. } => None,
+                        MigLayout::Disabled
+                        | MigLayout::EnabledLater { .. }
+                        | MigLayout::Dynamic => None,
                     });
             state.gpus.push(GpuState {
                 index: gpu.index,
@@ -263,6 +270,21 @@ mod tests {
         assert_eq!(state.profiles["NVIDIA A100-SXM4-40GB"].len(), 7);
         assert_eq!(MigState::parse(&state.to_json()).unwrap(), state);
         assert!(MigState::parse("{}").is_err());
+        // A GPU given to dynamic MIG is the DRA driver's: the controller is not told of it.
+        let dynamic = crate::mig::layout::GpuDesire {
+            gpu: 0,
+            layout: crate::mig::layout::MigLayout::Dynamic,
+            profiles: Vec::new(),
+            origin: "gpushare.toml:1".into(),
+            reason: None,
+        };
+        let without = MigState::of(
+            &node,
+            |g| book.known(g).ok().flatten(),
+            Some(&held),
+            std::slice::from_ref(&dynamic),
+        );
+        assert!(without.gpus.is_empty());
         let mut other = state.clone();
         other.version = 2;
         assert!(

@@ -7,6 +7,8 @@ use crate::Context;
 use crate::error::Result;
 use crate::journal::{Event, Journal, LastRun};
 use crate::lock::{NodeLock, Previous};
+use crate::output::Output;
+use crate::paths::Paths;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -16,24 +18,30 @@ pub(crate) struct Guard {
     finished: bool,
 }
 
-pub(crate) fn lock_path(ctx: &Context) -> PathBuf {
-    ctx.paths.run_dir().join("lock")
-}
-
-pub(crate) fn journal_path(ctx: &Context) -> PathBuf {
-    crate::journal::path(&ctx.paths)
+fn lock_path(paths: &Paths) -> PathBuf {
+    paths.run_dir().join("lock")
 }
 
 impl Guard {
     /// Take the lock (waiting up to `timeout` for another command), then start the journal.
     pub(crate) fn take(ctx: &Context, command: &str, timeout: Duration) -> Result<Guard> {
-        let (lock, previous) = NodeLock::acquire(&lock_path(ctx), command, timeout)?;
+        Guard::take_at(&ctx.paths, &ctx.out, command, timeout)
+    }
+
+    /// [`Guard::take`] for a long-running process without a command's context (the DRA plugin).
+    pub(crate) fn take_at(
+        paths: &Paths,
+        out: &Output,
+        command: &str,
+        timeout: Duration,
+    ) -> Result<Guard> {
+        let (lock, previous) = NodeLock::acquire(&lock_path(paths), command, timeout)?;
         if let Previous::Stale { pid, command } = previous {
-            ctx.out.warn(format!(
+            out.warn(format!(
                 "`gpushare {command}` (pid {pid}) died holding the node lock; taking it over"
             ));
         }
-        let path = journal_path(ctx);
+        let path = crate::journal::path(paths);
         if let LastRun::Interrupted {
             pid,
             command,
@@ -50,7 +58,7 @@ impl Guard {
                     .or(last_step)
                     .map_or(String::new(), |s| format!(" (last step: {s})"))
             };
-            ctx.out.warn(format!(
+            out.warn(format!(
                 "the previous `gpushare {command}` (pid {pid}) stopped without finishing{at}; \
                  continuing from the node as it is now"
             ));

@@ -37,6 +37,8 @@ pub(crate) struct Observed {
     /// The GPUs a fatal fault left unhealthy since their last reset, with why (read from the
     /// health record when the command recovers GPUs).
     pub needs_reset: std::collections::BTreeMap<u32, String>,
+    /// The MIG instances made for DRA claims, with their claims' UIDs.
+    pub claimed: Vec<(String, crate::mig::claimed::Made)>,
 }
 
 /// The GPU clients as they are.
@@ -141,6 +143,7 @@ impl HostTools {
             None => Default::default(),
         };
         Ok(Observed {
+            claimed: crate::mig::claimed::all(&ctx.paths)?,
             needs_reset,
             node,
             mps_records,

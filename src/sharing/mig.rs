@@ -84,7 +84,14 @@ impl SharingMode for Mig {
             .iter()
             .map(|(p, n)| format!("{n}x MIG {p}"))
             .collect();
-        if v.is_empty() {
+        let dynamic = entry
+            .mig
+            .as_ref()
+            .and_then(|m| m.get_ref().dynamic.as_ref())
+            .is_some_and(|d| *d.get_ref());
+        if dynamic {
+            v.push("MIG devices made for claims by gpushare's DRA driver (mig.dynamic)".into());
+        } else if v.is_empty() {
             v.push("MIG enabled, no devices".into());
         }
         if let Some(first) = daemons.first() {

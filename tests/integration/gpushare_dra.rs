@@ -36,7 +36,7 @@ fn plugin(nvidia: &NvidiaNode, node: &RealNode, kubeconfig: &std::path::Path) ->
 }
 
 /// The same, with `more` flags.
-fn plugin_with(
+pub fn plugin_with(
     nvidia: &NvidiaNode,
     node: &RealNode,
     kubeconfig: &std::path::Path,

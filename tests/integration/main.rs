@@ -19,6 +19,7 @@ mod false_success;
 mod generated;
 mod gpu_health;
 mod gpushare_dra;
+mod gpushare_dra_dynamic;
 mod hostile;
 mod install;
 mod manifests;

@@ -219,7 +219,7 @@ pub(crate) fn apply(
 }
 
 fn set_time_slice(slicing: &TimeSlicing, device: &DraDevice) -> Result<(), String> {
-    if device.mig.is_some() {
+    if device.mig.is_some() || device.placed.is_some() {
         return Err(format!(
             "sharing.timeSlicing.interval: device {} is a MIG device, which has no time-slice to set",
             device.name
@@ -467,6 +467,7 @@ mod tests {
                 gpu: 5,
                 mig: None,
                 uuid: uuid.into(),
+                placed: None,
                 published: json!({}),
             }
         }

@@ -17,17 +17,44 @@ pub(crate) struct DraDevice {
     pub gpu: u32,
     /// The MIG device (GPU instance, compute instance); None: the whole GPU.
     pub mig: Option<(u32, u32)>,
-    /// The UUID the driver gives it (`GPU-…`, `MIG-…`): the CDI generator's name for it.
+    /// The UUID the driver gives it (`GPU-…`, `MIG-…`): the CDI generator's name for it; empty
+    /// for a placement of a dynamic GPU that is not made yet.
     pub uuid: String,
+    /// A placement of a dynamic GPU (`mig.dynamic`): the GPU instance a claim's prepare makes.
+    pub placed: Option<Placed>,
     /// The device as a ResourceSlice lists it (`resource.k8s.io/v1` `Device`).
     pub published: Value,
 }
 
-fn string(v: &str) -> Value {
+/// A placement of a dynamic GPU: its profile, where it goes.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Placed {
+    pub profile: String,
+    pub placement: crate::node::Placement,
+}
+
+/// The name of the MIG device of `profile` at memory slice `start` of GPU `gpu`:
+/// `gpu-1-mig-3g20gb-4`, `gpu-1-mig-1g5gb-me-6` (a DNS label, as a device name must be).
+pub(crate) fn mig_name(gpu: u32, profile: &str, start: u32) -> String {
+    let profile: String = profile
+        .chars()
+        .filter(|c| *c != '.')
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    format!("gpu-{gpu}-mig-{profile}-{start}")
+}
+
+pub(crate) fn string(v: &str) -> Value {
     json!({ "string": v })
 }
 
-fn int(v: u64) -> Value {
+pub(crate) fn int(v: u64) -> Value {
     json!({ "int": v })
 }
 
@@ -83,7 +110,11 @@ impl PciPlace {
 }
 
 /// The attributes every device of `gpu` has.
-fn gpu_attributes(node: &Node, gpu: &Gpu, place: &PciPlace) -> serde_json::Map<String, Value> {
+pub(crate) fn gpu_attributes(
+    node: &Node,
+    gpu: &Gpu,
+    place: &PciPlace,
+) -> serde_json::Map<String, Value> {
     let mut a = serde_json::Map::new();
     a.insert("index".into(), int(u64::from(gpu.index)));
     a.insert("productName".into(), string(&gpu.name));
@@ -133,6 +164,7 @@ pub(crate) fn devices_placed(
                 gpu: gpu.index,
                 mig: None,
                 uuid: gpu.uuid.clone(),
+                placed: None,
             });
             continue;
         }
@@ -141,12 +173,7 @@ pub(crate) fn devices_placed(
         for gi in instances {
             for ci in &gi.compute_instances {
                 let uuid = gpu.mig_uuid(gi, ci)?.to_string();
-                let mut name = format!(
-                    "gpu-{}-mig-{}-{}",
-                    gpu.index,
-                    gi.profile.replace('.', ""),
-                    gi.placement.start
-                );
+                let mut name = mig_name(gpu.index, &gi.profile, gi.placement.start);
                 if gi.compute_instances.len() > 1 {
                     name.push_str(&format!("-ci{}", ci.compute_instance_id));
                 }
@@ -168,6 +195,7 @@ pub(crate) fn devices_placed(
                     gpu: gpu.index,
                     mig: Some((gi.gpu_instance_id, ci.compute_instance_id)),
                     uuid,
+                    placed: None,
                 });
             }
         }

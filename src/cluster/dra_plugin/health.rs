@@ -208,6 +208,7 @@ mod tests {
             gpu: 0,
             mig: None,
             uuid: "GPU-0".into(),
+            placed: None,
             published: serde_json::json!({ "name": "gpu-0" }),
         };
         let bad = |fatal| Unhealthy {

@@ -3,16 +3,21 @@
 //!
 //! - registration: a socket in the kubelet's `plugins_registry` answers `GetInfo` (a
 //!   `DRAPlugin`, the driver, the DRA socket, `v1.DRAPlugin`);
-//! - [`slices`]: the node's ResourceSlice, exactly its devices ([`devices`]), each unhealthy
-//!   device tainted `NoSchedule` in it, written only when something changed;
-//! - [`prepare`]: `NodePrepareResources` writes a CDI spec per claim from gpushare's CDI
-//!   generator, `NodeUnprepareResources` removes it;
+//! - [`slices`]: the node's ResourceSlices, exactly its devices ([`devices`]) and, for each GPU
+//!   gpushare.toml gives to dynamic MIG, every placement ([`partitionable`], [`dynamic`]), each
+//!   unhealthy device tainted `NoSchedule` in them, written only when something changed;
+//! - [`prepare`]: `NodePrepareResources` makes the MIG instances of the claim's placements
+//!   ([`made`]) and writes a CDI spec per claim from gpushare's CDI generator;
+//!   `NodeUnprepareResources` removes what it made and the spec;
 //! - [`health`]: the `DRAResourceHealth` stream tells the kubelet each device's health.
 
 mod authority;
 mod config;
 pub(crate) mod devices;
+mod dynamic;
 mod health;
+mod made;
+mod partitionable;
 mod prepare;
 pub(crate) mod proto;
 pub(crate) mod record;
@@ -56,6 +61,8 @@ pub(crate) struct Settings {
     pub evict_on_fatal: bool,
     /// Where the GPUs' NUMA nodes and PCIe roots are read (`/`).
     pub sysfs_root: PathBuf,
+    /// The node's gpushare.toml (`--config`): its dynamic MIG GPUs.
+    pub config: Option<PathBuf>,
 }
 
 /// What the gRPC services share.
@@ -71,6 +78,10 @@ struct Plugin {
     /// The node's CDI spec, made again only when the devices or the driver changed: a prepare
     /// takes its devices' nodes from it rather than reading the driver's files each time.
     node_spec: std::sync::Mutex<Option<NodeSpec>>,
+    /// The GPUs given to dynamic MIG, and what the driver offers.
+    dynamic: dynamic::DynamicGpus,
+    /// What makes and removes the instances of dynamic GPUs' claims.
+    maker: made::Maker,
 }
 
 /// The CDI spec of the node's devices as they were offered, under one driver version.
@@ -83,6 +94,16 @@ struct NodeSpec {
 impl Plugin {
     fn snapshot(&self) -> Result<crate::node::Node> {
         Ok(self.backend.snapshot()?)
+    }
+
+    /// What the driver offers on `node` (where the GPUs sit left out: a prepare needs none).
+    fn offered(&self, node: &crate::node::Node) -> Result<Vec<devices::DraDevice>> {
+        Ok(self
+            .dynamic
+            .offer(&*self.backend, node, &self.maker.all_recorded(), |_| {
+                devices::PciPlace::default()
+            })?
+            .devices)
     }
 
     /// The node's CDI spec for `offered`, from the last one when nothing changed.
@@ -124,8 +145,21 @@ impl Plugin {
         object: &serde_json::Value,
     ) -> Result<Vec<proto::dra::Device>> {
         let allocated = prepare::allocated(object, claim, &self.node)?;
-        let node = self.snapshot()?;
-        let offered = devices::devices(&node)?;
+        let mut node = self.snapshot()?;
+        let mut offered = self.offered(&node)?;
+        // Placements of dynamic GPUs not made yet: made now, then the node is looked at again.
+        let to_make: Vec<(u32, devices::Placed)> = allocated
+            .iter()
+            .filter_map(|a| offered.iter().find(|d| d.name == a.device))
+            .filter(|d| d.mig.is_none())
+            .filter_map(|d| Some((d.gpu, d.placed.clone()?)))
+            .collect();
+        if !to_make.is_empty() {
+            let what = format!("{}/{}", claim.namespace, claim.name);
+            self.maker.make(&node, &claim.uid, &what, &to_make)?;
+            node = self.snapshot()?;
+            offered = self.offered(&node)?;
+        }
         let unhealthy = health::unhealthy(&self.paths, &node, &offered);
         // A claim that tolerates the taint takes the device as it is.
         if let Some((device, bad)) = allocated.iter().find_map(|a| {
@@ -196,6 +230,24 @@ impl Plugin {
                 share_id: None,
             })
             .collect())
+    }
+}
+
+impl Plugin {
+    /// Unprepare one claim: what its prepare made on dynamic GPUs, then its spec.
+    fn unprepare_blocking(&self, claim: &proto::dra::Claim) -> Result<()> {
+        if !prepare::is_uid(&claim.uid) {
+            return Err(Error::failed(format!(
+                "claim UID {:?} is not a UID",
+                claim.uid
+            )));
+        }
+        if !self.maker.recorded(&claim.uid)?.is_empty() {
+            let node = self.snapshot()?;
+            let what = format!("{}/{}", claim.namespace, claim.name);
+            self.maker.unmake(&node, &claim.uid, &what)?;
+        }
+        prepare::remove_spec(&self.cdi_root, &claim.uid)
     }
 }
 
@@ -273,20 +325,20 @@ impl DraPlugin for Arc<Plugin> {
         &self,
         request: Request<proto::dra::NodeUnprepareResourcesRequest>,
     ) -> std::result::Result<Response<proto::dra::NodeUnprepareResourcesResponse>, Status> {
-        let claims = request
-            .into_inner()
-            .claims
-            .into_iter()
-            .map(|c| {
-                let error = prepare::remove_spec(&self.cdi_root, &c.uid)
-                    .err()
-                    .map(|e| e.message)
-                    .unwrap_or_default();
-                (c.uid, proto::dra::NodeUnprepareResourceResponse { error })
-            })
-            .collect();
+        let claims = request.into_inner().claims;
+        let answers = futures::future::join_all(claims.into_iter().map(|c| async move {
+            let plugin = self.clone();
+            let uid = c.uid.clone();
+            let done = tokio::task::spawn_blocking(move || plugin.unprepare_blocking(&c))
+                .await
+                .map_err(|e| Error::failed(format!("the unprepare stopped: {e}")))
+                .and_then(|r| r);
+            let error = done.err().map(|e| e.message).unwrap_or_default();
+            (uid, proto::dra::NodeUnprepareResourceResponse { error })
+        }))
+        .await;
         Ok(Response::new(proto::dra::NodeUnprepareResourcesResponse {
-            claims,
+            claims: answers.into_iter().collect::<HashMap<_, _>>(),
         }))
     }
 }
@@ -334,7 +386,7 @@ pub(crate) fn run(ctx: &mut Context, settings: Settings) -> Result<Exit> {
     let client = runtime.block_on(crate::kube_api::client(settings.kubeconfig.as_deref()))?;
     let backend = ctx.shared_backend()?;
     let plugin = Arc::new(Plugin {
-        backend,
+        backend: backend.clone(),
         paths: ctx.paths.clone(),
         node: settings.node.clone(),
         client: client.clone(),
@@ -343,6 +395,16 @@ pub(crate) fn run(ctx: &mut Context, settings: Settings) -> Result<Exit> {
         sysfs_root: settings.sysfs_root.clone(),
         evict_on_fatal: settings.evict_on_fatal,
         node_spec: Default::default(),
+        dynamic: dynamic::DynamicGpus::new(
+            settings.config.clone(),
+            ctx.paths.system(crate::config::DEFAULT_PATH),
+        )?,
+        maker: made::Maker {
+            backend: backend.clone(),
+            paths: ctx.paths.clone(),
+            out: ctx.out.clone(),
+            lock_timeout: ctx.lock_timeout,
+        },
     });
     let _watch = settings.watch_health.then(|| {
         crate::gpu_health::listener::Listener::start(
@@ -404,16 +466,31 @@ pub(crate) fn run(ctx: &mut Context, settings: Settings) -> Result<Exit> {
 /// Publish the node's devices as they are now; how many.
 async fn publish(plugin: &Plugin, publisher: &mut slices::Publisher) -> Result<usize> {
     let node = plugin.snapshot()?;
-    let offered = devices::devices_placed(&node, |g| {
+    let made = plugin.maker.all_recorded();
+    let offer = plugin.dynamic.offer(&*plugin.backend, &node, &made, |g| {
         devices::PciPlace::read(&plugin.sysfs_root, &g.pci_bus_id)
     })?;
-    let unhealthy = health::unhealthy(&plugin.paths, &node, &offered);
-    let listed: Vec<serde_json::Value> = offered
+    let unhealthy = health::unhealthy(&plugin.paths, &node, &offer.devices);
+    let list = |devices: &[devices::DraDevice]| -> Vec<serde_json::Value> {
+        devices
+            .iter()
+            .map(|d| health::with_taint(d, unhealthy.get(&d.name), plugin.evict_on_fatal))
+            .collect()
+    };
+    let fixed: Vec<devices::DraDevice> = offer
+        .devices
         .iter()
-        .map(|d| health::with_taint(d, unhealthy.get(&d.name), plugin.evict_on_fatal))
+        .filter(|d| d.placed.is_none())
+        .cloned()
         .collect();
-    let n = listed.len();
-    if publisher.publish(listed).await? {
+    let dynamic = offer
+        .dynamic
+        .iter()
+        .map(|g| (g.gpu, g.counter_set.clone(), list(&g.devices)))
+        .collect();
+    let n = offer.devices.len();
+    let pool = slices::pool(&plugin.node, list(&fixed), dynamic);
+    if publisher.publish(pool).await? {
         crate::output::stderr_line(&format!(
             "gpushare dra-plugin: published {n} device(s), {} unhealthy",
             unhealthy.len()

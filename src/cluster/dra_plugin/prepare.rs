@@ -10,6 +10,7 @@ use super::record::PreparedClaim;
 use crate::error::{Error, Result};
 use crate::k8s::cdi;
 use crate::k8s::cdi::spec::{ContainerEdits, Device, Spec};
+pub(crate) use crate::mig::claimed::is_uid;
 use kube::api::{Api, DynamicObject};
 use kube::core::{ApiResource, GroupVersionKind};
 use std::path::{Path, PathBuf};
@@ -64,11 +65,6 @@ pub(crate) fn spec_path(cdi_root: &Path, uid: &str) -> PathBuf {
 /// The CDI device id of a prepared claim.
 pub(crate) fn cdi_id(uid: &str) -> String {
     format!("{CDI_KIND}={uid}")
-}
-
-/// A claim UID as the API server gives them (a UUID): anything else is never made a file name.
-fn is_uid(uid: &str) -> bool {
-    (1..=64).contains(&uid.len()) && uid.bytes().all(|b| b.is_ascii_hexdigit() || b == b'-')
 }
 
 /// This driver's devices in the claim's allocation on `node`'s pool, from the claim as the API

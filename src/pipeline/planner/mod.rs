@@ -22,6 +22,7 @@
 //! GPUs whose MIG mode waits for a reboot get no MPS changes until then.
 
 mod around;
+mod claimed;
 pub(crate) mod gpu_states;
 mod recover;
 
@@ -67,6 +68,7 @@ pub(crate) fn plan(
     recover::add(&mut plan, desired, seen);
     plan.blockers.extend(mps.blockers);
     plan.blockers.extend(vgpu.blockers);
+    claimed::guard(&mut plan, &seen.node, &seen.claimed);
     // Stable: within a phase each part, and each GPU, keeps its order.
     plan.changes.sort_by_key(|c| c.phase);
     around::add(&mut plan, desired, seen, first);

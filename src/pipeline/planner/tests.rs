@@ -29,6 +29,7 @@ fn seen(sim: &SimBackend) -> Observed {
         vgpu: None,
         clients: Default::default(),
         needs_reset: Default::default(),
+        claimed: Vec::new(),
     }
 }
 
@@ -277,4 +278,62 @@ fn a_gpu_a_fatal_fault_left_unhealthy_is_reset_unless_something_runs_on_it() {
         "{:?}",
         plan.blockers
     );
+}
+
+#[test]
+fn an_instance_made_for_a_dra_claim_is_never_taken_away_and_a_dynamic_gpu_keeps_its_instances() {
+    let sim = SimBackend::from_preset("dgx-a100").unwrap();
+    sim.set_mig_mode(0, MigMode::Enabled).unwrap();
+    let gi = sim
+        .create_gpu_instance(0, 9, crate::node::Placement { start: 4, size: 4 })
+        .unwrap();
+    sim.create_compute_instance(0, gi, 2).unwrap();
+    let paths = crate::paths::Paths::new(Some("/tmp/x".into()));
+    let mut observed = seen(&sim);
+    // A dynamic GPU: MIG stays on, and nothing is made or destroyed.
+    let dynamic = desired(
+        &sim,
+        "[[gpus]]\nselect = [0]\nmode = \"mig\"\nmig.dynamic = true\n",
+    );
+    let plan_dynamic = plan(&dynamic, &observed, &paths, PlanOptions::default(), true).unwrap();
+    assert!(
+        actions(&plan_dynamic).is_empty(),
+        "{:?}",
+        actions(&plan_dynamic)
+    );
+    // A layout without it would destroy it: blocked while a claim's record names it, --force too.
+    let halves = desired(
+        &sim,
+        "[[gpus]]\nselect = [0]\nmode = \"mig\"\nmig.devices = { \"1g.5gb\" = 7 }\n",
+    );
+    let free = plan(&halves, &observed, &paths, PlanOptions::default(), true).unwrap();
+    assert!(free.blockers.is_empty());
+    assert!(actions(&free).contains(&(0, "destroy_gpu_instance")));
+    observed.claimed = vec![(
+        "0b6f0c9e".into(),
+        crate::mig::claimed::Made {
+            gpu_uuid: observed.node.gpus[0].uuid.clone(),
+            profile: "3g.20gb".into(),
+            start: 4,
+            size: 4,
+        },
+    )];
+    let force = PlanOptions {
+        force: true,
+        ..PlanOptions::default()
+    };
+    for options in [PlanOptions::default(), force] {
+        let blocked = plan(&halves, &observed, &paths, options, true).unwrap();
+        assert_eq!(blocked.blockers.len(), 1, "{:?}", blocked.blockers);
+        assert!(
+            blocked.blockers[0]
+                .message
+                .contains("3g.20gb instance at 4:4 was made for DRA claim 0b6f0c9e"),
+            "{}",
+            blocked.blockers[0].message
+        );
+    }
+    let off = desired(&sim, "[[gpus]]\nselect = [0]\nmode = \"none\"\n");
+    let blocked = plan(&off, &observed, &paths, PlanOptions::default(), true).unwrap();
+    assert!(!blocked.blockers.is_empty());
 }

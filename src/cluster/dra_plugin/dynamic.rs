@@ -1,0 +1,165 @@
+//! What the driver offers: the node's devices ([`super::devices`]) on every GPU but those that
+//! gpushare.toml gives to dynamic MIG (`mig.dynamic = true`), which are offered as every
+//! placement instead ([`super::partitionable`]).
+//!
+//! The file is read again when it changes; one that cannot be read or checked keeps the GPUs of
+//! the last good one (and says why, once), so a typo does not take devices from claims.
+
+use super::devices::{self, DraDevice, PciPlace};
+use super::partitionable::{self, DynamicGpu};
+use crate::backend::Backend;
+use crate::config::{AssignedConfig, Config, Mode};
+use crate::error::{Error, Result};
+use crate::mig::claimed::Made;
+use crate::node::catalog::GpuInstanceProfile;
+use crate::node::{Gpu, Node};
+use std::collections::{BTreeSet, HashMap};
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::time::SystemTime;
+
+/// The dynamic GPUs of gpushare.toml, read again when the file changes.
+pub(crate) struct DynamicGpus {
+    path: PathBuf,
+    /// `--config` named it: it must exist.
+    required: bool,
+    seen: Mutex<Seen>,
+    /// Each MIG GPU's profiles, by UUID, as its driver listed them (they do not change while MIG
+    /// is on).
+    profiles: Mutex<HashMap<String, Vec<GpuInstanceProfile>>>,
+}
+
+#[derive(Default)]
+struct Seen {
+    /// The file's modification time and length when it was last read; None: not there.
+    stamp: Option<Option<(SystemTime, u64)>>,
+    gpus: BTreeSet<u32>,
+}
+
+/// The node as the driver offers it.
+pub(crate) struct Offer {
+    /// Every device, the dynamic GPUs' placements among them.
+    pub devices: Vec<DraDevice>,
+    /// The dynamic GPUs: their counter sets and devices, in their slices' order.
+    pub dynamic: Vec<DynamicGpu>,
+}
+
+fn stamp(path: &std::path::Path) -> Option<(SystemTime, u64)> {
+    let meta = std::fs::metadata(path).ok()?;
+    Some((meta.modified().ok()?, meta.len()))
+}
+
+impl DynamicGpus {
+    /// `explicit`: the `--config` given; else `default`, when it exists.
+    pub(crate) fn new(explicit: Option<PathBuf>, default: PathBuf) -> Result<DynamicGpus> {
+        let required = explicit.is_some();
+        let path = explicit.unwrap_or(default);
+        if required && !path.exists() {
+            return Err(Error::usage(format!(
+                "--config {}: no such file",
+                path.display()
+            )));
+        }
+        Ok(DynamicGpus {
+            path,
+            required,
+            seen: Mutex::default(),
+            profiles: Mutex::default(),
+        })
+    }
+
+    /// The GPUs of `node` that the file gives to dynamic MIG.
+    pub(crate) fn gpus(&self, node: &Node) -> BTreeSet<u32> {
+        let mut seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
+        let now = stamp(&self.path);
+        if seen.stamp.as_ref() == Some(&now) {
+            return seen.gpus.clone();
+        }
+        seen.stamp = Some(now);
+        match self.read(node, now.is_some()) {
+            Ok(gpus) => seen.gpus = gpus,
+            Err(e) => crate::output::stderr_line(&format!(
+                "warning: {}; the dynamic GPUs stay {:?}",
+                e.message, seen.gpus
+            )),
+        }
+        seen.gpus.clone()
+    }
+
+    fn read(&self, node: &Node, exists: bool) -> Result<BTreeSet<u32>> {
+        if !exists {
+            if self.required {
+                return Err(Error::failed(format!("{} is gone", self.path.display())));
+            }
+            return Ok(BTreeSet::new());
+        }
+        let assigned = AssignedConfig::new(Config::load(&self.path)?, node)?;
+        Ok(assigned
+            .assignments()
+            .iter()
+            .filter(|a| {
+                let e = a.entry.get_ref();
+                *e.mode.get_ref() == Mode::Mig
+                    && e.mig
+                        .as_ref()
+                        .and_then(|m| m.get_ref().dynamic.as_ref())
+                        .is_some_and(|d| *d.get_ref())
+            })
+            .map(|a| a.gpu)
+            .collect())
+    }
+
+    /// The GPU-instance profiles of a MIG GPU, as its driver lists them.
+    fn profiles_of(&self, backend: &dyn Backend, gpu: &Gpu) -> Result<Vec<GpuInstanceProfile>> {
+        let mut known = self.profiles.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(p) = known.get(&gpu.uuid) {
+            return Ok(p.clone());
+        }
+        let listed = backend
+            .gpu_instance_profiles(gpu.index)
+            .map_err(|e| {
+                Error::failed(format!(
+                    "cannot list the MIG profiles of GPU {}: {e}",
+                    gpu.index
+                ))
+            })?
+            .listed()
+            .ok_or_else(|| {
+                Error::failed(format!(
+                    "GPU {}: its driver lists no MIG profiles yet",
+                    gpu.index
+                ))
+            })?;
+        let profiles: Vec<GpuInstanceProfile> = listed.into_iter().map(|c| c.profile).collect();
+        known.insert(gpu.uuid.clone(), profiles.clone());
+        Ok(profiles)
+    }
+
+    /// What the driver offers on `node` now; `place` says where each GPU sits.
+    /// `made`: the instances made for claims (offered after those that stay).
+    pub(crate) fn offer(
+        &self,
+        backend: &dyn Backend,
+        node: &Node,
+        made: &[Made],
+        place: impl Fn(&Gpu) -> PciPlace,
+    ) -> Result<Offer> {
+        let dynamic_gpus = self.gpus(node);
+        let mut devices = devices::devices_placed(node, &place)?;
+        devices.retain(|d| !dynamic_gpus.contains(&d.gpu));
+        let mut dynamic = Vec::new();
+        for gpu in node.gpus.iter().filter(|g| dynamic_gpus.contains(&g.index)) {
+            // Until `gpushare apply` turns MIG on, the GPU offers nothing.
+            if !gpu.mig.current.is_enabled() {
+                continue;
+            }
+            let profiles = self.profiles_of(backend, gpu)?;
+            let published = partitionable::dynamic_gpu(node, gpu, &profiles, &place(gpu), |gi| {
+                made.iter().any(|m| m.is(gpu, gi))
+            })?;
+            devices.extend(published.devices.iter().cloned());
+            dynamic.push(published);
+        }
+        Ok(Offer { devices, dynamic })
+    }
+}

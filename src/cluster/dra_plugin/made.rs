@@ -1,0 +1,211 @@
+//! The MIG instances a claim's prepare makes on dynamic GPUs, and its unprepare removes.
+//!
+//! They are changed as every change of the node is: under the node lock, each step journalled,
+//! through the executor of [`crate::pipeline`] (so a prepare waits while `gpushare apply` or
+//! the agent changes the node, and the other way round). What a claim's prepare makes is
+//! recorded before it is made ([`crate::mig::claimed`]): a prepare or
+//! unprepare stopped at any point and called again converges — the instance is made and
+//! recorded, or recorded and not there yet (made by the next prepare, skipped by unprepare).
+//! Unprepare removes only what the record names, at exactly its placement, and never an
+//! instance anything runs on. An idle instance that was there before is used as it is, and
+//! stays.
+
+use super::devices::Placed;
+use crate::backend::SharedBackend;
+use crate::error::{Error, Result};
+use crate::journal::{Event, Journal};
+use crate::mig::claimed::{self, Made};
+use crate::node::Node;
+use crate::output::Output;
+use crate::paths::Paths;
+use crate::pipeline::execute::{Runner, execute_with};
+use crate::pipeline::guard::Guard;
+use crate::pipeline::runner::describe;
+use crate::plan::{Change, GpuInstanceRef, Operation, Plan};
+use std::time::Duration;
+
+/// What changes instances for claims: the driver, the node lock and journal, the output.
+pub(crate) struct Maker {
+    pub backend: SharedBackend,
+    pub paths: Paths,
+    pub out: Output,
+    /// How long a prepare waits for another change of the node.
+    pub lock_timeout: Duration,
+}
+
+/// Journals each step, as a changing command's runner does.
+struct ClaimRunner<'a> {
+    backend: SharedBackend,
+    journal: &'a mut Journal,
+}
+
+impl Runner for ClaimRunner<'_> {
+    fn backend(&mut self) -> Result<SharedBackend> {
+        Ok(self.backend.clone())
+    }
+
+    fn before(&mut self, change: &Change) -> Result<()> {
+        self.journal.append(Event::Step, Some(&describe(change)))
+    }
+
+    fn settle(&mut self) -> Result<()> {
+        self.journal.sync()
+    }
+
+    fn after(&mut self, change: &Change) {
+        let status = change.status.map_or("", |s| s.as_str());
+        let line = format!("{}: {status}", describe(change));
+        let _ = self.journal.step_done(&line, change.action, status);
+    }
+}
+
+impl Maker {
+    /// What was made for claim `uid` (none when nothing was).
+    pub(crate) fn recorded(&self, uid: &str) -> Result<Vec<Made>> {
+        claimed::recorded(&self.paths, uid)
+    }
+
+    /// Every instance made for a claim and not removed yet (none when the records cannot be
+    /// read: the instances are then offered as any other).
+    pub(crate) fn all_recorded(&self) -> Vec<Made> {
+        claimed::all(&self.paths)
+            .map(|all| all.into_iter().map(|(_, m)| m).collect())
+            .unwrap_or_default()
+    }
+
+    /// Run `changes` under the node lock, journalled as `dra-plugin <what>`.
+    fn change(&self, what: &str, changes: Vec<Change>) -> Result<()> {
+        if changes.is_empty() {
+            return Ok(());
+        }
+        let mut guard = Guard::take_at(
+            &self.paths,
+            &self.out,
+            &format!("dra-plugin {what}"),
+            self.lock_timeout,
+        )?;
+        let mut plan = Plan {
+            changes,
+            ..Plan::default()
+        };
+        let result = execute_with(
+            &mut plan,
+            &mut ClaimRunner {
+                backend: self.backend.clone(),
+                journal: &mut guard.journal,
+            },
+            &self.out,
+        );
+        guard.finish(result.as_ref().map(drop).map_err(|e| e.message.as_str()))?;
+        result.map(drop)
+    }
+
+    /// Make the placements `wanted` (on `node` as it is) for claim `uid` (`claim` in messages):
+    /// those not made yet are recorded, then made, each a GPU instance with its full-size
+    /// compute instance.
+    pub(crate) fn make(
+        &self,
+        node: &Node,
+        uid: &str,
+        claim: &str,
+        wanted: &[(u32, Placed)],
+    ) -> Result<()> {
+        let mut record = self.recorded(uid)?;
+        let mut changes = Vec::new();
+        for (index, placed) in wanted {
+            let gpu = node
+                .gpu(*index)
+                .ok_or_else(|| Error::failed(format!("GPU {index} is gone")))?;
+            let exists = gpu
+                .mig_instances()?
+                .iter()
+                .any(|gi| gi.profile == placed.profile && gi.placement == placed.placement);
+            if exists {
+                continue;
+            }
+            let profiles = self
+                .backend
+                .gpu_instance_profiles(gpu.index)
+                .map_err(|e| Error::failed(format!("GPU {index}: {e}")))?
+                .listed()
+                .unwrap_or_default();
+            let profiles: Vec<_> = profiles.into_iter().map(|c| c.profile).collect();
+            let (gi_profile, ci) = crate::mig::layout::resolve(gpu, &profiles, &placed.profile)
+                .map_err(|p| Error::failed(p.message))?;
+            let made = Made {
+                gpu_uuid: gpu.uuid.clone(),
+                profile: placed.profile.clone(),
+                start: placed.placement.start,
+                size: placed.placement.size,
+            };
+            if !record.contains(&made) {
+                record.push(made);
+            }
+            let at = placed.placement;
+            changes.push(Change::new(
+                gpu.index,
+                Operation::CreateGpuInstance {
+                    profile_id: profiles[gi_profile].id,
+                    placement: at,
+                },
+                format!("{} at {at} for claim {claim}", placed.profile),
+            ));
+            changes.push(Change::new(
+                gpu.index,
+                Operation::CreateComputeInstance {
+                    gpu_instance: GpuInstanceRef::CreatedAt(at),
+                    profile_id: ci.id,
+                },
+                format!("{} in the GPU instance at {at}", ci.name),
+            ));
+        }
+        // Recorded before it is made: a crash in between leaves a record of what may exist.
+        claimed::record(&self.paths, uid, &record)?;
+        self.change(&format!("prepare {claim}"), changes)
+    }
+
+    /// Remove what prepare made for claim `uid`, then its record.
+    pub(crate) fn unmake(&self, node: &Node, uid: &str, claim: &str) -> Result<()> {
+        let record = self.recorded(uid)?;
+        let mut changes = Vec::new();
+        for made in &record {
+            let Some(gpu) = node.gpus.iter().find(|g| g.uuid == made.gpu_uuid) else {
+                continue;
+            };
+            let Some(gi) = gpu.mig_instances()?.iter().find(|gi| made.is(gpu, gi)) else {
+                continue;
+            };
+            let users: Vec<u32> = gpu
+                .known_processes()?
+                .iter()
+                .filter(|p| p.gpu_instance_id == Some(gi.gpu_instance_id))
+                .map(|p| p.pid)
+                .collect();
+            if !users.is_empty() {
+                return Err(Error::failed(format!(
+                    "the {} instance at {} of GPU {} made for claim {claim} still runs process(es) {users:?}",
+                    gi.profile, gi.placement, gpu.index
+                )));
+            }
+            for ci in &gi.compute_instances {
+                changes.push(Change::new(
+                    gpu.index,
+                    Operation::DestroyComputeInstance {
+                        gpu_instance_id: gi.gpu_instance_id,
+                        compute_instance_id: ci.compute_instance_id,
+                    },
+                    format!("{} made for claim {claim}", ci.profile),
+                ));
+            }
+            changes.push(Change::new(
+                gpu.index,
+                Operation::DestroyGpuInstance {
+                    gpu_instance_id: gi.gpu_instance_id,
+                },
+                format!("{} at {} made for claim {claim}", gi.profile, gi.placement),
+            ));
+        }
+        self.change(&format!("unprepare {claim}"), changes)?;
+        claimed::record(&self.paths, uid, &[])
+    }
+}

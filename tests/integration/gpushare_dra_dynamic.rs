@@ -1,0 +1,329 @@
+//! MIG made for the claim on a real node: GPU 0 of a DGX A100 is given to dynamic MIG in
+//! gpushare.toml; gpushare's DRA plugin publishes its counter set and every placement, the real
+//! scheduler allocates placements first fit in the plugin's order, the plugin makes each
+//! instance at exactly its allocated placement when the claim is prepared (the container sees
+//! exactly that MIG device) and removes it when the claim is unprepared; a claim that does not
+//! fit waits with the scheduler's reason and is served once a pod goes. An idle instance that
+//! was there before is used as it is and stays.
+
+use crate::common;
+use crate::gpushare_dra::plugin_with;
+use common::api_server::ApiServer;
+use common::cluster::{Cluster, wait_for};
+use common::device_plugin::{device_nodes, mig_devices};
+use common::dra_plugin::{attribute, kubectl_json};
+use common::nvidia_tools::{NvidiaNode, tools};
+use common::real_node::{PodClaim, RealNode, Seen, gpu_pod, holding_claim};
+use serde_json::{Value, json};
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+const WAIT: Duration = Duration::from_secs(120);
+const DRIVER: &str = "gpu.gpushare.io";
+const CLASS: &str = "dynamic-mig.gpushare.test";
+
+/// gpushare's slices of `node`, raw.
+fn slices(kubeconfig: &std::path::Path, node: &str) -> Vec<Value> {
+    kubectl_json(kubeconfig, &["get", "resourceslices"])["items"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|s| s["spec"]["driver"] == DRIVER && s["spec"]["nodeName"] == node)
+        .cloned()
+        .collect()
+}
+
+/// The device the claim of `pod` (made from a template) was allocated, once it is.
+fn allocated(kubeconfig: &std::path::Path, pod: &str) -> Option<String> {
+    let list = kubectl_json(kubeconfig, &["get", "resourceclaims", "-n", "default"]);
+    list["items"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|c| c["metadata"]["ownerReferences"][0]["name"] == pod)
+        .and_then(|c| c["status"]["allocation"]["devices"]["results"][0]["device"].as_str())
+        .map(str::to_string)
+}
+
+/// GPU 0's instances as `gpushare detect` sees them: (profile, start) → MIG UUID.
+fn instances(nvidia: &NvidiaNode) -> BTreeMap<(String, u64), String> {
+    mig_devices(&nvidia.detect())
+        .into_iter()
+        .filter(|m| m.gpu == 0)
+        .map(|m| ((m.profile, m.start), m.uuid))
+        .collect()
+}
+
+/// A template for `count` MIG devices of `profile` made for the claim.
+fn template(profile: &str, count: u32) -> Value {
+    json!({
+        "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
+        "metadata": { "name": format!("{}-x{count}", profile.replace('.', "-")), "namespace": "default" },
+        "spec": { "spec": { "devices": { "requests": [{ "name": "gpu", "exactly": {
+            "deviceClassName": CLASS, "count": count,
+            "selectors": [{ "cel": { "expression":
+                format!("device.attributes['{DRIVER}'].profile == '{profile}'") } }],
+        } }] } } },
+    })
+}
+
+#[test]
+fn claims_get_mig_instances_made_at_their_placements_and_removed_after() {
+    let test = "gpushare_dra_dynamic";
+    let Some(tools) = tools(test) else { return };
+    let nvidia = NvidiaNode::new(tools, "dgx-a100");
+    // An idle 1g.5gb at 6 first, from a fixed layout; then GPU 0 is given to dynamic MIG, which
+    // changes no instance.
+    let fixed = common::write(
+        nvidia.dir.path(),
+        "fixed.toml",
+        "[[gpus]]\nselect = [0]\nmode = \"mig\"\n\
+         mig.instances = [{ profile = \"1g.5gb\", start = 6 }]\n",
+    );
+    nvidia
+        .gpushare()
+        .args(["apply", "--yes", "-c"])
+        .arg(&fixed)
+        .assert()
+        .success();
+    let layout = common::write(
+        nvidia.dir.path(),
+        "gpushare.toml",
+        "[[gpus]]\nselect = [0]\nmode = \"mig\"\nmig.dynamic = true\n",
+    );
+    nvidia
+        .gpushare()
+        .args(["apply", "--yes", "-c"])
+        .arg(&layout)
+        .assert()
+        .success();
+    let before = instances(&nvidia);
+    assert_eq!(before.len(), 1, "{before:?}");
+    let idle = before[&("1g.5gb".to_string(), 6)].clone();
+
+    let Some(server) = ApiServer::with_scheduler(test) else {
+        return;
+    };
+    let Some(node) = RealNode::start(test, &server, "127.0.0.1", true) else {
+        return;
+    };
+    let cluster = Cluster::connect(&server.kubeconfig);
+    let generated = common::json(nvidia.gpushare().args([
+        "manifests",
+        "--target",
+        "dra-plugin",
+        "--k8s-version",
+        "1.36",
+        "--image",
+        "gpushare=localhost/gpushare:test",
+    ]));
+    let mut docs: Vec<Value> = generated
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["kind"] != "DaemonSet" && d["kind"] != "Pod")
+        .cloned()
+        .collect();
+    docs.push(json!({
+        "apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass",
+        "metadata": { "name": CLASS },
+        "spec": { "selectors": [{ "cel": { "expression": format!(
+            "device.driver == '{DRIVER}' && device.attributes['{DRIVER}'].type == 'mig'") } }] },
+    }));
+    for (profile, count) in [
+        ("1g.5gb", 1),
+        ("2g.10gb", 1),
+        ("3g.20gb", 1),
+        ("4g.20gb", 1),
+        ("7g.40gb", 1),
+        ("1g.5gb", 7),
+    ] {
+        docs.push(template(profile, count));
+    }
+    cluster.apply_documents(&docs);
+    let token = nvidia.path("dra-plugin.kubeconfig");
+    cluster.pod_token_kubeconfig("kube-system", "gpushare-dra-plugin", &node.name, &token);
+    let config = layout.display().to_string();
+    let running = plugin_with(&nvidia, &node, &token, &["--config", &config]);
+
+    // The pool: the whole GPUs 1-7, GPU 0's counter set, and every placement of GPU 0.
+    let pool = wait_for("gpushare's slices with GPU 0's counters", WAIT, || {
+        let s = slices(&server.kubeconfig, &node.name);
+        (s.len() == 3).then_some(s)
+    });
+    let counters = pool
+        .iter()
+        .find_map(|s| s["spec"]["sharedCounters"].as_array())
+        .expect("a counters slice");
+    assert_eq!(counters[0]["name"], "gpu-0", "{counters:?}");
+    // The idle instance takes its memory slice out of the set.
+    assert_eq!(counters[0]["counters"]["memslice6"]["value"], "0");
+    assert_eq!(counters[0]["counters"]["compute"]["value"], "6");
+    let devices: Vec<&Value> = pool
+        .iter()
+        .flat_map(|s| s["spec"]["devices"].as_array().into_iter().flatten())
+        .collect();
+    let whole = devices
+        .iter()
+        .filter(|d| attribute(d, "type") == "gpu")
+        .count();
+    assert_eq!(whole, 7, "{}", running.log());
+    let placements: Vec<&&Value> = devices
+        .iter()
+        .filter(|d| d["attributes"]["dynamic"]["bool"] == true)
+        .collect();
+    assert!(placements.len() >= 20, "{placements:?}");
+    assert!(
+        placements
+            .iter()
+            .all(|d| d["consumesCounters"].is_array() || d["name"] == "gpu-0-mig-1g5gb-6"),
+        "{placements:?}"
+    );
+
+    // One pod after another: the idle 1g.5gb is used as it is, the 2g and the 3g are made where
+    // they leave room for the largest profiles, each container sees exactly its MIG device.
+    let expected = [
+        ("one", "1g-5gb-x1", "gpu-0-mig-1g5gb-6", ("1g.5gb", 6)),
+        ("two", "2g-10gb-x1", "gpu-0-mig-2g10gb-4", ("2g.10gb", 4)),
+        ("three", "3g-20gb-x1", "gpu-0-mig-3g20gb-0", ("3g.20gb", 0)),
+    ];
+    let record_dir = nvidia.path("root/var/lib/gpushare/dra-plugin/made");
+    for (pod, tpl, device, (profile, start)) in expected {
+        cluster.create_pod(holding_claim(
+            gpu_pod("default", pod, &[]),
+            PodClaim::Template(tpl),
+        ));
+        let seen = wait_for(&format!("pod {pod} running"), WAIT, || {
+            Seen::parse(&cluster.logs("default", pod)?)
+        });
+        assert_eq!(
+            allocated(&server.kubeconfig, pod).as_deref(),
+            Some(device),
+            "{}",
+            running.log()
+        );
+        let now = instances(&nvidia);
+        let uuid = now
+            .get(&(profile.to_string(), start))
+            .unwrap_or_else(|| panic!("no {profile} at {start}: {now:?}"));
+        let mig = mig_devices(&nvidia.detect())
+            .into_iter()
+            .find(|m| &m.uuid == uuid)
+            .unwrap();
+        assert_eq!(seen.devices, device_nodes(&mig), "{pod}: {}", running.log());
+    }
+    assert_eq!(
+        instances(&nvidia)[&("1g.5gb".to_string(), 6)],
+        idle,
+        "the idle instance is used as it is"
+    );
+    // What was made is recorded: the 2g's and the 3g's claims.
+    let records = || std::fs::read_dir(&record_dir).map_or(0, |d| d.count());
+    assert_eq!(records(), 2);
+
+    // The fixed layout again would destroy them: refused, naming the claims, nothing changed.
+    let held = instances(&nvidia);
+    let refused = nvidia
+        .gpushare()
+        .args(["apply", "--yes", "--force", "-c"])
+        .arg(&fixed)
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert!(!refused.status.success(), "{said}");
+    assert!(
+        said.contains("2g.10gb instance at 4:2 was made for DRA claim"),
+        "{said}"
+    );
+    assert_eq!(instances(&nvidia), held);
+
+    // A 4g.20gb does not fit beside the 3g: it waits with the scheduler's reason.
+    cluster.create_pod(holding_claim(
+        gpu_pod("default", "four", &[]),
+        PodClaim::Template("4g-20gb-x1"),
+    ));
+    let why = wait_for("the 4g claim to be told why it waits", WAIT, || {
+        cluster
+            .events_of("default", "Pod", "four")
+            .into_iter()
+            .find(|(reason, _)| reason == "FailedScheduling")
+            .map(|(_, message)| message)
+    });
+    assert!(why.contains("cannot allocate all claims"), "{why}");
+    // The 3g's pod goes: its instance is removed, and the 4g is made in its place.
+    cluster.remove_pod("default", "three");
+    wait_for("pod four running", WAIT, || {
+        Seen::parse(&cluster.logs("default", "four")?)
+    });
+    let now = instances(&nvidia);
+    assert!(!now.contains_key(&("3g.20gb".to_string(), 0)), "{now:?}");
+    assert!(now.contains_key(&("4g.20gb".to_string(), 0)), "{now:?}");
+    assert_eq!(
+        allocated(&server.kubeconfig, "four").as_deref(),
+        Some("gpu-0-mig-4g20gb-0")
+    );
+
+    // Every pod goes: what the claims made goes with them; the idle instance stays.
+    for pod in ["one", "two", "four"] {
+        cluster.remove_pod("default", pod);
+    }
+    wait_for("only the idle instance left", WAIT, || {
+        (instances(&nvidia).len() == 1 && records() == 0).then_some(())
+    });
+    assert_eq!(instances(&nvidia)[&("1g.5gb".to_string(), 6)], idle);
+
+    // Seven 1g.5gb in one claim fill the GPU: the idle one and six made; an eighth waits until
+    // they go, and then takes the idle one as it is.
+    cluster.create_pod(holding_claim(
+        gpu_pod("default", "seven", &[]),
+        PodClaim::Template("1g-5gb-x7"),
+    ));
+    let seven = wait_for("pod seven running", WAIT, || {
+        Seen::parse(&cluster.logs("default", "seven")?)
+    });
+    let caps = seven
+        .devices
+        .keys()
+        .filter(|k| k.starts_with("/dev/nvidia-caps/"))
+        .count();
+    assert_eq!(
+        caps, 14,
+        "seven MIG devices, two capabilities each: {seven:?}"
+    );
+    assert_eq!(instances(&nvidia).len(), 7);
+    assert_eq!(records(), 1);
+    cluster.create_pod(holding_claim(
+        gpu_pod("default", "eighth", &[]),
+        PodClaim::Template("1g-5gb-x1"),
+    ));
+    let why = wait_for("the eighth 1g claim to be told why it waits", WAIT, || {
+        cluster
+            .events_of("default", "Pod", "eighth")
+            .into_iter()
+            .find(|(reason, _)| reason == "FailedScheduling")
+            .map(|(_, message)| message)
+    });
+    assert!(why.contains("cannot allocate all claims"), "{why}");
+    cluster.remove_pod("default", "seven");
+    wait_for("pod eighth running", WAIT, || {
+        Seen::parse(&cluster.logs("default", "eighth")?)
+    });
+    wait_for("the six made instances removed", WAIT, || {
+        (instances(&nvidia).len() == 1 && records() == 0).then_some(())
+    });
+    assert_eq!(
+        allocated(&server.kubeconfig, "eighth").as_deref(),
+        Some("gpu-0-mig-1g5gb-6")
+    );
+    cluster.remove_pod("default", "eighth");
+
+    let journal = std::fs::read_to_string(nvidia.path("root/var/lib/gpushare/journal.jsonl"))
+        .unwrap_or_default();
+    assert!(
+        journal.contains("dra-plugin prepare default/")
+            && journal.contains("create_gpu_instance")
+            && journal.contains("destroy_gpu_instance"),
+        "the changes are journalled: {journal}"
+    );
+    drop(running);
+}
