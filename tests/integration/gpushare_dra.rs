@@ -714,7 +714,7 @@ fn claim_devices_of(kubeconfig: &std::path::Path) -> BTreeMap<String, String> {
 /// The kubelet's `dra_grpc_operations_duration_seconds` histogram of NodePrepareResources for
 /// one driver.
 #[derive(Debug, Clone, Default)]
-struct Prepares {
+pub struct Prepares {
     /// (upper bound, cumulative count) in bucket order.
     buckets: Vec<(f64, f64)>,
     /// Seconds in all, and how many.
@@ -725,14 +725,14 @@ struct Prepares {
 impl Prepares {
     /// The mean of the calls between `before` and `self`: the sum is exact where the buckets
     /// are coarse.
-    fn mean_since(&self, before: &Prepares) -> f64 {
+    pub fn mean_since(&self, before: &Prepares) -> f64 {
         (self.sum - before.sum) / (self.count - before.count)
     }
 }
 
 /// The kubelet's prepare histograms, per driver.
 /// (The test node's kubelet takes anonymous requests.)
-fn prepare_histogram(node: &RealNode) -> BTreeMap<String, Prepares> {
+pub fn prepare_histogram(node: &RealNode) -> BTreeMap<String, Prepares> {
     let config = std::fs::read_to_string(node.dir.join("kubelet-config.yaml")).unwrap();
     let port = config
         .lines()

@@ -116,11 +116,12 @@ impl Maker {
             let gpu = node
                 .gpu(*index)
                 .ok_or_else(|| Error::failed(format!("GPU {index} is gone")))?;
-            let exists = gpu
+            let existing = gpu
                 .mig_instances()?
                 .iter()
-                .any(|gi| gi.profile == placed.profile && gi.placement == placed.placement);
-            if exists {
+                .find(|gi| gi.profile == placed.profile && gi.placement == placed.placement);
+            // One there whole is used as it is.
+            if existing.is_some_and(|gi| !gi.compute_instances.is_empty()) {
                 continue;
             }
             let profiles = self
@@ -132,31 +133,38 @@ impl Maker {
             let profiles: Vec<_> = profiles.into_iter().map(|c| c.profile).collect();
             let (gi_profile, ci) = crate::mig::layout::resolve(gpu, &profiles, &placed.profile)
                 .map_err(|p| Error::failed(p.message))?;
-            let made = Made {
-                gpu_uuid: gpu.uuid.clone(),
-                profile: placed.profile.clone(),
-                start: placed.placement.start,
-                size: placed.placement.size,
-            };
-            if !record.contains(&made) {
-                record.push(made);
-            }
             let at = placed.placement;
-            changes.push(Change::new(
-                gpu.index,
-                Operation::CreateGpuInstance {
-                    profile_id: profiles[gi_profile].id,
-                    placement: at,
-                },
-                format!("{} at {at} for claim {claim}", placed.profile),
-            ));
+            let gpu_instance = match existing {
+                // Its compute instance is missing: a prepare stopped between the two.
+                Some(gi) => GpuInstanceRef::Id(gi.gpu_instance_id),
+                None => {
+                    let made = Made {
+                        gpu_uuid: gpu.uuid.clone(),
+                        profile: placed.profile.clone(),
+                        start: at.start,
+                        size: at.size,
+                    };
+                    if !record.contains(&made) {
+                        record.push(made);
+                    }
+                    changes.push(Change::new(
+                        gpu.index,
+                        Operation::CreateGpuInstance {
+                            profile_id: profiles[gi_profile].id,
+                            placement: at,
+                        },
+                        format!("{} at {at} for claim {claim}", placed.profile),
+                    ));
+                    GpuInstanceRef::CreatedAt(at)
+                }
+            };
             changes.push(Change::new(
                 gpu.index,
                 Operation::CreateComputeInstance {
-                    gpu_instance: GpuInstanceRef::CreatedAt(at),
+                    gpu_instance,
                     profile_id: ci.id,
                 },
-                format!("{} in the GPU instance at {at}", ci.name),
+                format!("{} in the GPU instance at {at} for claim {claim}", ci.name),
             ));
         }
         // Recorded before it is made: a crash in between leaves a record of what may exist.

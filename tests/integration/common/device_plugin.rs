@@ -310,6 +310,23 @@ impl InHost {
         let _ = child.wait();
     }
 
+    /// Set (or, with `None`, remove) a variable of its environment for its next start.
+    pub fn set_env(&mut self, key: &str, value: Option<&str>) {
+        self.envs.retain(|(k, _)| k != key);
+        if let Some(v) = value {
+            self.envs.push((key.into(), v.into()));
+        }
+    }
+
+    /// Whether its process has exited (it is then started again only by [`Self::resume`]).
+    pub fn has_exited(&mut self) -> bool {
+        if self.exited().is_some() {
+            self.child = None;
+            return true;
+        }
+        false
+    }
+
     /// Whether its process runs.
     pub fn running(&self) -> bool {
         self.child.is_some()
