@@ -275,6 +275,25 @@ fn claims_get_mig_instances_made_at_their_placements_and_removed_after() {
     );
     // What was made is recorded: the 2g's and the 3g's claims.
     assert_eq!(records(), 2);
+    // `gpushare detect` names the pod that holds a made instance.
+    let held = common::json(
+        nvidia
+            .gpushare()
+            .args(["detect", "--host-root"])
+            .arg(node.host_root()),
+    );
+    let two = held["pods"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|h| h["pod"] == "two" && h["resource"] == DRIVER)
+        .unwrap_or_else(|| panic!("pod two is not named: {held}"));
+    assert_eq!(two["device_id"], "gpu-0-mig-2g10gb-4", "{two}");
+    assert_eq!(
+        two["mig_device"],
+        instances(&nvidia)[&("2g.10gb".to_string(), 4)].as_str(),
+        "{two}"
+    );
 
     // The fixed layout again would destroy them: refused, naming the claims, nothing changed.
     let held = instances(&nvidia);
