@@ -39,8 +39,22 @@ pub(crate) fn generate(req: &Request) -> Result<Bundle> {
                 &["resourceslices"],
                 &["get", "list", "watch", "create", "update", "delete"],
             ),
-            // Which of its devices a claim was allocated, at prepare.
-            rule(&["resource.k8s.io"], &["resourceclaims"], &["get"]),
+            // Which of its devices a claim was allocated, at prepare; the claims that wait for
+            // a GPU's MIG to be turned on.
+            rule(&["resource.k8s.io"], &["resourceclaims"], &["get", "list"]),
+            // Their device conditions (binding conditions: MIG is on, or why not).
+            rule(
+                &["resource.k8s.io"],
+                &["resourceclaims/status"],
+                &["patch", "update"],
+            ),
+            // 1.36 asks a driver that changes status.devices for this too, for claims on its
+            // own node (its service account token is bound to the node).
+            rule(
+                &["resource.k8s.io"],
+                &["resourceclaims/driver"],
+                &["associated-node:patch", "associated-node:update"],
+            ),
         ],
     )?;
     if req.version.minor >= 30 {

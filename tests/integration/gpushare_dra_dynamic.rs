@@ -485,3 +485,131 @@ fn bench_claim_to_running_on_a_made_instance() {
         (said[1].1 - said[0].1) * 1000.0
     );
 }
+
+/// GPU `gpu`'s current MIG mode, as `gpushare detect` sees it.
+fn mig_mode(nvidia: &NvidiaNode, gpu: usize) -> String {
+    nvidia.detect()["gpus"][gpu]["mig"]["current"]
+        .as_str()
+        .unwrap_or("?")
+        .to_string()
+}
+
+/// The condition `kind` of the claim of `pod`, when it has one.
+fn condition(kubeconfig: &std::path::Path, pod: &str, kind: &str) -> Option<Value> {
+    let list = kubectl_json(kubeconfig, &["get", "resourceclaims", "-n", "default"]);
+    list["items"]
+        .as_array()?
+        .iter()
+        .find(|c| c["metadata"]["ownerReferences"][0]["name"] == pod)?["status"]["devices"]
+        .as_array()?
+        .iter()
+        .flat_map(|d| d["conditions"].as_array().cloned().unwrap_or_default())
+        .find(|c| c["type"] == kind)
+}
+
+#[test]
+fn a_claim_waits_while_mig_is_turned_on_for_it_and_goes_elsewhere_when_it_cannot_be() {
+    let test = "gpushare_dra_dynamic_mig_off";
+    let Some(tools) = tools(test) else { return };
+    let nvidia = NvidiaNode::new(tools, "dgx-a100");
+    // GPUs 2 and 3 are dynamic, their MIG still off (the file was not applied); a process runs
+    // on GPU 3, so its MIG cannot be turned on.
+    let layout = common::write(
+        nvidia.dir.path(),
+        "gpushare.toml",
+        "[[gpus]]\nselect = [2, 3]\nmode = \"mig\"\nmig.dynamic = true\n",
+    );
+    let pid = std::process::id().to_string();
+    nvidia
+        .gpushare()
+        .args([
+            "sim",
+            "process",
+            "start",
+            "--gpu",
+            "3",
+            "--memory-mib",
+            "100",
+            "--pid",
+        ])
+        .arg(&pid)
+        .assert()
+        .success();
+    let templates = [
+        template("1g.5gb", 1, Some(2)),
+        template("1g.5gb", 1, Some(3)),
+    ];
+    let Some(s) = setup(test, &nvidia, &layout, &templates) else {
+        return;
+    };
+    let pool = wait_for("gpushare's slices with GPUs 2 and 3", WAIT, || {
+        let pool = slices(&s.server.kubeconfig, &s.node.name);
+        (pool.len() == 5).then_some(pool)
+    });
+    let waits = pool
+        .iter()
+        .flat_map(|sl| {
+            sl["spec"]["devices"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+        })
+        .filter(|d| d["attributes"]["dynamic"]["bool"] == true)
+        .all(|d| d["bindingConditions"] == json!(["gpu.gpushare.io/mig-enabled"]));
+    assert!(waits, "{pool:?}");
+
+    // GPU 2: the pod waits in PreBind while the plugin turns MIG on, then runs on its instance.
+    s.cluster.create_pod(holding_claim(
+        gpu_pod("default", "on-two", &[]),
+        PodClaim::Template("1g-5gb-x1-gpu2"),
+    ));
+    let deadline = std::time::Instant::now() + WAIT;
+    while Seen::parse(&s.cluster.logs("default", "on-two").unwrap_or_default()).is_none() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "pod on-two did not run:\n{}\n{}",
+            s.running.log(),
+            kubectl_json(
+                &s.server.kubeconfig,
+                &["get", "resourceclaims", "-n", "default"]
+            )
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    assert_eq!(mig_mode(&nvidia, 2), "enabled");
+    let told = condition(
+        &s.server.kubeconfig,
+        "on-two",
+        "gpu.gpushare.io/mig-enabled",
+    )
+    .expect("the claim was told");
+    assert_eq!(told["status"], "True", "{told}");
+    assert_eq!(
+        mig_devices(&nvidia.detect())
+            .iter()
+            .filter(|m| m.gpu == 2)
+            .count(),
+        1
+    );
+
+    // GPU 3: busy, so MIG stays off; the claim is told why and the pod is not bound there.
+    s.cluster.create_pod(holding_claim(
+        gpu_pod("default", "on-three", &[]),
+        PodClaim::Template("1g-5gb-x1-gpu3"),
+    ));
+    wait_for("the plugin to refuse GPU 3", WAIT, || {
+        s.running
+            .log()
+            .contains("cannot turn MIG on on GPU 3")
+            .then_some(())
+    });
+    assert_eq!(mig_mode(&nvidia, 3), "disabled");
+    std::thread::sleep(Duration::from_secs(2));
+    let bound = s
+        .cluster
+        .pods("default")
+        .into_iter()
+        .find(|p| p.metadata.name.as_deref() == Some("on-three"))
+        .and_then(|p| p.spec?.node_name);
+    assert_eq!(bound, None, "{}", s.running.log());
+}

@@ -42,6 +42,8 @@ pub(crate) struct Offer {
     pub devices: Vec<DraDevice>,
     /// The dynamic GPUs: their counter sets and devices, in their slices' order.
     pub dynamic: Vec<DynamicGpu>,
+    /// The dynamic GPUs whose MIG is off: their placements wait for it.
+    pub waiting: Vec<u32>,
 }
 
 fn stamp(path: &std::path::Path) -> Option<(SystemTime, u64)> {
@@ -148,10 +150,12 @@ impl DynamicGpus {
         let mut devices = devices::devices_placed(node, &place)?;
         devices.retain(|d| !dynamic_gpus.contains(&d.gpu));
         let mut dynamic = Vec::new();
+        let mut waiting = Vec::new();
         for gpu in node.gpus.iter().filter(|g| dynamic_gpus.contains(&g.index)) {
-            // Until `gpushare apply` turns MIG on, the GPU offers nothing.
+            // With MIG off, its placements wait for it (binding conditions) and the GPU is
+            // offered as nothing else.
             if !gpu.mig.current.is_enabled() {
-                continue;
+                waiting.push(gpu.index);
             }
             let profiles = self.profiles_of(backend, gpu)?;
             let published = partitionable::dynamic_gpu(node, gpu, &profiles, &place(gpu), |gi| {
@@ -160,6 +164,10 @@ impl DynamicGpus {
             devices.extend(published.devices.iter().cloned());
             dynamic.push(published);
         }
-        Ok(Offer { devices, dynamic })
+        Ok(Offer {
+            devices,
+            dynamic,
+            waiting,
+        })
     }
 }

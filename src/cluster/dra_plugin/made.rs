@@ -74,7 +74,7 @@ impl Maker {
     }
 
     /// Run `changes` under the node lock, journalled as `dra-plugin <what>`.
-    fn change(&self, what: &str, changes: Vec<Change>) -> Result<()> {
+    pub(crate) fn change(&self, what: &str, changes: Vec<Change>) -> Result<()> {
         if changes.is_empty() {
             return Ok(());
         }

@@ -17,6 +17,7 @@ pub(crate) mod devices;
 mod dynamic;
 mod health;
 mod made;
+mod mig_mode;
 mod partitionable;
 mod prepare;
 pub(crate) mod proto;
@@ -32,7 +33,7 @@ use prepare::ClaimRef;
 use proto::dra::dra_plugin_server::{DraPlugin, DraPluginServer};
 use proto::health::dra_resource_health_server::DraResourceHealthServer;
 use proto::registration::registration_server::{Registration, RegistrationServer};
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -420,7 +421,7 @@ pub(crate) fn run(ctx: &mut Context, settings: Settings) -> Result<Exit> {
     let mut publisher = slices::Publisher::new(client, &settings.node);
     let stopped = runtime.block_on(async {
         // The slice first: the kubelet asks for nothing the scheduler has not seen.
-        let offered = publish(&plugin, &mut publisher).await?;
+        let (offered, _) = publish(&plugin, &mut publisher).await?;
         crate::output::stderr_line(&format!(
             "gpushare dra-plugin on node {}: {} device(s) published as driver {DRIVER}",
             settings.node, offered
@@ -449,8 +450,14 @@ pub(crate) fn run(ctx: &mut Context, settings: Settings) -> Result<Exit> {
                 return Err(Error::failed("the plugin's gRPC servers stopped"));
             }
             tokio::time::sleep(LOOK_EVERY).await;
-            if let Err(e) = publish(&plugin, &mut publisher).await {
-                crate::output::stderr_line(&format!("warning: {}", e.message));
+            match publish(&plugin, &mut publisher).await {
+                Ok((_, waiting)) if !waiting.is_empty() => {
+                    if let Err(e) = turn_mig_on(&plugin, &waiting).await {
+                        crate::output::stderr_line(&format!("warning: {}", e.message));
+                    }
+                }
+                Ok(_) => {}
+                Err(e) => crate::output::stderr_line(&format!("warning: {}", e.message)),
             }
         }
     });
@@ -463,8 +470,38 @@ pub(crate) fn run(ctx: &mut Context, settings: Settings) -> Result<Exit> {
     Ok(Exit::Ok)
 }
 
-/// Publish the node's devices as they are now; how many.
-async fn publish(plugin: &Plugin, publisher: &mut slices::Publisher) -> Result<usize> {
+/// Turn MIG on where a claim was allocated a placement of a GPU whose MIG is off
+/// ([`mig_mode`]), and tell each claim how it went.
+async fn turn_mig_on(plugin: &Arc<Plugin>, devices: &BTreeMap<String, u32>) -> Result<()> {
+    let waiting = mig_mode::waiting(&plugin.client, &plugin.node, devices).await?;
+    let gpus: std::collections::BTreeSet<u32> = waiting.iter().map(|w| w.gpu).collect();
+    for gpu in gpus {
+        let p = plugin.clone();
+        let outcome = tokio::task::spawn_blocking(move || {
+            let node = p.snapshot()?;
+            mig_mode::turn_on(&p.maker, &node, gpu)
+        })
+        .await
+        .map_err(|e| Error::failed(format!("turning MIG on stopped: {e}")))
+        .and_then(|r| r)
+        .map_err(|e| e.message);
+        crate::output::stderr_line(&match &outcome {
+            Ok(()) => format!("gpushare dra-plugin: MIG turned on on GPU {gpu} for a claim"),
+            Err(why) => format!("gpushare dra-plugin: cannot turn MIG on on GPU {gpu}: {why}"),
+        });
+        for w in waiting.iter().filter(|w| w.gpu == gpu) {
+            mig_mode::tell(&plugin.client, &plugin.node, w, &outcome).await?;
+        }
+    }
+    Ok(())
+}
+
+/// Publish the node's devices as they are now; how many, and the placements that wait for a
+/// GPU's MIG to be turned on (device name → GPU).
+async fn publish(
+    plugin: &Plugin,
+    publisher: &mut slices::Publisher,
+) -> Result<(usize, BTreeMap<String, u32>)> {
     let node = plugin.snapshot()?;
     let made = plugin.maker.all_recorded();
     let offer = plugin.dynamic.offer(&*plugin.backend, &node, &made, |g| {
@@ -489,6 +526,12 @@ async fn publish(plugin: &Plugin, publisher: &mut slices::Publisher) -> Result<u
         .map(|g| (g.gpu, g.counter_set.clone(), list(&g.devices)))
         .collect();
     let n = offer.devices.len();
+    let waiting: BTreeMap<String, u32> = offer
+        .devices
+        .iter()
+        .filter(|d| offer.waiting.contains(&d.gpu))
+        .map(|d| (d.name.clone(), d.gpu))
+        .collect();
     let pool = slices::pool(&plugin.node, list(&fixed), dynamic);
     if publisher.publish(pool).await? {
         crate::output::stderr_line(&format!(
@@ -496,5 +539,5 @@ async fn publish(plugin: &Plugin, publisher: &mut slices::Publisher) -> Result<u
             unhealthy.len()
         ));
     }
-    Ok(n)
+    Ok((n, waiting))
 }

@@ -30,6 +30,12 @@ use std::collections::BTreeMap;
 /// The most devices a slice may list when they consume counters (the API's limit).
 const MAX_DEVICES: usize = 64;
 
+/// The binding conditions of a placement on a GPU whose MIG is off: the scheduler waits in
+/// PreBind until the plugin turned MIG on ([`super::mig_mode`]), and takes the pod elsewhere
+/// when it could not.
+pub(crate) const MIG_ENABLED: &str = "gpu.gpushare.io/mig-enabled";
+pub(crate) const MIG_FAILED: &str = "gpu.gpushare.io/mig-failed";
+
 /// A dynamic GPU as its two slices publish it.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct DynamicGpu {
@@ -96,6 +102,7 @@ pub(crate) fn dynamic_gpu(
     place: &super::devices::PciPlace,
     made_for_a_claim: impl Fn(&crate::node::GpuInstance) -> bool,
 ) -> Result<DynamicGpu> {
+    let waits_for_mig = !gpu.mig.current.is_enabled();
     let table = table_of(profiles);
     let base = gpu_attributes(node, gpu, place);
     let mut free: BTreeMap<String, u32> = (0..table.memory_slices)
@@ -170,6 +177,13 @@ pub(crate) fn dynamic_gpu(
             p.placement,
             Some(&uses),
         ));
+    }
+    if waits_for_mig {
+        for d in &mut devices {
+            d.published["bindingConditions"] = json!([MIG_ENABLED]);
+            d.published["bindingFailureConditions"] = json!([MIG_FAILED]);
+            d.published["bindsToNode"] = json!(true);
+        }
     }
     if devices.len() > MAX_DEVICES {
         return Err(Error::failed(format!(
