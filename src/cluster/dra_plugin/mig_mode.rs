@@ -83,14 +83,19 @@ pub(crate) fn waiting_in(
     out
 }
 
-/// The claims waiting for MIG on one of `devices`.
+/// How often the claims are looked at while a GPU's placements wait for MIG: the scheduler
+/// looks at a claim's conditions about every 5 s.
+pub(crate) const LOOK_EVERY: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// The claims waiting for MIG on one of `devices`. The list is served from the API server's
+/// cache (any version), and asked for only while some placement waits.
 pub(crate) async fn waiting(
     client: &kube::Client,
     node: &str,
     devices: &BTreeMap<String, u32>,
 ) -> Result<Vec<Waiting>> {
     let list = claims(client)
-        .list(&ListParams::default())
+        .list(&ListParams::default().match_any())
         .await
         .map_err(|e| Error::failed(format!("cannot list ResourceClaims: {e}")))?;
     let values: Vec<Value> = list

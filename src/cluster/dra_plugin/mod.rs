@@ -442,6 +442,7 @@ pub(crate) fn run(ctx: &mut Context, settings: Settings) -> Result<Exit> {
             .add_service(RegistrationServer::new(registrar))
             .serve_with_incoming(listen(&registration_socket)?);
         let servers = tokio::spawn(async move { tokio::try_join!(dra, registration) });
+        let mut last_claims_look = std::time::Instant::now();
         loop {
             if let Some(signal) = trap.received() {
                 break Ok::<_, Error>(signal);
@@ -451,7 +452,11 @@ pub(crate) fn run(ctx: &mut Context, settings: Settings) -> Result<Exit> {
             }
             tokio::time::sleep(LOOK_EVERY).await;
             match publish(&plugin, &mut publisher).await {
-                Ok((_, waiting)) if !waiting.is_empty() => {
+                Ok((_, waiting))
+                    if !waiting.is_empty()
+                        && last_claims_look.elapsed() >= mig_mode::LOOK_EVERY =>
+                {
+                    last_claims_look = std::time::Instant::now();
                     if let Err(e) = turn_mig_on(&plugin, &waiting).await {
                         crate::output::stderr_line(&format!("warning: {}", e.message));
                     }
