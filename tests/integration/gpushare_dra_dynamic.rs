@@ -216,11 +216,13 @@ fn claims_get_mig_instances_made_at_their_placements_and_removed_after() {
     );
 
     // One pod after another: the idle 1g.5gb is used as it is, the 2g and the 3g are made where
-    // they leave room for the largest profiles, each container sees exactly its MIG device.
+    // they leave room for the largest profiles, each container sees exactly its MIG device. The
+    // 2g's pod uses the generated template, the 3g's asks for the device plugin's resource name
+    // (the generated class serves it through DRA).
     let expected = [
-        ("one", "1g-5gb-x1", "gpu-0-mig-1g5gb-6", ("1g.5gb", 6)),
-        ("two", "2g-10gb-x1", "gpu-0-mig-2g10gb-4", ("2g.10gb", 4)),
-        ("three", "3g-20gb-x1", "gpu-0-mig-3g20gb-0", ("3g.20gb", 0)),
+        ("one", Some("1g-5gb-x1"), "gpu-0-mig-1g5gb-6", ("1g.5gb", 6)),
+        ("two", Some("mig-2g.10gb"), "gpu-0-mig-2g10gb-4", ("2g.10gb", 4)),
+        ("three", None, "gpu-0-mig-3g20gb-0", ("3g.20gb", 0)),
     ];
     let record_dir = nvidia.path("root/var/lib/gpushare/dra-plugin/made");
     let records = || std::fs::read_dir(&record_dir).map_or(0, |d| d.count());
@@ -232,10 +234,10 @@ fn claims_get_mig_instances_made_at_their_placements_and_removed_after() {
             running.set_env("GPUSHARE_SIM_CRASH", Some("create_gpu_instance:1:kill"));
             running.resume();
         }
-        cluster.create_pod(holding_claim(
-            gpu_pod("default", pod, &[]),
-            PodClaim::Template(tpl),
-        ));
+        cluster.create_pod(match tpl {
+            Some(tpl) => holding_claim(gpu_pod("default", pod, &[]), PodClaim::Template(tpl)),
+            None => gpu_pod("default", pod, &[("nvidia.com/mig-3g.20gb", 1)]),
+        });
         if pod == "two" {
             wait_for("the plugin killed during the create", WAIT, || {
                 running.has_exited().then_some(())
