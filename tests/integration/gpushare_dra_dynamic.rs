@@ -221,7 +221,12 @@ fn claims_get_mig_instances_made_at_their_placements_and_removed_after() {
     // (the generated class serves it through DRA).
     let expected = [
         ("one", Some("1g-5gb-x1"), "gpu-0-mig-1g5gb-6", ("1g.5gb", 6)),
-        ("two", Some("mig-2g.10gb"), "gpu-0-mig-2g10gb-4", ("2g.10gb", 4)),
+        (
+            "two",
+            Some("mig-2g.10gb"),
+            "gpu-0-mig-2g10gb-4",
+            ("2g.10gb", 4),
+        ),
         ("three", None, "gpu-0-mig-3g20gb-0", ("3g.20gb", 0)),
     ];
     let record_dir = nvidia.path("root/var/lib/gpushare/dra-plugin/made");

@@ -24,8 +24,8 @@ pub(crate) struct DynamicGpus {
     /// `--config` named it: it must exist.
     required: bool,
     seen: Mutex<Seen>,
-    /// Each MIG GPU's profiles, by UUID, as its driver listed them (they do not change while MIG
-    /// is on).
+    /// Each MIG GPU's profiles, by UUID, as its driver listed them once MIG was on (they do not
+    /// change while it is).
     profiles: Mutex<HashMap<String, Vec<GpuInstanceProfile>>>,
 }
 
@@ -133,7 +133,10 @@ impl DynamicGpus {
                 ))
             })?;
         let profiles: Vec<GpuInstanceProfile> = listed.into_iter().map(|c| c.profile).collect();
-        known.insert(gpu.uuid.clone(), profiles.clone());
+        // With MIG off the list may be the catalog's; the driver's own comes once it is on.
+        if gpu.mig.current.is_enabled() {
+            known.insert(gpu.uuid.clone(), profiles.clone());
+        }
         Ok(profiles)
     }
 

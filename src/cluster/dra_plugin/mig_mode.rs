@@ -128,6 +128,34 @@ pub(crate) fn turn_on(maker: &Maker, node: &Node, gpu: u32) -> Result<()> {
     maker.change(&format!("enable MIG on GPU {gpu}"), plan.changes)
 }
 
+/// Turn MIG on where a claim was allocated a placement of `devices` (name → GPU), and tell each
+/// claim how it went.
+pub(crate) async fn turn_on_for_claims(
+    client: &kube::Client,
+    node: &str,
+    maker: &Maker,
+    devices: &BTreeMap<String, u32>,
+) -> Result<()> {
+    let waiting = waiting(client, node, devices).await?;
+    let gpus: std::collections::BTreeSet<u32> = waiting.iter().map(|w| w.gpu).collect();
+    for gpu in gpus {
+        // The driver's calls and the node lock block: off the runtime's threads.
+        let outcome = tokio::task::block_in_place(|| {
+            let snapshot = maker.backend.snapshot()?;
+            turn_on(maker, &snapshot, gpu)
+        })
+        .map_err(|e| e.message);
+        crate::output::stderr_line(&match &outcome {
+            Ok(()) => format!("gpushare dra-plugin: MIG turned on on GPU {gpu} for a claim"),
+            Err(why) => format!("gpushare dra-plugin: cannot turn MIG on on GPU {gpu}: {why}"),
+        });
+        for w in waiting.iter().filter(|w| w.gpu == gpu) {
+            tell(client, node, w, &outcome).await?;
+        }
+    }
+    Ok(())
+}
+
 /// Set the claim's device condition: MIG is on, or why it could not be.
 pub(crate) async fn tell(
     client: &kube::Client,

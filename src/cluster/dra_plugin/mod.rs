@@ -232,17 +232,9 @@ impl Plugin {
             })
             .collect())
     }
-}
 
-impl Plugin {
     /// Unprepare one claim: what its prepare made on dynamic GPUs, then its spec.
     fn unprepare_blocking(&self, claim: &proto::dra::Claim) -> Result<()> {
-        if !prepare::is_uid(&claim.uid) {
-            return Err(Error::failed(format!(
-                "claim UID {:?} is not a UID",
-                claim.uid
-            )));
-        }
         if !self.maker.recorded(&claim.uid)?.is_empty() {
             let node = self.snapshot()?;
             let what = format!("{}/{}", claim.namespace, claim.name);
@@ -457,7 +449,10 @@ pub(crate) fn run(ctx: &mut Context, settings: Settings) -> Result<Exit> {
                         && last_claims_look.elapsed() >= mig_mode::LOOK_EVERY =>
                 {
                     last_claims_look = std::time::Instant::now();
-                    if let Err(e) = turn_mig_on(&plugin, &waiting).await {
+                    let (client, maker) = (&plugin.client, &plugin.maker);
+                    if let Err(e) =
+                        mig_mode::turn_on_for_claims(client, &plugin.node, maker, &waiting).await
+                    {
                         crate::output::stderr_line(&format!("warning: {}", e.message));
                     }
                 }
@@ -473,32 +468,6 @@ pub(crate) fn run(ctx: &mut Context, settings: Settings) -> Result<Exit> {
         .note(format!("gpushare dra-plugin: stopping on {signal}"));
     runtime.shutdown_timeout(Duration::from_secs(1));
     Ok(Exit::Ok)
-}
-
-/// Turn MIG on where a claim was allocated a placement of a GPU whose MIG is off
-/// ([`mig_mode`]), and tell each claim how it went.
-async fn turn_mig_on(plugin: &Arc<Plugin>, devices: &BTreeMap<String, u32>) -> Result<()> {
-    let waiting = mig_mode::waiting(&plugin.client, &plugin.node, devices).await?;
-    let gpus: std::collections::BTreeSet<u32> = waiting.iter().map(|w| w.gpu).collect();
-    for gpu in gpus {
-        let p = plugin.clone();
-        let outcome = tokio::task::spawn_blocking(move || {
-            let node = p.snapshot()?;
-            mig_mode::turn_on(&p.maker, &node, gpu)
-        })
-        .await
-        .map_err(|e| Error::failed(format!("turning MIG on stopped: {e}")))
-        .and_then(|r| r)
-        .map_err(|e| e.message);
-        crate::output::stderr_line(&match &outcome {
-            Ok(()) => format!("gpushare dra-plugin: MIG turned on on GPU {gpu} for a claim"),
-            Err(why) => format!("gpushare dra-plugin: cannot turn MIG on on GPU {gpu}: {why}"),
-        });
-        for w in waiting.iter().filter(|w| w.gpu == gpu) {
-            mig_mode::tell(&plugin.client, &plugin.node, w, &outcome).await?;
-        }
-    }
-    Ok(())
 }
 
 /// Publish the node's devices as they are now; how many, and the placements that wait for a
