@@ -4,7 +4,9 @@
 //! instance at exactly its allocated placement when the claim is prepared (the container sees
 //! exactly that MIG device) and removes it when the claim is unprepared; a claim that does not
 //! fit waits with the scheduler's reason and is served once a pod goes. An idle instance that
-//! was there before is used as it is and stays.
+//! was there before is used as it is and stays. Claims for 1g, 2g, 3g, 4g and 7g profiles, seven
+//! 1g in one claim and an eighth that waits; the plugin killed during a create; a layout that
+//! would take a claim's instance away, refused.
 
 use crate::common;
 use crate::gpushare_dra::{plugin_with, prepare_histogram};
@@ -397,6 +399,29 @@ fn claims_get_mig_instances_made_at_their_placements_and_removed_after() {
         Some("gpu-0-mig-1g5gb-6")
     );
     cluster.remove_pod("default", "eighth");
+
+    // The whole GPU as one 7g.40gb, once the idle 1g.5gb (no claim's) is cleared by hand.
+    nvidia
+        .gpushare()
+        .args(["mig", "clear", "--gpu", "0"])
+        .assert()
+        .success();
+    cluster.create_pod(holding_claim(
+        gpu_pod("default", "seven-g", &[]),
+        PodClaim::Template("mig-7g.40gb"),
+    ));
+    wait_for("pod seven-g running", WAIT, || {
+        Seen::parse(&cluster.logs("default", "seven-g")?)
+    });
+    assert_eq!(
+        allocated(&server.kubeconfig, "seven-g").as_deref(),
+        Some("gpu-0-mig-7g40gb-0")
+    );
+    assert!(instances(&nvidia).contains_key(&("7g.40gb".to_string(), 0)));
+    cluster.remove_pod("default", "seven-g");
+    wait_for("the 7g.40gb removed", WAIT, || {
+        (instances(&nvidia).is_empty() && records() == 0).then_some(())
+    });
 
     let journal = std::fs::read_to_string(nvidia.path("root/var/lib/gpushare/journal.jsonl"))
         .unwrap_or_default();
