@@ -24,6 +24,18 @@ pub(crate) fn describe(change: &Change) -> String {
     format!("{}: {} ({})", change.target(), change.action, change.detail)
 }
 
+/// Journal that `change` starts (on disk once the runner settles).
+pub(crate) fn journal_start(journal: &mut Journal, change: &Change) -> Result<()> {
+    journal.append(Event::Step, Some(&describe(change)))
+}
+
+/// Journal how `change` ended.
+pub(crate) fn journal_end(journal: &mut Journal, change: &Change) -> Result<()> {
+    let status = change.status.map_or("", |s| s.as_str());
+    let line = format!("{}: {status}", describe(change));
+    journal.step_done(&line, change.action, status)
+}
+
 /// The runner of a changing command: the driver, the modes' changes on the host, GPU clients,
 /// hooks, the journal, the trap.
 pub(crate) struct StepRunner<'a> {
@@ -132,7 +144,7 @@ impl Runner for StepRunner<'_> {
                  as it is",
             ));
         }
-        self.journal.append(Event::Step, Some(&describe(change)))
+        journal_start(self.journal, change)
     }
 
     fn settle(&mut self) -> Result<()> {
@@ -140,9 +152,7 @@ impl Runner for StepRunner<'_> {
     }
 
     fn after(&mut self, change: &Change) {
-        let status = change.status.map_or("", |s| s.as_str());
-        let line = format!("{}: {status}", describe(change));
-        if let Err(e) = self.journal.step_done(&line, change.action, status) {
+        if let Err(e) = journal_end(self.journal, change) {
             self.host.out().warn(e.message);
         }
     }

@@ -97,18 +97,11 @@ fn pods_run_on_gpushares_own_dra_driver_for_whole_gpus_and_every_mig_profile() {
     let test = "gpushare_dra";
     let Some(tools) = tools(test) else { return };
     let nvidia = NvidiaNode::new(tools, "dgx-a100");
-    let layout = common::write(
-        nvidia.dir.path(),
+    nvidia.apply(
         "layout.toml",
         "[[gpus]]\nselect = [0, 1, 2, 3]\nmode = \"mig\"\n\
          mig.devices = { \"1g.5gb\" = 2, \"2g.10gb\" = 1, \"3g.20gb\" = 1 }\n",
     );
-    nvidia
-        .gpushare()
-        .args(["apply", "--yes", "-c"])
-        .arg(&layout)
-        .assert()
-        .success();
     let Some(server) = ApiServer::with_scheduler(test) else {
         return;
     };
@@ -900,17 +893,10 @@ fn bench_prepare_latency_of_gpushares_driver_and_nvidias() {
         }
     }
     // gpushare's slice after a MIG change: GPU 7 to 7 1g.5gb → one 7g.40gb.
-    let layout = common::write(
-        nvidia.dir.path(),
+    nvidia.apply(
         "one.toml",
         "[[gpus]]\nselect = [7]\nmode = \"mig\"\nmig.devices = { \"7g.40gb\" = 1 }\n",
     );
-    nvidia
-        .gpushare()
-        .args(["apply", "--yes", "-c"])
-        .arg(&layout)
-        .assert()
-        .success();
     let changed = std::time::Instant::now();
     wait_for("gpushare's slice to follow", WAIT, || {
         (published(&server.kubeconfig, &node.name).len() == 50).then_some(())

@@ -56,6 +56,24 @@ fn instances(nvidia: &NvidiaNode) -> BTreeMap<(String, u64), String> {
         .collect()
 }
 
+/// The scheduler's reason why `pod` of `default` waits, once it says one.
+fn why_pending(cluster: &Cluster, pod: &str) -> String {
+    wait_for(&format!("pod {pod} to be told why it waits"), WAIT, || {
+        cluster
+            .events_of("default", "Pod", pod)
+            .into_iter()
+            .find(|(reason, _)| reason == "FailedScheduling")
+            .map(|(_, message)| message)
+    })
+}
+
+/// What `pod` of `default` saw, once it runs.
+fn running_pod(cluster: &Cluster, pod: &str) -> Seen {
+    wait_for(&format!("pod {pod} running"), WAIT, || {
+        Seen::parse(&cluster.logs("default", pod)?)
+    })
+}
+
 /// A template for `count` MIG devices of `profile`, on GPU `gpu` when it names one.
 fn template(profile: &str, count: u32, gpu: Option<u32>) -> Value {
     let mut name = format!("{}-x{count}", profile.replace('.', "-"));
@@ -136,29 +154,15 @@ fn claims_get_mig_instances_made_at_their_placements_and_removed_after() {
     let nvidia = NvidiaNode::new(tools, "dgx-a100");
     // An idle 1g.5gb at 6 first, from a fixed layout; then GPU 0 is given to dynamic MIG, which
     // changes no instance.
-    let fixed = common::write(
-        nvidia.dir.path(),
+    let fixed = nvidia.apply(
         "fixed.toml",
         "[[gpus]]\nselect = [0]\nmode = \"mig\"\n\
          mig.instances = [{ profile = \"1g.5gb\", start = 6 }]\n",
     );
-    nvidia
-        .gpushare()
-        .args(["apply", "--yes", "-c"])
-        .arg(&fixed)
-        .assert()
-        .success();
-    let layout = common::write(
-        nvidia.dir.path(),
+    let layout = nvidia.apply(
         "gpushare.toml",
         "[[gpus]]\nselect = [0]\nmode = \"mig\"\nmig.dynamic = true\n",
     );
-    nvidia
-        .gpushare()
-        .args(["apply", "--yes", "-c"])
-        .arg(&layout)
-        .assert()
-        .success();
     let before = instances(&nvidia);
     assert_eq!(before.len(), 1, "{before:?}");
     let idle = before[&("1g.5gb".to_string(), 6)].clone();
@@ -258,9 +262,7 @@ fn claims_get_mig_instances_made_at_their_placements_and_removed_after() {
             running.set_env("GPUSHARE_SIM_CRASH", None);
             running.resume();
         }
-        let seen = wait_for(&format!("pod {pod} running"), WAIT, || {
-            Seen::parse(&cluster.logs("default", pod)?)
-        });
+        let seen = running_pod(&cluster, pod);
         assert_eq!(
             allocated(&server.kubeconfig, pod).as_deref(),
             Some(device),
@@ -325,19 +327,11 @@ fn claims_get_mig_instances_made_at_their_placements_and_removed_after() {
         gpu_pod("default", "four", &[]),
         PodClaim::Template("4g-20gb-x1"),
     ));
-    let why = wait_for("the 4g claim to be told why it waits", WAIT, || {
-        cluster
-            .events_of("default", "Pod", "four")
-            .into_iter()
-            .find(|(reason, _)| reason == "FailedScheduling")
-            .map(|(_, message)| message)
-    });
+    let why = why_pending(&cluster, "four");
     assert!(why.contains("cannot allocate all claims"), "{why}");
     // The 3g's pod goes: its instance is removed, and the 4g is made in its place.
     cluster.remove_pod("default", "three");
-    wait_for("pod four running", WAIT, || {
-        Seen::parse(&cluster.logs("default", "four")?)
-    });
+    running_pod(&cluster, "four");
     let now = instances(&nvidia);
     assert!(!now.contains_key(&("3g.20gb".to_string(), 0)), "{now:?}");
     assert!(now.contains_key(&("4g.20gb".to_string(), 0)), "{now:?}");
@@ -361,9 +355,7 @@ fn claims_get_mig_instances_made_at_their_placements_and_removed_after() {
         gpu_pod("default", "seven", &[]),
         PodClaim::Template("1g-5gb-x7"),
     ));
-    let seven = wait_for("pod seven running", WAIT, || {
-        Seen::parse(&cluster.logs("default", "seven")?)
-    });
+    let seven = running_pod(&cluster, "seven");
     let caps = seven
         .devices
         .keys()
@@ -379,18 +371,10 @@ fn claims_get_mig_instances_made_at_their_placements_and_removed_after() {
         gpu_pod("default", "eighth", &[]),
         PodClaim::Template("1g-5gb-x1"),
     ));
-    let why = wait_for("the eighth 1g claim to be told why it waits", WAIT, || {
-        cluster
-            .events_of("default", "Pod", "eighth")
-            .into_iter()
-            .find(|(reason, _)| reason == "FailedScheduling")
-            .map(|(_, message)| message)
-    });
+    let why = why_pending(&cluster, "eighth");
     assert!(why.contains("cannot allocate all claims"), "{why}");
     cluster.remove_pod("default", "seven");
-    wait_for("pod eighth running", WAIT, || {
-        Seen::parse(&cluster.logs("default", "eighth")?)
-    });
+    running_pod(&cluster, "eighth");
     wait_for("the six made instances removed", WAIT, || {
         (instances(&nvidia).len() == 1 && records() == 0).then_some(())
     });
@@ -410,9 +394,7 @@ fn claims_get_mig_instances_made_at_their_placements_and_removed_after() {
         gpu_pod("default", "seven-g", &[]),
         PodClaim::Template("mig-7g.40gb"),
     ));
-    wait_for("pod seven-g running", WAIT, || {
-        Seen::parse(&cluster.logs("default", "seven-g")?)
-    });
+    running_pod(&cluster, "seven-g");
     assert_eq!(
         allocated(&server.kubeconfig, "seven-g").as_deref(),
         Some("gpu-0-mig-7g40gb-0")
@@ -444,18 +426,11 @@ fn bench_claim_to_running_on_a_made_instance() {
     let test = "gpushare_dra_dynamic_bench";
     let Some(tools) = tools(test) else { return };
     let nvidia = NvidiaNode::new(tools, "dgx-a100");
-    let layout = common::write(
-        nvidia.dir.path(),
+    let layout = nvidia.apply(
         "gpushare.toml",
         "[[gpus]]\nselect = [0]\nmode = \"mig\"\nmig.dynamic = true\n\
          [[gpus]]\nselect = [1]\nmode = \"mig\"\nmig.devices = { \"1g.5gb\" = 7 }\n",
     );
-    nvidia
-        .gpushare()
-        .args(["apply", "--yes", "-c"])
-        .arg(&layout)
-        .assert()
-        .success();
     let templates = [
         template("1g.5gb", 1, Some(0)),
         template("1g.5gb", 1, Some(1)),
@@ -474,9 +449,7 @@ fn bench_claim_to_running_on_a_made_instance() {
             gpu_pod("default", pod, &[]),
             PodClaim::Template(&format!("1g-5gb-x1-gpu{gpu}")),
         ));
-        wait_for(&format!("pod {pod} running"), WAIT, || {
-            Seen::parse(&s.cluster.logs("default", pod)?)
-        });
+        running_pod(&s.cluster, pod);
         let took = start.elapsed().as_secs_f64();
         s.cluster.remove_pod("default", pod);
         wait_for("the made instance removed", WAIT, || {
@@ -595,19 +568,7 @@ fn a_claim_waits_while_mig_is_turned_on_for_it_and_goes_elsewhere_when_it_cannot
         gpu_pod("default", "on-two", &[]),
         PodClaim::Template("1g-5gb-x1-gpu2"),
     ));
-    let deadline = std::time::Instant::now() + WAIT;
-    while Seen::parse(&s.cluster.logs("default", "on-two").unwrap_or_default()).is_none() {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "pod on-two did not run:\n{}\n{}",
-            s.running.log(),
-            kubectl_json(
-                &s.server.kubeconfig,
-                &["get", "resourceclaims", "-n", "default"]
-            )
-        );
-        std::thread::sleep(Duration::from_millis(200));
-    }
+    running_pod(&s.cluster, "on-two");
     assert_eq!(mig_mode(&nvidia, 2), "enabled");
     let told = condition(
         &s.server.kubeconfig,

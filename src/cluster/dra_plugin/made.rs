@@ -13,14 +13,14 @@
 use super::devices::Placed;
 use crate::backend::SharedBackend;
 use crate::error::{Error, Result};
-use crate::journal::{Event, Journal};
+use crate::journal::Journal;
 use crate::mig::claimed::{self, Made};
 use crate::node::Node;
 use crate::output::Output;
 use crate::paths::Paths;
 use crate::pipeline::execute::{Runner, execute_with};
 use crate::pipeline::guard::Guard;
-use crate::pipeline::runner::describe;
+use crate::pipeline::runner::{journal_end, journal_start};
 use crate::plan::{Change, GpuInstanceRef, Operation, Plan};
 use std::time::Duration;
 
@@ -45,7 +45,7 @@ impl Runner for ClaimRunner<'_> {
     }
 
     fn before(&mut self, change: &Change) -> Result<()> {
-        self.journal.append(Event::Step, Some(&describe(change)))
+        journal_start(self.journal, change)
     }
 
     fn settle(&mut self) -> Result<()> {
@@ -53,9 +53,8 @@ impl Runner for ClaimRunner<'_> {
     }
 
     fn after(&mut self, change: &Change) {
-        let status = change.status.map_or("", |s| s.as_str());
-        let line = format!("{}: {status}", describe(change));
-        let _ = self.journal.step_done(&line, change.action, status);
+        // The step is made; a journal that cannot say so is the next run's warning.
+        let _ = journal_end(self.journal, change);
     }
 }
 

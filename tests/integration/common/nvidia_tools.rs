@@ -145,6 +145,17 @@ impl NvidiaNode {
             .success();
     }
 
+    /// Write gpushare.toml `text` as `name` beside the node and `gpushare apply` it; its path.
+    pub fn apply(&self, name: &str, text: &str) -> std::path::PathBuf {
+        let path = super::write(self.dir.path(), name, text);
+        self.gpushare()
+            .args(["apply", "--yes", "-c"])
+            .arg(&path)
+            .assert()
+            .success();
+        path
+    }
+
     pub fn detect(&self) -> Value {
         super::json(self.gpushare().arg("detect"))
     }
