@@ -125,7 +125,15 @@ pub(crate) fn turn_on(maker: &Maker, node: &Node, gpu: u32) -> Result<()> {
             "GPU {gpu}: turning MIG on waits for a reboot"
         )));
     }
-    maker.change(&format!("enable MIG on GPU {gpu}"), plan.changes)
+    maker.change(&format!("enable MIG on GPU {gpu}"), plan.changes)?;
+    // Said to the scheduler only once the driver says so.
+    let now = maker.backend.snapshot()?;
+    match now.gpu(gpu) {
+        Some(g) if g.mig.current.is_enabled() => Ok(()),
+        _ => Err(Error::failed(format!(
+            "GPU {gpu}: MIG is still off after the change"
+        ))),
+    }
 }
 
 /// Turn MIG on where a claim was allocated a placement of `devices` (name → GPU), and tell each

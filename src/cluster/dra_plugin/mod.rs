@@ -160,6 +160,17 @@ impl Plugin {
             self.maker.make(&node, &claim.uid, &what, &to_make)?;
             node = self.snapshot()?;
             offered = self.offered(&node)?;
+            // Prepared only on what the driver lists now.
+            if let Some(d) = allocated
+                .iter()
+                .filter_map(|a| offered.iter().find(|d| d.name == a.device))
+                .find(|d| d.placed.is_some() && d.mig.is_none())
+            {
+                return Err(Error::failed(format!(
+                    "device {} was made for claim {what}, but the driver does not list its MIG device",
+                    d.name
+                )));
+            }
         }
         let unhealthy = health::unhealthy(&self.paths, &node, &offered);
         // A claim that tolerates the taint takes the device as it is.

@@ -143,7 +143,13 @@ impl Publisher {
             self.published = Some(wanted);
             return Ok(false);
         }
-        let generation = generations.iter().max().copied().unwrap_or(0) + 1;
+        // Another writer's generation may be anything: never past the largest.
+        let generation = generations
+            .iter()
+            .max()
+            .copied()
+            .unwrap_or(0)
+            .saturating_add(1);
         for content in &wanted {
             let mut object: DynamicObject =
                 serde_json::from_value(slice(&self.node, content, generation, count))
