@@ -774,6 +774,7 @@ Register-ArgumentCompleter -Native -CommandName 'gpushare' -ScriptBlock {
             [CompletionResult]::new('--state-root', '--state-root', [CompletionResultType]::ParameterName, 'Keep every state path (lock, journal, run dirs, written files) under DIR')
             [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once')
             [CompletionResult]::new('--jobs', '--jobs', [CompletionResultType]::ParameterName, 'How many GPUs a changing command changes at once (default: every GPU it changes; 1: one change after another, in plan order)')
+            [CompletionResult]::new('--share', '--share', [CompletionResultType]::ParameterName, 'Probe the share of a device this container holds (a pod of gpushare''s DRA driver on a device shared by claims): its memory and compute limits from inside, against what the claim was given (GPUSHARE_SHARE_*); no NVML needed')
             [CompletionResult]::new('--compare', '--compare', [CompletionResultType]::ParameterName, 'Run each target alone, then with --clients N at once, and print the slowdown')
             [CompletionResult]::new('--quick', '--quick', [CompletionResultType]::ParameterName, 'A few seconds per target: smaller copies, fewer repeats')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only data and errors (no progress or notes on stderr)')

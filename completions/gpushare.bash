@@ -2725,7 +2725,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__probe)
-            opts="-c -q -h -V --target --config --mps-pipe-dir --host-root --kubelet-cgroup-root --clients --compare --quick --buffer --timeout --sysfs-root --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version"
+            opts="-c -q -h -V --target --config --mps-pipe-dir --host-root --share --kubelet-cgroup-root --clients --compare --quick --buffer --timeout --sysfs-root --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

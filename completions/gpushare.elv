@@ -724,6 +724,7 @@ set edit:completion:arg-completer[gpushare] = {|@words|
             cand --state-root 'Keep every state path (lock, journal, run dirs, written files) under DIR'
             cand --lock-timeout 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once'
             cand --jobs 'How many GPUs a changing command changes at once (default: every GPU it changes; 1: one change after another, in plan order)'
+            cand --share 'Probe the share of a device this container holds (a pod of gpushare''s DRA driver on a device shared by claims): its memory and compute limits from inside, against what the claim was given (GPUSHARE_SHARE_*); no NVML needed'
             cand --compare 'Run each target alone, then with --clients N at once, and print the slowdown'
             cand --quick 'A few seconds per target: smaller copies, fewer repeats'
             cand -q 'Print only data and errors (no progress or notes on stderr)'

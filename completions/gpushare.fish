@@ -652,6 +652,7 @@ complete -c gpushare -n "__fish_gpushare_using_subcommand probe" -l nvml-lib -d 
 complete -c gpushare -n "__fish_gpushare_using_subcommand probe" -l state-root -d 'Keep every state path (lock, journal, run dirs, written files) under DIR' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand probe" -l lock-timeout -d 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand probe" -l jobs -d 'How many GPUs a changing command changes at once (default: every GPU it changes; 1: one change after another, in plan order)' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand probe" -l share -d 'Probe the share of a device this container holds (a pod of gpushare\'s DRA driver on a device shared by claims): its memory and compute limits from inside, against what the claim was given (GPUSHARE_SHARE_*); no NVML needed'
 complete -c gpushare -n "__fish_gpushare_using_subcommand probe" -l compare -d 'Run each target alone, then with --clients N at once, and print the slowdown'
 complete -c gpushare -n "__fish_gpushare_using_subcommand probe" -l quick -d 'A few seconds per target: smaller copies, fewer repeats'
 complete -c gpushare -n "__fish_gpushare_using_subcommand probe" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'

@@ -631,6 +631,12 @@ pub(crate) struct ProbeArgs {
     #[arg(long, value_name = "DIR")]
     pub host_root: Option<PathBuf>,
 
+    /// Probe the share of a device this container holds (a pod of gpushare's DRA driver on a
+    /// device shared by claims): its memory and compute limits from inside, against what the
+    /// claim was given (GPUSHARE_SHARE_*); no NVML needed
+    #[arg(long, conflicts_with_all = ["target", "config", "mps_pipe_dir", "host_root"])]
+    pub share: bool,
+
     /// The kubelet's cgroup roots, comma-separated (its `cgroupRoot`; for a node in a container,
     /// that root's path as this host sees it): a process is a pod's only under the pods' cgroup
     /// there (`ROOT/kubepods`, or the systemd driver's `…kubepods.slice`), never where anyone may

@@ -137,6 +137,25 @@ impl Context {
         self.open_backend().cloned()
     }
 
+    /// A context for another thread of this command: the same settings, output and opened node.
+    pub(crate) fn sibling(&mut self) -> Result<Context> {
+        self.open_backend()?;
+        let opened = self.backend.as_ref().map(|o| backend::Opened {
+            backend: o.backend.clone(),
+            events: o.events.clone(),
+        });
+        Ok(Context {
+            out: self.out.clone(),
+            paths: self.paths.clone(),
+            backend_options: self.backend_options.clone(),
+            lock_timeout: self.lock_timeout,
+            jobs: self.jobs,
+            backend: opened,
+            catalog_warned: self.catalog_warned,
+            simulation_announced: true,
+        })
+    }
+
     /// What hears of the steps taken on the host outside the driver (the simulator).
     pub(crate) fn host_events(
         &mut self,

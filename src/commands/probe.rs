@@ -30,5 +30,6 @@ fn request(args: &ProbeArgs) -> Request {
         sysfs_root: args.sysfs.sysfs_root.clone(),
         host_root: args.host_root.clone(),
         pod_cgroups: args.kubelet_cgroup_root.clone(),
+        share: args.share,
     }
 }

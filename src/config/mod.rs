@@ -13,6 +13,7 @@
 
 pub(crate) mod choose;
 mod select;
+pub(crate) mod shares;
 
 use crate::clients::{GpuClients, module_name, unit_name};
 use crate::error::{Error, Result};
@@ -144,6 +145,18 @@ pub(crate) struct MpsSection {
     /// Pinned device memory per client, `"4G"`, `"512M"` or MiB as a number.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory_limit: Option<Spanned<MemorySize>>,
+    /// Shared by DRA claims, each an MPS client with the memory and compute it was given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shares: Option<Spanned<shares::SharesSection>>,
+}
+
+impl MpsSection {
+    /// The claims' policies, when the device is shared by claims (checked by [`Config::load`]).
+    pub(crate) fn share_policy(&self) -> Option<shares::SharePolicy> {
+        self.shares
+            .as_ref()
+            .and_then(|s| s.get_ref().resolve().ok())
+    }
 }
 
 /// `time_slicing`: how many workloads take turns on each selected GPU.
@@ -569,6 +582,34 @@ impl Config {
 
     fn check_mps(&self, mps: &Spanned<MpsSection>) -> Result<()> {
         let m = mps.get_ref();
+        if let Some(shares) = &m.shares {
+            let beside = [
+                ("clients", m.clients.as_ref().map(Spanned::span)),
+                (
+                    "thread_percentage",
+                    m.thread_percentage.as_ref().map(Spanned::span),
+                ),
+                ("memory_limit", m.memory_limit.as_ref().map(Spanned::span)),
+            ];
+            if let Some((name, Some(span))) = beside.into_iter().find(|(_, s)| s.is_some()) {
+                return Err(self
+                    .error_at(
+                        span,
+                        format!(
+                            "{name} does not go with shares: each claim of gpushare's DRA \
+                             driver is an MPS client with the memory and compute it was given"
+                        ),
+                    )
+                    .with_hint(format!(
+                        "remove {name}; shares.memory and shares.compute say what a claim may ask for (max bounds it)"
+                    )));
+            }
+            return shares
+                .get_ref()
+                .resolve()
+                .map(drop)
+                .map_err(|e| self.error_at(e.span, e.message));
+        }
         if let Some(c) = &m.clients
             && *c.get_ref() == 0
         {

@@ -187,3 +187,24 @@ fn the_health_policy_is_checked_where_it_is_written() {
     let e = parse("[health]\nfatal_xid = [79]\n").unwrap_err();
     assert!(e.message.contains("fatal_xid"), "{}", e.message);
 }
+
+#[test]
+fn shares_stand_alone_in_their_mps_section() {
+    let e = error_of(
+        "[[gpus]]\nselect = [0]\nmode = \"mps\"\n\
+         mps = { clients = 4, shares = {} }\n",
+    );
+    assert!(
+        e.starts_with("gpushare.toml:4:19: clients does not go with shares"),
+        "{e}"
+    );
+    let e = error_of(
+        "[[gpus]]\nselect = [0]\nmode = \"mig\"\nmig.devices = { \"1g.5gb\" = 7 }\n\
+         mig.mps.shares.compute = { default = 0 }\n",
+    );
+    assert!(e.contains("shares.compute.default = 0"), "{e}");
+    assert!(
+        parse("[[gpus]]\nselect = [0]\nmode = \"mps\"\nmps.shares = {}\n").is_ok(),
+        "shares alone are an mps section"
+    );
+}

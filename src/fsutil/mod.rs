@@ -1,6 +1,7 @@
 //! File helpers: atomic replace with explicit modes, gpushare's own files and directories
 //! ([`own`]), and the bounded reader of the host's files ([`host_file`]).
 
+pub(crate) mod claim_records;
 pub(crate) mod host_file;
 pub(crate) mod in_root;
 pub(crate) mod own;

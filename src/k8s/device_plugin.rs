@@ -161,7 +161,7 @@ impl ResourceSharing {
         match sharing {
             Sharing::TimeSlicing { replicas } => ResourceSharing::TimeSlicing(replicas),
             Sharing::Mps(share) => ResourceSharing::Mps(share),
-            Sharing::Exclusive | Sharing::Vgpu => ResourceSharing::Exclusive,
+            Sharing::Exclusive | Sharing::Vgpu | Sharing::Claims => ResourceSharing::Exclusive,
         }
     }
 
@@ -228,6 +228,17 @@ pub(crate) fn plugin_config(layout: &NodeOffer) -> Result<(PluginConfig, Vec<Str
             g.index, g.origin
         ))
         .with_hint("run the device plugin on nodes without vGPU, or use KubeVirt's device plugin for vGPU nodes"));
+    }
+    if let Some(g) = layout
+        .gpus
+        .iter()
+        .find(|g| g.sharing == Sharing::Claims || g.mig_sharing == Sharing::Claims)
+    {
+        return Err(Error::usage(format!(
+            "GPU {} ({}) is shared by claims (shares): gpushare's DRA driver serves it, not the device plugin",
+            g.index, g.origin
+        ))
+        .with_hint("generate --target dra-plugin for it, or give the device plugin's GPUs mps.clients instead of mps.shares"));
     }
     if let Some(g) = layout
         .gpus

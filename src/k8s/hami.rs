@@ -75,6 +75,13 @@ fn split_count(req: &Request) -> Result<u32> {
             Sharing::Exclusive => 1,
             Sharing::TimeSlicing { replicas } => replicas,
             Sharing::Vgpu => continue,
+            Sharing::Claims => {
+                return Err(Error::usage(format!(
+                    "GPU {} ({}) is shared by claims (shares): gpushare's DRA driver serves it, not HAMi",
+                    g.index, g.origin
+                ))
+                .with_hint("generate --target dra-plugin for it"));
+            }
             Sharing::Mps(_) => {
                 return Err(Error::usage(format!(
                     "GPU {} ({}) uses MPS: HAMi has no MPS mode (Project-HAMi/HAMi#759); it shares GPUs with its own CUDA interception",

@@ -4,14 +4,12 @@
 //! never destroyed by another change (`apply`, `mig apply`, the agent), only by its claim's
 //! unprepare.
 
-use crate::error::{Error, Result};
+use crate::error::Result;
+use crate::fsutil::claim_records;
 use crate::node::{Gpu, GpuInstance};
 use crate::paths::Paths;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
-
-/// The largest record read back (a claim has at most 32 devices).
-const MAX_RECORD: u64 = 64 * 1024;
 
 /// An instance made for a claim.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -37,75 +35,22 @@ fn dir(paths: &Paths) -> PathBuf {
     paths.lib_dir().join("dra-plugin/made")
 }
 
-/// A claim UID as the kubelet gives it: what names a record file.
-pub(crate) fn is_uid(uid: &str) -> bool {
-    (1..=64).contains(&uid.len()) && uid.bytes().all(|b| b.is_ascii_hexdigit() || b == b'-')
-}
-
-fn path(paths: &Paths, uid: &str) -> Result<PathBuf> {
-    if !is_uid(uid) {
-        return Err(Error::failed(format!("claim UID {uid:?} is not a UID")));
-    }
-    Ok(dir(paths).join(format!("{uid}.json")))
-}
+pub(crate) use crate::fsutil::claim_records::is_uid;
 
 /// What was made for claim `uid` (none when nothing was).
 pub(crate) fn recorded(paths: &Paths, uid: &str) -> Result<Vec<Made>> {
-    let path = path(paths, uid)?;
-    let cannot = |e: String| Error::failed(format!("{}: {e}", path.display()));
-    match crate::fsutil::read_host_text(&path, MAX_RECORD).map_err(|e| cannot(e.to_string()))? {
-        None => Ok(Vec::new()),
-        Some(text) => serde_json::from_str(&text).map_err(|e| cannot(e.to_string())),
-    }
+    claim_records::read(&dir(paths), uid)
 }
 
 /// Every instance made for a claim and not removed yet, with its claim's UID. A record that
 /// cannot be read is an error: what it names cannot be told apart from an idle instance.
 pub(crate) fn all(paths: &Paths) -> Result<Vec<(String, Made)>> {
-    let dir = dir(paths);
-    let entries = match std::fs::read_dir(&dir) {
-        Ok(entries) => entries,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(Error::failed(format!("{}: {e}", dir.display()))),
-    };
-    let mut out = Vec::new();
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        let Some(uid) = name.to_str().and_then(|n| n.strip_suffix(".json")) else {
-            continue;
-        };
-        if !is_uid(uid) {
-            continue;
-        }
-        out.extend(
-            recorded(paths, uid)?
-                .into_iter()
-                .map(|m| (uid.to_string(), m)),
-        );
-    }
-    Ok(out)
+    claim_records::all(&dir(paths))
 }
 
 /// Record what was made for claim `uid`; nothing: the record goes.
 pub(crate) fn record(paths: &Paths, uid: &str, made: &[Made]) -> Result<()> {
-    let path = path(paths, uid)?;
-    if made.is_empty() {
-        return match std::fs::remove_file(&path) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(Error::failed(format!(
-                "cannot remove {}: {e}",
-                path.display()
-            ))),
-            _ => Ok(()),
-        };
-    }
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| Error::failed(format!("cannot create {}: {e}", dir.display())))?;
-    }
-    let text = serde_json::to_string(made)
-        .map_err(|e| Error::failed(format!("a record of instances: {e}")))?;
-    crate::fsutil::write_atomic(&path, text.as_bytes(), 0o600)
-        .map_err(|e| Error::failed(format!("cannot write {}: {e}", path.display())))
+    claim_records::write(&dir(paths), uid, made)
 }
 
 #[cfg(test)]

@@ -29,6 +29,9 @@ pub(crate) struct WantedMps {
     pub default_mode: Vec<DeviceRef>,
     /// GPUs whose MPS state the file decides; gpushare daemons elsewhere are left alone.
     pub covered: BTreeSet<u32>,
+    /// GPUs shared by DRA claims (`shares`): their daemons are the DRA driver's, which starts
+    /// one for a device's first share and stops it after the last.
+    pub shared: BTreeSet<u32>,
 }
 
 /// The steps from the node as it is to [`WantedMps`].
@@ -57,6 +60,9 @@ pub(crate) fn validate(config: &Config, assignments: &[Assignment], node: &Node)
                     gpus.iter().map(|g| limits::gpu_target(node, g)).collect();
                 for target in &targets {
                     check_section(config, "mps", mps, target)?;
+                }
+                if mps.get_ref().shares.is_some() {
+                    continue;
                 }
                 let refs: Vec<&MpsTarget> = targets.iter().collect();
                 limits::check_shared(&refs, false).map_err(|m| {
@@ -105,6 +111,9 @@ fn check_section(
     target: &MpsTarget,
 ) -> Result<()> {
     let s = section.get_ref();
+    if let Some(shares) = &s.shares {
+        return check_shares(config, name, shares, target);
+    }
     let request = MpsRequest::from_section(s);
     let Err(problem) = limits::check(&request, target) else {
         return Ok(());
@@ -123,6 +132,39 @@ fn check_section(
     Err(config
         .error_at(span, format!("{value}: {}", problem.describe(target)))
         .with_hint(problem.hint(target)))
+}
+
+/// A shared device must hold the least a claim can ask for, and what one gets by default.
+fn check_shares(
+    config: &Config,
+    name: &str,
+    shares: &Spanned<crate::config::shares::SharesSection>,
+    target: &MpsTarget,
+) -> Result<()> {
+    let Ok(policy) = shares.get_ref().resolve() else {
+        return Ok(()); // Config::load reports it
+    };
+    let memory = policy.memory_mib;
+    let Some((field, mib)) = [("min", memory.min), ("default", memory.default)]
+        .into_iter()
+        .find(|(_, mib)| *mib > target.memory_mib)
+    else {
+        return Ok(());
+    };
+    let span = shares
+        .get_ref()
+        .memory
+        .as_ref()
+        .map_or(shares.span(), Spanned::span);
+    Err(config
+        .error_at(
+            span,
+            format!(
+                "{name}.shares.memory.{field} = {mib} MiB: more than the {} MiB of {}",
+                target.memory_mib, target.label
+            ),
+        )
+        .with_hint("a claim's share must fit the device: lower it"))
 }
 
 /// A MIG device of a profile the file names (`3g.20gb`, or `2c.3g.20gb` for a compute-instance
@@ -179,6 +221,10 @@ pub(crate) fn wanted(
                              with mig.mps for MPS inside each MIG device",
                         ));
                 }
+                if mps.get_ref().shares.is_some() {
+                    out.shared.extend(gpus.iter().map(|g| g.index));
+                    continue;
+                }
                 let request = MpsRequest::from_section(mps.get_ref());
                 let targets: Vec<(&Gpu, MpsTarget)> = gpus
                     .iter()
@@ -197,6 +243,10 @@ pub(crate) fn wanted(
                 let Some(mps) = entry.mig.as_ref().and_then(|m| m.get_ref().mps.as_ref()) else {
                     continue;
                 };
+                if mps.get_ref().shares.is_some() {
+                    out.shared.extend(gpus.iter().map(|g| g.index));
+                    continue;
+                }
                 let request = MpsRequest::from_section(mps.get_ref());
                 for gpu in gpus.iter().filter(|g| g.mig.current.is_enabled()) {
                     for gi in gpu.mig_instances()? {
@@ -251,6 +301,14 @@ pub(crate) fn plan(
 ) -> MpsPlan {
     let mut out = MpsPlan::default();
     for record in records {
+        // The DRA driver's, for its claims.
+        if record
+            .devices
+            .iter()
+            .all(|d| desired.shared.contains(&d.gpu))
+        {
+            continue;
+        }
         let covered = record
             .devices
             .iter()

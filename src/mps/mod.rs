@@ -7,7 +7,8 @@
 //! - [`from_config`]: what `gpushare.toml` asks of MPS and time-slicing, for `apply`;
 //! - [`start`]: what `mps start` asks for, from flags or a gpushare.toml;
 //! - [`drift`]: how a daemon and the node differ from what it was started with (`mps status`);
-//! - [`systemd_unit`]: the systemd unit that starts the daemons at boot.
+//! - [`systemd_unit`]: the systemd unit that starts the daemons at boot;
+//! - [`shared`]: the shares DRA claims hold of daemons gpushare's DRA plugin runs.
 //!
 //! The changes themselves (start, stop, compute modes) are steps of the one pipeline
 //! (`crate::pipeline`), which plans them from these pieces.
@@ -26,6 +27,7 @@ pub(crate) mod planner;
 pub(crate) mod process;
 pub(crate) mod query;
 pub(crate) mod settings;
+pub(crate) mod shared;
 pub(crate) mod start;
 pub(crate) mod stop;
 pub(crate) mod systemd_unit;

@@ -56,7 +56,11 @@ pub(crate) fn plan(
         MpsDesire::File(config) => {
             from_file(&mut out, desired, config, seen, &records, states, paths)?
         }
-        MpsDesire::Start(daemons) => start(&mut out, daemons, seen, &records),
+        MpsDesire::Start(daemons) => {
+            let steps = start(daemons, &records, &|r| seen.mps_answering.contains(&r.name));
+            out.changes.extend(steps.changes);
+            out.blockers.extend(steps.blockers);
+        }
         MpsDesire::Stop(gpus) => out.changes.extend(
             records
                 .iter()
@@ -133,8 +137,12 @@ fn from_file(
 /// `mps start`: each daemon asked for runs; one running already with the same settings is kept.
 /// A daemon recorded under the same name that does not answer is cleared and started again.
 /// Refused (blockers): a running daemon with other settings, a daemon serving the same devices.
-fn start(out: &mut MpsSteps, daemons: &[DaemonSpec], seen: &Observed, records: &[DaemonSpec]) {
-    let answers = |r: &DaemonSpec| seen.mps_answering.contains(&r.name);
+pub(crate) fn start(
+    daemons: &[DaemonSpec],
+    records: &[DaemonSpec],
+    answers: &dyn Fn(&DaemonSpec) -> bool,
+) -> MpsSteps {
+    let mut out = MpsSteps::default();
     for spec in daemons {
         let gpu = first_gpu(spec);
         let mut spec = spec.clone();
@@ -211,6 +219,7 @@ fn start(out: &mut MpsSteps, daemons: &[DaemonSpec], seen: &Observed, records: &
         }
         out.changes.push(start_change(&spec));
     }
+    out
 }
 
 fn inherit_previous_modes(spec: &mut DaemonSpec, stale: &DaemonSpec) {
@@ -280,7 +289,7 @@ fn first_gpu(spec: &DaemonSpec) -> u32 {
     spec.devices.first().map_or(0, |d| d.gpu)
 }
 
-fn stop(spec: &DaemonSpec) -> Change {
+pub(crate) fn stop(spec: &DaemonSpec) -> Change {
     Change::new(
         first_gpu(spec),
         Operation::host(DaemonChange::Stop(spec.clone())),

@@ -326,8 +326,8 @@ impl Desired {
         !self.vgpu.layout.gpus.is_empty()
     }
 
-    /// Whether the file asks for MPS somewhere (`mode = "mps"`, or `mig.mps`), or the command
-    /// starts daemons.
+    /// Whether the file asks for MPS daemons somewhere (`mode = "mps"`, or `mig.mps`; not
+    /// `shares`, whose daemons gpushare's DRA driver starts), or the command starts daemons.
     pub(crate) fn wants_mps(&self) -> bool {
         match &self.mps {
             MpsDesire::Untouched | MpsDesire::Stop(_) => false,
@@ -340,8 +340,12 @@ impl Desired {
 fn asks_for_mps(a: &Assignment) -> bool {
     let e = a.entry.get_ref();
     match *e.mode.get_ref() {
-        Mode::Mps => true,
-        Mode::Mig => e.mig.as_ref().is_some_and(|m| m.get_ref().mps.is_some()),
+        Mode::Mps => e.mps.as_ref().is_some_and(|m| m.get_ref().shares.is_none()),
+        Mode::Mig => e
+            .mig
+            .as_ref()
+            .and_then(|m| m.get_ref().mps.as_ref())
+            .is_some_and(|m| m.get_ref().shares.is_none()),
         _ => false,
     }
 }

@@ -39,6 +39,8 @@ pub(crate) struct Observed {
     pub needs_reset: std::collections::BTreeMap<u32, String>,
     /// The MIG instances made for DRA claims, with their claims' UIDs.
     pub claimed: Vec<(String, crate::mig::claimed::Made)>,
+    /// The shares DRA claims hold of MPS daemons, with their claims' UIDs.
+    pub shares: Vec<(String, crate::mps::shared::Share)>,
 }
 
 /// The GPU clients as they are.
@@ -144,6 +146,7 @@ impl HostTools {
         };
         Ok(Observed {
             claimed: crate::mig::claimed::all(&ctx.paths)?,
+            shares: crate::mps::shared::all(&ctx.paths)?,
             needs_reset,
             node,
             mps_records,

@@ -23,6 +23,7 @@ pub(crate) mod ptx;
 pub(crate) mod report;
 pub(crate) mod run;
 pub(crate) mod session;
+pub(crate) mod share;
 pub(crate) mod sharers;
 pub(crate) mod sm_count;
 pub(crate) mod stats;

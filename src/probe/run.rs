@@ -8,7 +8,7 @@ use super::session::{self, Options};
 use super::targets::{self, Sources};
 use super::worker_env::{PrivateDir, WorkerEnv};
 use super::workers::Launcher;
-use super::{affinity, cuda, kept, mps_settings, sharers, verdict, worker};
+use super::{affinity, cuda, kept, mps_settings, share, sharers, verdict, worker};
 use crate::Context;
 use crate::config::{AssignedConfig, Config};
 use crate::error::{Error, Result};
@@ -40,6 +40,8 @@ pub(crate) struct Request {
     pub host_root: Option<PathBuf>,
     /// Where the kubelet puts pods there.
     pub pod_cgroups: crate::owners::cgroup::PodCgroups,
+    /// The share this container holds, instead of the node's targets ([`share`]).
+    pub share: bool,
 }
 
 impl Request {
@@ -57,6 +59,7 @@ impl Request {
             sysfs_root: sysfs_root.to_path_buf(),
             host_root: None,
             pod_cgroups: Default::default(),
+            share: false,
         }
     }
 }
@@ -83,6 +86,9 @@ pub(crate) fn probe(ctx: &mut Context, args: &Request) -> Result<Report> {
             Some(h) => e.with_hint(h),
             None => e,
         });
+    }
+    if args.share {
+        return probe_share(ctx, args);
     }
     let mut node = ctx.snapshot()?;
     let owners =
@@ -130,6 +136,44 @@ pub(crate) fn probe(ctx: &mut Context, args: &Request) -> Result<Report> {
             ));
         }
     }
+    let no_mps_dir = PrivateDir::create()?;
+    let env = WorkerEnv::new(no_mps_dir.path(), std::env::vars_os().map(|(k, _)| k));
+    let mut reports = measure(ctx, args, &targets, &env)?;
+    drop(no_mps_dir);
+    // Who else was on each device: at the start, and now the workers are gone.
+    let mut after = ctx.snapshot().ok();
+    if let (Some(reader), Some(after)) = (&owners, &mut after) {
+        reader.attribute(after);
+    }
+    let nodes: Vec<&Node> = std::iter::once(&node).chain(after.as_ref()).collect();
+    for r in &mut reports {
+        r.shared_with = sharers::on_device(&nodes, r.gpu, &r.uuid);
+    }
+    let failures = verdict::judge(&reports);
+    let verdict = if failures.is_empty() {
+        Verdict::Pass
+    } else {
+        Verdict::Fail
+    };
+    let report = Report {
+        source: node.source.clone(),
+        quick: args.quick,
+        d2d_counts: report::D2D_COUNTS,
+        targets: reports,
+        verdict,
+        failures,
+    };
+    keep(ctx, &report);
+    Ok(report)
+}
+
+/// Measure `targets` in worker processes (with `env`), target by target, with progress.
+fn measure(
+    ctx: &Context,
+    args: &Request,
+    targets: &[targets::Target],
+    env: &WorkerEnv,
+) -> Result<Vec<report::TargetReport>> {
     let exe = std::env::current_exe().map_err(|e| {
         Error::failed(format!(
             "cannot find the gpushare binary to start probe workers: {e}"
@@ -140,8 +184,6 @@ pub(crate) fn probe(ctx: &mut Context, args: &Request) -> Result<Report> {
         timeout: args.timeout,
         mps_timeout: crate::mps::DEFAULT_TIMEOUT,
     };
-    let no_mps_dir = PrivateDir::create()?;
-    let env = WorkerEnv::new(no_mps_dir.path(), std::env::vars_os().map(|(k, _)| k));
     let plan = if args.quick {
         Plan::quick(args.buffer)
     } else {
@@ -169,7 +211,7 @@ pub(crate) fn probe(ctx: &mut Context, args: &Request) -> Result<Report> {
         bar.set_message(label.clone());
         let report = session::probe(
             &launcher,
-            &env,
+            env,
             target,
             options,
             &mut |run, step| {
@@ -183,7 +225,6 @@ pub(crate) fn probe(ctx: &mut Context, args: &Request) -> Result<Report> {
         reports.push(report);
     }
     bar.finish_and_clear();
-    drop(no_mps_dir);
     for note in run_notes {
         ctx.out.warn(note);
     }
@@ -198,31 +239,33 @@ pub(crate) fn probe(ctx: &mut Context, args: &Request) -> Result<Report> {
             None => e,
         });
     }
-    // Who else was on each device: at the start, and now the workers are gone.
-    let mut after = ctx.snapshot().ok();
-    if let (Some(reader), Some(after)) = (&owners, &mut after) {
-        reader.attribute(after);
-    }
-    let nodes: Vec<&Node> = std::iter::once(&node).chain(after.as_ref()).collect();
-    for r in &mut reports {
-        r.shared_with = sharers::on_device(&nodes, r.gpu, &r.uuid);
-    }
+    Ok(reports)
+}
+
+/// `--share`: the share this container holds, checked from inside against what it was given.
+fn probe_share(ctx: &mut Context, args: &Request) -> Result<Report> {
+    let target = share::target(|k| std::env::var(k).ok())?;
+    let no_mps_dir = PrivateDir::create()?;
+    // The container's client limits are what is measured: the worker keeps them.
+    let caller = std::env::vars_os()
+        .map(|(k, _)| k)
+        .filter(|k| !share::CLIENT_LIMITS.iter().any(|l| k == l));
+    let env = WorkerEnv::new(no_mps_dir.path(), caller);
+    let reports = measure(ctx, args, std::slice::from_ref(&target), &env)?;
+    drop(no_mps_dir);
     let failures = verdict::judge(&reports);
-    let verdict = if failures.is_empty() {
-        Verdict::Pass
-    } else {
-        Verdict::Fail
-    };
-    let report = Report {
-        source: node.source.clone(),
+    Ok(Report {
+        source: format!("share of {}", target.uuid),
         quick: args.quick,
         d2d_counts: report::D2D_COUNTS,
+        verdict: if failures.is_empty() {
+            Verdict::Pass
+        } else {
+            Verdict::Fail
+        },
         targets: reports,
-        verdict,
         failures,
-    };
-    keep(ctx, &report);
-    Ok(report)
+    })
 }
 
 /// Keep the report for the metrics. A simulated node's report stays out of the host's own

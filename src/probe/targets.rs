@@ -26,6 +26,9 @@ pub(crate) enum TargetKind {
     Mps,
 }
 
+/// The name of the target `probe --share` measures (its label says whose share it is).
+pub(crate) const SHARE_NAME: &str = "share";
+
 /// What a target should give a workload. `None`: nothing was promised about it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub(crate) struct Promise {
@@ -67,6 +70,9 @@ pub(crate) struct Target {
 impl Target {
     /// `GPU 0`, `GPU 0 MIG 1g.5gb`, `GPU 0 MPS` — how tables and progress name it.
     pub(crate) fn label(&self) -> String {
+        if self.name == SHARE_NAME {
+            return format!("share of {}", self.uuid);
+        }
         match (self.kind, self.uuid.starts_with("MIG-")) {
             (TargetKind::Gpu, _) => format!("GPU {}", self.gpu),
             (TargetKind::Mig, _) => format!("GPU {} MIG {}", self.gpu, self.name),

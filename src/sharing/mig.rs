@@ -50,7 +50,10 @@ impl SharingMode for Mig {
         if let Some(mps) = &m.mps {
             // Each MIG device gets its own daemon; the limits are shares of the smallest.
             let smallest = slices.iter().map(|s| s.memory_mib).min().unwrap_or(0);
-            offer.mig_sharing = Sharing::Mps(MpsShare::from_section(mps.get_ref(), smallest));
+            offer.mig_sharing = match mps.get_ref().shares {
+                Some(_) => Sharing::Claims,
+                None => Sharing::Mps(MpsShare::from_section(mps.get_ref(), smallest)),
+            };
         }
         if let Some(replicas) = replicas(entry) {
             offer.mig_sharing = Sharing::TimeSlicing { replicas };

@@ -13,8 +13,10 @@ pub(super) struct Mps;
 impl SharingMode for Mps {
     fn offer(&self, _: &Config, gpu: &Gpu, entry: &GpuEntry, offer: &mut GpuOffer) -> Result<()> {
         if let Some(mps) = &entry.mps {
-            offer.sharing =
-                Sharing::Mps(MpsShare::from_section(mps.get_ref(), gpu.memory_total_mib));
+            offer.sharing = match mps.get_ref().shares {
+                Some(_) => Sharing::Claims,
+                None => Sharing::Mps(MpsShare::from_section(mps.get_ref(), gpu.memory_total_mib)),
+            };
         }
         Ok(())
     }

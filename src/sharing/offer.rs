@@ -45,6 +45,9 @@ pub(crate) enum Sharing {
         replicas: u32,
     },
     Mps(MpsShare),
+    /// Shared by claims of gpushare's DRA driver (`shares`): each an MPS client with the memory
+    /// and compute it was given. No device plugin serves it.
+    Claims,
     /// vGPU devices for virtual machines.
     Vgpu,
 }

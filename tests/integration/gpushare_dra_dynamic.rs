@@ -57,7 +57,7 @@ fn instances(nvidia: &NvidiaNode) -> BTreeMap<(String, u64), String> {
 }
 
 /// The scheduler's reason why `pod` of `default` waits, once it says one.
-fn why_pending(cluster: &Cluster, pod: &str) -> String {
+pub fn why_pending(cluster: &Cluster, pod: &str) -> String {
     wait_for(&format!("pod {pod} to be told why it waits"), WAIT, || {
         cluster
             .events_of("default", "Pod", pod)
@@ -68,7 +68,7 @@ fn why_pending(cluster: &Cluster, pod: &str) -> String {
 }
 
 /// What `pod` of `default` saw, once it runs.
-fn running_pod(cluster: &Cluster, pod: &str) -> Seen {
+pub fn running_pod(cluster: &Cluster, pod: &str) -> Seen {
     wait_for(&format!("pod {pod} running"), WAIT, || {
         Seen::parse(&cluster.logs("default", pod)?)
     })
@@ -95,14 +95,14 @@ fn template(profile: &str, count: u32, gpu: Option<u32>) -> Value {
 /// A real node beside the API server and scheduler, gpushare's DRA plugin on it for the
 /// simulated DGX A100 of `nvidia` with `config` as its gpushare.toml, the generated classes and
 /// a class for MIG devices applied.
-struct Setup {
-    running: common::device_plugin::InHost,
-    cluster: Cluster,
-    node: RealNode,
-    server: ApiServer,
+pub struct Setup {
+    pub running: common::device_plugin::InHost,
+    pub cluster: Cluster,
+    pub node: RealNode,
+    pub server: ApiServer,
 }
 
-fn setup(
+pub fn setup(
     test: &str,
     nvidia: &NvidiaNode,
     config: &std::path::Path,

@@ -20,6 +20,7 @@ mod generated;
 mod gpu_health;
 mod gpushare_dra;
 mod gpushare_dra_dynamic;
+mod gpushare_dra_shares;
 mod hostile;
 mod install;
 mod manifests;

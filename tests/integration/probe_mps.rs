@@ -302,3 +302,57 @@ fn an_mps_share_that_runs_in_waves_is_counted_at_once() {
         f[0].1
     );
 }
+
+/// `probe --share` inside a share's container, as gpushare's DRA driver sets it up: its client
+/// limits and what the claim was given (10 GiB and 20% of an A100's 108 SMs).
+fn share_probe(pipe: &Path, client_limits: bool) -> assert_cmd::Command {
+    let mut cmd = assert_cmd::Command::new(assert_cmd::cargo::cargo_bin!("gpushare"));
+    cmd.env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("GPUSHARE_ROOT", pipe.parent().unwrap().join("root"))
+        .env("NO_COLOR", "1")
+        .env("LD_LIBRARY_PATH", standin("plain"))
+        .env("STANDIN_CUDA_DEVICES", "GPU-5ab1e=40960:108")
+        .env("STANDIN_CUDA_CONTEXT_MIB", "0")
+        .env("CUDA_MPS_PIPE_DIRECTORY", pipe)
+        .env("GPUSHARE_SHARE_DEVICE", "GPU-5ab1e")
+        .env("GPUSHARE_SHARE_MEMORY_MIB", "10240")
+        .env("GPUSHARE_SHARE_COMPUTE_PERCENT", "20")
+        .env("GPUSHARE_SHARE_DEVICE_MULTIPROCESSORS", "108");
+    if client_limits {
+        cmd.env("CUDA_MPS_PINNED_DEVICE_MEM_LIMIT", "0=10240M")
+            .env("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE", "20");
+    }
+    cmd.args(["probe", "--share", "--quick", "--buffer", "2M"]);
+    cmd
+}
+
+#[test]
+fn a_share_is_probed_from_inside_against_what_its_claim_was_given() {
+    let dir = tempfile::tempdir().unwrap();
+    let daemon = MpsDaemon::start(dir.path());
+    // Its client's limits hold: exactly the 10 GiB, and 22 of the 108 SMs.
+    let v = report(&mut share_probe(&daemon.pipe, true), 0);
+    let t = &v["targets"][0];
+    assert_eq!(t["kind"], "mps", "{t}");
+    assert_eq!(t["memory"]["limit_mib"], 10240, "{t}");
+    assert_eq!(
+        t["memory"]["allocated_mib"], 10240,
+        "exactly the share: {t}"
+    );
+    assert_eq!(t["memory"]["limit_enforced"], true, "{t}");
+    assert_eq!(t["multiprocessors"], 22, "{t}");
+    assert_eq!(v["source"], "share of GPU-5ab1e");
+    // Without them (a container that dropped its environment) the daemon holds nothing here:
+    // the probe says the share is not held.
+    let v = report(&mut share_probe(&daemon.pipe, false), 3);
+    let checks: Vec<String> = failures(&v).into_iter().map(|(c, _)| c).collect();
+    assert!(checks.contains(&"memory_limit".to_string()), "{checks:?}");
+    // Outside a share's container: a usage error naming what is missing.
+    let out = share_probe(&daemon.pipe, true)
+        .env_remove("GPUSHARE_SHARE_MEMORY_MIB")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("GPUSHARE_SHARE_MEMORY_MIB is not set"));
+}

@@ -17,8 +17,11 @@
  * (CUDA_MPS_PIPE_DIRECTORY, else STANDIN_CUDA_MPS_DEFAULT_PIPE standing for the driver's built-in
  * /tmp/nvidia-mps) holds `control`; otherwise it runs as a plain client on the whole device ("CUDA
  * continues to run as it normally would without MPS").
- *   STANDIN_CUDA_MPS_MEM_MIB the daemon's pinned-memory limit per client (context memory counts)
- *   STANDIN_CUDA_MPS_SMS     the SMs the daemon's thread share gives a client
+ *   STANDIN_CUDA_MPS_MEM_MIB the daemon's pinned-memory limit per client (context memory counts);
+ *                            without it, the stand-in control daemon's default for the ordinal
+ *                            (its stand-in-state.json in the pipe directory), as its server applies it
+ *   STANDIN_CUDA_MPS_SMS     the SMs the daemon's thread share gives a client; without it, the
+ *                            stand-in control daemon's default thread percentage
  *   CUDA_MPS_ACTIVE_THREAD_PERCENTAGE, CUDA_MPS_PINNED_DEVICE_MEM_LIMIT (ORDINAL=SIZE[M|G],...)
  *                            a client's own, lower limits, read from its environment
  *   STANDIN_CUDA_MPS_MEMINFO device (default) | limit: whether cuMemGetInfo shows the client's
@@ -236,10 +239,33 @@ static uint64_t reserved(void) {
     return r < 256 * MIB ? r : 256 * MIB;
 }
 
+/* A number from the stand-in control daemon's state in the pipe directory (its defaults, as the
+ * server it starts applies them): after `"key": ` (mem_limits are keyed by ordinal), or -1. */
+static double daemon_state(const char *key) {
+    const char *pipe = env("CUDA_MPS_PIPE_DIRECTORY");
+    if (!pipe) return -1;
+    char path[4096], text[65536];
+    snprintf(path, sizeof path, "%s/stand-in-state.json", pipe);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    ssize_t n = read(fd, text, sizeof text - 1);
+    close(fd);
+    if (n <= 0) return -1;
+    text[n] = 0;
+    char *at = strstr(text, key);
+    if (!at) return -1;
+    at = strchr(at + strlen(key), ':');
+    return at ? atof(at + 1) : -1;
+}
+
 static uint64_t limit(void) {
     uint64_t lim = device_bytes();
     if (!mps_client()) return lim;
     const char *daemon = env("STANDIN_CUDA_MPS_MEM_MIB");
+    char key[32];
+    snprintf(key, sizeof key, "\"mem_limits\": {\"%d\"", current);
+    double held = daemon ? -1 : daemon_state(key);
+    if (held > 0 && (uint64_t)held * MIB < lim) lim = (uint64_t)held * MIB;
     if (daemon && strtoull(daemon, NULL, 10) * MIB < lim) lim = strtoull(daemon, NULL, 10) * MIB;
     uint64_t own = client_mem_limit();
     if (own && own < lim) lim = own;
@@ -252,6 +278,11 @@ static int current_sms(void) {
     if (!mps_client()) return sms;
     const char *daemon = env("STANDIN_CUDA_MPS_SMS");
     if (daemon && atoi(daemon) < sms) sms = atoi(daemon);
+    double held = daemon ? -1 : daemon_state("\"thread_percentage\"");
+    if (held > 0 && held < 100) {
+        int own = (int)((cur()->sms * held + 99.999) / 100);
+        if (own < sms) sms = own;
+    }
     const char *pct = env("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE");
     if (pct) {
         int own = (int)((cur()->sms * atof(pct) + 99.999) / 100);

@@ -248,7 +248,7 @@ fn set_time_slice(slicing: &TimeSlicing, device: &DraDevice) -> Result<(), Strin
 /// record, running): its pipe directory and the host's `/dev/shm` (where MPS's clients and
 /// server share memory), and the client's limits, at most the daemon's. A daemon that serves
 /// other devices too is refused: its clients could reach them.
-fn mps_edits(
+pub(crate) fn mps_edits(
     wanted: &MpsConfig,
     device: &DraDevice,
     daemons: &[DaemonSpec],
@@ -468,6 +468,7 @@ mod tests {
                 mig: None,
                 uuid: uuid.into(),
                 placed: None,
+                shared: None,
                 published: json!({}),
             }
         }

@@ -22,6 +22,8 @@ pub(crate) struct DraDevice {
     pub uuid: String,
     /// A placement of a dynamic GPU (`mig.dynamic`): the GPU instance a claim's prepare makes.
     pub placed: Option<Placed>,
+    /// Shared by claims (`shares`): what each may ask for.
+    pub shared: Option<crate::config::shares::SharePolicy>,
     /// The device as a ResourceSlice lists it (`resource.k8s.io/v1` `Device`).
     pub published: Value,
 }
@@ -165,6 +167,7 @@ pub(crate) fn devices_placed(
                 mig: None,
                 uuid: gpu.uuid.clone(),
                 placed: None,
+                shared: None,
             });
             continue;
         }
@@ -196,6 +199,7 @@ pub(crate) fn devices_placed(
                     mig: Some((gi.gpu_instance_id, ci.compute_instance_id)),
                     uuid,
                     placed: None,
+                    shared: None,
                 });
             }
         }

@@ -1,19 +1,23 @@
 //! What the driver offers: the node's devices ([`super::devices`]) on every GPU but those that
 //! gpushare.toml gives to dynamic MIG (`mig.dynamic = true`), which are offered as every
-//! placement instead ([`super::partitionable`]).
+//! placement instead ([`super::partitionable`]); the devices it shares by claims (`mps.shares`,
+//! `mig.mps.shares`) are offered to many claims at once ([`super::shares`]).
 //!
 //! The file is read again when it changes; one that cannot be read or checked keeps the GPUs of
 //! the last good one (and says why, once), so a typo does not take devices from claims.
 
 use super::devices::{self, DraDevice, PciPlace};
 use super::partitionable::{self, DynamicGpu};
+use super::shares;
 use crate::backend::Backend;
+use crate::config::shares::SharePolicy;
 use crate::config::{AssignedConfig, Config, Mode};
 use crate::error::{Error, Result};
 use crate::mig::claimed::Made;
+use crate::mps::limits;
 use crate::node::catalog::GpuInstanceProfile;
 use crate::node::{Gpu, Node};
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::SystemTime;
@@ -33,7 +37,17 @@ pub(crate) struct DynamicGpus {
 struct Seen {
     /// The file's modification time and length when it was last read; None: not there.
     stamp: Option<Option<(SystemTime, u64)>>,
-    gpus: BTreeSet<u32>,
+    read: FromFile,
+}
+
+/// What the file says of the driver's GPUs.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct FromFile {
+    /// Given to dynamic MIG.
+    pub dynamic: BTreeSet<u32>,
+    /// Shared by claims: the whole GPU (`mps.shares`), or each of its MIG devices
+    /// (`mig.mps.shares`).
+    pub shared: BTreeMap<u32, SharePolicy>,
 }
 
 /// The node as the driver offers it.
@@ -70,45 +84,63 @@ impl DynamicGpus {
         })
     }
 
-    /// The GPUs of `node` that the file gives to dynamic MIG.
-    pub(crate) fn gpus(&self, node: &Node) -> BTreeSet<u32> {
+    /// What the file says of `node`'s GPUs.
+    pub(crate) fn read(&self, node: &Node) -> FromFile {
         let mut seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
         let now = stamp(&self.path);
         if seen.stamp.as_ref() == Some(&now) {
-            return seen.gpus.clone();
+            return seen.read.clone();
         }
         seen.stamp = Some(now);
-        match self.read(node, now.is_some()) {
-            Ok(gpus) => seen.gpus = gpus,
+        match self.read_file(node, now.is_some()) {
+            Ok(read) => seen.read = read,
             Err(e) => crate::output::stderr_line(&format!(
-                "warning: {}; the dynamic GPUs stay {:?}",
-                e.message, seen.gpus
+                "warning: {}; the dynamic GPUs stay {:?} and the shared ones {:?}",
+                e.message,
+                seen.read.dynamic,
+                seen.read.shared.keys().collect::<Vec<_>>()
             )),
         }
-        seen.gpus.clone()
+        seen.read.clone()
     }
 
-    fn read(&self, node: &Node, exists: bool) -> Result<BTreeSet<u32>> {
+    fn read_file(&self, node: &Node, exists: bool) -> Result<FromFile> {
         if !exists {
             if self.required {
                 return Err(Error::failed(format!("{} is gone", self.path.display())));
             }
-            return Ok(BTreeSet::new());
+            return Ok(FromFile::default());
         }
         let assigned = AssignedConfig::new(Config::load(&self.path)?, node)?;
-        Ok(assigned
-            .assignments()
-            .iter()
-            .filter(|a| {
-                let e = a.entry.get_ref();
-                *e.mode.get_ref() == Mode::Mig
-                    && e.mig
-                        .as_ref()
-                        .and_then(|m| m.get_ref().dynamic.as_ref())
-                        .is_some_and(|d| *d.get_ref())
-            })
-            .map(|a| a.gpu)
-            .collect())
+        let mut out = FromFile::default();
+        for a in assigned.assignments() {
+            let e = a.entry.get_ref();
+            let mig = e.mig.as_ref().map(|m| m.get_ref());
+            match *e.mode.get_ref() {
+                Mode::Mig
+                    if mig
+                        .and_then(|m| m.dynamic.as_ref())
+                        .is_some_and(|d| *d.get_ref()) =>
+                {
+                    out.dynamic.insert(a.gpu);
+                }
+                Mode::Mig => {
+                    if let Some(p) = mig
+                        .and_then(|m| m.mps.as_ref())
+                        .and_then(|m| m.get_ref().share_policy())
+                    {
+                        out.shared.insert(a.gpu, p);
+                    }
+                }
+                Mode::Mps => {
+                    if let Some(p) = e.mps.as_ref().and_then(|m| m.get_ref().share_policy()) {
+                        out.shared.insert(a.gpu, p);
+                    }
+                }
+                _ => {}
+            }
+        }
+        Ok(out)
     }
 
     /// The GPU-instance profiles of a MIG GPU, as its driver lists them.
@@ -149,9 +181,30 @@ impl DynamicGpus {
         made: &[Made],
         place: impl Fn(&Gpu) -> PciPlace,
     ) -> Result<Offer> {
-        let dynamic_gpus = self.gpus(node);
+        let from_file = self.read(node);
+        let dynamic_gpus = &from_file.dynamic;
         let mut devices = devices::devices_placed(node, &place)?;
         devices.retain(|d| !dynamic_gpus.contains(&d.gpu));
+        for d in &mut devices {
+            let (Some(policy), Some(gpu)) = (from_file.shared.get(&d.gpu), node.gpu(d.gpu)) else {
+                continue;
+            };
+            let target = match d.mig {
+                None => limits::gpu_target(node, gpu),
+                Some((gi, ci)) => {
+                    let Some(gi) = gpu.instance(gi) else { continue };
+                    let Some(ci) = gi
+                        .compute_instances
+                        .iter()
+                        .find(|c| c.compute_instance_id == ci)
+                    else {
+                        continue;
+                    };
+                    limits::mig_target(node, gpu, gi, ci)
+                }
+            };
+            shares::publish(d, *policy, target.memory_mib, target.client_cap);
+        }
         let mut dynamic = Vec::new();
         let mut waiting = Vec::new();
         for gpu in node.gpus.iter().filter(|g| dynamic_gpus.contains(&g.index)) {

@@ -209,6 +209,7 @@ mod tests {
             mig: None,
             uuid: "GPU-0".into(),
             placed: None,
+            shared: None,
             published: serde_json::json!({ "name": "gpu-0" }),
         };
         let bad = |fatal| Unhealthy {

@@ -11,37 +11,55 @@
 //! stays.
 
 use super::devices::Placed;
+use crate::Context;
 use crate::backend::SharedBackend;
 use crate::error::{Error, Result};
 use crate::journal::Journal;
 use crate::mig::claimed::{self, Made};
+use crate::mps::MpsOptions;
 use crate::node::Node;
 use crate::output::Output;
 use crate::paths::Paths;
 use crate::pipeline::execute::{Runner, execute_with};
 use crate::pipeline::guard::Guard;
+use crate::pipeline::host_change::StepHost;
 use crate::pipeline::runner::{journal_end, journal_start};
 use crate::plan::{Change, GpuInstanceRef, Operation, Plan};
+use std::sync::Mutex;
 use std::time::Duration;
 
-/// What changes instances for claims: the driver, the node lock and journal, the output.
+/// What changes the node for claims (instances, MPS daemons): the driver, the node lock and
+/// journal, the output, and the context the steps on the host run in.
 pub(crate) struct Maker {
     pub backend: SharedBackend,
     pub paths: Paths,
     pub out: Output,
     /// How long a prepare waits for another change of the node.
     pub lock_timeout: Duration,
+    /// The context of the steps that are not driver calls (MPS daemons); one change at a time.
+    pub host: Mutex<Context>,
 }
 
 /// Journals each step, as a changing command's runner does.
 struct ClaimRunner<'a> {
     backend: SharedBackend,
     journal: &'a mut Journal,
+    host: StepHost<'a>,
 }
 
 impl Runner for ClaimRunner<'_> {
     fn backend(&mut self) -> Result<SharedBackend> {
         Ok(self.backend.clone())
+    }
+
+    fn run_other(&mut self, change: &Change) -> Result<()> {
+        match &change.operation {
+            Operation::Host(step) => step.run(&mut self.host, change.gpu),
+            _ => Err(Error::failed(format!(
+                "the DRA plugin cannot {}",
+                change.operation.action()
+            ))),
+        }
     }
 
     fn before(&mut self, change: &Change) -> Result<()> {
@@ -87,11 +105,13 @@ impl Maker {
             changes,
             ..Plan::default()
         };
+        let mut ctx = self.host.lock().unwrap_or_else(|e| e.into_inner());
         let result = execute_with(
             &mut plan,
             &mut ClaimRunner {
                 backend: self.backend.clone(),
                 journal: &mut guard.journal,
+                host: StepHost::new(&mut ctx, MpsOptions::default(), None, "/".into()),
             },
             &self.out,
         );

@@ -22,6 +22,7 @@ mod partitionable;
 mod prepare;
 pub(crate) mod proto;
 pub(crate) mod record;
+mod shares;
 mod slices;
 
 use crate::Context;
@@ -83,6 +84,9 @@ struct Plugin {
     dynamic: dynamic::DynamicGpus,
     /// What makes and removes the instances of dynamic GPUs' claims.
     maker: made::Maker,
+    /// Shares are taken, ended and kept one at a time: a daemon is never started for a share
+    /// that is ending.
+    share_turns: std::sync::Mutex<()>,
 }
 
 /// The CDI spec of the node's devices as they were offered, under one driver version.
@@ -134,17 +138,33 @@ impl Plugin {
     /// node and runs its programs runs off the gRPC threads, so claims are prepared in parallel.
     async fn prepare(self: &Arc<Self>, claim: &ClaimRef) -> Result<Vec<proto::dra::Device>> {
         let object = prepare::read_claim(&self.client, claim).await?;
-        let (plugin, claim) = (self.clone(), claim.clone());
-        tokio::task::spawn_blocking(move || plugin.prepare_blocking(&claim, &object))
-            .await
-            .map_err(|e| Error::failed(format!("the prepare stopped: {e}")))?
+        let (plugin, owned) = (self.clone(), claim.clone());
+        let (devices, shared) =
+            tokio::task::spawn_blocking(move || plugin.prepare_blocking(&owned, &object))
+                .await
+                .map_err(|e| Error::failed(format!("the prepare stopped: {e}")))??;
+        if !shared.is_empty() {
+            // What the claim's owner reads; the share holds without it.
+            let told = shares::tell(
+                &self.client,
+                &self.node,
+                &claim.namespace,
+                &claim.name,
+                &shared,
+            );
+            if let Err(e) = told.await {
+                crate::output::stderr_line(&format!("warning: {}", e.message));
+            }
+        }
+        Ok(devices)
     }
 
+    /// The devices the kubelet is told, and the shares given (each with its daemon's name).
     fn prepare_blocking(
         &self,
         claim: &ClaimRef,
         object: &serde_json::Value,
-    ) -> Result<Vec<proto::dra::Device>> {
+    ) -> Result<(Vec<proto::dra::Device>, Vec<shares::Given>)> {
         let allocated = prepare::allocated(object, claim, &self.node)?;
         let mut node = self.snapshot()?;
         let mut offered = self.offered(&node)?;
@@ -212,7 +232,12 @@ impl Plugin {
                 Some((device, config::of_requests(&configs, &a.requests)?))
             })
             .collect();
-        let mps = chosen.iter().filter(|(_, c)| c.uses_mps()).count();
+        let shared: Vec<(&prepare::Allocated, &devices::DraDevice)> = allocated
+            .iter()
+            .filter_map(|a| Some((a, offered.iter().find(|d| d.name == a.device)?)))
+            .filter(|(_, d)| d.shared.is_some())
+            .collect();
+        let mps = chosen.iter().filter(|(_, c)| c.uses_mps()).count() + shared.len();
         // A container is the client of one MPS daemon (one pipe directory, one ordinal 0).
         if mps > 1 {
             return Err(in_claim(
@@ -225,27 +250,113 @@ impl Plugin {
         } else {
             Vec::new()
         };
-        for (device, c) in chosen {
+        let what = format!("{}/{}", claim.namespace, claim.name);
+        let _turn = (!shared.is_empty())
+            .then(|| self.share_turns.lock().unwrap_or_else(|e| e.into_inner()));
+        let mut given = Vec::new();
+        for (a, device) in &shared {
+            let claim_edits = &mut spec.devices[0].container_edits;
+            let (edits, granted) = self.share(&node, claim, &what, a, device, &configs)?;
+            given.push(granted);
+            claim_edits.env.extend(edits.env);
+            claim_edits.mounts.extend(edits.mounts);
+        }
+        for (device, c) in chosen.into_iter().filter(|(d, _)| d.shared.is_none()) {
             let edits = config::apply(c, device, &daemons).map_err(in_claim)?;
             let claim_edits = &mut spec.devices[0].container_edits;
             claim_edits.env.extend(edits.env);
             claim_edits.mounts.extend(edits.mounts);
         }
         prepare::write_spec(&self.cdi_root, &claim.uid, &spec)?;
-        Ok(allocated
+        let devices = allocated
             .into_iter()
             .map(|a| proto::dra::Device {
                 request_names: a.requests,
                 pool_name: self.node.clone(),
                 device_name: a.device,
                 cdi_device_ids: vec![prepare::cdi_id(&claim.uid)],
-                share_id: None,
+                share_id: a.share.map(|(id, _)| id),
             })
-            .collect())
+            .collect();
+        Ok((devices, given))
+    }
+
+    /// Claim `claim`'s share `a` of `device`: recorded, its daemon running, and the container
+    /// that daemon's client with the share's limits.
+    fn share(
+        &self,
+        node: &crate::node::Node,
+        claim: &ClaimRef,
+        what: &str,
+        a: &prepare::Allocated,
+        device: &devices::DraDevice,
+        configs: &[(Vec<String>, config::DeviceConfig)],
+    ) -> Result<(crate::k8s::cdi::spec::ContainerEdits, shares::Given)> {
+        let refused = |e: String| Error::failed(format!("ResourceClaim {what}: {e}"));
+        let Some(policy) = &device.shared else {
+            return Err(refused(format!("device {} is not shared", device.name)));
+        };
+        // Its sharing is the share's: MPS, with the limits of what it was given.
+        if let Some(c) = config::of_requests(configs, &a.requests)
+            && let Some(s) = &c.sharing
+            && (s.strategy != config::Strategy::Mps || s.mps.is_some())
+        {
+            return Err(refused(format!(
+                "device {} is shared by claims, each an MPS client with the capacity it asks for; \
+                 ask for capacity.requests (memory, compute) instead of a sharing configuration",
+                device.name
+            )));
+        }
+        let Some((share_id, consumed)) = &a.share else {
+            return Err(refused(format!(
+                "device {} is shared by claims, and the allocation gave it no share ID",
+                device.name
+            )));
+        };
+        let granted = shares::granted(device, policy, share_id, consumed)?;
+        let daemon = shares::take(
+            &self.maker,
+            node,
+            &claim.uid,
+            what,
+            device,
+            policy,
+            &granted,
+        )?;
+        let limits = config::MpsConfig {
+            default_active_thread_percentage: Some(granted.thread_percentage),
+            default_pinned_device_memory_limit: Some(format!("{}Mi", granted.memory_mib)),
+        };
+        let daemon_name = daemon.name.clone();
+        let mut edits = config::mps_edits(&limits, device, &[daemon]).map_err(refused)?;
+        // What the share was given, for `gpushare probe --share` inside the container.
+        use crate::probe::share as told;
+        edits.env.extend([
+            format!("{}={}", told::DEVICE, device.uuid),
+            format!("{}={}", told::MEMORY_MIB, granted.memory_mib),
+            format!("{}={}", told::COMPUTE_PERCENT, granted.thread_percentage),
+        ]);
+        if let Some(sms) = device.published["attributes"]["multiprocessors"]["int"].as_u64() {
+            edits
+                .env
+                .push(format!("{}={sms}", told::DEVICE_MULTIPROCESSORS));
+        }
+        Ok((
+            edits,
+            shares::Given {
+                share: granted,
+                daemon: daemon_name,
+            },
+        ))
     }
 
     /// Unprepare one claim: what its prepare made on dynamic GPUs, then its spec.
     fn unprepare_blocking(&self, claim: &proto::dra::Claim) -> Result<()> {
+        {
+            let _turn = self.share_turns.lock().unwrap_or_else(|e| e.into_inner());
+            let what = format!("{}/{}", claim.namespace, claim.name);
+            shares::end(&self.maker, &claim.uid, &what)?;
+        }
         if !self.maker.recorded(&claim.uid)?.is_empty() {
             let node = self.snapshot()?;
             let what = format!("{}/{}", claim.namespace, claim.name);
@@ -408,7 +519,9 @@ pub(crate) fn run(ctx: &mut Context, settings: Settings) -> Result<Exit> {
             paths: ctx.paths.clone(),
             out: ctx.out.clone(),
             lock_timeout: ctx.lock_timeout,
+            host: std::sync::Mutex::new(ctx.sibling()?),
         },
+        share_turns: Default::default(),
     });
     let _watch = settings.watch_health.then(|| {
         crate::gpu_health::listener::Listener::start(
@@ -454,6 +567,15 @@ pub(crate) fn run(ctx: &mut Context, settings: Settings) -> Result<Exit> {
                 return Err(Error::failed("the plugin's gRPC servers stopped"));
             }
             tokio::time::sleep(LOOK_EVERY).await;
+            let keeper = plugin.clone();
+            let kept = tokio::task::spawn_blocking(move || {
+                let _turn = keeper.share_turns.lock().unwrap_or_else(|e| e.into_inner());
+                shares::keep(&keeper.maker)
+            })
+            .await;
+            if let Ok(Err(e)) = kept {
+                crate::output::stderr_line(&format!("warning: {}", e.message));
+            }
             match publish(&plugin, &mut publisher).await {
                 Ok((_, waiting))
                     if !waiting.is_empty()

@@ -241,6 +241,7 @@ fn device(
             profile: p.name.clone(),
             placement,
         }),
+        shared: None,
         published,
     }
 }

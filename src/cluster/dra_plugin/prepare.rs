@@ -34,6 +34,9 @@ pub(crate) struct Allocated {
     /// The effects of the taint of an unhealthy device the allocation tolerates (whatever
     /// its value: the scheduler matched it).
     pub tolerates: Vec<&'static str>,
+    /// A share of a device claims share (`allowMultipleAllocations`): the scheduler's share ID
+    /// and what it counted the share to consume (`consumedCapacity`).
+    pub share: Option<(String, serde_json::Value)>,
 }
 
 /// The effects of the taint `gpushare.io/unhealthy` an allocation result's tolerations take.
@@ -98,7 +101,12 @@ pub(crate) fn allocated(
             )));
         };
         let tolerates = tolerated_effects(r);
-        match out.iter_mut().find(|a| a.device == device) {
+        let share = r["shareID"]
+            .as_str()
+            .map(|id| (id.to_string(), r["consumedCapacity"].clone()));
+        match out.iter_mut().find(|a| {
+            a.device == device && a.share.as_ref().map(|s| &s.0) == share.as_ref().map(|s| &s.0)
+        }) {
             // Every request that got the device must tolerate it.
             Some(a) => {
                 a.requests.push(request.to_string());
@@ -108,6 +116,7 @@ pub(crate) fn allocated(
                 requests: vec![request.to_string()],
                 device: device.to_string(),
                 tolerates,
+                share,
             }),
         }
     }
@@ -263,6 +272,7 @@ mod tests {
                 requests: vec!["a".into(), "b".into()],
                 device: "gpu-1".into(),
                 tolerates: Vec::new(),
+                share: None,
             }]
         );
         assert!(
@@ -290,6 +300,7 @@ mod tests {
             requests: vec!["gpu".into()],
             device: "gpu-2".into(),
             tolerates: Vec::new(),
+            share: None,
         }];
         let record = PreparedClaim {
             namespace: c.namespace.clone(),
@@ -312,6 +323,7 @@ mod tests {
             requests: vec!["gpu".into()],
             device: "gpu-9".into(),
             tolerates: Vec::new(),
+            share: None,
         }];
         let e = claim_spec(&full, &offered, &gone, &record, &c.uid).unwrap_err();
         assert!(e.message.contains("no longer on the node"), "{}", e.message);

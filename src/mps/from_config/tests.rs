@@ -297,3 +297,41 @@ fn plans_restart_on_other_limits_and_reset_exclusive_gpus() {
 fn names(specs: &[DaemonSpec]) -> Vec<&str> {
     specs.iter().map(|s| s.name.as_str()).collect()
 }
+
+#[test]
+fn shared_gpus_get_no_daemon_of_apply_and_theirs_are_left_to_the_dra_driver() {
+    let text = "[[gpus]]\nselect = [0, 1]\nmode = \"mps\"\n\
+                mps.shares.memory = { default = \"4G\", min = \"1G\", step = \"1G\" }\n\
+                [[gpus]]\nselect = [2, 3]\nmode = \"none\"\n";
+    let n = node("t4x4");
+    let c = AssignedConfig::new(config(text), &n).unwrap();
+    let a = c.assignments();
+    validate(&c, &a, &n).unwrap();
+    let p = paths();
+    let d = wanted(&c, &a, &n, dirs(&p), false).unwrap();
+    assert!(d.daemons.is_empty(), "{:?}", d.daemons);
+    assert_eq!(d.shared, BTreeSet::from([0, 1]));
+    // A daemon the DRA driver started for GPU 0's shares is neither stopped nor kept.
+    let request = MpsRequest::default();
+    let theirs = DaemonSpec::for_gpus(
+        &[(&n.gpus[0], limits::gpu_target(&n, &n.gpus[0]))],
+        &request,
+        dirs(&p),
+        false,
+    );
+    let steps = plan(&d, std::slice::from_ref(&theirs), &BTreeSet::new(), &n);
+    assert!(steps.stop.is_empty() && steps.keep.is_empty(), "{steps:?}");
+    // A share bigger than the T4 is refused where it is written.
+    let e = validate_text(
+        "[[gpus]]\nselect = [0]\nmode = \"mps\"\n\
+         mps.shares.memory = { default = \"20G\", min = \"1G\" }\n",
+        &n,
+    )
+    .unwrap_err();
+    assert!(
+        e.message
+            .starts_with("gpushare.toml:4:21: mps.shares.memory.default = 20480 MiB"),
+        "{}",
+        e.message
+    );
+}

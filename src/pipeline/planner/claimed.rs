@@ -1,8 +1,11 @@
 //! Instances made for DRA claims are the claims' ([`crate::mig::claimed`]): a plan that would
 //! destroy one, or turn MIG off under it, is blocked, with `--force` too. Its claim's unprepare
-//! removes it.
+//! removes it. So are the MPS daemons claims share ([`crate::mps::shared`]): a plan that would
+//! stop one is blocked.
 
 use crate::mig::claimed::Made;
+use crate::mps::daemon_change::DaemonChange;
+use crate::mps::shared::Share;
 use crate::node::MigMode;
 use crate::node::Node;
 use crate::plan::{Blocker, Operation, Plan};
@@ -48,6 +51,31 @@ pub(super) fn guard(plan: &mut Plan, node: &Node, claimed: &[(String, Made)]) {
                         "it goes when its claim's pod does (gpushare dra-plugin removes it); \
                          give this GPU to dynamic MIG (mig.dynamic = true) or leave it out of \
                          the layout"
+                            .into(),
+                    ),
+                });
+            }
+        }
+    }
+}
+
+/// Block every change of `plan` that stops a daemon a claim holds a share of.
+pub(super) fn guard_shares(plan: &mut Plan, shares: &[(String, Share)]) {
+    for change in &plan.changes {
+        let Some(DaemonChange::Stop(spec)) = change.operation.host_change() else {
+            continue;
+        };
+        for (_, share) in shares.iter().filter(|(_, s)| s.daemon == spec.name) {
+            let message = format!(
+                "the MPS daemon `{}` serves a share of {} to DRA claim {}; the plan would stop it",
+                spec.name, share.device, share.claim
+            );
+            if !plan.blockers.iter().any(|b| b.message == message) {
+                plan.blockers.push(Blocker {
+                    gpu: change.gpu,
+                    message,
+                    hint: Some(
+                        "it stops when the last claim sharing it goes (gpushare dra-plugin stops it)"
                             .into(),
                     ),
                 });

@@ -69,6 +69,7 @@ pub(crate) fn plan(
     plan.blockers.extend(mps.blockers);
     plan.blockers.extend(vgpu.blockers);
     claimed::guard(&mut plan, &seen.node, &seen.claimed);
+    claimed::guard_shares(&mut plan, &seen.shares);
     // Stable: within a phase each part, and each GPU, keeps its order.
     plan.changes.sort_by_key(|c| c.phase);
     around::add(&mut plan, desired, seen, first);

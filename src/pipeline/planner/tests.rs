@@ -30,6 +30,7 @@ fn seen(sim: &SimBackend) -> Observed {
         clients: Default::default(),
         needs_reset: Default::default(),
         claimed: Vec::new(),
+        shares: Vec::new(),
     }
 }
 
