@@ -25,6 +25,26 @@ struct Detected {
     /// Each GPU's health from the Xid and ECC events a watch heard (see `gpushare agent`,
     /// `gpushare metrics --listen`).
     health: Vec<HealthOut>,
+    /// The shares claims hold of devices gpushare's DRA driver shares (`mps.shares`).
+    shares: Vec<ShareOut>,
+}
+
+#[derive(Serialize)]
+struct ShareOut {
+    /// `namespace/name`, and the pods it is reserved for.
+    claim: String,
+    pods: Vec<String>,
+    /// The driver's device name and the device's UUID.
+    device: String,
+    uuid: String,
+    daemon: String,
+    memory_mib: u64,
+    thread_percentage: u32,
+    /// What its pods' processes use on the device; null when unknown (whose the processes are
+    /// is read with --host-root).
+    used_memory_mib: Option<u64>,
+    /// Its pods use more memory than the share gives (a client that lifted its own limit).
+    over: Option<bool>,
 }
 
 #[derive(Serialize)]
@@ -120,11 +140,29 @@ pub(super) fn run(ctx: &mut Context, args: &DetectArgs) -> Result<Exit> {
         .into_iter()
         .map(|(gpu, h)| health_out(gpu, h))
         .collect();
+    let shares = crate::mps::shared::all(&ctx.paths)?
+        .into_iter()
+        .map(|(_, s)| {
+            let used = s.used_mib(&node);
+            ShareOut {
+                over: used.map(|u| u > s.memory_mib),
+                used_memory_mib: used,
+                claim: s.claim,
+                pods: s.pods,
+                device: s.device,
+                uuid: s.uuid,
+                daemon: s.daemon,
+                memory_mib: s.memory_mib,
+                thread_percentage: s.thread_percentage,
+            }
+        })
+        .collect();
     let detected = Detected {
         node,
         mps,
         pods,
         health,
+        shares,
     };
     ctx.out.data(&detected, |out| render(out, &detected))?;
     for line in detected.node.note_lines(|_| true) {
@@ -351,6 +389,38 @@ fn render(out: &Output, detected: &Detected) -> String {
         s.push('\n');
         s.push_str(&table(
             &["GPU", "DEVICE", "RESOURCE", "POD", "CONTAINER"],
+            rows,
+        ));
+    }
+    if !detected.shares.is_empty() {
+        let rows = detected
+            .shares
+            .iter()
+            .map(|sh| {
+                vec![
+                    sh.device.clone(),
+                    sh.claim.clone(),
+                    sh.pods.join(","),
+                    format!("{} MiB", sh.memory_mib),
+                    format!("{}%", sh.thread_percentage),
+                    match (sh.used_memory_mib, sh.over) {
+                        (Some(u), Some(true)) => format!("{u} MiB OVER"),
+                        (Some(u), _) => format!("{u} MiB"),
+                        (None, _) => "?".into(),
+                    },
+                ]
+            })
+            .collect();
+        s.push('\n');
+        s.push_str(&table(
+            &[
+                "SHARED DEVICE",
+                "CLAIM",
+                "PODS",
+                "MEMORY",
+                "COMPUTE",
+                "USED",
+            ],
             rows,
         ));
     }

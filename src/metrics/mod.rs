@@ -188,6 +188,13 @@ impl Collector {
                 },
             };
             devices::add(&mut sheet, node, holders.as_deref());
+            match crate::mps::shared::all(&self.sources.paths) {
+                Ok(held) => {
+                    let shares: Vec<_> = held.into_iter().map(|(_, s)| s).collect();
+                    sharing::add_shares(&mut sheet, &shares, node);
+                }
+                Err(_) => up(&mut sheet, "shares", false),
+            }
             let layout = self.layout();
             let policy = match &layout {
                 Ok(Some(config)) => Policy::of(config.file.health.as_deref()),

@@ -32,7 +32,44 @@ pub(crate) static MIG_REPLICAS: Spec = Spec::gauge(
     "How many workloads take turns on a MIG device, as the layout in force says",
 );
 
+pub(crate) static SHARE_MEMORY: Spec = Spec::gauge(
+    "share_memory_limit",
+    "The device memory a DRA claim's share of a device gpushare's DRA driver shares was given",
+)
+.unit("bytes");
+pub(crate) static SHARE_THREADS: Spec = Spec::gauge(
+    "share_thread_percentage",
+    "The share of the multiprocessors a DRA claim's share was given (its MPS active thread percentage)",
+);
+pub(crate) static SHARE_USED: Spec = Spec::gauge(
+    "share_memory_used",
+    "The device memory the processes of a share's pods use on its device (only when whose the processes are was read)",
+)
+.unit("bytes");
+
 const MIB: f64 = 1024.0 * 1024.0;
+
+/// Each share a claim holds: what it was given and, where known, what its pods use.
+pub(crate) fn add_shares(sheet: &mut Sheet, shares: &[crate::mps::shared::Share], node: &Node) {
+    for share in shares {
+        let (namespace, claim) = share.claim.split_once('/').unwrap_or(("", &share.claim));
+        let l = vec![
+            ("namespace", namespace.to_string()),
+            ("claim", claim.to_string()),
+            ("device", share.device.clone()),
+            ("uuid", share.uuid.clone()),
+        ];
+        sheet.set(&SHARE_MEMORY, l.clone(), share.memory_mib as f64 * MIB);
+        sheet.set(
+            &SHARE_THREADS,
+            l.clone(),
+            f64::from(share.thread_percentage),
+        );
+        if let Some(used) = share.used_mib(node) {
+            sheet.set(&SHARE_USED, l, used as f64 * MIB);
+        }
+    }
+}
 
 pub(crate) fn add_mps(sheet: &mut Sheet, daemons: &[DaemonSpec]) {
     for d in daemons {

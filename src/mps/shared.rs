@@ -6,6 +6,7 @@
 
 use crate::error::Result;
 use crate::fsutil::claim_records;
+use crate::node::{Node, Owner};
 use crate::paths::Paths;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
@@ -26,6 +27,45 @@ pub(crate) struct Share {
     /// The client's pinned device memory limit and active thread percentage.
     pub memory_mib: u64,
     pub thread_percentage: u32,
+    /// The pods the claim was reserved for when it was prepared.
+    pub pods: Vec<String>,
+}
+
+impl Share {
+    /// The memory its pods' processes use on its device now, MiB: unknown (None) when a process
+    /// there has no known owner or memory (whose processes are was not read, or not said).
+    pub(crate) fn used_mib(&self, node: &Node) -> Option<u64> {
+        let (gpu, mig) = node.gpus.iter().find_map(|g| {
+            if g.uuid == self.uuid {
+                return Some((g, None));
+            }
+            g.mig.instances.iter().flatten().find_map(|gi| {
+                gi.compute_instances
+                    .iter()
+                    .find(|ci| ci.uuid.as_deref() == Some(self.uuid.as_str()))
+                    .map(|ci| (g, Some((gi.gpu_instance_id, ci.compute_instance_id))))
+            })
+        })?;
+        let namespace = self.claim.split_once('/').map(|(ns, _)| ns)?;
+        let mut used = 0;
+        for p in gpu.processes.as_ref()? {
+            if mig.is_some_and(|(gi, ci)| {
+                p.gpu_instance_id != Some(gi) || p.compute_instance_id != Some(ci)
+            }) {
+                continue;
+            }
+            match p.owner.as_ref()? {
+                Owner::Pod(pc)
+                    if pc.namespace.as_deref() == Some(namespace)
+                        && pc.pod.as_ref().is_some_and(|pod| self.pods.contains(pod)) =>
+                {
+                    used += p.used_memory_mib?;
+                }
+                _ => {}
+            }
+        }
+        Some(used)
+    }
 }
 
 fn dir(paths: &Paths) -> PathBuf {
@@ -63,6 +103,7 @@ mod tests {
             share_id: "f00d".into(),
             memory_mib: 10240,
             thread_percentage: 25,
+            pods: vec!["p".into()],
         };
         let uid = "0b6f0c9e-3a51-4c55-9a5e-1f0e0d8c7b6a";
         record(&paths, uid, std::slice::from_ref(&share)).unwrap();

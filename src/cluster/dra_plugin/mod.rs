@@ -250,13 +250,12 @@ impl Plugin {
         } else {
             Vec::new()
         };
-        let what = format!("{}/{}", claim.namespace, claim.name);
         let _turn = (!shared.is_empty())
             .then(|| self.share_turns.lock().unwrap_or_else(|e| e.into_inner()));
         let mut given = Vec::new();
         for (a, device) in &shared {
             let claim_edits = &mut spec.devices[0].container_edits;
-            let (edits, granted) = self.share(&node, claim, &what, a, device, &configs)?;
+            let (edits, granted) = self.share(&node, claim, a, device, &configs, &record.pods)?;
             given.push(granted);
             claim_edits.env.extend(edits.env);
             claim_edits.mounts.extend(edits.mounts);
@@ -287,11 +286,12 @@ impl Plugin {
         &self,
         node: &crate::node::Node,
         claim: &ClaimRef,
-        what: &str,
         a: &prepare::Allocated,
         device: &devices::DraDevice,
         configs: &[(Vec<String>, config::DeviceConfig)],
+        pods: &[String],
     ) -> Result<(crate::k8s::cdi::spec::ContainerEdits, shares::Given)> {
+        let what = &format!("{}/{}", claim.namespace, claim.name);
         let refused = |e: String| Error::failed(format!("ResourceClaim {what}: {e}"));
         let Some(policy) = &device.shared else {
             return Err(refused(format!("device {} is not shared", device.name)));
@@ -314,15 +314,12 @@ impl Plugin {
             )));
         };
         let granted = shares::granted(device, policy, share_id, consumed)?;
-        let daemon = shares::take(
-            &self.maker,
-            node,
-            &claim.uid,
-            what,
-            device,
-            policy,
-            &granted,
-        )?;
+        let holder = shares::Holder {
+            uid: &claim.uid,
+            claim: what,
+            pods,
+        };
+        let daemon = shares::take(&self.maker, node, &holder, device, policy, &granted)?;
         let limits = config::MpsConfig {
             default_active_thread_percentage: Some(granted.thread_percentage),
             default_pinned_device_memory_limit: Some(format!("{}Mi", granted.memory_mib)),

@@ -236,17 +236,24 @@ fn start(maker: &Maker, spec: &DaemonSpec, what: &str) -> Result<DaemonSpec> {
         .ok_or_else(|| Error::failed(format!("the MPS daemon `{}` did not start", spec.name)))
 }
 
-/// Give claim `uid` (`claim`: namespace/name) its share of `device`: recorded first, then the
-/// device's daemon running; the daemon.
+/// Whose share: the claim's UID, `namespace/name`, and the pods it is reserved for.
+pub(crate) struct Holder<'a> {
+    pub uid: &'a str,
+    pub claim: &'a str,
+    pub pods: &'a [String],
+}
+
+/// Give `holder` its share of `device`: recorded first, then the device's daemon running; the
+/// daemon.
 pub(crate) fn take(
     maker: &Maker,
     node: &Node,
-    uid: &str,
-    claim: &str,
+    holder: &Holder,
     device: &DraDevice,
     policy: &SharePolicy,
     granted: &Granted,
 ) -> Result<DaemonSpec> {
+    let (uid, claim) = (holder.uid, holder.claim);
     let spec = daemon_for(node, device, policy, &maker.paths)?;
     let mut record = shared::recorded(&maker.paths, uid)?;
     let share = Share {
@@ -257,6 +264,7 @@ pub(crate) fn take(
         share_id: granted.share_id.clone(),
         memory_mib: granted.memory_mib,
         thread_percentage: granted.thread_percentage,
+        pods: holder.pods.to_vec(),
     };
     if !record.contains(&share) {
         record.retain(|s| s.device != share.device || s.share_id != share.share_id);

@@ -114,16 +114,7 @@ fn prometheus_scrapes_the_agent_and_gpushare_metrics_and_answers_for_every_slice
         String::from_utf8_lossy(&probe.stderr)
     );
     // The holder's container runs CUDA on its slice: the driver lists its host PID there.
-    let holder = cluster
-        .pods(NS)
-        .into_iter()
-        .find(|p| p.metadata.name.as_deref() == Some("holder"))
-        .unwrap();
-    let id = holder.status.unwrap().container_statuses.unwrap()[0]
-        .container_id
-        .clone()
-        .unwrap();
-    let pid = e2e.node.container_pid(&id);
+    let pid = e2e.node.container_pid(&cluster.container_id(NS, "holder"));
     let (gpu, mig_device) = node.detect()["gpus"]
         .as_array()
         .unwrap()

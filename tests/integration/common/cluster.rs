@@ -284,6 +284,15 @@ impl Cluster {
             .collect()
     }
 
+    /// The container ID (`containerd://…`) of the first container of pod `ns/name`.
+    pub fn container_id(&self, ns: &str, name: &str) -> String {
+        self.pods(ns)
+            .into_iter()
+            .find(|p| p.metadata.name.as_deref() == Some(name))
+            .and_then(|p| p.status?.container_statuses?.first()?.container_id.clone())
+            .unwrap_or_else(|| panic!("pod {ns}/{name} has no container yet"))
+    }
+
     pub fn pods(&self, ns: &str) -> Vec<Pod> {
         let api: Api<Pod> = Api::namespaced(self.client.clone(), ns);
         self.run(api.list(&ListParams::default()))
