@@ -129,6 +129,18 @@ pub(crate) fn gib_per_gpu(req: &Request) -> Result<u64> {
             "this node has vGPU GPUs: the gpushare device plugin would hand them to pods too",
         ));
     }
+    if let Some(g) = req
+        .layout
+        .gpus
+        .iter()
+        .find(|g| g.sharing == Sharing::Claims)
+    {
+        return Err(Error::usage(format!(
+            "GPU {} ({}) is shared by claims (shares): gpushare's DRA driver serves it, and the gpushare device plugin would hand it to pods too",
+            g.index, g.origin
+        ))
+        .with_hint("generate --target dra-plugin for it"));
+    }
     Ok(sizes.into_iter().next().unwrap_or(0))
 }
 

@@ -183,7 +183,9 @@ fn devices(gpu: &Gpu, notes: &mut Vec<String>) -> Result<Vec<Device>> {
 }
 
 fn target(src: &Sources, gpu: &Gpu, device: Device, share: DeviceShare) -> Target {
-    let mps_section = share.mps;
+    // A device shared by claims has a daemon only while claims hold shares (each share is
+    // probed from its container, `probe --share`): without one, the device is probed whole.
+    let mps_section = share.mps.filter(|m| m.shares.is_none());
     let daemon = src
         .daemons
         .iter()

@@ -274,14 +274,17 @@ pub(crate) fn take(
     start(maker, &spec, &format!("prepare {claim}"))
 }
 
-/// End claim `uid`'s shares: its record goes, and each daemon no other claim shares stops.
+/// End claim `uid`'s shares: each daemon no other claim shares stops, then its record goes (a
+/// stop that fails leaves the record, and the kubelet's next unprepare tries again).
 pub(crate) fn end(maker: &Maker, uid: &str, claim: &str) -> Result<()> {
     let record = shared::recorded(&maker.paths, uid)?;
     if record.is_empty() {
         return Ok(());
     }
-    shared::record(&maker.paths, uid, &[])?;
-    let others = shared::all(&maker.paths)?;
+    let others: Vec<(String, Share)> = shared::all(&maker.paths)?
+        .into_iter()
+        .filter(|(u, _)| u != uid)
+        .collect();
     let records = crate::mps::settings::load_all(&maker.paths)?;
     let mut changes = Vec::new();
     for share in &record {
@@ -295,7 +298,8 @@ pub(crate) fn end(maker: &Maker, uid: &str, claim: &str) -> Result<()> {
             }
         }
     }
-    maker.change(&format!("unprepare {claim}"), changes)
+    maker.change(&format!("unprepare {claim}"), changes)?;
+    shared::record(&maker.paths, uid, &[])
 }
 
 /// Start again every daemon a share is recorded of that does not run (it was killed, or the
