@@ -111,8 +111,9 @@ pub(crate) struct MigSection {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub instances: Vec<Spanned<MigInstance>>,
     /// MIG on, instances made for claims: gpushare's DRA driver publishes every placement and
-    /// makes each instance when its claim is prepared. No layout (`devices`, `instances`), and
-    /// the agent and the controller change nothing there.
+    /// makes each instance when its claim is prepared. No layout (`devices`, `instances`), no
+    /// sharing beside it but `mps.shares` (each instance shared by claims), and the agent and
+    /// the controller change nothing there.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dynamic: Option<Spanned<bool>>,
     /// MPS inside every MIG device of these GPUs.
@@ -546,7 +547,14 @@ impl Config {
         let beside = [
             ("devices", m.devices.keys().next().map(Spanned::span)),
             ("instances", m.instances.first().map(Spanned::span)),
-            ("mps", m.mps.as_ref().map(Spanned::span)),
+            // Shares of each instance made for a claim go with it (mig.mps.shares).
+            (
+                "mps",
+                m.mps
+                    .as_ref()
+                    .filter(|s| s.get_ref().shares.is_none())
+                    .map(Spanned::span),
+            ),
             ("time_slicing", m.time_slicing.as_ref().map(Spanned::span)),
         ];
         if let Some((name, Some(span))) = beside.into_iter().find(|(_, s)| s.is_some()) {

@@ -141,6 +141,20 @@ fn bad_files_name_the_line_and_value() {
         "{e}"
     );
     assert!(parse("[[gpus]]\nselect = \"all\"\nmode = \"mig\"\nmig.dynamic = true\n").is_ok());
+    assert!(
+        parse(
+            "[[gpus]]\nselect = \"all\"\nmode = \"mig\"\nmig.dynamic = true\nmig.mps.shares = {}\n"
+        )
+        .is_ok(),
+        "instances made for claims may be shared by claims"
+    );
+    let e = error_of(
+        "[[gpus]]\nselect = \"all\"\nmode = \"mig\"\nmig.dynamic = true\nmig.mps.clients = 2\n",
+    );
+    assert!(
+        e.contains("mig.mps does not go with mig.dynamic = true"),
+        "{e}"
+    );
     assert!(error_of("version = 2\n").contains("only version 1"));
     assert!(error_of("[[gpus]]\nselect = []\nmode = \"none\"\n").contains("name at least one GPU"));
 }

@@ -185,6 +185,8 @@ fn claims_share_a_gpu_and_a_mig_device_each_held_to_its_share() {
          mps.shares.compute = { default = 10, min = 5, step = 5 }\n\n\
          [[gpus]]\nselect = [1]\nmode = \"mig\"\n\
          mig.instances = [{ profile = \"3g.20gb\", start = 4 }]\n\
+         mig.mps.shares = {}\n\n\
+         [[gpus]]\nselect = [2]\nmode = \"mig\"\nmig.dynamic = true\n\
          mig.mps.shares = {}\n",
     );
     let detect = nvidia.detect();
@@ -223,7 +225,9 @@ fn claims_share_a_gpu_and_a_mig_device_each_held_to_its_share() {
             .flat_map(|s| s["spec"]["devices"].as_array().cloned().unwrap_or_default())
             .filter(|d| d["allowMultipleAllocations"] == true)
             .collect();
-        (devices.len() == 2).then_some(devices)
+        let published = |name: &str| devices.iter().any(|d| d["name"] == name);
+        (published("gpu-7") && published(&format!("gpu-1-mig-3g20gb-{}", mig.start)))
+            .then_some(devices)
     });
     let seven = shared.iter().find(|d| d["name"] == "gpu-7").unwrap();
     assert_eq!(attribute(seven, "sharing"), "mps", "{seven}");
@@ -446,8 +450,9 @@ fn claims_share_a_gpu_and_a_mig_device_each_held_to_its_share() {
     assert_eq!(sms, 6, "5% of 108, rounded up");
 
     // Shares of the MIG device: two of 8Gi fit its 19968 MiB, a third waits.
+    // Placements of GPU 2 have no UUID yet.
     let on_mig = format!(
-        "device.attributes['gpu.gpushare.io'].uuid == '{}'",
+        "'uuid' in device.attributes['gpu.gpushare.io'] && device.attributes['gpu.gpushare.io'].uuid == '{}'",
         mig.uuid
     );
     let mig_claims: Vec<Value> = ["m1", "m2", "m3"]
@@ -469,6 +474,56 @@ fn claims_share_a_gpu_and_a_mig_device_each_held_to_its_share() {
     assert_eq!(report["targets"][0]["memory"]["allocated_mib"], 8192);
     let why = why_pending(&cluster, "pod-m3");
     assert!(why.contains("cannot allocate all claims"), "{why}");
+
+    // Shares of an instance made for them (GPU 2, dynamic MIG): the first share's prepare makes
+    // the 3g.20gb, the second shares it; it stays while one holds a share, and goes with the last.
+    let on_made = "device.attributes['gpu.gpushare.io'].index == 2 && \
+                   device.attributes['gpu.gpushare.io'].profile == '3g.20gb'";
+    let gpu2 = || -> Vec<(String, u64)> {
+        common::device_plugin::mig_devices(&nvidia.detect())
+            .into_iter()
+            .filter(|m| m.gpu == 2)
+            .map(|m| (m.uuid, m.start))
+            .collect()
+    };
+    let mut made = Vec::new();
+    for n in ["d1", "d2"] {
+        cluster.apply_documents(&[share_claim(n, MIG_CLASS, on_made, "8Gi", "40")]);
+        cluster.create_pod(holding_claim(
+            gpu_pod_showing("default", &format!("pod-{n}"), &[], ""),
+            PodClaim::Claim(n),
+        ));
+        let seen = ran(&cluster, &format!("pod-{n}"), &running);
+        assert_eq!(
+            seen.env
+                .get("CUDA_MPS_PINNED_DEVICE_MEM_LIMIT")
+                .map(String::as_str),
+            Some("0=8192M"),
+            "{n}: {seen:?}"
+        );
+        made.push(seen.env["CUDA_MPS_PIPE_DIRECTORY"].clone());
+    }
+    let instances = gpu2();
+    assert_eq!(instances.len(), 1, "one instance for both: {instances:?}");
+    assert_eq!(made[0], made[1], "both clients of its one daemon");
+    assert!(made[0].contains("/mps/gpu2-gi"), "{made:?}");
+    cluster.remove_pod("default", "pod-d1");
+    kubectl(
+        &server.kubeconfig,
+        &["delete", "resourceclaim", "-n", "default", "d1", "--wait"],
+    );
+    std::thread::sleep(Duration::from_secs(1));
+    assert_eq!(gpu2(), instances, "d2 still shares it");
+    cluster.remove_pod("default", "pod-d2");
+    kubectl(
+        &server.kubeconfig,
+        &["delete", "resourceclaim", "-n", "default", "d2", "--wait"],
+    );
+    wait_for(
+        "the made instance removed with its last share",
+        WAIT,
+        || gpu2().is_empty().then_some(()),
+    );
 
     // Everything goes: each daemon stops after its last share, the compute modes come back.
     for pod in [

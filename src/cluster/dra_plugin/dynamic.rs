@@ -45,9 +45,9 @@ struct Seen {
 pub(crate) struct FromFile {
     /// Given to dynamic MIG.
     pub dynamic: BTreeSet<u32>,
-    /// Shared by claims: the whole GPU (`mps.shares`), or each of its MIG devices
-    /// (`mig.mps.shares`).
-    pub shared: BTreeMap<u32, SharePolicy>,
+    /// Shared by claims: the whole GPU (`mps.shares`: true), or each of its MIG devices
+    /// (`mig.mps.shares`: false).
+    pub shared: BTreeMap<u32, (SharePolicy, bool)>,
 }
 
 /// The node as the driver offers it.
@@ -117,24 +117,23 @@ impl DynamicGpus {
             let e = a.entry.get_ref();
             let mig = e.mig.as_ref().map(|m| m.get_ref());
             match *e.mode.get_ref() {
-                Mode::Mig
+                Mode::Mig => {
                     if mig
                         .and_then(|m| m.dynamic.as_ref())
-                        .is_some_and(|d| *d.get_ref()) =>
-                {
-                    out.dynamic.insert(a.gpu);
-                }
-                Mode::Mig => {
+                        .is_some_and(|d| *d.get_ref())
+                    {
+                        out.dynamic.insert(a.gpu);
+                    }
                     if let Some(p) = mig
                         .and_then(|m| m.mps.as_ref())
                         .and_then(|m| m.get_ref().share_policy())
                     {
-                        out.shared.insert(a.gpu, p);
+                        out.shared.insert(a.gpu, (p, false));
                     }
                 }
                 Mode::Mps => {
                     if let Some(p) = e.mps.as_ref().and_then(|m| m.get_ref().share_policy()) {
-                        out.shared.insert(a.gpu, p);
+                        out.shared.insert(a.gpu, (p, true));
                     }
                 }
                 _ => {}
@@ -185,26 +184,7 @@ impl DynamicGpus {
         let dynamic_gpus = &from_file.dynamic;
         let mut devices = devices::devices_placed(node, &place)?;
         devices.retain(|d| !dynamic_gpus.contains(&d.gpu));
-        for d in &mut devices {
-            let (Some(policy), Some(gpu)) = (from_file.shared.get(&d.gpu), node.gpu(d.gpu)) else {
-                continue;
-            };
-            let target = match d.mig {
-                None => limits::gpu_target(node, gpu),
-                Some((gi, ci)) => {
-                    let Some(gi) = gpu.instance(gi) else { continue };
-                    let Some(ci) = gi
-                        .compute_instances
-                        .iter()
-                        .find(|c| c.compute_instance_id == ci)
-                    else {
-                        continue;
-                    };
-                    limits::mig_target(node, gpu, gi, ci)
-                }
-            };
-            shares::publish(d, *policy, target.memory_mib, target.client_cap);
-        }
+        share(node, &from_file, &mut devices, &[]);
         let mut dynamic = Vec::new();
         let mut waiting = Vec::new();
         for gpu in node.gpus.iter().filter(|g| dynamic_gpus.contains(&g.index)) {
@@ -214,9 +194,11 @@ impl DynamicGpus {
                 waiting.push(gpu.index);
             }
             let profiles = self.profiles_of(backend, gpu)?;
-            let published = partitionable::dynamic_gpu(node, gpu, &profiles, &place(gpu), |gi| {
-                made.iter().any(|m| m.is(gpu, gi))
-            })?;
+            let mut published =
+                partitionable::dynamic_gpu(node, gpu, &profiles, &place(gpu), |gi| {
+                    made.iter().any(|m| m.is(gpu, gi))
+                })?;
+            share(node, &from_file, &mut published.devices, &profiles);
             devices.extend(published.devices.iter().cloned());
             dynamic.push(published);
         }
@@ -225,5 +207,48 @@ impl DynamicGpus {
             dynamic,
             waiting,
         })
+    }
+}
+
+/// Publish the devices of `devices` that the file shares by claims as shared: a whole GPU, a
+/// MIG device, or a placement of a dynamic GPU (of one of `profiles`).
+fn share(
+    node: &Node,
+    from_file: &FromFile,
+    devices: &mut [DraDevice],
+    profiles: &[GpuInstanceProfile],
+) {
+    for d in devices {
+        let (Some((policy, whole)), Some(gpu)) = (from_file.shared.get(&d.gpu), node.gpu(d.gpu))
+        else {
+            continue;
+        };
+        let is_whole = d.mig.is_none() && d.placed.is_none();
+        if is_whole != *whole {
+            continue;
+        }
+        let target = match (&d.mig, &d.placed) {
+            (None, None) => limits::gpu_target(node, gpu),
+            (Some((gi, ci)), _) => {
+                let Some(gi) = gpu.instance(*gi) else {
+                    continue;
+                };
+                let Some(ci) = gi
+                    .compute_instances
+                    .iter()
+                    .find(|c| c.compute_instance_id == *ci)
+                else {
+                    continue;
+                };
+                limits::mig_target(node, gpu, gi, ci)
+            }
+            (None, Some(placed)) => {
+                let Some(p) = profiles.iter().find(|p| p.name == placed.profile) else {
+                    continue;
+                };
+                limits::profile_target(node, gpu, &p.name, p.memory_mib, p.slices)
+            }
+        };
+        shares::publish(d, *policy, target.memory_mib, target.client_cap);
     }
 }

@@ -17,7 +17,7 @@ use crate::error::{Error, Result};
 use crate::journal::Journal;
 use crate::mig::claimed::{self, Made};
 use crate::mps::MpsOptions;
-use crate::node::Node;
+use crate::node::{Gpu, Node};
 use crate::output::Output;
 use crate::paths::Paths;
 use crate::pipeline::execute::{Runner, execute_with};
@@ -191,14 +191,29 @@ impl Maker {
         self.change(&format!("prepare {claim}"), changes)
     }
 
-    /// Remove what prepare made for claim `uid`, then its record.
-    pub(crate) fn unmake(&self, node: &Node, uid: &str, claim: &str) -> Result<()> {
+    /// Remove what prepare made for claim `uid`, then its record. An instance `heir` names
+    /// another claim for (one that still holds a share of it) stays, recorded for that claim.
+    pub(crate) fn unmake(
+        &self,
+        node: &Node,
+        uid: &str,
+        claim: &str,
+        heir: &dyn Fn(&Gpu, &Made) -> Option<String>,
+    ) -> Result<()> {
         let record = self.recorded(uid)?;
         let mut changes = Vec::new();
         for made in &record {
             let Some(gpu) = node.gpus.iter().find(|g| g.uuid == made.gpu_uuid) else {
                 continue;
             };
+            if let Some(next) = heir(gpu, made) {
+                let mut theirs = self.recorded(&next)?;
+                if !theirs.contains(made) {
+                    theirs.push(made.clone());
+                    claimed::record(&self.paths, &next, &theirs)?;
+                }
+                continue;
+            }
             let Some(gi) = gpu.mig_instances()?.iter().find(|gi| made.is(gpu, gi)) else {
                 continue;
             };

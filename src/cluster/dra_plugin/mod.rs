@@ -7,8 +7,9 @@
 //!   gpushare.toml gives to dynamic MIG, every placement ([`partitionable`], [`dynamic`]), each
 //!   unhealthy device tainted `NoSchedule` in them, written only when something changed;
 //! - [`prepare`]: `NodePrepareResources` makes the MIG instances of the claim's placements
-//!   ([`made`]) and writes a CDI spec per claim from gpushare's CDI generator;
-//!   `NodeUnprepareResources` removes what it made and the spec;
+//!   ([`made`]), gives each share of a device claims share its MPS client ([`shares`]) and
+//!   writes a CDI spec per claim from gpushare's CDI generator; `NodeUnprepareResources` ends
+//!   the shares, removes what it made and the spec;
 //! - [`health`]: the `DRAResourceHealth` stream tells the kubelet each device's health.
 
 mod authority;
@@ -166,6 +167,12 @@ impl Plugin {
         object: &serde_json::Value,
     ) -> Result<(Vec<proto::dra::Device>, Vec<shares::Given>)> {
         let allocated = prepare::allocated(object, claim, &self.node)?;
+        // A share is taken, made and ended one at a time: an instance made for shares is never
+        // removed while another claim takes a share of it.
+        let _turn = allocated
+            .iter()
+            .any(|a| a.share.is_some())
+            .then(|| self.share_turns.lock().unwrap_or_else(|e| e.into_inner()));
         let mut node = self.snapshot()?;
         let mut offered = self.offered(&node)?;
         // Placements of dynamic GPUs not made yet: made now, then the node is looked at again.
@@ -250,8 +257,6 @@ impl Plugin {
         } else {
             Vec::new()
         };
-        let _turn = (!shared.is_empty())
-            .then(|| self.share_turns.lock().unwrap_or_else(|e| e.into_inner()));
         let mut given = Vec::new();
         for (a, device) in &shared {
             let claim_edits = &mut spec.devices[0].container_edits;
@@ -349,15 +354,20 @@ impl Plugin {
 
     /// Unprepare one claim: what its prepare made on dynamic GPUs, then its spec.
     fn unprepare_blocking(&self, claim: &proto::dra::Claim) -> Result<()> {
-        {
-            let _turn = self.share_turns.lock().unwrap_or_else(|e| e.into_inner());
-            let what = format!("{}/{}", claim.namespace, claim.name);
-            shares::end(&self.maker, &claim.uid, &what)?;
-        }
+        let what = format!("{}/{}", claim.namespace, claim.name);
+        let _turn = self.share_turns.lock().unwrap_or_else(|e| e.into_inner());
+        shares::end(&self.maker, &claim.uid, &what)?;
         if !self.maker.recorded(&claim.uid)?.is_empty() {
             let node = self.snapshot()?;
-            let what = format!("{}/{}", claim.namespace, claim.name);
-            self.maker.unmake(&node, &claim.uid, &what)?;
+            // An instance other claims still share goes to one of them, and with its last.
+            let held = crate::mps::shared::all(&self.paths)?;
+            let heir = |gpu: &crate::node::Gpu, made: &crate::mig::claimed::Made| {
+                let name = devices::mig_name(gpu.index, &made.profile, made.start);
+                held.iter()
+                    .find(|(uid, s)| uid != &claim.uid && s.device == name)
+                    .map(|(uid, _)| uid.clone())
+            };
+            self.maker.unmake(&node, &claim.uid, &what, &heir)?;
         }
         prepare::remove_spec(&self.cdi_root, &claim.uid)
     }
