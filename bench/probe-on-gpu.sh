@@ -14,6 +14,8 @@
 #      - 2 and then 4 clients with 1/N of the memory and 100/N % of the threads each, checked by
 #        `probe -c` against a gpushare.toml saying the same; with 4 clients at once, what they get
 #        together must not exceed what the GPU gives one client alone (the clients are in step);
+#      - a share as gpushare's DRA driver gives one (the daemon holds the whole GPU, the client's
+#        own environment 2 GiB and 25 %): `probe --share` must find it held from the client's side;
 #   4. the same copies timed with PyTorch or CuPy (pinned host memory, CUDA events, median), when
 #      either is installed.
 #
@@ -77,10 +79,10 @@ probe() {
 global=("$@")
 "$bin" "${global[@]}" detect --gpu "$gpu"
 "$bin" "${global[@]}" detect --gpu "$gpu" --format json >"$work/detect.json"
-read -r uuid memory_mib < <(python3 -c '
+read -r uuid memory_mib sms < <(python3 -c '
 import json, sys
 g = json.load(open(sys.argv[1]))["gpus"][0]
-print(g["uuid"], g["memory_total_mib"])' "$work/detect.json")
+print(g["uuid"], g["memory_total_mib"], g["multiprocessors"])' "$work/detect.json")
 
 probe quick --quick
 probe alone
@@ -103,6 +105,15 @@ if command -v nvidia-cuda-mps-control >/dev/null; then
     probe "mps-$n" -c "$work/mps$n.toml" --mps-pipe-dir "$daemon_pipe" --clients "$n" --compare
     stop_daemon
   done
+  # A share: the daemon gives each client the whole GPU; the share's limits are the client's.
+  start_daemon share 100 "${memory_mib}M"
+  echo "== share: gpushare probe --share" >&2
+  CUDA_MPS_PIPE_DIRECTORY="$daemon_pipe" CUDA_MPS_PINNED_DEVICE_MEM_LIMIT=0=2048M \
+    CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=25 GPUSHARE_SHARE_DEVICE="$uuid" \
+    GPUSHARE_SHARE_MEMORY_MIB=2048 GPUSHARE_SHARE_COMPUTE_PERCENT=25 \
+    GPUSHARE_SHARE_DEVICE_MULTIPROCESSORS="$sms" \
+    "$bin" "${global[@]}" probe --share --quick --buffer 256M --format json >"$work/share.json" || true
+  stop_daemon
 else
   echo "== MPS daemons: skipped (no nvidia-cuda-mps-control on PATH)" >&2
 fi
@@ -188,7 +199,7 @@ def target(name):
 print()
 print(f"{'run':16} {'clients':>7} {'H2D GB/s':>9} {'D2H GB/s':>9} {'D2D GB/s':>9} "
       f"{'launch p50/p99 us':>18} {'round trip p50 us':>18} {'SMs':>7} {'wall s':>7}  verdict")
-runs = ["quick", "alone", "time-slicing-4", "mps-no-daemon", "mps-2g", "mps-2", "mps-4"]
+runs = ["quick", "alone", "time-slicing-4", "mps-no-daemon", "mps-2g", "mps-2", "mps-4", "share"]
 for name in runs:
     r = load(name)
     if not r or not r["targets"]:
@@ -247,6 +258,15 @@ def limit_2g():
                 f"allocated {t['memory']['allocated_mib']} MiB of 2048, buffers {buffers}, "
                 f"free shown {t['memory']['free_mib']} MiB")
 
+def share():
+    r = load("share")
+    if not r or not r.get("targets"):
+        return None, "skipped (no MPS daemon)"
+    t = r["targets"][0]
+    return (r["verdict"] == "pass" and t["memory"]["limit_enforced"] is True,
+            f"verdict {r['verdict']}, allocated {t['memory']['allocated_mib']} MiB of 2048, "
+            f"SMs {t['multiprocessors']} (25 %), failures {[x['check'] for x in r['failures']]}")
+
 def together(name):
     t, alone = target(name), target("alone")
     if t is None or alone is None:
@@ -263,6 +283,7 @@ checks.append(("point 8: MPS pipe dir without a daemon is refused, nothing measu
 checks.append(("point 10: copies fit a 2 GiB MPS client limit", *limit_2g()))
 checks.append(("point 11: --clients 4 under MPS get no more than the GPU alone", *together("mps-4")))
 checks.append(("point 11: --clients 4 time-sliced get no more than the GPU alone", *together("time-slicing-4")))
+checks.append(("a share's limits hold from its client's side (probe --share)", *share()))
 
 print()
 print("checks:")
