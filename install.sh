@@ -49,7 +49,8 @@ if [ "$system" = 1 ] && [ "$(id -u)" != 0 ] && need_sudo "$bindir"; then
 fi
 
 if [ "$uninstall" = 1 ]; then
-  for f in "${targets[@]}"; do
+  # The pages of the commands are ours by name (gpushare-init.1, gpushare-mig-apply.1, …).
+  for f in "${targets[@]}" "$share/man/man1"/gpushare-*.1; do
     if [ -e "$f" ]; then "${sudo_cmd[@]}" rm -f "$f" && echo "removed $f"; fi
   done
   exit 0
@@ -76,13 +77,15 @@ trap 'rm -rf "$tmp"' EXIT
 "$binary" completions bash > "$tmp/gpushare.bash"
 "$binary" completions zsh > "$tmp/_gpushare"
 "$binary" completions fish > "$tmp/gpushare.fish"
-"$binary" man > "$tmp/gpushare.1"
+"$binary" --quiet man --dir "$tmp/man"
 
 install_file "$binary" "${targets[0]}" 755
 install_file "$tmp/gpushare.bash" "${targets[1]}" 644
 install_file "$tmp/_gpushare" "${targets[2]}" 644
 install_file "$tmp/gpushare.fish" "${targets[3]}" 644
-install_file "$tmp/gpushare.1" "${targets[4]}" 644
+for page in "$tmp/man"/*.1; do
+  install_file "$page" "$share/man/man1/$(basename "$page")" 644
+done
 
 case ":$PATH:" in
   *":$bindir:"*) ;;

@@ -50,7 +50,7 @@ set edit:completion:arg-completer[gpushare] = {|@words|
             cand unit 'Print, install or remove the boot unit that applies gpushare.toml at every boot'
             cand sim 'Simulated nodes: presets, the GPU models they can hold, a reboot'
             cand completions 'Print a shell completion script'
-            cand man 'Print the man page (roff)'
+            cand man 'Print the man page (roff), or write one per command'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'gpushare;init'= {
@@ -1025,6 +1025,7 @@ set edit:completion:arg-completer[gpushare] = {|@words|
             cand --version 'Print version'
         }
         &'gpushare;man'= {
+            cand --dir 'Write gpushare.1 and a page per command (gpushare-init.1, gpushare-mig-apply.1, …) into DIR instead, each with the exit codes'
             cand --sim 'Use a simulated node: a preset name or a node file (TOML)'
             cand --sim-state 'Keep the simulated node''s changes in FILE (loaded when it exists, each change kept as it is made)'
             cand --format 'Output format of the data on stdout'
@@ -1059,7 +1060,7 @@ set edit:completion:arg-completer[gpushare] = {|@words|
             cand unit 'Print, install or remove the boot unit that applies gpushare.toml at every boot'
             cand sim 'Simulated nodes: presets, the GPU models they can hold, a reboot'
             cand completions 'Print a shell completion script'
-            cand man 'Print the man page (roff)'
+            cand man 'Print the man page (roff), or write one per command'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'gpushare;help;init'= {

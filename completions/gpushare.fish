@@ -57,7 +57,7 @@ complete -c gpushare -n "__fish_gpushare_needs_command" -f -a "recover" -d 'Rese
 complete -c gpushare -n "__fish_gpushare_needs_command" -f -a "unit" -d 'Print, install or remove the boot unit that applies gpushare.toml at every boot'
 complete -c gpushare -n "__fish_gpushare_needs_command" -f -a "sim" -d 'Simulated nodes: presets, the GPU models they can hold, a reboot'
 complete -c gpushare -n "__fish_gpushare_needs_command" -f -a "completions" -d 'Print a shell completion script'
-complete -c gpushare -n "__fish_gpushare_needs_command" -f -a "man" -d 'Print the man page (roff)'
+complete -c gpushare -n "__fish_gpushare_needs_command" -f -a "man" -d 'Print the man page (roff), or write one per command'
 complete -c gpushare -n "__fish_gpushare_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand init" -s c -l config -d 'Take the layout from this gpushare.toml instead of --mode' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand init" -l mode -d 'How to share the GPUs' -r -f -a "mig\t'MIG instances of one profile (--profile), optionally time-sliced (--replicas)'
@@ -861,6 +861,7 @@ complete -c gpushare -n "__fish_gpushare_using_subcommand completions" -l jobs -
 complete -c gpushare -n "__fish_gpushare_using_subcommand completions" -s q -l quiet -d 'Print only data and errors (no progress or notes on stderr)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c gpushare -n "__fish_gpushare_using_subcommand completions" -s V -l version -d 'Print version'
+complete -c gpushare -n "__fish_gpushare_using_subcommand man" -l dir -d 'Write gpushare.1 and a page per command (gpushare-init.1, gpushare-mig-apply.1, …) into DIR instead, each with the exit codes' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand man" -l sim -d 'Use a simulated node: a preset name or a node file (TOML)' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand man" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, each change kept as it is made)' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand man" -l format -d 'Output format of the data on stdout' -r -f -a "table\t'Tables for people'
@@ -894,7 +895,7 @@ complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_s
 complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from init plan apply detect doctor mig mps vgpu manifests agent controller dra-plugin probe metrics recover unit sim completions man help" -f -a "unit" -d 'Print, install or remove the boot unit that applies gpushare.toml at every boot'
 complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from init plan apply detect doctor mig mps vgpu manifests agent controller dra-plugin probe metrics recover unit sim completions man help" -f -a "sim" -d 'Simulated nodes: presets, the GPU models they can hold, a reboot'
 complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from init plan apply detect doctor mig mps vgpu manifests agent controller dra-plugin probe metrics recover unit sim completions man help" -f -a "completions" -d 'Print a shell completion script'
-complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from init plan apply detect doctor mig mps vgpu manifests agent controller dra-plugin probe metrics recover unit sim completions man help" -f -a "man" -d 'Print the man page (roff)'
+complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from init plan apply detect doctor mig mps vgpu manifests agent controller dra-plugin probe metrics recover unit sim completions man help" -f -a "man" -d 'Print the man page (roff), or write one per command'
 complete -c gpushare -n "__fish_gpushare_using_subcommand help; and not __fish_seen_subcommand_from init plan apply detect doctor mig mps vgpu manifests agent controller dra-plugin probe metrics recover unit sim completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c gpushare -n "__fish_gpushare_using_subcommand help; and __fish_seen_subcommand_from mig" -f -a "profiles" -d 'Every GPU-instance profile of the MIG-capable GPUs: id, slices, memory, counts, placements'
 complete -c gpushare -n "__fish_gpushare_using_subcommand help; and __fish_seen_subcommand_from mig" -f -a "apply" -d 'Change the node to the MIG layout of a file, with the fewest changes'

@@ -21,7 +21,8 @@ the probe, CI provisioning, running as root, the gpushare.toml reference): the d
 gpushare's source, linked from its README."
 )]
 pub(crate) struct Cli {
-    #[command(flatten)]
+    /// Listed after each command's own options.
+    #[command(flatten, next_help_heading = "Global options")]
     pub global: GlobalArgs,
 
     #[command(subcommand)]
@@ -200,8 +201,13 @@ pub(crate) enum Command {
         shell: clap_complete::Shell,
     },
 
-    /// Print the man page (roff)
-    Man,
+    /// Print the man page (roff), or write one per command
+    Man {
+        /// Write gpushare.1 and a page per command (gpushare-init.1, gpushare-mig-apply.1, …)
+        /// into DIR instead, each with the exit codes
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
+    },
 }
 
 /// The gpushare.toml of `plan` and `apply`.

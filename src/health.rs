@@ -1,6 +1,6 @@
-//! The health endpoint of the liveness probe of the agent's DaemonSet and the controller's
-//! Deployment: `GET /healthz` answers 200 while the loop goes round (or is busy with a run), 503
-//! when it has stopped turning, with what it is doing as JSON.
+//! The health endpoint of the liveness probe of the agent's DaemonSet, the controller's
+//! Deployment and `metrics --listen`: `GET /healthz` answers 200 while the loop goes round (or is
+//! busy with a run), 503 when it has stopped turning, with what it is doing as JSON.
 
 use crate::endpoint::{self, Request, Response, Route};
 use crate::error::Result;
@@ -49,6 +49,16 @@ pub(crate) struct Health {
 impl Health {
     pub(crate) fn new(node: &str) -> Self {
         Health::with(Some(node), None)
+    }
+
+    /// `metrics --listen`'s: it serves while its loop goes round.
+    pub(crate) fn serving() -> Self {
+        let health = Health::with(None, None);
+        health.update(|s| {
+            s.state = "serving".into();
+            s.api_reachable = false;
+        });
+        health
     }
 
     /// The controller replica `id`'s.

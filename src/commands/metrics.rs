@@ -58,18 +58,21 @@ pub(super) fn run(ctx: &mut Context, args: &MetricsArgs) -> Result<Exit> {
         ctx.out.clone(),
         || {},
     );
+    let health = Arc::new(crate::health::Health::serving());
     let bound = endpoint::serve(
         addr,
         "metrics endpoint",
         "--listen",
-        vec![collector.route()],
+        vec![collector.route(), crate::health::route(health.clone())],
     )?;
-    ctx.out
-        .note(format!("gpushare metrics at http://{bound}/metrics"));
+    ctx.out.note(format!(
+        "gpushare metrics at http://{bound}/metrics (liveness: /healthz)"
+    ));
     let stopped = loop {
         if let Some(signal) = trap.received() {
             break signal;
         }
+        health.turn();
         std::thread::sleep(Duration::from_millis(200));
     };
     ctx.out

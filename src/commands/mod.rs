@@ -34,7 +34,7 @@ pub(crate) fn dispatch(ctx: &mut Context, command: Command) -> Result<Exit> {
         Command::Mps(cmd) => mps::run(ctx, cmd),
         Command::Vgpu(cmd) => vgpu::run(ctx, &cmd),
         Command::Completions { shell } => generate::completions(ctx, shell),
-        Command::Man => generate::man(ctx),
+        Command::Man { dir } => generate::man(ctx, dir.as_deref()),
         Command::Manifests(args) => manifests::run(ctx, &args),
         Command::Agent(args) => crate::agent::run(ctx, &args),
         Command::Controller(args) => crate::controller::run(ctx, &args),

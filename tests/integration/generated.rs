@@ -20,8 +20,51 @@ fn completions_are_current() {
 }
 
 #[test]
-fn man_page_is_current() {
+fn man_pages_are_current() {
     check(&["man"], "man/gpushare.1");
     let page = std::fs::read_to_string(repo().join("man/gpushare.1")).unwrap();
     assert!(page.contains(".TH gpushare 1"));
+    // A page per command, each with the exit codes.
+    let dir = tempfile::tempdir().unwrap();
+    let out = gpushare()
+        .args(["man", "--dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut written: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    written.sort();
+    for name in &written {
+        let text = std::fs::read(dir.path().join(name)).unwrap();
+        snapshot::check(&format!("man/{name}"), &text, "generated");
+    }
+    let mut committed: Vec<String> = std::fs::read_dir(repo().join("man"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    committed.sort();
+    assert_eq!(committed, written, "man/ holds exactly the generated pages");
+    let init = std::fs::read_to_string(repo().join("man/gpushare-init.1")).unwrap();
+    assert!(init.contains(".TH gpushare-init 1"), "{init}");
+    assert!(init.contains(".SH \"EXIT STATUS\""), "{init}");
+    assert!(init.contains("A reboot is required to finish."), "{init}");
+}
+
+#[test]
+fn each_commands_help_lists_its_own_options_before_the_global_ones() {
+    let out = gpushare().args(["init", "--help"]).output().unwrap();
+    let help = String::from_utf8_lossy(&out.stdout);
+    let own = help.find("\nOptions:").expect("its own options");
+    let global = help.find("\nGlobal options:").expect("the global options");
+    assert!(own < global, "{help}");
+    assert!(help[own..global].contains("--mode"), "{help}");
+    assert!(help[global..].contains("--sim"), "{help}");
+    assert!(!help[own..global].contains("--state-root <DIR>"), "{help}");
 }

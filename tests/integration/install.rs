@@ -18,12 +18,14 @@ fn install(args: &[&str], prefix: &std::path::Path) -> std::process::Output {
         .unwrap()
 }
 
-const FILES: [&str; 5] = [
+const FILES: [&str; 7] = [
     "bin/gpushare",
     "share/bash-completion/completions/gpushare",
     "share/zsh/site-functions/_gpushare",
     "share/fish/vendor_completions.d/gpushare.fish",
     "share/man/man1/gpushare.1",
+    "share/man/man1/gpushare-init.1",
+    "share/man/man1/gpushare-mig-apply.1",
 ];
 
 #[test]

@@ -231,6 +231,10 @@ fn the_metrics_unit_installs_verifies_and_serves_the_scrape() {
         body.contains("gpushare_gpu_memory_total_bytes{gpu=\"7\""),
         "{body}"
     );
+    // It answers the liveness probe as the agent does.
+    let (code, body) = get(addr.parse().unwrap(), "/healthz").unwrap();
+    assert_eq!(code, 200, "{body}");
+    assert!(body.contains("\"state\":\"serving\""), "{body}");
     // SIGTERM stops it, as systemd does.
     // SAFETY: kill(2) on the pid of a child this test spawned and has not reaped.
     unsafe { libc::kill(service.id() as i32, libc::SIGTERM) };
