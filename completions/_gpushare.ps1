@@ -39,6 +39,7 @@ Register-ArgumentCompleter -Native -CommandName 'gpushare' -ScriptBlock {
             [CompletionResult]::new('plan', 'plan', [CompletionResultType]::ParameterValue, 'Show what `apply` would change to bring the node to gpushare.toml (every mode)')
             [CompletionResult]::new('apply', 'apply', [CompletionResultType]::ParameterValue, 'Change the node to gpushare.toml: MIG, MPS, time-slicing and vGPU, in one plan')
             [CompletionResult]::new('detect', 'detect', [CompletionResultType]::ParameterValue, 'Show the GPUs of this node: models, memory, MIG, compute mode, processes and whose they are (pod and container, or host, from each process''s cgroup under --host-root)')
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'One screen of what the node shares now: per GPU its mode, its MIG instances drawn over its memory slices with their holders, its MPS daemon and claims'' shares, time-slicing replicas and health; then the layout in force and what `apply` would still change')
             [CompletionResult]::new('doctor', 'doctor', [CompletionResultType]::ParameterValue, 'Check that this node is ready to share its GPUs (driver, devices, runtime, CDI, blockers)')
             [CompletionResult]::new('mig', 'mig', [CompletionResultType]::ParameterValue, 'MIG: profiles, declarative layouts (gpushare.toml or mig-parted v1), safe incremental apply')
             [CompletionResult]::new('mps', 'mps', [CompletionResultType]::ParameterValue, 'MPS: several processes at once on a GPU or MIG device, with per-client limits')
@@ -144,6 +145,27 @@ Register-ArgumentCompleter -Native -CommandName 'gpushare' -ScriptBlock {
             [CompletionResult]::new('--gpu', '--gpu', [CompletionResultType]::ParameterName, 'Only these GPUs: `all`, indexes `0,2`, ranges `0-3`, UUIDs or PCI bus ids')
             [CompletionResult]::new('--host-root', '--host-root', [CompletionResultType]::ParameterName, 'Ask the kubelet under DIR which pods hold the devices (DIR/var/lib/kubelet/pod-resources/kubelet.sock), and read whose each GPU process is (DIR/proc/PID/cgroup, DIR/var/log/pods); on a real node DIR is / unless given, on a simulated one both are read only when it is given')
             [CompletionResult]::new('--kubelet-cgroup-root', '--kubelet-cgroup-root', [CompletionResultType]::ParameterName, 'The kubelet''s cgroup roots, comma-separated (its `cgroupRoot`; for a node in a container, that root''s path as this host sees it): a process is a pod''s only under the pods'' cgroup there (`ROOT/kubepods`, or the systemd driver''s `…kubepods.slice`), never where anyone may make a cgroup named like a pod')
+            [CompletionResult]::new('--sim', '--sim', [CompletionResultType]::ParameterName, 'Use a simulated node: a preset name or a node file (TOML)')
+            [CompletionResult]::new('--sim-state', '--sim-state', [CompletionResultType]::ParameterName, 'Keep the simulated node''s changes in FILE (loaded when it exists, each change kept as it is made)')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format of the data on stdout')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour (NO_COLOR is honoured with `auto`)')
+            [CompletionResult]::new('--nvml-lib', '--nvml-lib', [CompletionResultType]::ParameterName, 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual')
+            [CompletionResult]::new('--state-root', '--state-root', [CompletionResultType]::ParameterName, 'Keep every state path (lock, journal, run dirs, written files) under DIR')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once')
+            [CompletionResult]::new('--jobs', '--jobs', [CompletionResultType]::ParameterName, 'How many GPUs a changing command changes at once (default: every GPU it changes; 1: one change after another, in plan order)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only data and errors (no progress or notes on stderr)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only data and errors (no progress or notes on stderr)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'gpushare;status' {
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'The layout to compare the node with [default: /etc/gpushare/gpushare.toml, under --state-root, when it exists]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'The layout to compare the node with [default: /etc/gpushare/gpushare.toml, under --state-root, when it exists]')
+            [CompletionResult]::new('--host-root', '--host-root', [CompletionResultType]::ParameterName, 'Ask the kubelet under DIR which pods hold the devices, and read whose each GPU process is (as `detect --host-root`)')
+            [CompletionResult]::new('--kubelet-cgroup-root', '--kubelet-cgroup-root', [CompletionResultType]::ParameterName, 'The kubelet''s cgroup roots, comma-separated (as `detect`)')
             [CompletionResult]::new('--sim', '--sim', [CompletionResultType]::ParameterName, 'Use a simulated node: a preset name or a node file (TOML)')
             [CompletionResult]::new('--sim-state', '--sim-state', [CompletionResultType]::ParameterName, 'Keep the simulated node''s changes in FILE (loaded when it exists, each change kept as it is made)')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format of the data on stdout')
@@ -1125,6 +1147,7 @@ Register-ArgumentCompleter -Native -CommandName 'gpushare' -ScriptBlock {
             [CompletionResult]::new('plan', 'plan', [CompletionResultType]::ParameterValue, 'Show what `apply` would change to bring the node to gpushare.toml (every mode)')
             [CompletionResult]::new('apply', 'apply', [CompletionResultType]::ParameterValue, 'Change the node to gpushare.toml: MIG, MPS, time-slicing and vGPU, in one plan')
             [CompletionResult]::new('detect', 'detect', [CompletionResultType]::ParameterValue, 'Show the GPUs of this node: models, memory, MIG, compute mode, processes and whose they are (pod and container, or host, from each process''s cgroup under --host-root)')
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'One screen of what the node shares now: per GPU its mode, its MIG instances drawn over its memory slices with their holders, its MPS daemon and claims'' shares, time-slicing replicas and health; then the layout in force and what `apply` would still change')
             [CompletionResult]::new('doctor', 'doctor', [CompletionResultType]::ParameterValue, 'Check that this node is ready to share its GPUs (driver, devices, runtime, CDI, blockers)')
             [CompletionResult]::new('mig', 'mig', [CompletionResultType]::ParameterValue, 'MIG: profiles, declarative layouts (gpushare.toml or mig-parted v1), safe incremental apply')
             [CompletionResult]::new('mps', 'mps', [CompletionResultType]::ParameterValue, 'MPS: several processes at once on a GPU or MIG device, with per-client limits')
@@ -1153,6 +1176,9 @@ Register-ArgumentCompleter -Native -CommandName 'gpushare' -ScriptBlock {
             break
         }
         'gpushare;help;detect' {
+            break
+        }
+        'gpushare;help;status' {
             break
         }
         'gpushare;help;doctor' {

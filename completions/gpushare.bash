@@ -70,6 +70,9 @@ _gpushare() {
             gpushare,sim)
                 cmd="gpushare__subcmd__sim"
                 ;;
+            gpushare,status)
+                cmd="gpushare__subcmd__status"
+                ;;
             gpushare,unit)
                 cmd="gpushare__subcmd__unit"
                 ;;
@@ -129,6 +132,9 @@ _gpushare() {
                 ;;
             gpushare__subcmd__help,sim)
                 cmd="gpushare__subcmd__help__subcmd__sim"
+                ;;
+            gpushare__subcmd__help,status)
+                cmd="gpushare__subcmd__help__subcmd__status"
                 ;;
             gpushare__subcmd__help,unit)
                 cmd="gpushare__subcmd__help__subcmd__unit"
@@ -377,7 +383,7 @@ _gpushare() {
 
     case "${cmd}" in
         gpushare)
-            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version init plan apply detect doctor mig mps vgpu manifests agent controller dra-plugin probe metrics recover unit sim completions man help"
+            opts="-q -h -V --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version init plan apply detect status doctor mig mps vgpu manifests agent controller dra-plugin probe metrics recover unit sim completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -913,7 +919,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__help)
-            opts="init plan apply detect doctor mig mps vgpu manifests agent controller dra-plugin probe metrics recover unit sim completions man help"
+            opts="init plan apply detect status doctor mig mps vgpu manifests agent controller dra-plugin probe metrics recover unit sim completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1405,6 +1411,20 @@ _gpushare() {
         gpushare__subcmd__help__subcmd__sim__subcmd__xid)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gpushare__subcmd__help__subcmd__status)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -3480,6 +3500,68 @@ _gpushare() {
                     return 0
                     ;;
                 --mig-device)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sim)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sim-state)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "table json yaml" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --nvml-lib)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --state-root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --jobs)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gpushare__subcmd__status)
+            opts="-c -q -h -V --config --host-root --kubelet-cgroup-root --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -c)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --host-root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kubelet-cgroup-root)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -36,6 +36,7 @@ set edit:completion:arg-completer[gpushare] = {|@words|
             cand plan 'Show what `apply` would change to bring the node to gpushare.toml (every mode)'
             cand apply 'Change the node to gpushare.toml: MIG, MPS, time-slicing and vGPU, in one plan'
             cand detect 'Show the GPUs of this node: models, memory, MIG, compute mode, processes and whose they are (pod and container, or host, from each process''s cgroup under --host-root)'
+            cand status 'One screen of what the node shares now: per GPU its mode, its MIG instances drawn over its memory slices with their holders, its MPS daemon and claims'' shares, time-slicing replicas and health; then the layout in force and what `apply` would still change'
             cand doctor 'Check that this node is ready to share its GPUs (driver, devices, runtime, CDI, blockers)'
             cand mig 'MIG: profiles, declarative layouts (gpushare.toml or mig-parted v1), safe incremental apply'
             cand mps 'MPS: several processes at once on a GPU or MIG device, with per-client limits'
@@ -137,6 +138,26 @@ set edit:completion:arg-completer[gpushare] = {|@words|
             cand --gpu 'Only these GPUs: `all`, indexes `0,2`, ranges `0-3`, UUIDs or PCI bus ids'
             cand --host-root 'Ask the kubelet under DIR which pods hold the devices (DIR/var/lib/kubelet/pod-resources/kubelet.sock), and read whose each GPU process is (DIR/proc/PID/cgroup, DIR/var/log/pods); on a real node DIR is / unless given, on a simulated one both are read only when it is given'
             cand --kubelet-cgroup-root 'The kubelet''s cgroup roots, comma-separated (its `cgroupRoot`; for a node in a container, that root''s path as this host sees it): a process is a pod''s only under the pods'' cgroup there (`ROOT/kubepods`, or the systemd driver''s `…kubepods.slice`), never where anyone may make a cgroup named like a pod'
+            cand --sim 'Use a simulated node: a preset name or a node file (TOML)'
+            cand --sim-state 'Keep the simulated node''s changes in FILE (loaded when it exists, each change kept as it is made)'
+            cand --format 'Output format of the data on stdout'
+            cand --color 'When to use colour (NO_COLOR is honoured with `auto`)'
+            cand --nvml-lib 'Path of libnvidia-ml.so.1 when the driver is installed somewhere unusual'
+            cand --state-root 'Keep every state path (lock, journal, run dirs, written files) under DIR'
+            cand --lock-timeout 'Seconds a changing command (init, apply) waits for another one to finish; 0: fail at once'
+            cand --jobs 'How many GPUs a changing command changes at once (default: every GPU it changes; 1: one change after another, in plan order)'
+            cand -q 'Print only data and errors (no progress or notes on stderr)'
+            cand --quiet 'Print only data and errors (no progress or notes on stderr)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'gpushare;status'= {
+            cand -c 'The layout to compare the node with [default: /etc/gpushare/gpushare.toml, under --state-root, when it exists]'
+            cand --config 'The layout to compare the node with [default: /etc/gpushare/gpushare.toml, under --state-root, when it exists]'
+            cand --host-root 'Ask the kubelet under DIR which pods hold the devices, and read whose each GPU process is (as `detect --host-root`)'
+            cand --kubelet-cgroup-root 'The kubelet''s cgroup roots, comma-separated (as `detect`)'
             cand --sim 'Use a simulated node: a preset name or a node file (TOML)'
             cand --sim-state 'Keep the simulated node''s changes in FILE (loaded when it exists, each change kept as it is made)'
             cand --format 'Output format of the data on stdout'
@@ -1046,6 +1067,7 @@ set edit:completion:arg-completer[gpushare] = {|@words|
             cand plan 'Show what `apply` would change to bring the node to gpushare.toml (every mode)'
             cand apply 'Change the node to gpushare.toml: MIG, MPS, time-slicing and vGPU, in one plan'
             cand detect 'Show the GPUs of this node: models, memory, MIG, compute mode, processes and whose they are (pod and container, or host, from each process''s cgroup under --host-root)'
+            cand status 'One screen of what the node shares now: per GPU its mode, its MIG instances drawn over its memory slices with their holders, its MPS daemon and claims'' shares, time-slicing replicas and health; then the layout in force and what `apply` would still change'
             cand doctor 'Check that this node is ready to share its GPUs (driver, devices, runtime, CDI, blockers)'
             cand mig 'MIG: profiles, declarative layouts (gpushare.toml or mig-parted v1), safe incremental apply'
             cand mps 'MPS: several processes at once on a GPU or MIG device, with per-client limits'
@@ -1070,6 +1092,8 @@ set edit:completion:arg-completer[gpushare] = {|@words|
         &'gpushare;help;apply'= {
         }
         &'gpushare;help;detect'= {
+        }
+        &'gpushare;help;status'= {
         }
         &'gpushare;help;doctor'= {
         }

@@ -102,6 +102,11 @@ pub(crate) enum Command {
     /// are (pod and container, or host, from each process's cgroup under --host-root)
     Detect(DetectArgs),
 
+    /// One screen of what the node shares now: per GPU its mode, its MIG instances drawn over
+    /// its memory slices with their holders, its MPS daemon and claims' shares, time-slicing
+    /// replicas and health; then the layout in force and what `apply` would still change
+    Status(StatusArgs),
+
     /// Check that this node is ready to share its GPUs (driver, devices, runtime, CDI, blockers)
     Doctor(DoctorArgs),
 
@@ -781,6 +786,24 @@ pub(crate) struct DetectArgs {
     /// that root's path as this host sees it): a process is a pod's only under the pods' cgroup
     /// there (`ROOT/kubepods`, or the systemd driver's `…kubepods.slice`), never where anyone may
     /// make a cgroup named like a pod
+    #[arg(long, value_name = "PATH", env = "GPUSHARE_KUBELET_CGROUP_ROOT", default_value = "/",
+          value_parser = crate::owners::cgroup::PodCgroups::parse)]
+    pub kubelet_cgroup_root: crate::owners::cgroup::PodCgroups,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct StatusArgs {
+    /// The layout to compare the node with [default: /etc/gpushare/gpushare.toml, under
+    /// --state-root, when it exists]
+    #[arg(short = 'c', long = "config", value_name = "FILE")]
+    pub config: Option<PathBuf>,
+
+    /// Ask the kubelet under DIR which pods hold the devices, and read whose each GPU process
+    /// is (as `detect --host-root`)
+    #[arg(long, value_name = "DIR")]
+    pub host_root: Option<PathBuf>,
+
+    /// The kubelet's cgroup roots, comma-separated (as `detect`)
     #[arg(long, value_name = "PATH", env = "GPUSHARE_KUBELET_CGROUP_ROOT", default_value = "/",
           value_parser = crate::owners::cgroup::PodCgroups::parse)]
     pub kubelet_cgroup_root: crate::owners::cgroup::PodCgroups,

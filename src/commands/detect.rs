@@ -193,7 +193,7 @@ pub(super) fn run(ctx: &mut Context, args: &DetectArgs) -> Result<Exit> {
 
 /// Each process's pod and container, or `host`, from the host under `root`; on a simulated node
 /// without `--host-root` the PIDs are not this host's, and their owners stay unknown.
-fn attribute(
+pub(super) fn attribute(
     ctx: &Context,
     node: &mut Node,
     root: Option<&std::path::Path>,

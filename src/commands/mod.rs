@@ -15,6 +15,7 @@ mod mps;
 mod probe;
 mod recover;
 mod sim;
+mod status;
 mod unit;
 mod vgpu;
 
@@ -34,6 +35,7 @@ pub(crate) fn dispatch(ctx: &mut Context, command: Command) -> Result<Exit> {
         Command::Mps(cmd) => mps::run(ctx, cmd),
         Command::Vgpu(cmd) => vgpu::run(ctx, &cmd),
         Command::Completions { shell } => generate::completions(ctx, shell),
+        Command::Status(args) => status::run(ctx, &args),
         Command::Man { dir } => generate::man(ctx, dir.as_deref()),
         Command::Manifests(args) => manifests::run(ctx, &args),
         Command::Agent(args) => crate::agent::run(ctx, &args),

@@ -12,6 +12,7 @@ mod interrupt;
 mod metrics;
 mod mig_flags;
 mod node;
+mod status;
 
 use common::vgpu_host::*;
 use common::*;
