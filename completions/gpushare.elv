@@ -156,8 +156,8 @@ set edit:completion:arg-completer[gpushare] = {|@words|
         &'gpushare;status'= {
             cand -c 'The layout to compare the node with [default: /etc/gpushare/gpushare.toml, under --state-root, when it exists]'
             cand --config 'The layout to compare the node with [default: /etc/gpushare/gpushare.toml, under --state-root, when it exists]'
-            cand --host-root 'Ask the kubelet under DIR which pods hold the devices, and read whose each GPU process is (as `detect --host-root`)'
-            cand --kubelet-cgroup-root 'The kubelet''s cgroup roots, comma-separated (as `detect`)'
+            cand --host-root 'Ask the kubelet under DIR which pods hold the devices (DIR/var/lib/kubelet/pod-resources/kubelet.sock), and read whose each GPU process is (DIR/proc/PID/cgroup, DIR/var/log/pods); on a real node DIR is / unless given, on a simulated one both are read only when it is given'
+            cand --kubelet-cgroup-root 'The kubelet''s cgroup roots, comma-separated (its `cgroupRoot`; for a node in a container, that root''s path as this host sees it): a process is a pod''s only under the pods'' cgroup there (`ROOT/kubepods`, or the systemd driver''s `…kubepods.slice`), never where anyone may make a cgroup named like a pod'
             cand --sim 'Use a simulated node: a preset name or a node file (TOML)'
             cand --sim-state 'Keep the simulated node''s changes in FILE (loaded when it exists, each change kept as it is made)'
             cand --format 'Output format of the data on stdout'

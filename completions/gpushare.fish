@@ -153,8 +153,8 @@ complete -c gpushare -n "__fish_gpushare_using_subcommand detect" -s q -l quiet 
 complete -c gpushare -n "__fish_gpushare_using_subcommand detect" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c gpushare -n "__fish_gpushare_using_subcommand detect" -s V -l version -d 'Print version'
 complete -c gpushare -n "__fish_gpushare_using_subcommand status" -s c -l config -d 'The layout to compare the node with [default: /etc/gpushare/gpushare.toml, under --state-root, when it exists]' -r -F
-complete -c gpushare -n "__fish_gpushare_using_subcommand status" -l host-root -d 'Ask the kubelet under DIR which pods hold the devices, and read whose each GPU process is (as `detect --host-root`)' -r -F
-complete -c gpushare -n "__fish_gpushare_using_subcommand status" -l kubelet-cgroup-root -d 'The kubelet\'s cgroup roots, comma-separated (as `detect`)' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand status" -l host-root -d 'Ask the kubelet under DIR which pods hold the devices (DIR/var/lib/kubelet/pod-resources/kubelet.sock), and read whose each GPU process is (DIR/proc/PID/cgroup, DIR/var/log/pods); on a real node DIR is / unless given, on a simulated one both are read only when it is given' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand status" -l kubelet-cgroup-root -d 'The kubelet\'s cgroup roots, comma-separated (its `cgroupRoot`; for a node in a container, that root\'s path as this host sees it): a process is a pod\'s only under the pods\' cgroup there (`ROOT/kubepods`, or the systemd driver\'s `…kubepods.slice`), never where anyone may make a cgroup named like a pod' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand status" -l sim -d 'Use a simulated node: a preset name or a node file (TOML)' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand status" -l sim-state -d 'Keep the simulated node\'s changes in FILE (loaded when it exists, each change kept as it is made)' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand status" -l format -d 'Output format of the data on stdout' -r -f -a "table\t'Tables for people'

@@ -775,6 +775,13 @@ pub(crate) struct DetectArgs {
     #[arg(long, value_name = "SEL", default_value = "all")]
     pub gpu: GpuSelector,
 
+    #[command(flatten)]
+    pub holders: HolderArgs,
+}
+
+/// Where `detect` and `status` learn who holds the devices.
+#[derive(Debug, Args)]
+pub(crate) struct HolderArgs {
     /// Ask the kubelet under DIR which pods hold the devices
     /// (DIR/var/lib/kubelet/pod-resources/kubelet.sock), and read whose each GPU process is
     /// (DIR/proc/PID/cgroup, DIR/var/log/pods); on a real node DIR is / unless given, on a
@@ -798,15 +805,8 @@ pub(crate) struct StatusArgs {
     #[arg(short = 'c', long = "config", value_name = "FILE")]
     pub config: Option<PathBuf>,
 
-    /// Ask the kubelet under DIR which pods hold the devices, and read whose each GPU process
-    /// is (as `detect --host-root`)
-    #[arg(long, value_name = "DIR")]
-    pub host_root: Option<PathBuf>,
-
-    /// The kubelet's cgroup roots, comma-separated (as `detect`)
-    #[arg(long, value_name = "PATH", env = "GPUSHARE_KUBELET_CGROUP_ROOT", default_value = "/",
-          value_parser = crate::owners::cgroup::PodCgroups::parse)]
-    pub kubelet_cgroup_root: crate::owners::cgroup::PodCgroups,
+    #[command(flatten)]
+    pub holders: HolderArgs,
 }
 
 #[derive(Debug, Args)]

@@ -107,8 +107,13 @@ pub(super) fn run(ctx: &mut Context, args: &DetectArgs) -> Result<Exit> {
             thread_percentage: d.thread_percentage,
         })
         .collect();
-    let root = pod_resources::host_root(args.host_root.as_deref(), ctx.simulated());
-    attribute(ctx, &mut node, root.as_deref(), &args.kubelet_cgroup_root);
+    let root = pod_resources::host_root(args.holders.host_root.as_deref(), ctx.simulated());
+    attribute(
+        ctx,
+        &mut node,
+        root.as_deref(),
+        &args.holders.kubelet_cgroup_root,
+    );
     let pods = match root.map(|r| pod_resources::read(&node, &r)) {
         None => None,
         Some(Holders::Known(held)) => Some(

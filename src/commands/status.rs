@@ -95,8 +95,13 @@ struct Layout {
 
 pub(super) fn run(ctx: &mut Context, args: &StatusArgs) -> Result<Exit> {
     let mut node = ctx.snapshot_quiet()?;
-    let root = pod_resources::host_root(args.host_root.as_deref(), ctx.simulated());
-    super::detect::attribute(ctx, &mut node, root.as_deref(), &args.kubelet_cgroup_root);
+    let root = pod_resources::host_root(args.holders.host_root.as_deref(), ctx.simulated());
+    super::detect::attribute(
+        ctx,
+        &mut node,
+        root.as_deref(),
+        &args.holders.kubelet_cgroup_root,
+    );
     let held: Vec<PodDevice> = match root.map(|r| pod_resources::read(&node, &r)) {
         Some(Holders::Known(held)) => held,
         _ => Vec::new(),

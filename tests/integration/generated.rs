@@ -26,16 +26,11 @@ fn man_pages_are_current() {
     assert!(page.contains(".TH gpushare 1"));
     // A page per command, each with the exit codes.
     let dir = tempfile::tempdir().unwrap();
-    let out = gpushare()
+    gpushare()
         .args(["man", "--dir"])
         .arg(dir.path())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .assert()
+        .success();
     let mut written: Vec<String> = std::fs::read_dir(dir.path())
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())

@@ -330,26 +330,7 @@ fn claims_share_a_gpu_and_a_mig_device_each_held_to_its_share() {
     // Seen: pod-a's container as a client on GPU 7 using 12 GiB (its environment lifted, say):
     // `detect` and the metrics show each share, its limits, and pod-a over its share.
     let pid = node.container_pid(&cluster.container_id("default", "pod-a"));
-    nvidia
-        .gpushare()
-        .args([
-            "sim",
-            "process",
-            "start",
-            "--name",
-            "cuda-app",
-            "--mps-client",
-        ])
-        .args([
-            "--gpu",
-            "7",
-            "--pid",
-            &pid.to_string(),
-            "--memory-mib",
-            "12288",
-        ])
-        .assert()
-        .success();
+    nvidia.start_process(&["--gpu", "7"], pid, 12288, true);
     let cgroup_root = node.cgroup_root();
     let host = node.host_root();
     let seen = common::json(

@@ -123,7 +123,8 @@ fn attributed(s: &Scene, mps: bool) {
         let id = status.container_id.clone().unwrap();
         let pid = s.node.container_pid(&id);
         let mib = 100 * (i as u64 + 1);
-        register(s, on[&name], pid, mib, mps);
+        s.nvidia
+            .start_process(&["--gpu", &on[&name].to_string()], pid, mib, mps);
         expected.push(Expected {
             gpu: on[&name],
             pid,
@@ -141,7 +142,8 @@ fn attributed(s: &Scene, mps: bool) {
     let shared = expected[0].gpu;
     let host = HostProcess(Command::new("sleep").arg("300").spawn().unwrap());
     // With MPS, the server is the compute process of the GPU; its clients are the pods'.
-    register(s, shared, host.0.id(), 64, false);
+    s.nvidia
+        .start_process(&["--gpu", &shared.to_string()], host.0.id(), 64, false);
     expected.push(Expected {
         gpu: shared,
         pid: host.0.id(),
@@ -253,21 +255,6 @@ fn attributed(s: &Scene, mps: bool) {
         text.contains("gpushare_scrape_source_up{source=\"owners\"} 0"),
         "{text}"
     );
-}
-
-/// `gpushare sim process start`: the stand-in's driver lists `pid` on GPU `gpu`.
-fn register(s: &Scene, gpu: u64, pid: u32, mib: u64, mps_client: bool) {
-    let mut cmd = s.nvidia.gpushare();
-    cmd.args(["sim", "process", "start", "--name", "cuda-app", "--gpu"])
-        .arg(gpu.to_string())
-        .arg("--pid")
-        .arg(pid.to_string())
-        .arg("--memory-mib")
-        .arg(mib.to_string());
-    if mps_client {
-        cmd.arg("--mps-client");
-    }
-    cmd.assert().success();
 }
 
 fn process(detect: &Value, gpu: u64, pid: u32) -> Value {

@@ -132,26 +132,12 @@ fn prometheus_scrapes_the_agent_and_gpushare_metrics_and_answers_for_every_slice
             })
         })
         .unwrap();
-    node.gpushare()
-        .args([
-            "sim",
-            "process",
-            "start",
-            "--name",
-            "cuda-app",
-            "--memory-mib",
-            "1024",
-        ])
-        .args([
-            "--gpu",
-            &gpu,
-            "--mig-device",
-            &mig_device,
-            "--pid",
-            &pid.to_string(),
-        ])
-        .assert()
-        .success();
+    node.start_process(
+        &["--gpu", &gpu, "--mig-device", &mig_device],
+        pid,
+        1024,
+        false,
+    );
     let (mut metrics, metrics_addr) = serve_metrics(&node, host_root, &e2e.cgroup_root);
 
     let rules = node

@@ -63,6 +63,20 @@ pub struct NvidiaNode {
 }
 
 impl NvidiaNode {
+    /// `gpushare sim process start`: the simulated driver lists `pid` using `mib` on the device
+    /// `on` names (`["--gpu", "7"]`, with `"--mig-device", "GI:CI"` for a MIG device), as an MPS
+    /// client with `mps_client`.
+    pub fn start_process(&self, on: &[&str], pid: u32, mib: u64, mps_client: bool) {
+        let mut cmd = self.gpushare();
+        cmd.args(["sim", "process", "start", "--name", "cuda-app"])
+            .args(on)
+            .args(["--pid", &pid.to_string(), "--memory-mib", &mib.to_string()]);
+        if mps_client {
+            cmd.arg("--mps-client");
+        }
+        cmd.assert().success();
+    }
+
     pub fn new(tools: &Path, preset: &str) -> NvidiaNode {
         let node = NvidiaNode {
             dir: tempfile::tempdir().unwrap(),
