@@ -54,11 +54,12 @@ for node in "dgx-a100" "balanced" "layout" "mixed" "t4-mps" "t4-ts"; do
         t4-ts) sim=(--sim t4x4 manifests -c "$fx/t4-time-slicing.toml") ;;
     esac
     [[ ${sim[*]} == *manifests* ]] || sim+=(manifests)
-    for target in nvidia-device-plugin gpushare-extender dra dra-plugin agent controller; do
+    for target in nvidia-device-plugin gpushare-extender dra dra-plugin agent controller grafana-dashboard; do
         extra=(--examples)
         [[ $target == agent || $target == controller || $target == dra-plugin ]] && extra+=(--image gpushare=registry.example.com/gpushare:0.1.0)
         [[ $target == agent && $node != layout && $node != mixed && $node != t4-* ]] && continue
         [[ $target == controller && $node != dgx-a100 ]] && continue
+        [[ $target == grafana-dashboard && $node != dgx-a100 ]] && continue
         dir="$node-$target"
         if ! err=$(gen "$dir" "${sim[@]}" --target "$target" "${extra[@]}" 2>&1); then
             # A layout the target refuses (the refusals are tested in tests/integration/manifests.rs).

@@ -1682,7 +1682,7 @@ _gpushare() {
             fi
             case "${prev}" in
                 --target)
-                    COMPREPLY=($(compgen -W "nvidia-device-plugin gpushare-extender hami dra dra-plugin cdi agent controller prometheus-rules" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "nvidia-device-plugin gpushare-extender hami dra dra-plugin cdi agent controller prometheus-rules grafana-dashboard" -- "${cur}"))
                     return 0
                     ;;
                 --config)

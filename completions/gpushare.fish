@@ -541,7 +541,8 @@ dra-plugin\t'gpushare\'s own DRA driver: its kubelet plugin\'s DaemonSet and RBA
 cdi\t'A CDI spec for every GPU and MIG device (nvidia.com/gpu)'
 agent\t'A ConfigMap with gpushare.toml and a DaemonSet that applies it on labelled nodes'
 controller\t'The MIG-on-demand controller: a Deployment with leader election and its RBAC'
-prometheus-rules\t'Alerting rules on gpushare\'s metrics (a Prometheus rules file)'"
+prometheus-rules\t'Alerting rules on gpushare\'s metrics (a Prometheus rules file)'
+grafana-dashboard\t'A Grafana dashboard for gpushare\'s metrics (a ConfigMap the Grafana sidecar loads)'"
 complete -c gpushare -n "__fish_gpushare_using_subcommand manifests" -s c -l config -d 'The desired layout (gpushare.toml; `-`: from stdin) [default: /etc/gpushare/gpushare.toml, under --state-root, when it exists; without one, the node as it is now]' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand manifests" -l out -d 'Write one file per object (and NOTES.txt) into DIR instead of stdout' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand manifests" -l k8s-version -d 'Kubernetes release of the cluster, 1.29 to 1.37 [default: 1.34]' -r

@@ -134,6 +134,9 @@ pub(crate) fn generate(target: Target, req: &Request) -> Result<Bundle> {
         Target::PrometheusRules => {
             b.note("Example: in Prometheus, gpushare_mig_device_held == 1 lists the pod on every MIG device; ALERTS{alertname=~\"Gpushare.*\"} shows what fires.");
         }
+        Target::GrafanaDashboard => {
+            b.note("Example: open the dashboard `gpushare` (uid gpushare) and pick the Prometheus that scrapes the agents.");
+        }
     }
     Ok(b)
 }

@@ -13,6 +13,7 @@ pub(crate) mod dra;
 mod dra_plugin;
 pub(crate) mod examples;
 pub(crate) mod gpushare_extender;
+mod grafana_dashboard;
 pub(crate) mod hami;
 pub(crate) mod images;
 pub(crate) mod node_offer;
@@ -54,6 +55,8 @@ pub(crate) enum Target {
     Controller,
     /// Alerting rules on gpushare's metrics (a Prometheus rules file)
     PrometheusRules,
+    /// A Grafana dashboard for gpushare's metrics (a ConfigMap the Grafana sidecar loads)
+    GrafanaDashboard,
 }
 
 impl Target {
@@ -68,6 +71,7 @@ impl Target {
             Target::Agent => "agent",
             Target::Controller => "controller",
             Target::PrometheusRules => "prometheus-rules",
+            Target::GrafanaDashboard => "grafana-dashboard",
         }
     }
 
@@ -141,6 +145,7 @@ pub(crate) fn generate(target: Target, req: &Request) -> Result<Bundle> {
         Target::Agent => agent::generate(req)?,
         Target::Controller => controller::generate(req)?,
         Target::PrometheusRules => prometheus_rules::generate(req)?,
+        Target::GrafanaDashboard => grafana_dashboard::generate(req)?,
     };
     if req.examples {
         bundle.extend(examples::generate(target, req)?);

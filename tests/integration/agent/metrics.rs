@@ -219,6 +219,40 @@ fn prometheus_scrapes_the_agent_and_gpushare_metrics_and_answers_for_every_slice
     );
     assert!(prom.query(r#"gpushare_agent_state{job="node"}"#).is_empty());
 
+    // The generated Grafana dashboard: every panel's query answers with series here.
+    let out = node
+        .gpushare()
+        .args([
+            "manifests",
+            "--target",
+            "grafana-dashboard",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let docs: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let config_map = &docs[0];
+    assert_eq!(config_map["metadata"]["labels"]["grafana_dashboard"], "1");
+    let dashboard: serde_json::Value =
+        serde_json::from_str(config_map["data"]["gpushare.json"].as_str().unwrap()).unwrap();
+    let queries: Vec<String> = dashboard["panels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|p| p["targets"].as_array().cloned().unwrap_or_default())
+        .map(|t| t["expr"].as_str().unwrap().replace("$__range", "1h"))
+        .collect();
+    assert!(queries.len() >= 10, "{queries:?}");
+    for expr in &queries {
+        prom.wait_for(expr, |s| !s.is_empty());
+    }
+
     // The generated rules load, and none fires on this healthy node.
     let loaded = prom.api("/api/v1/rules");
     let rules: Vec<&serde_json::Value> = loaded["data"]["groups"][0]["rules"]
