@@ -101,9 +101,19 @@ pub(crate) fn allocated(
             )));
         };
         let tolerates = tolerated_effects(r);
-        let share = r["shareID"]
-            .as_str()
-            .map(|id| (id.to_string(), r["consumedCapacity"].clone()));
+        // A share ID is a UID the scheduler made; anything else is not recorded or passed on.
+        let share = match r["shareID"].as_str() {
+            None => None,
+            Some(id) if is_uid(id) => Some((id.to_string(), r["consumedCapacity"].clone())),
+            Some(id) => {
+                return Err(Error::failed(format!(
+                    "ResourceClaim {}/{}: device {device} has share ID {:?}, not a UID",
+                    wanted.namespace,
+                    wanted.name,
+                    crate::kube_api::clip(id, 80)
+                )));
+            }
+        };
         match out.iter_mut().find(|a| {
             a.device == device && a.share.as_ref().map(|s| &s.0) == share.as_ref().map(|s| &s.0)
         }) {
@@ -274,6 +284,17 @@ mod tests {
                 tolerates: Vec::new(),
                 share: None,
             }]
+        );
+        let mut shared = object.clone();
+        shared["status"]["allocation"]["devices"]["results"][0]["shareID"] =
+            "0b6f0c9e-3a51-4c55-9a5e-1f0e0d8c7b6a".into();
+        assert!(allocated(&shared, &c, "n1").unwrap()[0].share.is_some());
+        shared["status"]["allocation"]["devices"]["results"][0]["shareID"] = "../../x".into();
+        assert!(
+            allocated(&shared, &c, "n1")
+                .unwrap_err()
+                .message
+                .contains("not a UID")
         );
         assert!(
             allocated(&object, &c, "n3")

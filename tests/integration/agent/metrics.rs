@@ -220,23 +220,11 @@ fn prometheus_scrapes_the_agent_and_gpushare_metrics_and_answers_for_every_slice
     assert!(prom.query(r#"gpushare_agent_state{job="node"}"#).is_empty());
 
     // The generated Grafana dashboard: every panel's query answers with series here.
-    let out = node
-        .gpushare()
-        .args([
-            "manifests",
-            "--target",
-            "grafana-dashboard",
-            "--format",
-            "json",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let docs: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let docs =
+        crate::common::json(
+            node.gpushare()
+                .args(["manifests", "--target", "grafana-dashboard"]),
+        );
     let config_map = &docs[0];
     assert_eq!(config_map["metadata"]["labels"]["grafana_dashboard"], "1");
     let dashboard: serde_json::Value =
