@@ -22,6 +22,7 @@ mod gpushare_dra;
 mod gpushare_dra_dynamic;
 mod gpushare_dra_shares;
 mod hostile;
+mod image;
 mod install;
 mod manifests;
 mod mig;

@@ -5,6 +5,7 @@ pub mod cluster;
 pub mod cuda_standin;
 pub mod device_plugin;
 pub mod dra_plugin;
+pub mod image;
 pub mod nvidia_tools;
 pub mod nvml_standin;
 pub mod prometheus;
