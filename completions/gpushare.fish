@@ -544,11 +544,11 @@ controller\t'The MIG-on-demand controller: a Deployment with leader election and
 prometheus-rules\t'Alerting rules on gpushare\'s metrics (a Prometheus rules file)'
 grafana-dashboard\t'A Grafana dashboard for gpushare\'s metrics (a ConfigMap the Grafana sidecar loads)'"
 complete -c gpushare -n "__fish_gpushare_using_subcommand manifests" -s c -l config -d 'The desired layout (gpushare.toml; `-`: from stdin) [default: /etc/gpushare/gpushare.toml, under --state-root, when it exists; without one, the node as it is now]' -r -F
-complete -c gpushare -n "__fish_gpushare_using_subcommand manifests" -l out -d 'Write one file per object (and NOTES.txt) into DIR instead of stdout' -r -F
+complete -c gpushare -n "__fish_gpushare_using_subcommand manifests" -l out -d 'Write one file per object (and NOTES.txt) into DIR instead of stdout; a run for another node class adds to the manifests already there (one device-plugin ConfigMap with a key per layout), so `kubectl apply -f DIR` applies the whole fleet' -r -F
 complete -c gpushare -n "__fish_gpushare_using_subcommand manifests" -l k8s-version -d 'Kubernetes release of the cluster, 1.29 to 1.37 [default: 1.34]' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand manifests" -l namespace -d 'Namespace of the namespaced objects (default: each target\'s usual one)' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand manifests" -l image -d 'Image of a component: device-plugin, gpushare-extender, gpushare-device-plugin, hami, cuda, kube-scheduler, gpushare (repeatable)' -r
-complete -c gpushare -n "__fish_gpushare_using_subcommand manifests" -l name -d 'Name of this layout: the node label value that selects it, and part of object names [default: the stem of -c, or gpushare]' -r
+complete -c gpushare -n "__fish_gpushare_using_subcommand manifests" -l name -d 'Name of this layout: the node label value that selects it, and part of object names [default: the stem of -c; for gpushare.toml or no file, gpushare-HASH, from the layout]' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand manifests" -l node-name -d 'Kubernetes name of this node, for the label commands in the notes (and HAMi\'s node config)' -r
 complete -c gpushare -n "__fish_gpushare_using_subcommand manifests" -l mig-strategy -d 'The device plugin\'s MIG strategy: `auto` is `single` where every GPU has MIG devices of one profile, `mixed` otherwise; `mixed` always names a resource per profile (what MIG on demand needs: `gpushare controller` changes the profiles)' -r -f -a "auto\t''
 mixed\t''"

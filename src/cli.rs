@@ -377,7 +377,9 @@ pub(crate) struct ManifestsArgs {
     #[arg(short, long, value_name = "FILE")]
     pub config: Option<PathBuf>,
 
-    /// Write one file per object (and NOTES.txt) into DIR instead of stdout
+    /// Write one file per object (and NOTES.txt) into DIR instead of stdout; a run for another
+    /// node class adds to the manifests already there (one device-plugin ConfigMap with a key
+    /// per layout), so `kubectl apply -f DIR` applies the whole fleet
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
 
@@ -395,7 +397,7 @@ pub(crate) struct ManifestsArgs {
     pub images: Vec<String>,
 
     /// Name of this layout: the node label value that selects it, and part of object names
-    /// [default: the stem of -c, or gpushare]
+    /// [default: the stem of -c; for gpushare.toml or no file, gpushare-HASH, from the layout]
     #[arg(long, value_name = "NAME")]
     pub name: Option<String>,
 

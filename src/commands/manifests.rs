@@ -42,7 +42,10 @@ pub(super) fn run(ctx: &mut Context, args: &ManifestsArgs) -> Result<Exit> {
         return Ok(Exit::Ok);
     }
     if let Some(dir) = &args.out {
-        let written = bundle.write_to(dir)?;
+        let (written, warnings) = crate::k8s::compose::write(dir, &bundle)?;
+        for w in warnings {
+            ctx.out.warn(w);
+        }
         ctx.out.note(format!(
             "wrote {} file(s) to {}",
             written.len(),

@@ -2,9 +2,7 @@
 //! built in memory first so nothing is written when generation fails.
 
 use crate::error::{Error, Result};
-use crate::fsutil::write_atomic;
 use serde::Serialize;
-use std::path::Path;
 
 /// What a document is, which says how it is applied and validated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -115,39 +113,6 @@ impl Bundle {
         let values: Vec<&serde_json::Value> = self.documents.iter().map(|d| &d.json).collect();
         crate::output::to_safe_json(&values)
     }
-
-    /// File names numbered in order, so `kubectl apply -f DIR` creates namespaces first.
-    pub(crate) fn file_names(&self) -> Vec<String> {
-        let width = self.documents.len().to_string().len().max(2);
-        self.documents
-            .iter()
-            .enumerate()
-            .map(|(i, d)| format!("{i:0width$}-{}", d.file))
-            .collect()
-    }
-
-    /// Write one file per document (0644, atomically) and NOTES.txt under `dir`.
-    pub(crate) fn write_to(&self, dir: &Path) -> Result<Vec<std::path::PathBuf>> {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| Error::failed(format!("cannot create {}: {e}", dir.display())))?;
-        let mut written = Vec::new();
-        let mut files: Vec<(String, String)> = self
-            .file_names()
-            .into_iter()
-            .zip(&self.documents)
-            .map(|(name, d)| (name, d.yaml.clone()))
-            .collect();
-        if !self.notes.is_empty() {
-            files.push(("NOTES.txt".into(), self.notes.join("\n\n") + "\n"));
-        }
-        for (name, text) in files {
-            let path = dir.join(&name);
-            write_atomic(&path, text.as_bytes(), 0o644)
-                .map_err(|e| Error::failed(format!("cannot write {}: {e}", path.display())))?;
-            written.push(path);
-        }
-        Ok(written)
-    }
 }
 
 #[cfg(test)]
@@ -207,26 +172,7 @@ mod tests {
             y.starts_with("# label the node:\n#   kubectl label node N a=b\n---\napiVersion: v1\n"),
             "{y}"
         );
-        assert_eq!(b.file_names(), ["00-configmap-x.yaml"]);
         let json: serde_json::Value = serde_json::from_str(&b.to_json().unwrap()).unwrap();
         assert_eq!(json[0]["kind"], "ConfigMap");
-    }
-
-    #[test]
-    fn writes_files_with_mode_0644() {
-        use std::os::unix::fs::PermissionsExt;
-        let dir = tempfile::tempdir().unwrap();
-        let mut b = Bundle::default();
-        b.note("n");
-        b.push(Document::object(&config_map(&[("k", "v")])).unwrap());
-        let out = dir.path().join("out");
-        let written = b.write_to(&out).unwrap();
-        assert_eq!(written.len(), 2);
-        let mode = std::fs::metadata(&written[0]).unwrap().permissions().mode() & 0o777;
-        assert_eq!(mode, 0o644);
-        assert_eq!(
-            std::fs::read_to_string(out.join("NOTES.txt")).unwrap(),
-            "n\n"
-        );
     }
 }

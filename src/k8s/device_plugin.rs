@@ -1,9 +1,11 @@
 //! `--target nvidia-device-plugin`: NVIDIA k8s-device-plugin v0.20.0 configured for this node.
 //!
-//! The plugin's config v1 (MIG strategy, time-slicing or MPS replicas) goes into a ConfigMap; a
-//! DaemonSet per layout name runs the plugin on the nodes labelled
-//! `nvidia.com/device-plugin.config=<name>`, and a second one runs the plugin's MPS control
-//! daemon when MPS is used. `--helm-values` writes the same config as values of the Helm chart.
+//! The plugin's config v1 (MIG strategy, time-slicing or MPS replicas) goes into the fleet's one
+//! ConfigMap, `nvidia-device-plugin-configs`, under the layout's name (as the chart's `config.map`
+//! holds a config per key); a DaemonSet per layout name runs the plugin with that key on the nodes
+//! labelled `nvidia.com/device-plugin.config=<name>`, and a second one runs the plugin's MPS
+//! control daemon when MPS is used. Several node classes' manifests compose: under `--out DIR`
+//! each run adds its key to the ConfigMap already there (see [`super::compose`]). `--helm-values` writes the same config as values of the Helm chart.
 //! Layouts the plugin refuses (MPS with the mixed strategy, MPS on MIG, different sharing per
 //! GPU) are refused here with the plugin's reason.
 
@@ -22,6 +24,8 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 
 pub(crate) const CONFIG_LABEL: &str = "nvidia.com/device-plugin.config";
+/// The fleet's ConfigMap: a key per layout name.
+pub(crate) const CONFIGS: &str = "nvidia-device-plugin-configs";
 pub(crate) const MPS_ROOT: &str = "/run/nvidia/mps";
 const DEFAULT_NAMESPACE: &str = "kube-system";
 
@@ -389,28 +393,27 @@ pub(crate) fn generate(req: &Request) -> Result<Bundle> {
     if !super::objects::is_builtin_namespace(&ns) {
         bundle.push(Document::object(&namespace(&ns))?);
     }
-    let cm_name = format!("nvidia-device-plugin-{}", req.name);
     bundle.push(Document::object(&ConfigMap {
-        metadata: meta(&cm_name, Some(&ns)),
-        data: Some(BTreeMap::from([("config.yaml".to_string(), config_yaml)])),
+        metadata: meta(CONFIGS, Some(&ns)),
+        data: Some(BTreeMap::from([(req.name.clone(), config_yaml)])),
         ..Default::default()
     })?);
     bundle.push(Document::object(&plugin_daemonset(
         req,
         &ns,
-        &cm_name,
         config.flags.mig_strategy,
         uses_mps,
     ))?);
     if uses_mps {
-        bundle.push(Document::object(&mps_daemonset(req, &ns, &cm_name))?);
+        bundle.push(Document::object(&mps_daemonset(req, &ns))?);
         bundle.note(
             "MPS: the plugin's mps-control-daemon runs nvidia-cuda-mps-control itself (pipes under /run/nvidia/mps); stop gpushare's own MPS daemons on these nodes first.",
         );
     }
     bundle.note(format!(
-        "Run the plugin on this node:\n  {}",
-        req.label_command(CONFIG_LABEL, &req.name)
+        "Run the plugin on this node:\n  {}\nOther node classes keep their keys of {ns}/{CONFIGS}: generate each into the same --out DIR and apply the DIR, or apply each class's manifests as a field manager of its own:\n  kubectl apply --server-side --field-manager=nvidia-device-plugin-{} -f -",
+        req.label_command(CONFIG_LABEL, &req.name),
+        req.name
     ));
     Ok(bundle)
 }
@@ -421,13 +424,7 @@ fn node_selector(req: &Request) -> BTreeMap<String, String> {
 
 /// The static DaemonSet of v0.20.0 (`deployments/static/nvidia-device-plugin.yml`) with the
 /// config mounted, the node selector of this layout, and what MIG and MPS need.
-fn plugin_daemonset(
-    req: &Request,
-    ns: &str,
-    config_map: &str,
-    strategy: MigStrategy,
-    uses_mps: bool,
-) -> DaemonSet {
+fn plugin_daemonset(req: &Request, ns: &str, strategy: MigStrategy, uses_mps: bool) -> DaemonSet {
     let name = format!("nvidia-device-plugin-{}", req.name);
     let mut env_vars = vec![
         env("CONFIG_FILE", "/config/config.yaml"),
@@ -468,7 +465,7 @@ fn plugin_daemonset(
             "/var/lib/kubelet/device-plugins",
             Some("Directory"),
         ),
-        config_map_volume("config", config_map, Some(("config.yaml", "config.yaml"))),
+        config_map_volume("config", CONFIGS, Some((&req.name, "config.yaml"))),
     ];
     if uses_mps {
         // The plugin checks the MPS daemon's health through its pipe and shm.
@@ -514,7 +511,7 @@ fn plugin_daemonset(
 
 /// The plugin's MPS control daemon (chart template `daemonset-mps-control-daemon.yml` without
 /// the config-manager): mounts a tmpfs for MPS shm, then runs one MPS daemon per resource.
-fn mps_daemonset(req: &Request, ns: &str, config_map: &str) -> DaemonSet {
+fn mps_daemonset(req: &Request, ns: &str) -> DaemonSet {
     let name = format!("nvidia-mps-control-{}", req.name);
     let privileged = || {
         Some(SecurityContext {
@@ -569,11 +566,7 @@ fn mps_daemonset(req: &Request, ns: &str, config_map: &str) -> DaemonSet {
                     volumes: Some(vec![
                         host_path("mps-root", MPS_ROOT, Some("DirectoryOrCreate")),
                         host_path("mps-shm", &format!("{MPS_ROOT}/shm"), None),
-                        config_map_volume(
-                            "config",
-                            config_map,
-                            Some(("config.yaml", "config.yaml")),
-                        ),
+                        config_map_volume("config", CONFIGS, Some((&req.name, "config.yaml"))),
                     ]),
                     ..Default::default()
                 }),

@@ -7,6 +7,7 @@
 pub(crate) mod agent;
 pub(crate) mod bundle;
 pub(crate) mod cdi;
+pub(crate) mod compose;
 pub(crate) mod controller;
 pub(crate) mod device_plugin;
 pub(crate) mod dra;

@@ -13,7 +13,8 @@ use std::path::{Path, PathBuf};
 pub(crate) struct Wiring {
     /// Empty: the layout's `[kubernetes] targets`.
     pub targets: Vec<Target>,
-    /// The layout file (its stem names the objects when `name` is None).
+    /// The layout file (its stem names the objects when `name` is None, unless it is
+    /// `gpushare.toml`: see [`content_name`]).
     pub config: Option<PathBuf>,
     pub k8s_version: Option<String>,
     pub namespace: Option<String>,
@@ -115,19 +116,11 @@ pub(crate) fn generate_with(
         }
         (None, None) => None,
     };
-    let name = match (&wiring.name, &wiring.config) {
-        (Some(n), _) => n.clone(),
-        (None, Some(path)) => path
-            .file_stem()
-            .map(|s| {
-                s.to_string_lossy()
-                    .to_ascii_lowercase()
-                    .replace(['_', '.', ' '], "-")
-            })
-            .unwrap_or_else(|| "gpushare".into()),
-        (None, None) => "gpushare".into(),
-    };
-    k8s::check_name(&name)?;
+    let stem = wiring.config.as_deref().and_then(Path::file_stem).map(|s| {
+        s.to_string_lossy()
+            .to_ascii_lowercase()
+            .replace(['_', '.', ' '], "-")
+    });
     let images = Images::parse(&wiring.images)?;
     if let Some(n) = &wiring.node_name {
         k8s::check_node_name(n)?;
@@ -144,6 +137,13 @@ pub(crate) fn generate_with(
             .with_running_mps(&node, &crate::mps::settings::load_all(&ctx.paths)?),
     };
     layout.mixed = wiring.mixed;
+    let name = match (&wiring.name, stem) {
+        (Some(n), _) => n.clone(),
+        (None, Some(stem)) if stem != GENERIC_NAME => stem,
+        // `init`'s file, or none: every node would have the same name.
+        _ => content_name(config, &layout),
+    };
+    k8s::check_name(&name)?;
     // DRA has a class for every profile the MIG GPUs offer; only it asks the driver for them.
     let mut refused = Vec::new();
     let mut mig_profiles = Vec::new();
@@ -188,6 +188,24 @@ pub(crate) fn generate_with(
     }
     dedup(&mut bundle);
     Ok(bundle)
+}
+
+/// The stem of `init`'s layout file, which every node has.
+const GENERIC_NAME: &str = "gpushare";
+
+/// A layout's name from what it holds, so that two node classes' manifests never share a name
+/// for different layouts: `gpushare-` and 8 hex digits of a hash of the layout file (or, without
+/// one, of the layout the node has). FNV-1a, written out: the name must not change with the
+/// Rust release, as std's hasher may.
+fn content_name(config: Option<&Config>, layout: &NodeOffer) -> String {
+    let text = match config {
+        Some(c) => c.source.text.clone(),
+        None => format!("{layout:?}"),
+    };
+    let hash = text.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    });
+    format!("{GENERIC_NAME}-{:08x}", hash >> 32)
 }
 
 /// `--target`s, or the `[kubernetes] targets` of the config.

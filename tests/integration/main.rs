@@ -16,6 +16,7 @@ mod docs;
 mod doctor;
 mod dra_driver;
 mod false_success;
+mod fleet;
 mod generated;
 mod gpu_health;
 mod gpushare_dra;

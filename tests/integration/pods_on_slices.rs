@@ -75,8 +75,8 @@ pub(crate) fn scene_with(
     })
 }
 
-/// `layout` written as the node's gpushare.toml (so the plugin's DaemonSet is
-/// `nvidia-device-plugin-gpushare`) and applied; the arguments that hand it to `manifests`.
+/// `layout` written as the node's gpushare.toml and applied; the arguments that hand it to
+/// `manifests`.
 pub(crate) fn applied(node: &NvidiaNode, layout: &str) -> Vec<String> {
     let toml = node.path("gpushare.toml");
     std::fs::write(&toml, layout).unwrap();

@@ -385,8 +385,11 @@ fn write_manifests(ctx: &mut Context, config: &Path, dir: &Path) -> Result<Manif
     for w in &bundle.warnings {
         ctx.out.warn(w);
     }
-    let files: Vec<String> = bundle
-        .write_to(dir)?
+    let (written, warnings) = crate::k8s::compose::write(dir, &bundle)?;
+    for w in warnings {
+        ctx.out.warn(w);
+    }
+    let files: Vec<String> = written
         .iter()
         .filter_map(|f| f.file_name())
         .map(|f| f.to_string_lossy().into_owned())

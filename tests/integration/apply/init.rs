@@ -45,7 +45,7 @@ fn init_mig_on_a_dgx_a100_then_again_changes_nothing() {
         files,
         [
             ".gpushare-manifests",
-            "00-configmap-nvidia-device-plugin-c.yaml",
+            "00-configmap-nvidia-device-plugin-configs.yaml",
             "01-daemonset-nvidia-device-plugin-c.yaml",
             "02-cdi-nvidia.yaml",
             "NOTES.txt"
@@ -98,7 +98,7 @@ fn init_time_slices_the_mig_devices_it_makes() {
     }
     let config = std::fs::read_to_string(
         node.root()
-            .join("etc/gpushare/manifests/00-configmap-nvidia-device-plugin-c.yaml"),
+            .join("etc/gpushare/manifests/00-configmap-nvidia-device-plugin-configs.yaml"),
     )
     .unwrap();
     assert!(

@@ -60,6 +60,11 @@ impl Cluster {
     /// Server-side apply of every document of `gpushare manifests --format json`, validated
     /// strictly by the API server (an unknown or misplaced field is an error).
     pub fn apply_documents(&self, docs: &[Value]) {
+        self.apply_documents_as(docs, "gpushare-e2e");
+    }
+
+    /// Server-side apply of `docs` as the field manager `manager`.
+    pub fn apply_documents_as(&self, docs: &[Value], manager: &str) {
         for doc in docs {
             let api_version = doc["apiVersion"].as_str().expect("apiVersion");
             let kind = doc["kind"].as_str().expect("kind");
@@ -70,10 +75,23 @@ impl Cluster {
                 Some(ns) => Api::namespaced_with(self.client.clone(), ns, &resource),
                 None => Api::all_with(self.client.clone(), &resource),
             };
-            let params = PatchParams::apply("gpushare-e2e").validation_strict();
+            let params = PatchParams::apply(manager).validation_strict();
             self.run(api.patch(name, &params, &Patch::Apply(doc)))
                 .unwrap_or_else(|e| panic!("the API server refused {kind} {name}: {e}\n{doc:#}"));
         }
+    }
+
+    /// The objects of `kind` in namespace `ns`, as JSON.
+    pub fn list_json(&self, api_version: &str, kind: &str, ns: &str) -> Vec<Value> {
+        let (group, version) = api_version.split_once('/').unwrap_or(("", api_version));
+        let resource = ApiResource::from_gvk(&GroupVersionKind::gvk(group, version, kind));
+        let api: Api<DynamicObject> = Api::namespaced_with(self.client.clone(), ns, &resource);
+        self.run(api.list(&ListParams::default()))
+            .unwrap_or_else(|e| panic!("cannot list {kind} in {ns}: {e}"))
+            .items
+            .iter()
+            .map(|o| serde_json::to_value(o).unwrap())
+            .collect()
     }
 
     /// A token of the service account, and a kubeconfig file that uses it.

@@ -72,8 +72,8 @@ pub fn generated(node: &NvidiaNode, args: &[&str]) -> (PathBuf, BTreeMap<String,
         .args(args)
         .assert()
         .success();
-    let mut config = None;
-    let mut env = BTreeMap::new();
+    let mut configs = None;
+    let mut plugin = None;
     for entry in std::fs::read_dir(&out).unwrap() {
         let path = entry.unwrap().path();
         if path.extension().is_none_or(|e| e != "yaml") {
@@ -81,16 +81,31 @@ pub fn generated(node: &NvidiaNode, args: &[&str]) -> (PathBuf, BTreeMap<String,
         }
         let doc: Value = serde_saphyr::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
         match doc["kind"].as_str() {
-            Some("ConfigMap") => {
-                config = Some(doc["data"]["config.yaml"].as_str().unwrap().to_string())
-            }
-            Some("DaemonSet") if doc["metadata"]["name"] == "nvidia-device-plugin-gpushare" => {
-                env = container_env(&doc);
+            Some("ConfigMap") => configs = Some(doc["data"].clone()),
+            Some("DaemonSet")
+                if doc["metadata"]["name"]
+                    .as_str()
+                    .is_some_and(|n| n.starts_with("nvidia-device-plugin-")) =>
+            {
+                plugin = Some(doc)
             }
             _ => {}
         }
     }
-    let config = config.expect("a ConfigMap with config.yaml");
+    let plugin = plugin.expect("the plugin's DaemonSet");
+    let env = container_env(&plugin);
+    // The layout's key of the fleet's ConfigMap, which the DaemonSet mounts as its config.
+    let volume = plugin["spec"]["template"]["spec"]["volumes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|v| v["name"] == "config")
+        .expect("the config volume");
+    let key = volume["configMap"]["items"][0]["key"].as_str().unwrap();
+    let config = configs.expect("the ConfigMap of configs")[key]
+        .as_str()
+        .unwrap_or_else(|| panic!("no key {key} in the ConfigMap"))
+        .to_string();
     let parsed: Value = serde_saphyr::from_str(&config).unwrap();
     let file = node.path("device-plugin-config.yaml");
     std::fs::write(&file, &config).unwrap();
