@@ -67,8 +67,6 @@ umoci config --no-history --image "$layout:build" \
   --created 1970-01-01T00:00:00Z --architecture amd64 --os linux \
   --config.entrypoint /usr/bin/gpushare --config.cmd agent \
   --config.env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-  --config.env NVIDIA_VISIBLE_DEVICES=all \
-  --config.env NVIDIA_DRIVER_CAPABILITIES=compute,utility \
   --config.label "org.opencontainers.image.title=gpushare" \
   --config.label "org.opencontainers.image.version=$version"
 umoci gc --layout "$layout"

@@ -11,6 +11,7 @@ mod agent;
 mod aliyun_gpushare;
 mod apply;
 mod common;
+mod deployed;
 mod detect;
 mod docs;
 mod doctor;

@@ -14,30 +14,15 @@ use crate::common;
 use common::api_server::ApiServer;
 use common::cluster::{Cluster, wait_for};
 use common::device_plugin::{DevicePlugin, MigDevice, device_nodes, generated, mig_devices};
-use common::nvidia_tools::{NvidiaNode, tools};
+use common::nvidia_tools::{NvidiaNode, toolkit, tools};
 use common::real_node::{RealNode, Seen, driver_root, gpu_pod_showing};
-use common::unpacked;
 use serde_json::json;
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
-use std::sync::OnceLock;
 use std::time::Duration;
 
 const WAIT: Duration = Duration::from_secs(180);
-
-/// NVIDIA's toolkit programs, unpacked once; None (said loudly, or a failure under
-/// `GPUSHARE_REQUIRE_NVIDIA_TOOLS=1`) without the tool.
-fn toolkit(test: &str) -> Option<&'static Path> {
-    static DIR: OnceLock<Result<PathBuf, String>> = OnceLock::new();
-    let dir = DIR.get_or_init(|| {
-        unpacked::unpack(
-            "nvidia-ctk",
-            &["nvidia-container-runtime", "nvidia-ctk", "nvidia-cdi-hook"],
-        )
-    });
-    unpacked::or_skip(test, "NVIDIA's container toolkit is", dir)
-}
 
 /// What the test's pods show besides devices: the driver's files in the library folder, and
 /// whether the loader's cache names libnvidia-ml (the update-ldcache hook).

@@ -121,12 +121,33 @@ impl ApiServer {
         Some(server)
     }
 
+    /// The same as [`ApiServer::with_scheduler`], with ServiceAccount admission on: pods get
+    /// their service account's token, as on a cluster (start.sh leaves it off).
+    pub fn for_pods(test: &str) -> Option<ApiServer> {
+        ApiServer::start_env(
+            test,
+            Some(None),
+            None,
+            &[("KUBE_REAL_ADMISSION_DISABLE", "")],
+        )
+    }
+
     /// `scheduler`: None for none, Some(None) for its defaults, Some(Some(FILE)) for a config;
     /// `extra`: more kube-apiserver flags (split at spaces).
     fn start_with(
         test: &str,
         scheduler: Option<Option<&Path>>,
         extra: Option<&str>,
+    ) -> Option<ApiServer> {
+        ApiServer::start_env(test, scheduler, extra, &[])
+    }
+
+    /// [`ApiServer::start_with`] with more of start.sh's environment.
+    fn start_env(
+        test: &str,
+        scheduler: Option<Option<&Path>>,
+        extra: Option<&str>,
+        env: &[(&str, &str)],
     ) -> Option<ApiServer> {
         if let Some(why) = missing() {
             if std::env::var_os("GPUSHARE_REQUIRE_KUBE").is_some_and(|v| v == "1") {
@@ -153,6 +174,7 @@ impl ApiServer {
                 start.env("KUBE_REAL_EXTRA_ARGS", extra);
             }
             start
+                .envs(env.iter().copied())
                 .arg(tool.join("start.sh"))
                 .stdin(Stdio::null())
                 .output()
@@ -181,7 +203,7 @@ impl ApiServer {
         })
     }
 
-    fn env_value(&self, key: &str) -> String {
+    pub fn env_value(&self, key: &str) -> String {
         let env = std::fs::read_to_string(self.dir.join("env")).expect("start.sh writes env");
         env.lines()
             .find_map(|l| l.strip_prefix(&format!("{key}=")))

@@ -3,6 +3,7 @@
 pub mod api_server;
 pub mod cluster;
 pub mod cuda_standin;
+pub mod deployed;
 pub mod device_plugin;
 pub mod dra_plugin;
 pub mod image;

@@ -54,6 +54,19 @@ pub fn tools(test: &str) -> Option<&'static Path> {
     }
 }
 
+/// NVIDIA's toolkit programs, unpacked once; None (said loudly, or a failure under
+/// `GPUSHARE_REQUIRE_NVIDIA_TOOLS=1`) without the tool.
+pub fn toolkit(test: &str) -> Option<&'static Path> {
+    static DIR: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    let dir = DIR.get_or_init(|| {
+        super::unpacked::unpack(
+            "nvidia-ctk",
+            &["nvidia-container-runtime", "nvidia-ctk", "nvidia-cdi-hook"],
+        )
+    });
+    super::unpacked::or_skip(test, "NVIDIA's container toolkit is", dir)
+}
+
 /// A simulated node that the stand-in serves to NVIDIA's programs and gpushare reads through
 /// its simulator (the same state file).
 pub struct NvidiaNode {

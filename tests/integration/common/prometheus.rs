@@ -50,6 +50,8 @@ pub struct Prometheus {
     child: Child,
     pub addr: SocketAddr,
     _dir: tempfile::TempDir,
+    /// The file of discovered targets, when they are.
+    _targets: Option<tempfile::TempDir>,
 }
 
 /// One sample of a query's answer.
@@ -62,16 +64,60 @@ pub struct Sample {
 impl Prometheus {
     /// Scrape each `(job, address)` every second at `/metrics`, with `rules` as its rule file.
     pub fn start(program: &Path, jobs: &[(&str, SocketAddr)], rules: &str) -> Prometheus {
-        let dir = tempfile::tempdir().unwrap();
-        let mut config = String::from(
-            "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n  evaluation_interval: 1s\n\
-             rule_files: [rules.yaml]\nscrape_configs:\n",
-        );
+        let mut scrape = String::new();
         for (job, addr) in jobs {
-            config.push_str(&format!(
+            scrape.push_str(&format!(
                 "- job_name: {job}\n  metrics_path: /metrics\n  static_configs:\n  - targets: ['{addr}']\n"
             ));
         }
+        Prometheus::with_scrape_configs(program, &scrape, rules)
+    }
+
+    /// Scrape `pods` as their `prometheus.io/scrape`, `port` and `path` annotations say, every
+    /// second; each series has the pod's name as `pod`. Debian's Prometheus is built without
+    /// Kubernetes discovery, so this reads the annotations as its `kubernetes-pods` job's
+    /// relabelling does (keep `scrape: "true"`, the pod's IP and the annotated port, the
+    /// annotated path) and hands the targets over by file.
+    pub fn scraping_pods(program: &Path, pods: &[k8s_openapi::api::core::v1::Pod]) -> Prometheus {
+        let mut groups = Vec::new();
+        for pod in pods {
+            let annotations = pod.metadata.annotations.clone().unwrap_or_default();
+            let ip = pod.status.as_ref().and_then(|s| s.pod_ip.clone());
+            let (Some("true"), Some(port), Some(ip)) = (
+                annotations.get("prometheus.io/scrape").map(String::as_str),
+                annotations.get("prometheus.io/port"),
+                ip,
+            ) else {
+                continue;
+            };
+            let path = annotations
+                .get("prometheus.io/path")
+                .cloned()
+                .unwrap_or_else(|| "/metrics".into());
+            groups.push(serde_json::json!({
+                "targets": [format!("{ip}:{port}")],
+                "labels": { "__metrics_path__": path, "pod": pod.metadata.name },
+            }));
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let targets = dir.path().join("pods.json");
+        std::fs::write(&targets, serde_json::to_string(&groups).unwrap()).unwrap();
+        let scrape = format!(
+            "- job_name: kubernetes-pods\n  file_sd_configs:\n  - files: ['{}']\n",
+            targets.display()
+        );
+        let mut prom = Prometheus::with_scrape_configs(program, &scrape, "groups: []\n");
+        prom._targets = Some(dir);
+        prom
+    }
+
+    /// Prometheus with `scrape` as its `scrape_configs` and `rules` as its rule file.
+    fn with_scrape_configs(program: &Path, scrape: &str, rules: &str) -> Prometheus {
+        let dir = tempfile::tempdir().unwrap();
+        let config = format!(
+            "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n  evaluation_interval: 1s\n\
+             rule_files: [rules.yaml]\nscrape_configs:\n{scrape}"
+        );
         std::fs::write(dir.path().join("prometheus.yml"), config).unwrap();
         std::fs::write(dir.path().join("rules.yaml"), rules).unwrap();
         let port = TcpListener::bind("127.0.0.1:0")
@@ -101,6 +147,7 @@ impl Prometheus {
             child,
             addr,
             _dir: dir,
+            _targets: None,
         };
         let deadline = Instant::now() + Duration::from_secs(30);
         while get(addr, "/-/ready").is_none_or(|(code, _)| code != 200) {
