@@ -829,7 +829,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__dra__subcmd__plugin)
-            opts="-c -q -h -V --node-name --kubeconfig --registry-dir --plugin-dir --cdi-root --dev-root --driver-root --nvidia-cdi-hook-path --watch-health --evict-on-fatal --config --sysfs-root --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version"
+            opts="-c -q -h -V --node-name --kubeconfig --registry-dir --plugin-dir --cdi-root --dev-root --driver-root --host-root --nvidia-cdi-hook-path --watch-health --evict-on-fatal --config --sysfs-root --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -860,6 +860,10 @@ _gpushare() {
                     return 0
                     ;;
                 --driver-root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --host-root)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1675,7 +1679,7 @@ _gpushare() {
             return 0
             ;;
         gpushare__subcmd__manifests)
-            opts="-c -q -h -V --target --config --out --k8s-version --namespace --image --name --node-name --helm-values --mig-strategy --examples --install --dev-root --driver-root --nvidia-cdi-hook-path --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version"
+            opts="-c -q -h -V --target --config --out --k8s-version --namespace --image --name --node-name --helm-values --mig-strategy --examples --install --dev-root --driver-root --host-root --nvidia-cdi-hook-path --sim --sim-state --format --quiet --color --nvml-lib --state-root --lock-timeout --jobs --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1726,6 +1730,10 @@ _gpushare() {
                     return 0
                     ;;
                 --driver-root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --host-root)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -441,6 +441,12 @@ pub(crate) struct CdiSourceArgs {
     #[arg(long, value_name = "DIR")]
     pub driver_root: Option<PathBuf>,
 
+    /// CDI from inside a container whose host's / is mounted at DIR (gpushare's DRA plugin
+    /// DaemonSet mounts it at /host): device nodes and driver files are read under DIR (the
+    /// default of --dev-root), and the spec names them as the host's container runtime sees them
+    #[arg(long, value_name = "DIR")]
+    pub host_root: Option<PathBuf>,
+
     /// CDI: the nvidia-cdi-hook program (on the host) that the spec's hooks run: SONAME links,
     /// the loader's cache, CUDA compatibility [default: /usr/bin/nvidia-cdi-hook when it exists;
     /// no hooks otherwise]

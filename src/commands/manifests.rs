@@ -64,10 +64,12 @@ pub(super) fn run(ctx: &mut Context, args: &ManifestsArgs) -> Result<Exit> {
 /// Where a CDI spec's files come from, the paths made absolute: the spec and the recorded
 /// sources must not depend on the directory gpushare was started in.
 pub(super) fn device_source(args: &CdiSourceArgs) -> Result<cdi::DeviceSource> {
+    let host_root = absolute("--host-root", &args.host_root)?;
     Ok(cdi::DeviceSource {
-        root: absolute("--dev-root", &args.dev_root)?,
+        root: absolute("--dev-root", &args.dev_root)?.or_else(|| host_root.clone()),
         driver_root: absolute("--driver-root", &args.driver_root)?,
         hook: absolute("--nvidia-cdi-hook-path", &args.nvidia_cdi_hook_path)?,
+        host_root,
         before_apply: false,
     })
 }
@@ -97,5 +99,6 @@ fn wiring_of(args: &ManifestsArgs, config: Option<PathBuf>) -> Result<Wiring> {
         dev_root: source.root,
         driver_root: source.driver_root,
         cdi_hook: source.hook,
+        host_root: source.host_root,
     })
 }

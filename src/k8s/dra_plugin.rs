@@ -102,9 +102,9 @@ fn daemonset(ns: &str, image: String) -> DaemonSet {
                         command: Some(vec![
                             "gpushare".into(),
                             "dra-plugin".into(),
-                            "--dev-root".into(),
-                            "/host".into(),
-                            "--driver-root".into(),
+                            // Device nodes and driver files read under /host, each claim's
+                            // CDI spec naming them as the host's runtime sees them.
+                            "--host-root".into(),
                             "/host".into(),
                         ]),
                         env: Some(vec![

@@ -32,6 +32,8 @@ pub(crate) struct Wiring {
     pub dev_root: Option<PathBuf>,
     pub driver_root: Option<PathBuf>,
     pub cdi_hook: Option<PathBuf>,
+    /// Where the host's `/` is when gpushare runs in a container.
+    pub host_root: Option<PathBuf>,
 }
 
 impl Wiring {
@@ -41,6 +43,7 @@ impl Wiring {
             root: self.dev_root.clone(),
             driver_root: self.driver_root.clone(),
             hook: self.cdi_hook.clone(),
+            host_root: self.host_root.clone(),
             before_apply: false,
         }
     }

@@ -6,9 +6,11 @@
 
 use crate::common;
 use common::cluster::wait_for;
-use common::deployed::Deployed;
-use common::device_plugin::mig_devices;
+use common::deployed::{Deployed, write_on_node};
+use common::device_plugin::{device_nodes, mig_devices};
 use common::prometheus::{self, Prometheus};
+use common::real_node::{PodClaim, Seen, gpu_pod, holding_claim};
+use serde_json::json;
 use std::time::Duration;
 
 const NS: &str = "gpushare-deployed";
@@ -155,4 +157,68 @@ fn the_controllers_second_replica_takes_over_when_the_leaders_pod_goes() {
         "{next} leads but is no pod:\n{}",
         d.pod_story(NS)
     );
+}
+
+/// gpushare's DRA driver as its DaemonSet: GPU 0 is given to dynamic MIG; a claim for a
+/// 3g.20gb gets an instance made for it by the plugin's pod, which the claim's container sees.
+#[test]
+fn the_dra_plugins_pod_makes_mig_for_a_claim() {
+    let test = "deployed::dra_plugin";
+    let Some(d) = Deployed::start(test, "dgx-a100") else {
+        return;
+    };
+    let layout = "[[gpus]]\nselect = [0]\nmode = \"mig\"\nmig.dynamic = true\n";
+    let file = d.nvidia.apply("gpushare.toml", layout);
+    write_on_node(&d.node, "/etc/gpushare/gpushare.toml", layout);
+    let node = d.node.name.clone();
+    d.cluster
+        .label(&node, &[("nvidia.com/gpu.present", Some("true"))]);
+    let mut docs = d.manifests(&[
+        "--target",
+        "dra-plugin",
+        "--k8s-version",
+        "1.36",
+        "-c",
+        file.to_str().unwrap(),
+        "--namespace",
+        NS,
+    ]);
+    docs.push(json!({
+        "apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass",
+        "metadata": { "name": "mig.deployed.test" },
+        "spec": { "selectors": [{ "cel": { "expression":
+            "device.driver == 'gpu.gpushare.io' && device.attributes['gpu.gpushare.io'].type == 'mig'" } }] },
+    }));
+    docs.push(json!({
+        "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
+        "metadata": { "name": "a-3g", "namespace": "default" },
+        "spec": { "spec": { "devices": { "requests": [{ "name": "gpu", "exactly": {
+            "deviceClassName": "mig.deployed.test",
+            "selectors": [{ "cel": { "expression":
+                "device.attributes['gpu.gpushare.io'].profile == '3g.20gb'" } }],
+        } }] } } },
+    }));
+    d.cluster.apply_documents(&docs);
+    assert!(
+        mig_devices(&d.nvidia.detect()).is_empty(),
+        "no instance yet"
+    );
+
+    d.cluster.create_pod(holding_claim(
+        gpu_pod("default", "train", &[]),
+        PodClaim::Template("a-3g"),
+    ));
+    let seen = wait_for("the claim's pod to run and say what it got", WAIT, || {
+        Seen::parse(&d.cluster.logs("default", "train")?)
+    });
+    let made = mig_devices(&d.nvidia.detect());
+    assert_eq!(made.len(), 1, "{made:?}\n{}", d.pod_story(NS));
+    assert_eq!((made[0].gpu, made[0].profile.as_str()), (0, "3g.20gb"));
+    assert_eq!(seen.devices, device_nodes(&made[0]), "{seen:?}");
+
+    // The pod goes: the plugin's pod unprepares the claim and removes the instance.
+    d.cluster.remove_pod("default", "train");
+    wait_for("the instance to go with the claim", WAIT, || {
+        mig_devices(&d.nvidia.detect()).is_empty().then_some(())
+    });
 }

@@ -25,6 +25,10 @@ pub(crate) struct DeviceSource {
     /// it exists on a node whose devices are read, and no hooks otherwise.
     #[serde(default)]
     pub hook: Option<PathBuf>,
+    /// Where the host's `/` is mounted when gpushare runs in a container: the roots are read
+    /// under it, and the spec's host paths are the host's, without it.
+    #[serde(default)]
+    pub host_root: Option<PathBuf>,
     /// The manifests of a layout are checked before the node has its devices (`init`): the CDI
     /// spec, which lists the devices the node has, is then not built.
     #[serde(skip)]

@@ -186,8 +186,37 @@ pub(crate) fn spec_for(node: &Node, source: &DeviceSource) -> Result<(Spec, Devi
         root,
         hook: hook.as_deref(),
     });
-    let spec = build_spec(node, &tree, driver)?;
+    let mut spec = build_spec(node, &tree, driver)?;
+    if let Some(host) = &source.host_root {
+        as_the_host_sees(&mut spec, host);
+    }
     Ok((spec, tree))
+}
+
+/// The spec's host paths as the host's container runtime sees them: read under `host` (where
+/// a container has the host's `/`), named without it.
+fn as_the_host_sees(spec: &mut Spec, host: &Path) {
+    let on_host = |path: &str| match Path::new(path).strip_prefix(host) {
+        Ok(rest) => Path::new("/").join(rest).display().to_string(),
+        Err(_) => path.to_string(),
+    };
+    let edits = std::iter::once(&mut spec.container_edits)
+        .chain(spec.devices.iter_mut().map(|d| &mut d.container_edits));
+    for edits in edits {
+        for node in &mut edits.device_nodes {
+            node.host_path = node
+                .host_path
+                .as_deref()
+                .map(on_host)
+                .filter(|p| *p != node.path);
+        }
+        for mount in &mut edits.mounts {
+            mount.host_path = on_host(&mount.host_path);
+        }
+        for hook in &mut edits.hooks {
+            hook.path = on_host(&hook.path);
+        }
+    }
 }
 
 pub(crate) fn generate(req: &Request) -> Result<Bundle> {

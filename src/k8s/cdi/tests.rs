@@ -168,13 +168,8 @@ fn fake_root(dir: &Path, node: &Node, minors: &str) {
     }
 }
 
-#[test]
-fn a_device_root_is_read_and_becomes_host_paths() {
-    if !as_root("a_device_root_is_read_and_becomes_host_paths") {
-        return;
-    }
-    let n = node(BALANCED);
-    let dir = tempfile::tempdir().unwrap();
+/// The driver's mig-minors of `n`, each GPU's minor counted down from the last.
+fn minors_of(n: &Node) -> String {
     let mut minors = String::from("config 1\nmonitor 2\n");
     for g in &n.gpus {
         let minor = n.gpus.len() as u32 - 1 - g.index;
@@ -190,7 +185,17 @@ fn a_device_root_is_read_and_becomes_host_paths() {
             ));
         }
     }
-    fake_root(dir.path(), &n, &minors);
+    minors
+}
+
+#[test]
+fn a_device_root_is_read_and_becomes_host_paths() {
+    if !as_root("a_device_root_is_read_and_becomes_host_paths") {
+        return;
+    }
+    let n = node(BALANCED);
+    let dir = tempfile::tempdir().unwrap();
+    fake_root(dir.path(), &n, &minors_of(&n));
     let source = DeviceSource {
         root: Some(dir.path().to_path_buf()),
         ..DeviceSource::default()
@@ -219,6 +224,32 @@ fn a_device_root_is_read_and_becomes_host_paths() {
     );
     assert_eq!(spec.cdi_version, "0.5.0");
     assert!(spec::validate(&spec).is_empty());
+}
+
+/// Inside a container with the host's `/` at DIR: read there, named as the host sees them.
+#[test]
+fn a_spec_written_in_a_container_names_the_hosts_paths() {
+    if !as_root("a_spec_written_in_a_container_names_the_hosts_paths") {
+        return;
+    }
+    let n = node(BALANCED);
+    let dir = tempfile::tempdir().unwrap();
+    fake_root(dir.path(), &n, &minors_of(&n));
+    let source = DeviceSource {
+        root: Some(dir.path().to_path_buf()),
+        host_root: Some(dir.path().to_path_buf()),
+        ..DeviceSource::default()
+    };
+    let (spec, _) = spec_for(&n, &source).unwrap();
+    let nodes = spec
+        .devices
+        .iter()
+        .flat_map(|d| &d.container_edits.device_nodes)
+        .chain(&spec.container_edits.device_nodes);
+    for node in nodes {
+        assert_eq!(node.host_path, None, "{node:?}");
+        assert!(node.major.is_some(), "{node:?}");
+    }
 }
 
 #[test]
@@ -323,6 +354,7 @@ fn a_separate_driver_root_and_hook_give_nvidia_ctks_mounts_and_hooks_and_a_refre
         root: Some(devices.path().to_path_buf()),
         driver_root: Some(driver.path().to_path_buf()),
         hook: Some(hook.clone()),
+        host_root: None,
         before_apply: false,
     };
     let (spec, _) = spec_for(&n, &source).unwrap();

@@ -5,6 +5,9 @@
 //!   CDI mode, as the GPU Operator's toolkit sets it; the node's driver spec (`nvidia.com/gpu=all`)
 //!   gives a container that asks for `NVIDIA_VISIBLE_DEVICES=all` the driver root's device nodes
 //!   and the NVML stand-in as `libnvidia-ml.so.1`, with the stand-in's node (its state file);
+//! - the driver's device nodes in the node's `/dev` and its MIG minors in `/proc/driver`, as a
+//!   driver installs them (inside the node's mount namespace only: an overlay on `/dev`, a tmpfs
+//!   on `/proc/driver`), so a DaemonSet that reads the host under `/host` finds them;
 //! - a pod network that reaches this host both ways (`tests/support/cni/gpushare-test-cni`), so
 //!   the kubelet probes the pods and Prometheus scrapes them;
 //! - the `kubernetes` Service at its ClusterIP: the API server's certificate names it, and the
@@ -80,6 +83,7 @@ impl Deployed {
             Some(&dir),
         )?;
         runtime_config(&node, ctk);
+        install_driver(&node, &root);
         node.import(image);
         let cluster = Cluster::connect(&server.kubeconfig);
         Some(Deployed {
@@ -186,6 +190,60 @@ fn driver_spec(root: &Path, nvidia: &NvidiaNode) -> String {
     spec.to_string()
 }
 
+/// The driver's device nodes and MIG minors on the node, as a driver installs them: over the
+/// node's own `/dev` (an overlay, whose other entries and mounts stay) and `/proc/driver`.
+fn install_driver(node: &RealNode, root: &Path) {
+    let script = r#"set -e
+T="$1/driver-overlay" ROOT="$2"
+mkdir -p "$T" && mount -t tmpfs tmpfs "$T" && mkdir "$T/upper" "$T/work" "$T/dev"
+mount --rbind /dev "$T/dev"
+mount -t overlay overlay -o "lowerdir=$T/dev,upperdir=$T/upper,workdir=$T/work" /dev
+for m in pts shm mqueue hugepages; do
+  if mountpoint -q "$T/dev/$m"; then mount --rbind "$T/dev/$m" "/dev/$m"; fi
+done
+cp -a "$ROOT/dev/." /dev/
+mount -t tmpfs tmpfs /proc/driver
+cp -a "$ROOT/proc/driver/." /proc/driver/
+"#;
+    let out = Command::new("bash")
+        .arg(tool_dir().join("enter-node.sh"))
+        .arg(&node.dir)
+        .args(["sh", "-c", script, "install-driver"])
+        .arg(&node.dir)
+        .arg(root)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "the driver's files on the node: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// `text` as `path` in the node's own filesystem (its `/etc` is the node's).
+pub fn write_on_node(node: &RealNode, path: &str, text: &str) {
+    let mut write = Command::new("bash")
+        .arg(tool_dir().join("enter-node.sh"))
+        .arg(&node.dir)
+        .args([
+            "sh",
+            "-c",
+            "mkdir -p \"$(dirname \"$1\")\" && cat > \"$1\"",
+            "write",
+        ])
+        .arg(path)
+        .stdin(Stdio::piped())
+        .spawn()
+        .unwrap();
+    write
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(text.as_bytes())
+        .unwrap();
+    assert!(write.wait().unwrap().success(), "{path} on the node");
+}
+
 /// NVIDIA's runtime's configuration at its default path, in the node's /etc only: CDI mode,
 /// runc below it.
 fn runtime_config(node: &RealNode, ctk: &Path) {
@@ -199,24 +257,7 @@ fn runtime_config(node: &RealNode, ctk: &Path) {
         runc.display(),
         ctk.join("nvidia-ctk").display()
     );
-    let mut write = Command::new("bash")
-        .arg(tool_dir().join("enter-node.sh"))
-        .arg(&node.dir)
-        .args([
-            "sh",
-            "-c",
-            "mkdir -p /etc/nvidia-container-runtime && cat > /etc/nvidia-container-runtime/config.toml",
-        ])
-        .stdin(Stdio::piped())
-        .spawn()
-        .unwrap();
-    write
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(config.as_bytes())
-        .unwrap();
-    assert!(write.wait().unwrap().success());
+    write_on_node(node, "/etc/nvidia-container-runtime/config.toml", &config);
 }
 
 /// The `kubernetes` Service's ClusterIP on this host, forwarding to the API server.
