@@ -222,3 +222,79 @@ fn the_dra_plugins_pod_makes_mig_for_a_claim() {
         mig_devices(&d.nvidia.detect()).is_empty().then_some(())
     });
 }
+
+/// MIG on demand with every part a pod: the node at mig-parted's `all-1g.5gb`, gpushare's DRA
+/// plugin publishing its 56 devices, the agent at its layout and the controller leading; a
+/// claim for a 3g.20gb, which no device is, is served by a reshape the controller decides, the
+/// agent's pod makes and the plugin's pod publishes and prepares.
+#[test]
+fn a_pending_claim_is_served_by_a_reshape_through_the_pods() {
+    let test = "deployed::on_demand";
+    let Some(d) = Deployed::start(test, "dgx-a100") else {
+        return;
+    };
+    d.nvidia.mig_apply("all-1g.5gb");
+    let mut docs = d.manifests(&[
+        "--target",
+        "agent",
+        "-c",
+        "tests/fixtures/k8s/balanced.toml",
+        "--namespace",
+        NS,
+    ]);
+    docs.extend(d.manifests(&["--target", "controller", "--namespace", NS]));
+    docs.extend(d.manifests(&[
+        "--target",
+        "dra-plugin",
+        "--k8s-version",
+        "1.36",
+        "--namespace",
+        NS,
+    ]));
+    d.cluster.apply_documents(&docs);
+    let layouts = std::fs::read_to_string(
+        common::repo().join("tests/fixtures/mig-parted/config-default.yaml"),
+    )
+    .unwrap();
+    d.cluster
+        .put_layouts(NS, "gpushare-layouts", &[("config.yaml", &layouts)]);
+    let node = d.node.name.clone();
+    d.cluster.label(
+        &node,
+        &[
+            ("nvidia.com/gpu.present", Some("true")),
+            ("nvidia.com/mig.config", Some("all-1g.5gb")),
+            ("gpushare.io/mig.on-demand", Some("true")),
+        ],
+    );
+    wait_for("the 56 1g.5gb published and the MIG state", WAIT, || {
+        let published = d
+            .cluster
+            .node(&node)
+            .metadata
+            .annotations
+            .is_some_and(|a| a.contains_key("gpushare.io/mig.state"));
+        let devices: usize = d
+            .cluster
+            .list_json("resource.k8s.io/v1", "ResourceSlice", "")
+            .iter()
+            .filter(|s| s["spec"]["driver"] == "gpu.gpushare.io")
+            .map(|s| s["spec"]["devices"].as_array().map_or(0, Vec::len))
+            .sum();
+        (devices == 56 && published).then_some(())
+    });
+
+    d.cluster.create_pod(holding_claim(
+        gpu_pod(NS, "train", &[]),
+        PodClaim::Template("mig-3g.20gb"),
+    ));
+    let seen = d.wait("the claim's pod to run on a reshaped GPU", NS, || {
+        Seen::parse(&d.cluster.logs(NS, "train")?)
+    });
+    let made: Vec<_> = mig_devices(&d.nvidia.detect())
+        .into_iter()
+        .filter(|m| m.profile == "3g.20gb")
+        .collect();
+    assert_eq!(made.len(), 1, "{made:?}\n{}", d.pod_story(NS));
+    assert_eq!(seen.devices, device_nodes(&made[0]), "{seen:?}");
+}

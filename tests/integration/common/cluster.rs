@@ -81,11 +81,16 @@ impl Cluster {
         }
     }
 
-    /// The objects of `kind` in namespace `ns`, as JSON.
+    /// The objects of `kind` in namespace `ns` (every one of a cluster-scoped kind when `ns` is
+    /// empty), as JSON.
     pub fn list_json(&self, api_version: &str, kind: &str, ns: &str) -> Vec<Value> {
         let (group, version) = api_version.split_once('/').unwrap_or(("", api_version));
         let resource = ApiResource::from_gvk(&GroupVersionKind::gvk(group, version, kind));
-        let api: Api<DynamicObject> = Api::namespaced_with(self.client.clone(), ns, &resource);
+        let api: Api<DynamicObject> = if ns.is_empty() {
+            Api::all_with(self.client.clone(), &resource)
+        } else {
+            Api::namespaced_with(self.client.clone(), ns, &resource)
+        };
         self.run(api.list(&ListParams::default()))
             .unwrap_or_else(|e| panic!("cannot list {kind} in {ns}: {e}"))
             .items

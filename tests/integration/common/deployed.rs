@@ -21,7 +21,7 @@ use super::cluster::Cluster;
 use super::image::{Image, image};
 use super::nvidia_tools::{NvidiaNode, toolkit, tools};
 use super::real_node::{RealNode, driver_root, tool_dir};
-use super::{gpushare, repo};
+use super::repo;
 use serde_json::Value;
 use std::io::Write;
 use std::net::{Shutdown, TcpListener, TcpStream};
@@ -33,6 +33,8 @@ use std::time::{Duration, Instant};
 
 /// The `kubernetes` Service's ClusterIP (the first address of start.sh's service range).
 const SERVICE_IP: &str = "10.96.0.1";
+/// How long a deployed component has to do its part.
+const WAIT: Duration = Duration::from_secs(180);
 /// One test at a time holds the ClusterIP.
 static SERVICE: Mutex<()> = Mutex::new(());
 
@@ -98,9 +100,11 @@ impl Deployed {
 
     /// `gpushare manifests ARGS --image gpushare=<the image>` on this node, as JSON documents.
     pub fn manifests(&self, args: &[&str]) -> Vec<Value> {
-        let out = gpushare()
+        let out = self
+            .nvidia
+            .gpushare()
             .current_dir(repo())
-            .args(["--sim", "dgx-a100", "--format", "json", "manifests"])
+            .args(["--format", "json", "manifests"])
             .args(args)
             .arg("--image")
             .arg(format!("gpushare={}", self.image.reference))
@@ -112,6 +116,23 @@ impl Deployed {
             String::from_utf8_lossy(&out.stderr)
         );
         serde_json::from_slice(&out.stdout).unwrap()
+    }
+
+    /// [`wait_for`] `f`, telling what the pods of `ns` said when it times out.
+    pub fn wait<T>(&self, what: &str, ns: &str, mut f: impl FnMut() -> Option<T>) -> T {
+        let deadline = Instant::now() + WAIT;
+        loop {
+            if let Some(v) = f() {
+                return v;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "timed out after {} s waiting for {what}:\n{}",
+                WAIT.as_secs(),
+                self.pod_story(ns)
+            );
+            std::thread::sleep(Duration::from_millis(250));
+        }
     }
 
     /// What a pod's containers said so far, and the kubelet's view of it, for a failure message.
