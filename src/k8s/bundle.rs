@@ -116,12 +116,13 @@ impl Bundle {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use k8s_openapi::api::core::v1::ConfigMap;
     use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
-    fn config_map(data: &[(&str, &str)]) -> ConfigMap {
+    /// A ConfigMap `x` holding `data`.
+    pub(crate) fn config_map(data: &[(&str, &str)]) -> ConfigMap {
         ConfigMap {
             metadata: ObjectMeta {
                 name: Some("x".into()),

@@ -166,23 +166,7 @@ fn merge_data(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use k8s_openapi::api::core::v1::ConfigMap;
-    use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-
-    fn config_map(data: &[(&str, &str)]) -> ConfigMap {
-        ConfigMap {
-            metadata: ObjectMeta {
-                name: Some("x".into()),
-                ..Default::default()
-            },
-            data: Some(
-                data.iter()
-                    .map(|(k, v)| (k.to_string(), v.to_string()))
-                    .collect(),
-            ),
-            ..Default::default()
-        }
-    }
+    use crate::k8s::bundle::tests::config_map;
 
     #[test]
     fn writes_files_with_mode_0644() {
