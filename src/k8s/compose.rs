@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 /// The most an existing manifest may hold (a ConfigMap of every layout of a fleet).
 const FILE_LIMIT: u64 = 4 * 1024 * 1024;
-pub(crate) const NOTES: &str = "NOTES.txt";
+const NOTES: &str = "NOTES.txt";
 
 /// What to write into `dir`: file names and their text, and warnings (keys whose value changed).
 struct Composed {

@@ -5,7 +5,8 @@
 //! holds a config per key); a DaemonSet per layout name runs the plugin with that key on the nodes
 //! labelled `nvidia.com/device-plugin.config=<name>`, and a second one runs the plugin's MPS
 //! control daemon when MPS is used. Several node classes' manifests compose: under `--out DIR`
-//! each run adds its key to the ConfigMap already there (see [`super::compose`]). `--helm-values` writes the same config as values of the Helm chart.
+//! each run adds its key to the ConfigMap already there (see [`super::compose`]).
+//! `--helm-values` writes the same config as values of the Helm chart.
 //! Layouts the plugin refuses (MPS with the mixed strategy, MPS on MIG, different sharing per
 //! GPU) are refused here with the plugin's reason.
 
@@ -25,7 +26,7 @@ use std::collections::BTreeMap;
 
 pub(crate) const CONFIG_LABEL: &str = "nvidia.com/device-plugin.config";
 /// The fleet's ConfigMap: a key per layout name.
-pub(crate) const CONFIGS: &str = "nvidia-device-plugin-configs";
+const CONFIGS: &str = "nvidia-device-plugin-configs";
 pub(crate) const MPS_ROOT: &str = "/run/nvidia/mps";
 const DEFAULT_NAMESPACE: &str = "kube-system";
 

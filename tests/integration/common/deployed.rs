@@ -13,8 +13,8 @@
 //! - the `kubernetes` Service at its ClusterIP: the API server's certificate names it, and the
 //!   address forwards to the API server, which is what kube-proxy does on a cluster.
 //!
-//! The ClusterIP (10.96.0.1) is added to this host's `lo` while a test runs (and removed after);
-//! one such test runs at a time.
+//! While a test runs, this host has the ClusterIP (10.96.0.1) on its `lo` (removed after; one
+//! such test runs at a time) and a veth per pod (gone with the pod's network namespace).
 
 use super::api_server::ApiServer;
 use super::cluster::Cluster;
