@@ -1,8 +1,9 @@
 //! `--out DIR` for a fleet: a run for another node class adds to the manifests already in DIR
 //! instead of overwriting them, so `kubectl apply -f DIR` applies every class at once. Each
 //! object keeps the file it has; a ConfigMap holds every run's keys (the device plugin's configs,
-//! the agent's layouts), this run's keys replacing their earlier values; NOTES.txt gains this
-//! run's notes. Nothing is written until every existing file has been read.
+//! the agent's layouts), this run's keys replacing their earlier values, and so do the device
+//! plugin chart's values (`config.map`); NOTES.txt gains this run's notes. Nothing is written
+//! until every existing file has been read.
 
 use super::bundle::{Bundle, DocKind, Document};
 use crate::error::{Error, Result};
@@ -50,10 +51,15 @@ fn compose(dir: &Path, bundle: &Bundle) -> Result<Composed> {
                 next += 1;
             }
             Some(before) => {
-                let text = if doc.kind == DocKind::Object && doc.json["kind"] == "ConfigMap" {
-                    merge_data(&dir.join(&before.name), &before.text, doc, &mut warnings)?
-                } else {
-                    doc.yaml.clone()
+                let text = match keyed(doc) {
+                    Some(keys) => merge_keys(
+                        &dir.join(&before.name),
+                        &before.text,
+                        doc,
+                        keys,
+                        &mut warnings,
+                    )?,
+                    None => doc.yaml.clone(),
                 };
                 files.push((before.name.clone(), text));
             }
@@ -130,37 +136,66 @@ fn split_number(name: &str) -> Option<(usize, &str)> {
     Some((number.parse().ok().filter(|_| ok)?, file))
 }
 
-/// The ConfigMap of `doc` with the keys of the one already in `path`: this run's keys win.
-fn merge_data(
+/// Where `doc` keeps a value per layout, as a JSON pointer: a ConfigMap's `data` (the device
+/// plugin's configs, the agent's layouts), the device plugin chart's `config.map`.
+fn keyed(doc: &Document) -> Option<&'static str> {
+    match doc.kind {
+        DocKind::Object if doc.json["kind"] == "ConfigMap" => Some("/data"),
+        DocKind::HelmValues if doc.json.pointer("/config/map").is_some() => Some("/config/map"),
+        _ => None,
+    }
+}
+
+/// `doc` with the keys that the document already in `path` holds at `keys`: this run's win.
+fn merge_keys(
     path: &Path,
     before: &str,
     doc: &Document,
+    keys: &str,
     warnings: &mut Vec<String>,
 ) -> Result<String> {
     let before: serde_json::Value = serde_saphyr::from_str(before).map_err(|e| {
         Error::usage(format!(
-            "{}: not a ConfigMap gpushare can add to: {e}",
+            "{}: not a manifest gpushare can add to: {e}",
             path.display()
         ))
         .with_hint("--out names a directory of gpushare's manifests; give it an empty or new one")
     })?;
     let mut merged = doc.json.clone();
-    let Some(data) = merged["data"].as_object_mut() else {
+    let Some(now) = merged.pointer_mut(keys).and_then(|v| v.as_object_mut()) else {
         return Ok(doc.yaml.clone());
     };
-    for (key, value) in before["data"].as_object().into_iter().flatten() {
-        match data.get(key) {
+    for (key, value) in before
+        .pointer(keys)
+        .and_then(|v| v.as_object())
+        .into_iter()
+        .flatten()
+    {
+        match now.get(key) {
             None => {
-                data.insert(key.clone(), value.clone());
+                now.insert(key.clone(), value.clone());
             }
-            Some(now) if now != value => warnings.push(format!(
+            Some(mine) if mine != value => warnings.push(format!(
                 "{}: key `{key}` replaced by this run's (nodes labelled with it get the new one)",
                 path.display()
             )),
             Some(_) => {}
         }
     }
-    Ok(Document::new(doc.file.clone(), DocKind::Object, &merged)?.yaml)
+    if doc.kind == DocKind::HelmValues {
+        // The chart's other settings: what an earlier class needs stays (MPS's root, GFD), and
+        // the default config for nodes without a label stays the first class's.
+        let (Some(mine), Some(theirs)) = (merged.as_object_mut(), before.as_object()) else {
+            return Ok(doc.yaml.clone());
+        };
+        for (key, value) in theirs {
+            mine.entry(key.clone()).or_insert_with(|| value.clone());
+        }
+        if let Some(default) = before.pointer("/config/default") {
+            merged["config"]["default"] = default.clone();
+        }
+    }
+    Ok(Document::new(doc.file.clone(), doc.kind, &merged)?.yaml)
 }
 
 #[cfg(test)]
@@ -237,6 +272,36 @@ mod tests {
         assert_eq!(
             std::fs::read_to_string(dir.path().join("NOTES.txt")).unwrap(),
             "label the A100s\n\nlabel the H100s\n"
+        );
+    }
+
+    #[test]
+    fn the_device_plugin_charts_values_keep_every_class() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = |name: &str, mps: bool| {
+            let mut values = serde_json::json!({
+                "config": { "map": { name: format!("{name} config") }, "default": name },
+            });
+            if mps {
+                values["mps"] = serde_json::json!({ "root": "/run/nvidia/mps" });
+            }
+            let mut b = Bundle::default();
+            b.push(Document::new("values.yaml", DocKind::HelmValues, &values).unwrap());
+            write(dir.path(), &b).unwrap()
+        };
+        run("a100", true);
+        let (written, _) = run("h100", false);
+        let values: serde_json::Value =
+            serde_saphyr::from_str(&std::fs::read_to_string(&written[0]).unwrap()).unwrap();
+        assert_eq!(
+            values,
+            serde_json::json!({
+                "config": {
+                    "map": { "a100": "a100 config", "h100": "h100 config" },
+                    "default": "a100",
+                },
+                "mps": { "root": "/run/nvidia/mps" },
+            })
         );
     }
 
