@@ -5,7 +5,7 @@
 // A benchmark prints its figures.
 #![allow(clippy::print_stdout)]
 
-use gpushare::metrics::bench::{Figures, scrapes, scrapes_with_pods};
+use gpushare::observe::metrics::bench::{Figures, scrapes, scrapes_with_pods};
 use std::path::Path;
 
 /// `run` in a directory of its own, removed after; its figures printed as `what`.

@@ -11,12 +11,12 @@
 // A benchmark prints its figures.
 #![allow(clippy::print_stdout)]
 
-use gpushare::backend::Backend;
-use gpushare::backend::sim::SimBackend;
-use gpushare::mig::{MigConfigFile, PlanOptions, ProfileBook, Request, plan, solve};
-use gpushare::node::catalog::catalog;
-use gpushare::output::Output;
-use gpushare::source_file::SourceFile;
+use gpushare::node::backend::Backend;
+use gpushare::node::backend::sim::SimBackend;
+use gpushare::node::model::catalog::catalog;
+use gpushare::sharing::mig::{MigConfigFile, PlanOptions, ProfileBook, Request, plan, solve};
+use gpushare::support::output::Output;
+use gpushare::support::source_file::SourceFile;
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
@@ -109,7 +109,7 @@ fn planner() {
         let book = ProfileBook::load(&*sim, &node);
         let first = file.desires(Some(from), &node, &book, &quiet).unwrap();
         let mut p = plan(&node, &first, PlanOptions::default());
-        gpushare::pipeline::execute(&mut p, sim.clone(), &quiet).unwrap();
+        gpushare::change::pipeline::execute(&mut p, sim.clone(), &quiet).unwrap();
         let node = sim.snapshot().unwrap();
         let desires = file.desires(Some(to), &node, &book, &quiet).unwrap();
         let runs = 2000;

@@ -1,5 +1,5 @@
 //! `cargo bench --bench mig_partitions`: how well first fit packs MIG instances in the order
-//! gpushare lists the placements ([`gpushare::mig::partitions::order`]), against the same
+//! gpushare lists the placements ([`gpushare::sharing::mig::partitions::order`]), against the same
 //! placements in the driver's table order and shuffled (a driver that places at random).
 //!
 //! Mixed-profile claims (1g 8 : 2g 4 : 3g 3 : 4g 2 : 7g 1) are made and released at random on 8
@@ -11,8 +11,8 @@
 // A benchmark prints its figures.
 #![allow(clippy::print_stdout)]
 
-use gpushare::mig::partitions::{Listing, Taken, churn, order};
-use gpushare::node::catalog::catalog;
+use gpushare::node::model::catalog::catalog;
+use gpushare::sharing::mig::partitions::{Listing, Taken, churn, order};
 use std::time::Instant;
 
 const EVENTS: u64 = 20_000;

@@ -5,7 +5,7 @@
 // A benchmark prints its figures.
 #![allow(clippy::print_stdout)]
 
-use gpushare::on_demand::bench::decision;
+use gpushare::cluster::on_demand::bench::decision;
 
 fn main() {
     println!("controller decision (views + decide), best of 5:");

@@ -1,16 +1,16 @@
 //! `gpushare plan` and `gpushare apply`: the whole gpushare.toml through the one pipeline (see
-//! `crate::pipeline`), by way of [`converge`](fn@converge) as `init` and the agent do.
+//! `crate::change::pipeline`), by way of [`converge`](fn@converge) as `init` and the agent do.
 
 use super::changing::{clients_and_hooks, dry_run, report, summary};
-use crate::Context;
-use crate::cli::{ApplyArgs, LayoutFileArgs, PlanArgs};
-use crate::config::Config;
-use crate::error::{Error, Exit, Result};
-use crate::hooks::FlagValues;
-use crate::pipeline::converge::{self, Converge, Converged, converge, take_guard};
-use crate::pipeline::desired::DesiredSource;
-use crate::plan::PlanOptions;
-use crate::plan::join;
+use crate::change::hooks::FlagValues;
+use crate::change::pipeline::converge::{self, Converge, Converged, converge, take_guard};
+use crate::change::pipeline::desired::DesiredSource;
+use crate::change::plan::PlanOptions;
+use crate::change::plan::join;
+use crate::commands::cli::{ApplyArgs, LayoutFileArgs, PlanArgs};
+use crate::node::Context;
+use crate::node::config::Config;
+use crate::support::error::{Error, Exit, Result};
 use std::path::PathBuf;
 
 /// `-c FILE`, or gpushare.toml in the configuration directory.
@@ -40,7 +40,8 @@ pub(super) fn plan(ctx: &mut Context, args: &PlanArgs) -> Result<Exit> {
         .filter(|c| {
             !matches!(
                 c.operation,
-                crate::plan::Operation::AwaitReboot | crate::plan::Operation::Hook(_)
+                crate::change::plan::Operation::AwaitReboot
+                    | crate::change::plan::Operation::Hook(_)
             )
         })
         .count();

@@ -1,20 +1,20 @@
 //! What every changing command does once it has said what it wants: take the node lock and
 //! journal, run the pipeline, print the plan (a dry run) or the changes made, and say how it
 //! ended. The output is the same plan for every command (table, or the JSON contract of
-//! `crate::plan`), and so are the exit codes.
+//! `crate::change::plan`), and so are the exit codes.
 
-use crate::Context;
-use crate::cli::ClientsAndHooksArgs;
-use crate::clients::GpuClients;
-use crate::error::{Exit, Result};
-use crate::hooks::{FlagValues, Hooks};
-use crate::output::Output;
-use crate::pipeline::converge::{Converge, Converged, converge, take_guard};
-use crate::pipeline::desired::{ClientsAndHooks, DesiredSource};
-use crate::pipeline::planner;
-use crate::pipeline::run::Applied;
-use crate::plan::PlanOptions;
-use crate::plan::{Plan, join};
+use crate::change::hooks::{FlagValues, Hooks};
+use crate::change::pipeline::converge::{Converge, Converged, converge, take_guard};
+use crate::change::pipeline::desired::{ClientsAndHooks, DesiredSource};
+use crate::change::pipeline::planner;
+use crate::change::pipeline::run::Applied;
+use crate::change::plan::PlanOptions;
+use crate::change::plan::{Plan, join};
+use crate::commands::cli::ClientsAndHooksArgs;
+use crate::node::Context;
+use crate::node::clients::GpuClients;
+use crate::support::error::{Exit, Result};
+use crate::support::output::Output;
 use std::path::Path;
 
 /// How a changing command was asked to go about it.

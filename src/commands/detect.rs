@@ -1,15 +1,15 @@
 //! `gpushare detect`: the node as the driver (or simulator) sees it.
 
-use crate::Context;
-use crate::cli::DetectArgs;
-use crate::clock::unix_now;
-use crate::error::{Exit, Result};
-use crate::gpu_health::NodeHealth;
-use crate::gpu_health::verdict::GpuHealth;
-use crate::node::{ComputeMode, Gpu, MigState, Node, Owner, ProcessKind, VgpuHostMode};
-use crate::output::{Output, Style, table};
-use crate::owners::OwnerReader;
-use crate::pod_resources::{self, Holders, PodDevice};
+use crate::commands::cli::DetectArgs;
+use crate::node::Context;
+use crate::node::gpu_health::NodeHealth;
+use crate::node::gpu_health::verdict::GpuHealth;
+use crate::node::model::{ComputeMode, Gpu, MigState, Node, Owner, ProcessKind, VgpuHostMode};
+use crate::observe::owners::OwnerReader;
+use crate::observe::pod_resources::{self, Holders, PodDevice};
+use crate::support::clock::unix_now;
+use crate::support::error::{Exit, Result};
+use crate::support::output::{Output, Style, table};
 use serde::Serialize;
 
 /// What `detect` prints: the node, and the MPS daemons gpushare started on it.
@@ -96,7 +96,7 @@ pub(super) fn run(ctx: &mut Context, args: &DetectArgs) -> Result<Exit> {
     let mut node = ctx.snapshot_quiet()?;
     let selected = args.gpu.resolve(&node)?;
     node.gpus.retain(|g| selected.contains(&g.index));
-    let mps = crate::mps::settings::load_all(&ctx.paths)?
+    let mps = crate::sharing::mps::settings::load_all(&ctx.paths)?
         .into_iter()
         .filter(|d| d.devices.iter().any(|dev| selected.contains(&dev.gpu)))
         .map(|d| MpsDaemon {
@@ -136,7 +136,7 @@ pub(super) fn run(ctx: &mut Context, args: &DetectArgs) -> Result<Exit> {
             None
         }
     };
-    let (policy, policy_note) = crate::gpu_health::node_policy(&ctx.paths);
+    let (policy, policy_note) = crate::node::gpu_health::node_policy(&ctx.paths);
     if let Some(note) = policy_note {
         ctx.out.warn(note);
     }
@@ -145,7 +145,7 @@ pub(super) fn run(ctx: &mut Context, args: &DetectArgs) -> Result<Exit> {
         .into_iter()
         .map(|(gpu, h)| health_out(gpu, h))
         .collect();
-    let shares = crate::mps::shared::all(&ctx.paths)?
+    let shares = crate::sharing::mps::shared::all(&ctx.paths)?
         .into_iter()
         .map(|(_, s)| {
             let used = s.used_mib(&node);
@@ -202,7 +202,7 @@ pub(super) fn attribute(
     ctx: &Context,
     node: &mut Node,
     root: Option<&std::path::Path>,
-    pods: &crate::owners::cgroup::PodCgroups,
+    pods: &crate::observe::owners::cgroup::PodCgroups,
 ) {
     let any = node
         .gpus

@@ -1,9 +1,9 @@
 //! `gpushare dra-plugin`: gpushare's DRA kubelet plugin (see `crate::cluster::dra_plugin`).
 
-use crate::Context;
-use crate::cli::DraPluginArgs;
 use crate::cluster::dra_plugin::{self, Settings};
-use crate::error::{Exit, Result};
+use crate::commands::cli::DraPluginArgs;
+use crate::node::Context;
+use crate::support::error::{Exit, Result};
 
 pub(super) fn run(ctx: &mut Context, args: &DraPluginArgs) -> Result<Exit> {
     let devices = super::manifests::device_source(&args.cdi_source)?;

@@ -2,8 +2,8 @@
 //! drift from the real options (the committed copies are checked by a test). `man --dir` writes
 //! a page per command, as `man gpushare-init` expects.
 
-use crate::Context;
-use crate::error::{Error, Exit, Result};
+use crate::node::Context;
+use crate::support::error::{Error, Exit, Result};
 
 pub(super) fn completions(ctx: &mut Context, shell: clap_complete::Shell) -> Result<Exit> {
     let mut buf = Vec::new();
@@ -25,7 +25,7 @@ pub(super) fn man(ctx: &mut Context, dir: Option<&std::path::Path>) -> Result<Ex
     every_command(root, &mut all);
     for cmd in &all {
         let path = dir.join(clap_mangen::Man::new(cmd.clone()).get_filename());
-        crate::fsutil::write_atomic(&path, page(cmd.clone())?.as_bytes(), 0o644)
+        crate::support::fsutil::write_atomic(&path, page(cmd.clone())?.as_bytes(), 0o644)
             .map_err(|e| Error::failed(format!("cannot write {}: {e}", path.display())))?;
     }
     ctx.out.note(format!(
@@ -44,7 +44,7 @@ fn every_command(cmd: clap::Command, out: &mut Vec<clap::Command>) {
     out.push(cmd);
 }
 
-/// The exit codes every command uses (`crate::error::Exit`), as a man page's EXIT STATUS.
+/// The exit codes every command uses (`crate::support::error::Exit`), as a man page's EXIT STATUS.
 const EXIT_STATUS: &str = r#".SH "EXIT STATUS"
 .TP
 \fB0\fR

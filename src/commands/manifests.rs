@@ -1,13 +1,14 @@
 //! `gpushare manifests`: cluster wiring for this node (device plugin, extender, HAMi, DRA, CDI,
 //! node agent), generated in memory and then printed, written under `--out`, or installed.
 
-use crate::Context;
-use crate::cli::{CdiSourceArgs, ManifestsArgs, MigStrategyChoice};
-use crate::config::Config;
-use crate::error::{Error, Exit, Result};
-use crate::k8s::wiring::{self, Wiring};
-use crate::k8s::{DocKind, cdi};
-use crate::output::Format;
+use crate::change::cdi;
+use crate::cluster::manifests::DocKind;
+use crate::cluster::manifests::wiring::{self, Wiring};
+use crate::commands::cli::{CdiSourceArgs, ManifestsArgs, MigStrategyChoice};
+use crate::node::Context;
+use crate::node::config::Config;
+use crate::support::error::{Error, Exit, Result};
+use crate::support::output::Format;
 use std::path::PathBuf;
 
 pub(super) fn run(ctx: &mut Context, args: &ManifestsArgs) -> Result<Exit> {
@@ -42,7 +43,7 @@ pub(super) fn run(ctx: &mut Context, args: &ManifestsArgs) -> Result<Exit> {
         return Ok(Exit::Ok);
     }
     if let Some(dir) = &args.out {
-        let (written, warnings) = crate::k8s::compose::write(dir, &bundle)?;
+        let (written, warnings) = crate::cluster::manifests::compose::write(dir, &bundle)?;
         for w in warnings {
             ctx.out.warn(w);
         }

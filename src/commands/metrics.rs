@@ -1,20 +1,20 @@
 //! `gpushare metrics`: one scrape printed, or `--listen ADDR` served until SIGTERM (see
-//! `crate::metrics`).
+//! `crate::observe::metrics`).
 
-use crate::Context;
-use crate::cli::MetricsArgs;
-use crate::endpoint;
-use crate::error::{Error, Exit, Result};
-use crate::gpu_health::listener::Listener;
-use crate::metrics::{Collector, Format, Sources};
-use crate::pipeline::signals::Trap;
+use crate::change::pipeline::signals::Trap;
+use crate::commands::cli::MetricsArgs;
+use crate::node::Context;
+use crate::node::gpu_health::listener::Listener;
+use crate::observe::metrics::{Collector, Format, Sources};
+use crate::support::error::{Error, Exit, Result};
+use crate::support::http_endpoint;
 use std::sync::Arc;
 use std::time::Duration;
 
 pub(super) fn run(ctx: &mut Context, args: &MetricsArgs) -> Result<Exit> {
     // The metrics are Prometheus's text or OpenMetrics: a JSON or YAML that is neither is refused
     // rather than answered with text that is not what was asked.
-    if ctx.out.format != crate::output::Format::Table {
+    if ctx.out.format != crate::support::output::Format::Table {
         let asked = format!("{:?}", ctx.out.format).to_ascii_lowercase();
         return Err(Error::usage(format!(
             "--format {asked}: the metrics are written in the Prometheus text format"
@@ -26,7 +26,7 @@ pub(super) fn run(ctx: &mut Context, args: &MetricsArgs) -> Result<Exit> {
     let collector = Collector::new(Sources {
         backend: ctx.backend_options.clone(),
         paths: ctx.paths.clone(),
-        pod_resources_root: crate::pod_resources::host_root(
+        pod_resources_root: crate::observe::pod_resources::host_root(
             args.host_root.as_deref(),
             ctx.simulated(),
         ),
@@ -58,12 +58,15 @@ pub(super) fn run(ctx: &mut Context, args: &MetricsArgs) -> Result<Exit> {
         ctx.out.clone(),
         || {},
     );
-    let health = Arc::new(crate::health::Health::serving());
-    let bound = endpoint::serve(
+    let health = Arc::new(crate::observe::liveness::Health::serving());
+    let bound = http_endpoint::serve(
         addr,
         "metrics endpoint",
         "--listen",
-        vec![collector.route(), crate::health::route(health.clone())],
+        vec![
+            collector.route(),
+            crate::observe::liveness::route(health.clone()),
+        ],
     )?;
     ctx.out.note(format!(
         "gpushare metrics at http://{bound}/metrics (liveness: /healthz)"

@@ -1,11 +1,15 @@
-//! One file per command, thin: parse the arguments, call the domain or the pipeline, print.
-//! Each takes the context and its arguments and returns an exit status. The changing commands
-//! share [`changing`]: they name a desired state and run it through `crate::pipeline`.
+//! The commands wing, at the top: the command line ([`cli`]), the entry that runs it
+//! ([`entry`]), and one file per command, thin: parse the arguments, call a wing, print. Each
+//! takes the context and its arguments and returns an exit status. The changing commands share
+//! [`changing`]: they name a desired state and run it through `crate::change::pipeline`. It may
+//! use every wing; none uses it.
 
 mod apply;
 mod changing;
+pub(crate) mod cli;
 mod detect;
 mod dra_plugin;
+mod entry;
 mod generate;
 mod init;
 mod manifests;
@@ -19,9 +23,11 @@ mod status;
 mod unit;
 mod vgpu;
 
-use crate::Context;
-use crate::cli::Command;
-use crate::error::{Exit, Result};
+pub use entry::{command, run};
+
+use crate::commands::cli::Command;
+use crate::node::Context;
+use crate::support::error::{Exit, Result};
 
 pub(crate) fn dispatch(ctx: &mut Context, command: Command) -> Result<Exit> {
     match command {
@@ -29,7 +35,7 @@ pub(crate) fn dispatch(ctx: &mut Context, command: Command) -> Result<Exit> {
         Command::Init(args) => init::run(ctx, &args),
         Command::Plan(args) => apply::plan(ctx, &args),
         Command::Apply(args) => apply::apply(ctx, &args),
-        Command::Doctor(args) => crate::doctor::run(ctx, args.host_root),
+        Command::Doctor(args) => crate::observe::doctor::run(ctx, args.host_root),
         Command::Mig(cmd) => mig::run(ctx, &cmd),
         Command::Sim(cmd) => sim::run(ctx, &cmd),
         Command::Mps(cmd) => mps::run(ctx, cmd),
@@ -38,8 +44,8 @@ pub(crate) fn dispatch(ctx: &mut Context, command: Command) -> Result<Exit> {
         Command::Status(args) => status::run(ctx, &args),
         Command::Man { dir } => generate::man(ctx, dir.as_deref()),
         Command::Manifests(args) => manifests::run(ctx, &args),
-        Command::Agent(args) => crate::agent::run(ctx, &args),
-        Command::Controller(args) => crate::controller::run(ctx, &args),
+        Command::Agent(args) => crate::cluster::agent::run(ctx, &args),
+        Command::Controller(args) => crate::cluster::controller::run(ctx, &args),
         Command::DraPlugin(args) => dra_plugin::run(ctx, &args),
         Command::Probe(args) => probe::run(ctx, &args),
         Command::Metrics(args) => metrics::run(ctx, &args),

@@ -1,11 +1,11 @@
 //! `gpushare probe`: measure every target of the node in worker processes and judge the results
-//! against what each target was promised (`crate::probe::run`).
+//! against what each target was promised (`crate::observe::probe::run`).
 
-use crate::Context;
-use crate::cli::ProbeArgs;
-use crate::error::{Exit, Result};
-use crate::probe::report::{self, Verdict};
-use crate::probe::run::{Request, probe};
+use crate::commands::cli::ProbeArgs;
+use crate::node::Context;
+use crate::observe::probe::report::{self, Verdict};
+use crate::observe::probe::run::{Request, probe};
+use crate::support::error::{Exit, Result};
 use std::time::Duration;
 
 pub(super) fn run(ctx: &mut Context, args: &ProbeArgs) -> Result<Exit> {

@@ -1,34 +1,34 @@
 //! `gpushare recover`: reset the GPUs a fatal fault left unhealthy, through the pipeline (see
-//! `crate::pipeline::planner` and `crate::gpu_health`).
+//! `crate::change::pipeline::planner` and `crate::node::gpu_health`).
 
 use super::changing::{self, Changing};
-use crate::Context;
-use crate::cli::RecoverArgs;
-use crate::config::Config;
-use crate::error::{Error, Exit, Result};
-use crate::gpu_health::policy::Policy;
-use crate::pipeline::desired::DesiredSource;
-use crate::plan::PlanOptions;
+use crate::change::pipeline::desired::DesiredSource;
+use crate::change::plan::PlanOptions;
+use crate::commands::cli::RecoverArgs;
+use crate::node::Context;
+use crate::node::config::Config;
+use crate::node::gpu_health::policy::Policy;
+use crate::support::error::{Error, Exit, Result};
 use std::path::Path;
 
 pub(super) fn run(ctx: &mut Context, args: &RecoverArgs) -> Result<Exit> {
     let policy = match &args.config {
         Some(path) => Policy::of(Config::load(path)?.file.health.as_deref()),
         None => {
-            let (policy, note) = crate::gpu_health::node_policy(&ctx.paths);
+            let (policy, note) = crate::node::gpu_health::node_policy(&ctx.paths);
             if let Some(note) = note {
                 ctx.out.warn(note);
             }
             policy
         }
     };
-    match crate::gpu_health::record::HealthRecord::load(&ctx.paths)? {
+    match crate::node::gpu_health::record::HealthRecord::load(&ctx.paths)? {
         None => ctx.out.note(
             "no health record on this node: no watch has heard a fault here (gpushare agent or gpushare metrics --listen)",
         ),
         Some(record) => {
-            let now = crate::clock::unix_now();
-            match record.watch.as_ref().filter(|w| now - w.alive_at < crate::gpu_health::STALE_AFTER_SECONDS) {
+            let now = crate::support::clock::unix_now();
+            match record.watch.as_ref().filter(|w| now - w.alive_at < crate::node::gpu_health::STALE_AFTER_SECONDS) {
                 None => ctx.out.warn(
                     "the GPUs' health is unknown (no health watch listens: gpushare agent or gpushare metrics --listen): what the record holds is not acted on",
                 ),
@@ -71,13 +71,13 @@ fn layout_in_force(ctx: &mut Context, args: &RecoverArgs) -> Result<Exit> {
     if !path.exists() {
         return Ok(Exit::Ok);
     }
-    let (_, plan) = crate::pipeline::converge::plan_only(
+    let (_, plan) = crate::change::pipeline::converge::plan_only(
         ctx,
         DesiredSource::Gpushare(Config::load(&path)?),
         Path::new("/"),
         PlanOptions::default(),
     )?;
-    if !crate::pipeline::planner::changes_anything(&plan) {
+    if !crate::change::pipeline::planner::changes_anything(&plan) {
         return Ok(Exit::Ok);
     }
     Err(Error::new(

@@ -1,15 +1,15 @@
 //! `gpushare sim presets|models`: what the simulator can build.
 
-use crate::Context;
-use crate::backend::sim::SimBackend;
-use crate::backend::sim::events::EventKind;
-use crate::backend::sim::node_file::preset_summaries;
-use crate::backend::sim::processes::NewProcess;
-use crate::cli::{SimCommand, SimEventTarget, SimProcessArgs, SimProcessCommand};
-use crate::error::{Exit, Result};
-use crate::node::ProcessKind;
-use crate::node::catalog::catalog;
-use crate::output::table;
+use crate::commands::cli::{SimCommand, SimEventTarget, SimProcessArgs, SimProcessCommand};
+use crate::node::Context;
+use crate::node::backend::sim::SimBackend;
+use crate::node::backend::sim::events::EventKind;
+use crate::node::backend::sim::node_file::preset_summaries;
+use crate::node::backend::sim::processes::NewProcess;
+use crate::node::model::ProcessKind;
+use crate::node::model::catalog::catalog;
+use crate::support::error::{Exit, Result};
+use crate::support::output::table;
 use serde::Serialize;
 
 #[derive(Serialize)]
@@ -115,7 +115,7 @@ pub(super) fn run(ctx: &mut Context, cmd: &SimCommand) -> Result<Exit> {
         SimCommand::Process(SimProcessCommand::End { pid }) => {
             let sim = kept_node(ctx, "process end")?;
             sim.end_process(*pid).map_err(|e| {
-                crate::error::Error::usage(format!("no process ended: {}", e.detail))
+                crate::support::error::Error::usage(format!("no process ended: {}", e.detail))
             })?;
             ctx.out.note(format!("process {pid} ended"));
         }
@@ -128,14 +128,17 @@ fn start_process(ctx: &mut Context, a: &SimProcessArgs) -> Result<()> {
     let sim = kept_node(ctx, "process start")?;
     let name = match &a.name {
         Some(name) => name.clone(),
-        None => crate::fsutil::read_host(std::path::Path::new(&format!("/proc/{}/comm", a.pid)))
-            .ok()
-            .flatten()
-            .map(|n| n.trim().to_string())
-            .ok_or_else(|| {
-                crate::error::Error::usage(format!("no process {} runs here to name", a.pid))
-                    .with_hint("give its name with --name")
-            })?,
+        None => crate::support::fsutil::read_host(std::path::Path::new(&format!(
+            "/proc/{}/comm",
+            a.pid
+        )))
+        .ok()
+        .flatten()
+        .map(|n| n.trim().to_string())
+        .ok_or_else(|| {
+            crate::support::error::Error::usage(format!("no process {} runs here to name", a.pid))
+                .with_hint("give its name with --name")
+        })?,
     };
     let p = NewProcess {
         gpu: a.on.gpu,
@@ -149,8 +152,9 @@ fn start_process(ctx: &mut Context, a: &SimProcessArgs) -> Result<()> {
             ProcessKind::Compute
         },
     };
-    sim.start_process(p)
-        .map_err(|e| crate::error::Error::usage(format!("no process started: {}", e.detail)))?;
+    sim.start_process(p).map_err(|e| {
+        crate::support::error::Error::usage(format!("no process started: {}", e.detail))
+    })?;
     ctx.out.note(format!(
         "GPU {} lists process {} ({} MiB)",
         a.on.gpu, a.pid, a.memory_mib
@@ -162,7 +166,7 @@ fn start_process(ctx: &mut Context, a: &SimProcessArgs) -> Result<()> {
 fn kept_node(ctx: &Context, verb: &str) -> Result<SimBackend> {
     let options = &ctx.backend_options;
     let Some(state) = options.sim_state.as_deref() else {
-        return Err(crate::error::Error::usage(format!(
+        return Err(crate::support::error::Error::usage(format!(
             "sim {verb} needs --sim-state FILE: without it nothing of the simulated node is kept"
         ))
         .with_hint(format!(
@@ -177,7 +181,9 @@ fn raise(ctx: &mut Context, on: &SimEventTarget, kind: EventKind, xid: u64) -> R
     let verb = if kind == EventKind::Xid { "xid" } else { "ecc" };
     let sim = kept_node(ctx, verb)?;
     sim.raise_event(on.gpu, kind, xid, on.mig_device)
-        .map_err(|e| crate::error::Error::usage(format!("no event raised: {}", e.detail)))?;
+        .map_err(|e| {
+            crate::support::error::Error::usage(format!("no event raised: {}", e.detail))
+        })?;
     let place = match on.mig_device {
         Some((gi, ci)) => format!("GPU {} (MIG device {gi}:{ci})", on.gpu),
         None => format!("GPU {}", on.gpu),

@@ -3,14 +3,14 @@
 //! its placement and holders; the MPS daemon serving it and the claims' shares of it;
 //! time-slicing replicas; health. Then the layout in force and what `apply` would still change.
 
-use crate::Context;
-use crate::cli::StatusArgs;
-use crate::config::{AssignedConfig, Config, Mode};
-use crate::error::{Exit, Result};
-use crate::gpu_health::NodeHealth;
-use crate::node::Gpu;
-use crate::output::{Output, Style};
-use crate::pod_resources::{self, Holders, PodDevice};
+use crate::commands::cli::StatusArgs;
+use crate::node::Context;
+use crate::node::config::{AssignedConfig, Config, Mode};
+use crate::node::gpu_health::NodeHealth;
+use crate::node::model::Gpu;
+use crate::observe::pod_resources::{self, Holders, PodDevice};
+use crate::support::error::{Exit, Result};
+use crate::support::output::{Output, Style};
 use serde::Serialize;
 
 #[derive(Serialize)]
@@ -110,7 +110,7 @@ pub(super) fn run(ctx: &mut Context, args: &StatusArgs) -> Result<Exit> {
     let path = args
         .config
         .clone()
-        .unwrap_or_else(|| ctx.paths.system(crate::config::DEFAULT_PATH));
+        .unwrap_or_else(|| ctx.paths.system(crate::node::config::DEFAULT_PATH));
     let config = if explicit || path.exists() {
         Some(Config::load(&path)?)
     } else {
@@ -120,10 +120,15 @@ pub(super) fn run(ctx: &mut Context, args: &StatusArgs) -> Result<Exit> {
         .clone()
         .map(|c| AssignedConfig::new(c, &node))
         .transpose()?;
-    let daemons = crate::mps::settings::load_all(&ctx.paths)?;
-    let shares = crate::mps::shared::all(&ctx.paths)?;
-    let (policy, _) = crate::gpu_health::node_policy(&ctx.paths);
-    let health = NodeHealth::read(&ctx.paths, &node, &policy, crate::clock::unix_now())?;
+    let daemons = crate::sharing::mps::settings::load_all(&ctx.paths)?;
+    let shares = crate::sharing::mps::shared::all(&ctx.paths)?;
+    let (policy, _) = crate::node::gpu_health::node_policy(&ctx.paths);
+    let health = NodeHealth::read(
+        &ctx.paths,
+        &node,
+        &policy,
+        crate::support::clock::unix_now(),
+    )?;
     let gpus = node
         .gpus
         .iter()
@@ -131,7 +136,7 @@ pub(super) fn run(ctx: &mut Context, args: &StatusArgs) -> Result<Exit> {
             let entry = assigned.as_ref().and_then(|a| {
                 let assignments = a.assignments();
                 let e = assignments.iter().find(|x| x.gpu == gpu.index)?.entry;
-                let (line, _) = crate::error::line_col(&a.source.text, e.span().start);
+                let (line, _) = crate::support::error::line_col(&a.source.text, e.span().start);
                 Some((e.clone(), format!("{}:{line}", a.source.path.display())))
             });
             let mode = match &entry {
@@ -176,8 +181,8 @@ pub(super) fn run(ctx: &mut Context, args: &StatusArgs) -> Result<Exit> {
                     .filter(|d| d.devices.iter().any(|x| x.gpu == gpu.index))
                     .map(|d| DaemonStatus {
                         name: d.name.clone(),
-                        running: crate::mps::control::daemon_pid(&d.pipe_dir)
-                            .is_some_and(crate::mps::process::alive),
+                        running: crate::sharing::mps::control::daemon_pid(&d.pipe_dir)
+                            .is_some_and(crate::sharing::mps::process::alive),
                         thread_percentage: d.thread_percentage,
                         memory_limit_mib: d.devices.iter().find_map(|x| x.memory_limit_mib),
                     })
@@ -208,16 +213,16 @@ pub(super) fn run(ctx: &mut Context, args: &StatusArgs) -> Result<Exit> {
             changes: Vec::new(),
         },
         Some(config) => {
-            let (_, plan) = crate::pipeline::converge::plan_only(
+            let (_, plan) = crate::change::pipeline::converge::plan_only(
                 ctx,
-                crate::pipeline::desired::DesiredSource::Gpushare(config),
+                crate::change::pipeline::desired::DesiredSource::Gpushare(config),
                 std::path::Path::new("/"),
-                crate::plan::PlanOptions::default(),
+                crate::change::plan::PlanOptions::default(),
             )?;
             let mut changes: Vec<String> = plan
                 .changes
                 .iter()
-                .map(crate::pipeline::runner::describe)
+                .map(crate::change::pipeline::runner::describe)
                 .collect();
             changes.extend(
                 plan.blockers
@@ -254,7 +259,7 @@ fn mig_status(gpu: &Gpu, held: &[PodDevice]) -> Option<MigStatus> {
     if !gpu.mig.current.is_enabled() {
         return None;
     }
-    let catalog = crate::node::catalog::catalog();
+    let catalog = crate::node::model::catalog::catalog();
     let mut instances: Vec<_> = gpu.mig.instances.iter().flatten().collect();
     instances.sort_by_key(|gi| gi.placement.start);
     let reach = instances

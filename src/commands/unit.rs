@@ -1,16 +1,16 @@
 //! `gpushare unit [--install | --uninstall]`: the boot unit that applies gpushare.toml at every
-//! boot (see `crate::boot`), printed, or written atomically and enabled, or disabled and removed.
+//! boot (see `crate::change::boot`), printed, or written atomically and enabled, or disabled and removed.
 
 use super::apply::config_path;
 use super::changing::clients_and_hooks;
-use crate::Context;
-use crate::boot::{self, BootUnit, UNIT};
-use crate::cli::{LayoutFileArgs, SysfsArgs, UnitArgs};
-use crate::clients::systemd::Systemctl;
-use crate::config::Config;
-use crate::error::{Error, Exit, Result};
-use crate::hooks::FlagValues;
-use crate::metrics::systemd_unit as metrics_unit;
+use crate::change::boot::{self, BootUnit, UNIT};
+use crate::change::hooks::FlagValues;
+use crate::commands::cli::{LayoutFileArgs, SysfsArgs, UnitArgs};
+use crate::node::Context;
+use crate::node::clients::systemd::Systemctl;
+use crate::node::config::Config;
+use crate::observe::metrics::systemd_unit as metrics_unit;
+use crate::support::error::{Error, Exit, Result};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
@@ -154,7 +154,7 @@ fn install(ctx: &Context, unit: &str, path: &Path, text: &str, does: &str) -> Re
         std::fs::create_dir_all(dir)
             .map_err(|e| Error::failed(format!("cannot create {}: {e}", dir.display())))?;
     }
-    crate::fsutil::write_atomic(path, text.as_bytes(), 0o644).map_err(|e| {
+    crate::support::fsutil::write_atomic(path, text.as_bytes(), 0o644).map_err(|e| {
         Error::failed(format!("cannot write {}: {e}", path.display()))
             .with_hint("run as root, or pass --state-root to write under another directory")
     })?;
@@ -179,7 +179,7 @@ fn uninstall(ctx: &mut Context, unit: &'static str, path: &Path) -> Result<Exit>
         let mut root = String::new();
         systemctl.run(&systemctl_args(ctx, &mut root, &["disable", unit]))?;
         if present {
-            crate::fsutil::own::check_replaceable(path)
+            crate::support::fsutil::own::check_replaceable(path)
                 .and_then(|_| std::fs::remove_file(path))
                 .map_err(|e| Error::failed(format!("cannot remove {}: {e}", path.display())))?;
         }

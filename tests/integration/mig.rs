@@ -514,9 +514,12 @@ fn mig_changes_wait_for_the_node_lock_like_apply() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("root");
     let lock = root.join("run/gpushare/lock");
-    let (held, _) =
-        gpushare::lock::NodeLock::acquire(&lock, "apply", std::time::Duration::from_secs(1))
-            .unwrap();
+    let (held, _) = gpushare::change::lock::NodeLock::acquire(
+        &lock,
+        "apply",
+        std::time::Duration::from_secs(1),
+    )
+    .unwrap();
     let err = fails_with(
         sim("dgx-a100").arg("--state-root").arg(&root).args([
             "--lock-timeout",

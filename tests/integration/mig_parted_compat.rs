@@ -9,14 +9,14 @@
 
 use crate::common;
 
-use gpushare::backend::Backend;
-use gpushare::backend::sim::{SimBackend, node_file};
-use gpushare::error::Exit;
-use gpushare::mig::{MigConfigFile, PlanOptions, ProfileBook, plan};
-use gpushare::node::catalog::catalog;
-use gpushare::node::{Gpu, Node};
-use gpushare::output::Output;
-use gpushare::source_file::SourceFile;
+use gpushare::node::backend::Backend;
+use gpushare::node::backend::sim::{SimBackend, node_file};
+use gpushare::node::model::catalog::catalog;
+use gpushare::node::model::{Gpu, Node};
+use gpushare::sharing::mig::{MigConfigFile, PlanOptions, ProfileBook, plan};
+use gpushare::support::error::Exit;
+use gpushare::support::output::Output;
+use gpushare::support::source_file::SourceFile;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -114,12 +114,12 @@ fn apply(
     file: &MigConfigFile,
     label: &str,
     sim: &Arc<SimBackend>,
-) -> gpushare::error::Result<Exit> {
+) -> gpushare::support::error::Result<Exit> {
     let node = sim.snapshot().unwrap();
     let book = ProfileBook::load(&**sim, &node);
     let desires = file.desires(Some(label), &node, &book, &quiet())?;
     let mut p = plan(&node, &desires, PlanOptions::default());
-    let exit = gpushare::pipeline::execute(&mut p, sim.clone(), &quiet())?;
+    let exit = gpushare::change::pipeline::execute(&mut p, sim.clone(), &quiet())?;
     let again = plan(&sim.snapshot().unwrap(), &desires, PlanOptions::default());
     assert!(again.is_converged(), "{label}: a second plan is empty");
     Ok(exit)

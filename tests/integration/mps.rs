@@ -722,9 +722,9 @@ fn status_sees_a_compute_mode_changed_behind_its_back() {
 /// dgx-a100 with GPU 0 in MIG mode (a 3g.20gb and two 1g.5gb devices), made through the
 /// simulator's own operations and kept in the node's state file.
 fn mig_node() -> Node {
-    use gpushare::backend::Backend;
-    use gpushare::backend::sim::SimBackend;
-    use gpushare::node::{MigMode, Placement};
+    use gpushare::node::backend::Backend;
+    use gpushare::node::backend::sim::SimBackend;
+    use gpushare::node::model::{MigMode, Placement};
     let node = Node::new("dgx-a100");
     let sim = SimBackend::open(Some("dgx-a100"), Some(&node.state())).unwrap();
     sim.set_mig_mode(0, MigMode::Enabled).unwrap();

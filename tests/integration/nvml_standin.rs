@@ -9,7 +9,7 @@ use crate::common;
 
 use common::nvml_standin::*;
 use common::{json, repo};
-use gpushare::node::catalog::catalog;
+use gpushare::node::model::catalog::catalog;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::PathBuf;

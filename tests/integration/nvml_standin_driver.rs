@@ -9,8 +9,8 @@ use crate::common;
 use assert_cmd::Command;
 use common::json;
 use common::nvml_standin::*;
-use gpushare::backend::Backend;
-use gpushare::backend::nvml::NvmlBackend;
+use gpushare::node::backend::Backend;
+use gpushare::node::backend::nvml::NvmlBackend;
 use serde_json::Value;
 use std::path::Path;
 

@@ -7,8 +7,8 @@
 //! limits.
 
 use super::devices::{DRIVER, DraDevice};
-use crate::k8s::cdi::spec::{ContainerEdits, Mount};
-use crate::mps::settings::DaemonSpec;
+use crate::change::cdi::spec::{ContainerEdits, Mount};
+use crate::sharing::mps::settings::DaemonSpec;
 use serde::Deserialize;
 
 pub(crate) const API_VERSION: &str = "gpu.gpushare.io/v1alpha1";
@@ -232,7 +232,7 @@ fn set_time_slice(slicing: &TimeSlicing, device: &DraDevice) -> Result<(), Strin
         )
     })?;
     let number = slicing.interval.number().to_string();
-    crate::program::run(
+    crate::support::program::run(
         &smi,
         &[
             "compute-policy",
@@ -276,8 +276,8 @@ pub(crate) fn mps_edits(
         ));
     }
     let served = &daemon.devices[0];
-    let running =
-        crate::mps::control::daemon_pid(&daemon.pipe_dir).is_some_and(crate::mps::process::alive);
+    let running = crate::sharing::mps::control::daemon_pid(&daemon.pipe_dir)
+        .is_some_and(crate::sharing::mps::process::alive);
     if !running {
         return Err(format!(
             "{at}: the MPS daemon {} of device {} is not running (gpushare apply starts it)",
@@ -457,7 +457,7 @@ mod tests {
 
     mod mps {
         use super::super::*;
-        use crate::mps::settings::{DaemonDevice, DaemonSpec};
+        use crate::sharing::mps::settings::{DaemonDevice, DaemonSpec};
         use serde_json::json;
         use std::path::Path;
 
@@ -476,7 +476,11 @@ mod tests {
         /// A daemon record for `uuids`, its pid file naming `pid`.
         fn daemon(pipe: &Path, uuids: &[&str], pid: u32) -> DaemonSpec {
             std::fs::create_dir_all(pipe).unwrap();
-            std::fs::write(pipe.join(crate::mps::control::PID_FILE), pid.to_string()).unwrap();
+            std::fs::write(
+                pipe.join(crate::sharing::mps::control::PID_FILE),
+                pid.to_string(),
+            )
+            .unwrap();
             DaemonSpec {
                 version: 1,
                 name: "gpu5".into(),

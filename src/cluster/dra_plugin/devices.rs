@@ -3,11 +3,11 @@
 //! with `-ci<id>` where a GPU instance has several compute instances), with the attributes a
 //! claim selects on and the memory and multiprocessors as capacity.
 
-use crate::error::Result;
+use crate::support::error::Result;
 
 /// gpushare's DRA driver: a domain the project owns.
 pub(crate) const DRIVER: &str = "gpu.gpushare.io";
-use crate::node::{Gpu, Node};
+use crate::node::model::{Gpu, Node};
 use serde_json::{Value, json};
 
 /// What a DRA device of the node is.
@@ -23,7 +23,7 @@ pub(crate) struct DraDevice {
     /// A placement of a dynamic GPU (`mig.dynamic`): the GPU instance a claim's prepare makes.
     pub placed: Option<Placed>,
     /// Shared by claims (`shares`): what each may ask for.
-    pub shared: Option<crate::config::shares::SharePolicy>,
+    pub shared: Option<crate::node::config::shares::SharePolicy>,
     /// The device as a ResourceSlice lists it (`resource.k8s.io/v1` `Device`).
     pub published: Value,
 }
@@ -32,7 +32,7 @@ pub(crate) struct DraDevice {
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Placed {
     pub profile: String,
-    pub placement: crate::node::Placement,
+    pub placement: crate::node::model::Placement,
 }
 
 /// The name of the MIG device of `profile` at memory slice `start` of GPU `gpu`:
@@ -92,7 +92,7 @@ impl PciPlace {
             _ => lower,
         };
         let device = sysfs_root.join("sys/bus/pci/devices").join(&sysfs_id);
-        let numa_node = crate::fsutil::read_host_text(&device.join("numa_node"), 64)
+        let numa_node = crate::support::fsutil::read_host_text(&device.join("numa_node"), 64)
             .ok()
             .flatten()
             .and_then(|t| t.trim().parse::<i64>().ok())
@@ -215,17 +215,18 @@ pub(crate) fn devices(node: &Node) -> Result<Vec<DraDevice>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::backend::Backend;
-    use crate::backend::sim::SimBackend;
+    use crate::node::backend::Backend;
+    use crate::node::backend::sim::SimBackend;
 
     #[test]
     fn whole_gpus_and_the_mig_devices_that_exist_with_stable_names() {
         let sim = SimBackend::from_preset("dgx-a100").unwrap();
-        sim.set_mig_mode(1, crate::node::MigMode::Enabled).unwrap();
+        sim.set_mig_mode(1, crate::node::model::MigMode::Enabled)
+            .unwrap();
         for (profile, start) in [(9, 4), (19, 0)] {
             let size = if profile == 9 { 4 } else { 1 };
             let gi = sim
-                .create_gpu_instance(1, profile, crate::node::Placement { start, size })
+                .create_gpu_instance(1, profile, crate::node::model::Placement { start, size })
                 .unwrap();
             sim.create_compute_instance(1, gi, if profile == 9 { 2 } else { 0 })
                 .unwrap();
@@ -253,7 +254,11 @@ mod tests {
         assert_eq!(gpu["capacity"]["memory"]["value"], "40960Mi");
         assert_eq!(gpu["attributes"]["type"]["string"], "gpu");
         assert_eq!(list[2].mig.map(|m| m.1), Some(0));
-        assert!(names.iter().all(|n| crate::k8s::objects::is_dns_label(n)));
+        assert!(
+            names
+                .iter()
+                .all(|n| crate::cluster::manifests::objects::is_dns_label(n))
+        );
     }
 
     #[test]

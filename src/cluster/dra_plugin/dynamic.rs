@@ -9,14 +9,14 @@
 use super::devices::{self, DraDevice, PciPlace};
 use super::partitionable::{self, DynamicGpu};
 use super::shares;
-use crate::backend::Backend;
-use crate::config::shares::SharePolicy;
-use crate::config::{AssignedConfig, Config, Mode};
-use crate::error::{Error, Result};
-use crate::mig::claimed::Made;
-use crate::mps::limits;
-use crate::node::catalog::GpuInstanceProfile;
-use crate::node::{Gpu, Node};
+use crate::node::backend::Backend;
+use crate::node::config::shares::SharePolicy;
+use crate::node::config::{AssignedConfig, Config, Mode};
+use crate::node::model::catalog::GpuInstanceProfile;
+use crate::node::model::{Gpu, Node};
+use crate::sharing::mig::claimed::Made;
+use crate::sharing::mps::limits;
+use crate::support::error::{Error, Result};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::PathBuf;
 use std::sync::Mutex;
@@ -94,7 +94,7 @@ impl DynamicGpus {
         seen.stamp = Some(now);
         match self.read_file(node, now.is_some()) {
             Ok(read) => seen.read = read,
-            Err(e) => crate::output::stderr_line(&format!(
+            Err(e) => crate::support::output::stderr_line(&format!(
                 "warning: {}; the dynamic GPUs stay {:?} and the shared ones {:?}",
                 e.message,
                 seen.read.dynamic,

@@ -1,4 +1,4 @@
-//! Each device's health as the health record and the policy say (see [`crate::gpu_health`]):
+//! Each device's health as the health record and the policy say (see [`crate::node::gpu_health`]):
 //! an unhealthy device carries the taint `gpushare.io/unhealthy=<cause>:NoSchedule` in the
 //! slice (exactly the devices a fault names: a GPU's fault all its devices, a MIG device's only
 //! it), and the kubelet hears the same through the `DRAResourceHealth` stream. Unknown health
@@ -10,23 +10,23 @@ use super::proto::health::{
     DeviceHealth, DeviceIdentifier, HealthStatus, NodeWatchResourcesRequest,
     NodeWatchResourcesResponse,
 };
-use crate::gpu_health::NodeHealth;
-use crate::gpu_health::policy::Class;
-use crate::node::Node;
-use crate::paths::Paths;
+use crate::node::gpu_health::NodeHealth;
+use crate::node::gpu_health::policy::Class;
+use crate::node::model::Node;
+use crate::support::paths::Paths;
 use std::collections::BTreeMap;
 use std::pin::Pin;
 use std::time::Duration;
 use tonic::{Request, Response, Status};
 
-use crate::gpu_health::TAINT_KEY;
+use crate::node::gpu_health::TAINT_KEY;
 
 /// How often the stream looks at the health again.
 const LOOK_EVERY: Duration = Duration::from_secs(2);
 
 fn node_health(paths: &Paths, node: &Node) -> NodeHealth {
-    let (policy, _) = crate::gpu_health::node_policy(paths);
-    NodeHealth::read(paths, node, &policy, crate::clock::unix_now()).unwrap_or_else(|e| {
+    let (policy, _) = crate::node::gpu_health::node_policy(paths);
+    NodeHealth::read(paths, node, &policy, crate::support::clock::unix_now()).unwrap_or_else(|e| {
         NodeHealth {
             gpus: node
                 .gpus
@@ -104,7 +104,7 @@ pub(crate) fn with_taint(
     if let Some(bad) = bad {
         listed["taints"] = serde_json::json!([{
             "key": TAINT_KEY,
-            "value": crate::gpu_health::taint_value(&bad.why),
+            "value": crate::node::gpu_health::taint_value(&bad.why),
             "effect": effect(bad, evict_on_fatal),
         }]);
     }
@@ -114,7 +114,7 @@ pub(crate) fn with_taint(
 /// The health stream: the node through its backend, the health record under `paths`.
 #[derive(Clone)]
 pub(crate) struct Watch {
-    pub backend: crate::backend::SharedBackend,
+    pub backend: crate::node::backend::SharedBackend,
     pub paths: Paths,
     pub node: String,
 }
@@ -144,7 +144,7 @@ fn look(plugin: &Watch) -> Vec<DeviceHealth> {
                     device_name: d.name.clone(),
                 }),
                 health: status as i32,
-                last_updated_time: crate::clock::unix_now() as i64,
+                last_updated_time: crate::support::clock::unix_now() as i64,
                 health_check_timeout_seconds: 0,
                 message,
             }

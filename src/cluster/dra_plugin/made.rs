@@ -1,9 +1,9 @@
 //! The MIG instances a claim's prepare makes on dynamic GPUs, and its unprepare removes.
 //!
 //! They are changed as every change of the node is: under the node lock, each step journalled,
-//! through the executor of [`crate::pipeline`] (so a prepare waits while `gpushare apply` or
+//! through the executor of [`crate::change::pipeline`] (so a prepare waits while `gpushare apply` or
 //! the agent changes the node, and the other way round). What a claim's prepare makes is
-//! recorded before it is made ([`crate::mig::claimed`]): a prepare or
+//! recorded before it is made ([`crate::sharing::mig::claimed`]): a prepare or
 //! unprepare stopped at any point and called again converges — the instance is made and
 //! recorded, or recorded and not there yet (made by the next prepare, skipped by unprepare).
 //! Unprepare removes only what the record names, at exactly its placement, and never an
@@ -11,20 +11,20 @@
 //! stays.
 
 use super::devices::Placed;
-use crate::Context;
-use crate::backend::SharedBackend;
-use crate::error::{Error, Result};
-use crate::journal::Journal;
-use crate::mig::claimed::{self, Made};
-use crate::mps::MpsOptions;
-use crate::node::{Gpu, Node};
-use crate::output::Output;
-use crate::paths::Paths;
-use crate::pipeline::execute::{Runner, execute_with};
-use crate::pipeline::guard::Guard;
-use crate::pipeline::host_change::StepHost;
-use crate::pipeline::runner::{journal_end, journal_start};
-use crate::plan::{Change, GpuInstanceRef, Operation, Plan};
+use crate::change::journal::Journal;
+use crate::change::pipeline::execute::{Runner, execute_with};
+use crate::change::pipeline::guard::Guard;
+use crate::change::pipeline::host_change::StepHost;
+use crate::change::pipeline::runner::{journal_end, journal_start};
+use crate::change::plan::{Change, GpuInstanceRef, Operation, Plan};
+use crate::node::Context;
+use crate::node::backend::SharedBackend;
+use crate::node::model::{Gpu, Node};
+use crate::sharing::mig::claimed::{self, Made};
+use crate::sharing::mps::MpsOptions;
+use crate::support::error::{Error, Result};
+use crate::support::output::Output;
+use crate::support::paths::Paths;
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -150,8 +150,9 @@ impl Maker {
                 .listed()
                 .unwrap_or_default();
             let profiles: Vec<_> = profiles.into_iter().map(|c| c.profile).collect();
-            let (gi_profile, ci) = crate::mig::layout::resolve(gpu, &profiles, &placed.profile)
-                .map_err(|p| Error::failed(p.message))?;
+            let (gi_profile, ci) =
+                crate::sharing::mig::layout::resolve(gpu, &profiles, &placed.profile)
+                    .map_err(|p| Error::failed(p.message))?;
             let at = placed.placement;
             let gpu_instance = match existing {
                 // Its compute instance is missing: a prepare stopped between the two.

@@ -8,10 +8,10 @@
 use super::devices::DRIVER;
 use super::made::Maker;
 use super::partitionable::{MIG_ENABLED, MIG_FAILED};
-use crate::error::{Error, Result};
-use crate::mig::layout::{GpuDesire, MigLayout};
-use crate::node::Node;
-use crate::plan::PlanOptions;
+use crate::change::plan::PlanOptions;
+use crate::node::model::Node;
+use crate::sharing::mig::layout::{GpuDesire, MigLayout};
+use crate::support::error::{Error, Result};
 use kube::api::{Api, DynamicObject, ListParams, Patch, PatchParams};
 use kube::core::{ApiResource, GroupVersionKind};
 use serde_json::{Value, json};
@@ -116,7 +116,7 @@ pub(crate) fn turn_on(maker: &Maker, node: &Node, gpu: u32) -> Result<()> {
         origin: "mig.dynamic".into(),
         reason: Some("a claim was allocated one of its placements".into()),
     };
-    let plan = crate::mig::planner::plan(node, &[desire], PlanOptions::default());
+    let plan = crate::sharing::mig::planner::plan(node, &[desire], PlanOptions::default());
     if let Some(b) = plan.blockers.first() {
         return Err(Error::failed(b.message.clone()));
     }
@@ -153,7 +153,7 @@ pub(crate) async fn turn_on_for_claims(
             turn_on(maker, &snapshot, gpu)
         })
         .map_err(|e| e.message);
-        crate::output::stderr_line(&match &outcome {
+        crate::support::output::stderr_line(&match &outcome {
             Ok(()) => format!("gpushare dra-plugin: MIG turned on on GPU {gpu} for a claim"),
             Err(why) => format!("gpushare dra-plugin: cannot turn MIG on on GPU {gpu}: {why}"),
         });
@@ -180,7 +180,7 @@ pub(crate) async fn tell(
         Err(why) => (
             MIG_FAILED,
             "MigNotEnabled",
-            crate::kube_api::clip(why, 1000),
+            crate::cluster::api_client::clip(why, 1000),
         ),
     };
     let now =

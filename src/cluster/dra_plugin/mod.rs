@@ -26,11 +26,11 @@ pub(crate) mod record;
 mod shares;
 mod slices;
 
-use crate::Context;
-use crate::backend::SharedBackend;
-use crate::error::{Error, Exit, Result};
-use crate::k8s::cdi::DeviceSource;
-use crate::paths::Paths;
+use crate::change::cdi::DeviceSource;
+use crate::node::Context;
+use crate::node::backend::SharedBackend;
+use crate::support::error::{Error, Exit, Result};
+use crate::support::paths::Paths;
 use prepare::ClaimRef;
 use proto::dra::dra_plugin_server::{DraPlugin, DraPluginServer};
 use proto::health::dra_resource_health_server::DraResourceHealthServer;
@@ -94,16 +94,16 @@ struct Plugin {
 struct NodeSpec {
     offered: Vec<devices::DraDevice>,
     driver_version: String,
-    spec: Arc<crate::k8s::cdi::spec::Spec>,
+    spec: Arc<crate::change::cdi::spec::Spec>,
 }
 
 impl Plugin {
-    fn snapshot(&self) -> Result<crate::node::Node> {
+    fn snapshot(&self) -> Result<crate::node::model::Node> {
         Ok(self.backend.snapshot()?)
     }
 
     /// What the driver offers on `node` (where the GPUs sit left out: a prepare needs none).
-    fn offered(&self, node: &crate::node::Node) -> Result<Vec<devices::DraDevice>> {
+    fn offered(&self, node: &crate::node::model::Node) -> Result<Vec<devices::DraDevice>> {
         Ok(self
             .dynamic
             .offer(&*self.backend, node, &self.maker.all_recorded(), |_| {
@@ -115,9 +115,9 @@ impl Plugin {
     /// The node's CDI spec for `offered`, from the last one when nothing changed.
     fn node_spec(
         &self,
-        node: &crate::node::Node,
+        node: &crate::node::model::Node,
         offered: &[devices::DraDevice],
-    ) -> Result<Arc<crate::k8s::cdi::spec::Spec>> {
+    ) -> Result<Arc<crate::change::cdi::spec::Spec>> {
         let mut cached = self.node_spec.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(c) = cached
             .as_ref()
@@ -125,7 +125,7 @@ impl Plugin {
         {
             return Ok(c.spec.clone());
         }
-        let (spec, _) = crate::k8s::cdi::spec_for(node, &self.devices)?;
+        let (spec, _) = crate::change::cdi::spec_for(node, &self.devices)?;
         let spec = Arc::new(spec);
         *cached = Some(NodeSpec {
             offered: offered.to_vec(),
@@ -154,7 +154,7 @@ impl Plugin {
                 &shared,
             );
             if let Err(e) = told.await {
-                crate::output::stderr_line(&format!("warning: {}", e.message));
+                crate::support::output::stderr_line(&format!("warning: {}", e.message));
             }
         }
         Ok(devices)
@@ -253,7 +253,7 @@ impl Plugin {
         }
         // The MPS daemons' records, read only when a configuration asks for MPS.
         let daemons = if mps > 0 {
-            crate::mps::settings::load_all(&self.paths)?
+            crate::sharing::mps::settings::load_all(&self.paths)?
         } else {
             Vec::new()
         };
@@ -289,13 +289,13 @@ impl Plugin {
     /// that daemon's client with the share's limits.
     fn share(
         &self,
-        node: &crate::node::Node,
+        node: &crate::node::model::Node,
         claim: &ClaimRef,
         a: &prepare::Allocated,
         device: &devices::DraDevice,
         configs: &[(Vec<String>, config::DeviceConfig)],
         pods: &[String],
-    ) -> Result<(crate::k8s::cdi::spec::ContainerEdits, shares::Given)> {
+    ) -> Result<(crate::change::cdi::spec::ContainerEdits, shares::Given)> {
         let what = &format!("{}/{}", claim.namespace, claim.name);
         let refused = |e: String| Error::failed(format!("ResourceClaim {what}: {e}"));
         let Some(policy) = &device.shared else {
@@ -332,7 +332,7 @@ impl Plugin {
         let daemon_name = daemon.name.clone();
         let mut edits = config::mps_edits(&limits, device, &[daemon]).map_err(refused)?;
         // What the share was given, for `gpushare probe --share` inside the container.
-        use crate::probe::share as told;
+        use crate::observe::probe::share as told;
         edits.env.extend([
             format!("{}={}", told::DEVICE, device.uuid),
             format!("{}={}", told::MEMORY_MIB, granted.memory_mib),
@@ -360,8 +360,9 @@ impl Plugin {
         if !self.maker.recorded(&claim.uid)?.is_empty() {
             let node = self.snapshot()?;
             // An instance other claims still share goes to one of them, and with its last.
-            let held = crate::mps::shared::all(&self.paths)?;
-            let heir = |gpu: &crate::node::Gpu, made: &crate::mig::claimed::Made| {
+            let held = crate::sharing::mps::shared::all(&self.paths)?;
+            let heir = |gpu: &crate::node::model::Gpu,
+                        made: &crate::sharing::mig::claimed::Made| {
                 let name = devices::mig_name(gpu.index, &made.profile, made.start);
                 held.iter()
                     .find(|(uid, s)| uid != &claim.uid && s.device == name)
@@ -398,9 +399,9 @@ impl Registration for Registrar {
     {
         let status = status.into_inner();
         if status.plugin_registered {
-            crate::output::stderr_line("gpushare dra-plugin: registered with the kubelet");
+            crate::support::output::stderr_line("gpushare dra-plugin: registered with the kubelet");
         } else {
-            crate::output::stderr_line(&format!(
+            crate::support::output::stderr_line(&format!(
                 "gpushare dra-plugin: the kubelet refused the registration: {}",
                 status.error
             ));
@@ -493,7 +494,7 @@ fn listen(
 }
 
 pub(crate) fn run(ctx: &mut Context, settings: Settings) -> Result<Exit> {
-    if !crate::k8s::objects::is_dns_subdomain(&settings.node) {
+    if !crate::cluster::manifests::objects::is_dns_subdomain(&settings.node) {
         return Err(Error::usage(format!(
             "--node-name {:?} is not a Kubernetes node name",
             settings.node
@@ -505,7 +506,9 @@ pub(crate) fn run(ctx: &mut Context, settings: Settings) -> Result<Exit> {
         .enable_all()
         .build()
         .map_err(|e| Error::failed(format!("cannot start the plugin's runtime: {e}")))?;
-    let client = runtime.block_on(crate::kube_api::client(settings.kubeconfig.as_deref()))?;
+    let client = runtime.block_on(crate::cluster::api_client::client(
+        settings.kubeconfig.as_deref(),
+    ))?;
     let backend = ctx.shared_backend()?;
     let plugin = Arc::new(Plugin {
         backend: backend.clone(),
@@ -519,7 +522,7 @@ pub(crate) fn run(ctx: &mut Context, settings: Settings) -> Result<Exit> {
         node_spec: Default::default(),
         dynamic: dynamic::DynamicGpus::new(
             settings.config.clone(),
-            ctx.paths.system(crate::config::DEFAULT_PATH),
+            ctx.paths.system(crate::node::config::DEFAULT_PATH),
         )?,
         maker: made::Maker {
             backend: backend.clone(),
@@ -531,21 +534,21 @@ pub(crate) fn run(ctx: &mut Context, settings: Settings) -> Result<Exit> {
         share_turns: Default::default(),
     });
     let _watch = settings.watch_health.then(|| {
-        crate::gpu_health::listener::Listener::start(
+        crate::node::gpu_health::listener::Listener::start(
             ctx.backend_options.clone(),
             ctx.paths.clone(),
             ctx.out.clone(),
             || {},
         )
     });
-    let trap = crate::pipeline::signals::Trap::install();
+    let trap = crate::change::pipeline::signals::Trap::install();
     let dra_socket = settings.plugin_dir.join("dra.sock");
     let registration_socket = settings.registry_dir.join(format!("{DRIVER}-reg.sock"));
     let mut publisher = slices::Publisher::new(client, &settings.node);
     let stopped = runtime.block_on(async {
         // The slice first: the kubelet asks for nothing the scheduler has not seen.
         let (offered, _) = publish(&plugin, &mut publisher).await?;
-        crate::output::stderr_line(&format!(
+        crate::support::output::stderr_line(&format!(
             "gpushare dra-plugin on node {}: {} device(s) published as driver {DRIVER}",
             settings.node, offered
         ));
@@ -581,7 +584,7 @@ pub(crate) fn run(ctx: &mut Context, settings: Settings) -> Result<Exit> {
             })
             .await;
             if let Ok(Err(e)) = kept {
-                crate::output::stderr_line(&format!("warning: {}", e.message));
+                crate::support::output::stderr_line(&format!("warning: {}", e.message));
             }
             match publish(&plugin, &mut publisher).await {
                 Ok((_, waiting))
@@ -593,11 +596,11 @@ pub(crate) fn run(ctx: &mut Context, settings: Settings) -> Result<Exit> {
                     if let Err(e) =
                         mig_mode::turn_on_for_claims(client, &plugin.node, maker, &waiting).await
                     {
-                        crate::output::stderr_line(&format!("warning: {}", e.message));
+                        crate::support::output::stderr_line(&format!("warning: {}", e.message));
                     }
                 }
                 Ok(_) => {}
-                Err(e) => crate::output::stderr_line(&format!("warning: {}", e.message)),
+                Err(e) => crate::support::output::stderr_line(&format!("warning: {}", e.message)),
             }
         }
     });
@@ -648,7 +651,7 @@ async fn publish(
         .collect();
     let pool = slices::pool(&plugin.node, list(&fixed), dynamic);
     if publisher.publish(pool).await? {
-        crate::output::stderr_line(&format!(
+        crate::support::output::stderr_line(&format!(
             "gpushare dra-plugin: published {n} device(s), {} unhealthy",
             unhealthy.len()
         ));

@@ -15,15 +15,15 @@
 //!   that is not one full-size compute instance is not offered at all.
 //! - **Order.** The scheduler places first fit in the order a slice lists its devices, so the
 //!   order is the placement policy: what exists comes first (an idle instance is used before a
-//!   new one is made), then [`crate::mig::partitions::order`] lists the placements that fit now
+//!   new one is made), then [`crate::sharing::mig::partitions::order`] lists the placements that fit now
 //!   so that the first of each profile leaves the most room for the largest profiles; what
 //!   cannot fit now comes last.
 
 use super::devices::{DraDevice, Placed, gpu_attributes, int, mig_name, string};
-use crate::error::{Error, Result};
-use crate::mig::partitions::{Partition, Taken, order};
-use crate::node::catalog::{GpuInstanceProfile, MigTable};
-use crate::node::{Gpu, Node, Placement};
+use crate::node::model::catalog::{GpuInstanceProfile, MigTable};
+use crate::node::model::{Gpu, Node, Placement};
+use crate::sharing::mig::partitions::{Partition, Taken, order};
+use crate::support::error::{Error, Result};
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
 
@@ -100,7 +100,7 @@ pub(crate) fn dynamic_gpu(
     gpu: &Gpu,
     profiles: &[GpuInstanceProfile],
     place: &super::devices::PciPlace,
-    made_for_a_claim: impl Fn(&crate::node::GpuInstance) -> bool,
+    made_for_a_claim: impl Fn(&crate::node::model::GpuInstance) -> bool,
 ) -> Result<DynamicGpu> {
     let waits_for_mig = !gpu.mig.current.is_enabled();
     let table = table_of(profiles);
@@ -159,7 +159,7 @@ pub(crate) fn dynamic_gpu(
         let uses = consumed(&table, p.profile, p.placement);
         device(gpu, &base, &table, p.profile, p.placement, Some(&uses))
     }));
-    for p in crate::mig::partitions::partitions(&table) {
+    for p in crate::sharing::mig::partitions::partitions(&table) {
         let name = mig_name(
             gpu.index,
             &table.profiles[p.profile].name,
@@ -249,13 +249,14 @@ fn device(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::backend::Backend;
-    use crate::backend::sim::SimBackend;
-    use crate::mig::layout::ProfileBook;
+    use crate::node::backend::Backend;
+    use crate::node::backend::sim::SimBackend;
+    use crate::sharing::mig::layout::ProfileBook;
 
     fn a100() -> (SimBackend, Vec<GpuInstanceProfile>) {
         let sim = SimBackend::from_preset("dgx-a100").unwrap();
-        sim.set_mig_mode(0, crate::node::MigMode::Enabled).unwrap();
+        sim.set_mig_mode(0, crate::node::model::MigMode::Enabled)
+            .unwrap();
         let node = sim.snapshot().unwrap();
         let book = ProfileBook::load(&sim, &node);
         let profiles = book.known(&node.gpus[0]).unwrap().unwrap().to_vec();
@@ -316,7 +317,7 @@ mod tests {
         assert!(
             g.devices
                 .iter()
-                .all(|d| crate::k8s::objects::is_dns_label(&d.name)),
+                .all(|d| crate::cluster::manifests::objects::is_dns_label(&d.name)),
             "{:?}",
             g.devices.iter().map(|d| &d.name).collect::<Vec<_>>()
         );

@@ -7,10 +7,10 @@
 
 use super::devices::{DRIVER, DraDevice};
 use super::record::PreparedClaim;
-use crate::error::{Error, Result};
-use crate::k8s::cdi;
-use crate::k8s::cdi::spec::{ContainerEdits, Device, Spec};
-pub(crate) use crate::mig::claimed::is_uid;
+use crate::change::cdi;
+use crate::change::cdi::spec::{ContainerEdits, Device, Spec};
+pub(crate) use crate::sharing::mig::claimed::is_uid;
+use crate::support::error::{Error, Result};
 use kube::api::{Api, DynamicObject};
 use kube::core::{ApiResource, GroupVersionKind};
 use std::path::{Path, PathBuf};
@@ -45,7 +45,7 @@ fn tolerated_effects(result: &serde_json::Value) -> Vec<&'static str> {
     for t in result["tolerations"].as_array().into_iter().flatten() {
         let key = t["key"].as_str().unwrap_or("");
         let exists = t["operator"].as_str() == Some("Exists");
-        if key != crate::gpu_health::TAINT_KEY && !(key.is_empty() && exists) {
+        if key != crate::node::gpu_health::TAINT_KEY && !(key.is_empty() && exists) {
             continue;
         }
         for effect in ["NoSchedule", "NoExecute"] {
@@ -110,7 +110,7 @@ pub(crate) fn allocated(
                     "ResourceClaim {}/{}: device {device} has share ID {:?}, not a UID",
                     wanted.namespace,
                     wanted.name,
-                    crate::kube_api::clip(id, 80)
+                    crate::cluster::api_client::clip(id, 80)
                 )));
             }
         };
@@ -226,9 +226,9 @@ pub(crate) fn write_spec(cdi_root: &Path, uid: &str, spec: &Spec) -> Result<()> 
     if !is_uid(uid) {
         return Err(Error::failed(format!("claim UID {uid:?} is not a UID")));
     }
-    let text = crate::output::to_safe_json(spec)?;
+    let text = crate::support::output::to_safe_json(spec)?;
     let path = spec_path(cdi_root, uid);
-    crate::fsutil::write_atomic(&path, text.as_bytes(), 0o644)
+    crate::support::fsutil::write_atomic(&path, text.as_bytes(), 0o644)
         .map_err(|e| Error::failed(format!("cannot write {}: {e}", path.display())))
 }
 
@@ -251,9 +251,9 @@ pub(crate) fn remove_spec(cdi_root: &Path, uid: &str) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::backend::Backend;
-    use crate::backend::sim::SimBackend;
-    use crate::k8s::cdi::DeviceSource;
+    use crate::change::cdi::DeviceSource;
+    use crate::node::backend::Backend;
+    use crate::node::backend::sim::SimBackend;
     use serde_json::json;
 
     fn claim() -> ClaimRef {

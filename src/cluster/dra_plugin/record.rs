@@ -133,7 +133,7 @@ fn read(path: &Path) -> Result<Option<PreparedClaim>, String> {
         annotations: BTreeMap<String, String>,
     }
     // Not through a link: the specs are the driver's own files.
-    let text = crate::fsutil::read_own_text(path, MAX_SPEC).map_err(|e| e.to_string())?;
+    let text = crate::support::fsutil::read_own_text(path, MAX_SPEC).map_err(|e| e.to_string())?;
     let Some(text) = text else {
         return Ok(None);
     };

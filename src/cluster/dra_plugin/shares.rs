@@ -6,7 +6,7 @@
 //!
 //! Each share is an MPS client of the device's own daemon, which the plugin starts through the
 //! pipeline for the first share, keeps running while any share is recorded
-//! ([`crate::mps::shared`]), and stops after the last. A share's limits are its client's
+//! ([`crate::sharing::mps::shared`]), and stops after the last. A share's limits are its client's
 //! `CUDA_MPS_PINNED_DEVICE_MEM_LIMIT` and `CUDA_MPS_ACTIVE_THREAD_PERCENTAGE`: MPS lets a
 //! client lower the daemon's limits, never raise them, so the daemon holds what the policy's
 //! `max` allows (the whole device without one), and a container that rewrites its own
@@ -14,12 +14,12 @@
 
 use super::devices::{DraDevice, int, string};
 use super::made::Maker;
-use crate::config::shares::{Range, SharePolicy};
-use crate::error::{Error, Result};
-use crate::mps::limits::{self, MpsRequest};
-use crate::mps::settings::{DaemonSpec, DirChoice};
-use crate::mps::shared::{self, Share};
-use crate::node::Node;
+use crate::node::config::shares::{Range, SharePolicy};
+use crate::node::model::Node;
+use crate::sharing::mps::limits::{self, MpsRequest};
+use crate::sharing::mps::settings::{DaemonSpec, DirChoice};
+use crate::sharing::mps::shared::{self, Share};
+use crate::support::error::{Error, Result};
 use serde_json::{Value, json};
 
 /// How a share's limits hold, for the claim's status (and as the docs say it).
@@ -165,7 +165,7 @@ pub(crate) fn daemon_for(
     node: &Node,
     device: &DraDevice,
     policy: &SharePolicy,
-    paths: &crate::paths::Paths,
+    paths: &crate::support::paths::Paths,
 ) -> Result<DaemonSpec> {
     let gpu = node
         .gpu(device.gpu)
@@ -207,13 +207,14 @@ pub(crate) fn daemon_for(
 }
 
 fn running(spec: &DaemonSpec) -> bool {
-    crate::mps::control::daemon_pid(&spec.pipe_dir).is_some_and(crate::mps::process::alive)
+    crate::sharing::mps::control::daemon_pid(&spec.pipe_dir)
+        .is_some_and(crate::sharing::mps::process::alive)
 }
 
 /// Start `spec` through the pipeline unless a daemon serving its device runs; the daemon that
 /// serves it then.
 fn start(maker: &Maker, spec: &DaemonSpec, what: &str) -> Result<DaemonSpec> {
-    let records = crate::mps::settings::load_all(&maker.paths)?;
+    let records = crate::sharing::mps::settings::load_all(&maker.paths)?;
     let uuid = &spec.devices[0].uuid;
     if let Some(r) = records
         .iter()
@@ -221,7 +222,7 @@ fn start(maker: &Maker, spec: &DaemonSpec, what: &str) -> Result<DaemonSpec> {
     {
         return Ok(r.clone());
     }
-    let steps = crate::mps::planner::start(std::slice::from_ref(spec), &records, &running);
+    let steps = crate::sharing::mps::planner::start(std::slice::from_ref(spec), &records, &running);
     if let Some(b) = steps.blockers.first() {
         let e = Error::failed(b.message.clone());
         return Err(match &b.hint {
@@ -230,7 +231,7 @@ fn start(maker: &Maker, spec: &DaemonSpec, what: &str) -> Result<DaemonSpec> {
         });
     }
     maker.change(what, steps.changes)?;
-    crate::mps::settings::load_all(&maker.paths)?
+    crate::sharing::mps::settings::load_all(&maker.paths)?
         .into_iter()
         .find(|r| r.name == spec.name && running(r))
         .ok_or_else(|| Error::failed(format!("the MPS daemon `{}` did not start", spec.name)))
@@ -285,14 +286,14 @@ pub(crate) fn end(maker: &Maker, uid: &str, claim: &str) -> Result<()> {
         .into_iter()
         .filter(|(u, _)| u != uid)
         .collect();
-    let records = crate::mps::settings::load_all(&maker.paths)?;
+    let records = crate::sharing::mps::settings::load_all(&maker.paths)?;
     let mut changes = Vec::new();
     for share in &record {
         if others.iter().any(|(_, s)| s.daemon == share.daemon) {
             continue;
         }
         if let Some(r) = records.iter().find(|r| r.name == share.daemon) {
-            let stop = crate::mps::planner::stop(r);
+            let stop = crate::sharing::mps::planner::stop(r);
             if !changes.contains(&stop) {
                 changes.push(stop);
             }
@@ -309,7 +310,7 @@ pub(crate) fn keep(maker: &Maker) -> Result<()> {
     if held.is_empty() {
         return Ok(());
     }
-    let records = crate::mps::settings::load_all(&maker.paths)?;
+    let records = crate::sharing::mps::settings::load_all(&maker.paths)?;
     for (_, share) in &held {
         let Some(r) = records.iter().find(|r| r.name == share.daemon) else {
             continue;
@@ -320,7 +321,7 @@ pub(crate) fn keep(maker: &Maker) -> Result<()> {
                 d.previous_compute_mode = None;
             }
             start(maker, &spec, &format!("keep {}", share.claim))?;
-            crate::output::stderr_line(&format!(
+            crate::support::output::stderr_line(&format!(
                 "gpushare dra-plugin: the MPS daemon `{}` of {}'s share had stopped; started again",
                 r.name, share.claim
             ));

@@ -7,7 +7,7 @@
 //! idle node asks nothing of the API server but a read at start.
 
 use super::devices::DRIVER;
-use crate::error::{Error, Result};
+use crate::support::error::{Error, Result};
 use kube::api::{Api, DeleteParams, DynamicObject, ListParams, PostParams};
 use kube::core::{ApiResource, GroupVersionKind};
 use serde_json::{Value, json};
@@ -18,7 +18,7 @@ const MANAGED_BY: (&str, &str) = ("app.kubernetes.io/managed-by", "gpushare-dra-
 /// The name of the node's first slice: the driver's and a hash of the node's name (a node's
 /// name may be as long as a slice's may be).
 pub(crate) fn slice_name(node: &str) -> String {
-    format!("{DRIVER}-{}", crate::kube_api::short_hash(node))
+    format!("{DRIVER}-{}", crate::cluster::api_client::short_hash(node))
 }
 
 /// One slice of the node's pool: its name and its content (`{"devices": [...]}` or
@@ -224,7 +224,7 @@ mod tests {
         let long = "n".repeat(253);
         let name = slice_name(&long);
         assert!(
-            name.len() <= 253 && crate::k8s::objects::is_dns_subdomain(&name),
+            name.len() <= 253 && crate::cluster::manifests::objects::is_dns_subdomain(&name),
             "{name}"
         );
         assert_ne!(slice_name("a"), slice_name("b"));

@@ -9,21 +9,21 @@
 mod summary;
 
 use super::changing::report;
-use crate::Context;
-use crate::cli::{InitArgs, InitMode};
-use crate::config::Config;
-use crate::config::choose::{self as layout, SharingMode};
-use crate::error::{Error, Exit, Result};
-use crate::k8s::cdi::DeviceSource;
-use crate::k8s::wiring::{self, Wiring};
-use crate::mig::layout::ProfileBook;
-use crate::pipeline::converge::{Converge, Converged, converge, take_guard};
-use crate::pipeline::desired::DesiredSource;
-use crate::pipeline::guard::Guard;
-use crate::plan::PlanOptions;
-use crate::probe::report::Verdict;
-use crate::probe::run::Request;
-use crate::source_file::SourceFile;
+use crate::change::cdi::DeviceSource;
+use crate::change::pipeline::converge::{Converge, Converged, converge, take_guard};
+use crate::change::pipeline::desired::DesiredSource;
+use crate::change::pipeline::guard::Guard;
+use crate::change::plan::PlanOptions;
+use crate::cluster::manifests::wiring::{self, Wiring};
+use crate::commands::cli::{InitArgs, InitMode};
+use crate::node::Context;
+use crate::node::config::Config;
+use crate::node::config::choose::{self as layout, SharingMode};
+use crate::observe::probe::report::Verdict;
+use crate::observe::probe::run::Request;
+use crate::sharing::mig::layout::ProfileBook;
+use crate::support::error::{Error, Exit, Result};
+use crate::support::source_file::SourceFile;
 use std::path::{Path, PathBuf};
 use summary::{ConfigReport, InitReport, ManifestsReport, ProbeReport};
 
@@ -150,8 +150,8 @@ fn run_locked(ctx: &mut Context, args: &InitArgs, mut guard: Option<&mut Guard>)
             Some(dir) => dir.clone(),
             None => {
                 let dir = ctx.paths.etc_dir().join("manifests");
-                crate::fsutil::own_dir(&ctx.paths.etc_dir(), ETC_DIR_MODE)?;
-                crate::fsutil::own_dir(&dir, ETC_DIR_MODE)?;
+                crate::support::fsutil::own_dir(&ctx.paths.etc_dir(), ETC_DIR_MODE)?;
+                crate::support::fsutil::own_dir(&dir, ETC_DIR_MODE)?;
                 dir
             }
         };
@@ -257,7 +257,7 @@ fn preflight_outputs(
                 .with_hint("remove or fix it (or pick another path); nothing was changed"),
         )
     };
-    if write_config && let Some(p) = crate::fsutil::own::write_target_problem(config_out) {
+    if write_config && let Some(p) = crate::support::fsutil::own::write_target_problem(config_out) {
         return refuse(config_out, p);
     }
     let etc = ctx.paths.etc_dir();
@@ -268,7 +268,7 @@ fn preflight_outputs(
     };
     for dir in &own_dirs {
         if std::fs::symlink_metadata(dir).is_ok()
-            && let Err(e) = crate::fsutil::check_own_dir(dir)
+            && let Err(e) = crate::support::fsutil::check_own_dir(dir)
         {
             return refuse(dir, e.message);
         }
@@ -278,22 +278,22 @@ fn preflight_outputs(
             .manifests_out
             .clone()
             .unwrap_or_else(|| etc.join("manifests"));
-        if let Some(p) = crate::fsutil::own::write_dir_problem(&dir) {
+        if let Some(p) = crate::support::fsutil::own::write_dir_problem(&dir) {
             return refuse(&dir, p);
         }
         // The directory holds the files gpushare writes there, regular files all.
         if let Ok(entries) = std::fs::read_dir(&dir) {
             for entry in entries.flatten() {
                 let path = entry.path();
-                if let Err(e) = crate::fsutil::own::check_replaceable(&path) {
+                if let Err(e) = crate::support::fsutil::own::check_replaceable(&path) {
                     return refuse(&path, e.to_string());
                 }
             }
         }
     }
-    let cdi = crate::k8s::cdi::installed_path(&ctx.paths);
+    let cdi = crate::change::cdi::installed_path(&ctx.paths);
     if std::fs::symlink_metadata(&cdi).is_ok()
-        && let Some(p) = crate::fsutil::own::write_target_problem(&cdi)
+        && let Some(p) = crate::support::fsutil::own::write_target_problem(&cdi)
     {
         return refuse(&cdi, p);
     }
@@ -303,7 +303,8 @@ fn preflight_outputs(
 /// Whether `path` must be written: not when it already says exactly this; an error when it says
 /// something else and --force was not given.
 fn needs_writing(path: &Path, text: &str, force: bool) -> Result<bool> {
-    match crate::fsutil::read_own_text(path, crate::source_file::MAX_INPUT_BYTES) {
+    match crate::support::fsutil::read_own_text(path, crate::support::source_file::MAX_INPUT_BYTES)
+    {
         Ok(None) => Ok(true),
         Ok(Some(existing)) if existing == text => Ok(false),
         Ok(Some(_)) if !force => Err(Error::failed(format!(
@@ -327,22 +328,22 @@ fn needs_writing(path: &Path, text: &str, force: bool) -> Result<bool> {
 fn write_file(path: &Path, text: &str, etc: bool) -> Result<()> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         if etc {
-            crate::fsutil::own_dir(dir, ETC_DIR_MODE)?;
+            crate::support::fsutil::own_dir(dir, ETC_DIR_MODE)?;
         }
         std::fs::create_dir_all(dir).map_err(|e| {
             Error::failed(format!("cannot create {}: {e}", dir.display()))
                 .with_hint("run as root, or move state paths with --state-root DIR")
         })?;
     }
-    crate::fsutil::write_atomic(path, text.as_bytes(), 0o644)
+    crate::support::fsutil::write_atomic(path, text.as_bytes(), 0o644)
         .map_err(|e| Error::failed(format!("cannot write {}: {e}", path.display())))
 }
 
 /// The text of a chosen layout, and the file it is once written at `path`.
 fn generated(
     args: &InitArgs,
-    node: &crate::node::Node,
-    file: &crate::config::ConfigFile,
+    node: &crate::node::model::Node,
+    file: &crate::node::config::ConfigFile,
     path: &Path,
 ) -> Result<(Config, String)> {
     let text = format!(
@@ -385,7 +386,7 @@ fn write_manifests(ctx: &mut Context, config: &Path, dir: &Path) -> Result<Manif
     for w in &bundle.warnings {
         ctx.out.warn(w);
     }
-    let (written, warnings) = crate::k8s::compose::write(dir, &bundle)?;
+    let (written, warnings) = crate::cluster::manifests::compose::write(dir, &bundle)?;
     for w in warnings {
         ctx.out.warn(w);
     }
@@ -412,7 +413,7 @@ const WRITTEN_LIST: &str = ".gpushare-manifests";
 
 fn forget_stale(ctx: &Context, dir: &Path, files: &[String]) -> Result<()> {
     let list = dir.join(WRITTEN_LIST);
-    if let Ok(Some(previous)) = crate::fsutil::read_own_text(&list, 1024 * 1024) {
+    if let Ok(Some(previous)) = crate::support::fsutil::read_own_text(&list, 1024 * 1024) {
         for name in previous.lines().map(str::trim) {
             // Only plain names this list holds: never a path out of the directory.
             let plain = !name.is_empty() && !name.contains('/') && name != "..";
@@ -431,13 +432,13 @@ fn forget_stale(ctx: &Context, dir: &Path, files: &[String]) -> Result<()> {
         }
     }
     let text: String = files.iter().map(|f| format!("{f}\n")).collect();
-    crate::fsutil::write_atomic(&list, text.as_bytes(), 0o644)
+    crate::support::fsutil::write_atomic(&list, text.as_bytes(), 0o644)
         .map_err(|e| Error::failed(format!("cannot write {}: {e}", list.display())))
 }
 
 /// A quick probe of every slice against the file; skipped with a note when there is no CUDA.
 fn probe(ctx: &mut Context, config: &Path, sysfs_root: &Path) -> Result<ProbeReport> {
-    match crate::probe::run::probe(ctx, &Request::after_init(config, sysfs_root)) {
+    match crate::observe::probe::run::probe(ctx, &Request::after_init(config, sysfs_root)) {
         Ok(report) => {
             let passed = report.verdict == Verdict::Pass;
             for f in &report.failures {

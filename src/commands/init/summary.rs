@@ -4,13 +4,13 @@
 //! "manifests": {"dir", "files"} | null, "probe": {"status", "detail"}, "gpus": [{"gpu", "name",
 //! "mode", "offers": [..]}]}`.
 
-use crate::Context;
-use crate::config::AssignedConfig;
-use crate::config::Config;
-use crate::error::Result;
-use crate::mps::settings::{self, DaemonSpec};
-use crate::output::{Output, Style, table};
-use crate::plan::{Plan, Status};
+use crate::change::plan::{Plan, Status};
+use crate::node::Context;
+use crate::node::config::AssignedConfig;
+use crate::node::config::Config;
+use crate::sharing::mps::settings::{self, DaemonSpec};
+use crate::support::error::Result;
+use crate::support::output::{Output, Style, table};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
@@ -103,7 +103,7 @@ pub(super) fn offers(ctx: &mut Context, config: &Path) -> Result<Vec<Offer>> {
                 let mode = *e.mode.get_ref();
                 let daemons: Vec<&DaemonSpec> =
                     records.iter().filter(|r| r.serves_gpu(gpu.index)).collect();
-                let offers = crate::sharing::of(mode).describe(gpu, e, &daemons);
+                let offers = crate::sharing::mode::of(mode).describe(gpu, e, &daemons);
                 (mode.as_str().to_string(), offers)
             }
         };

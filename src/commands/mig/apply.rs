@@ -1,14 +1,14 @@
 //! `gpushare mig apply` and `gpushare mig assert`.
 
 use super::super::changing::{self, Changing};
-use crate::Context;
-use crate::cli::{MigApplyArgs, MigFileArgs};
-use crate::error::{Error, Exit, Result};
-use crate::hooks::FlagValues;
-use crate::mig::config_file::MigConfigFile;
-use crate::pipeline::converge::plan_only;
-use crate::pipeline::desired::DesiredSource;
-use crate::plan::PlanOptions;
+use crate::change::hooks::FlagValues;
+use crate::change::pipeline::converge::plan_only;
+use crate::change::pipeline::desired::DesiredSource;
+use crate::change::plan::PlanOptions;
+use crate::commands::cli::{MigApplyArgs, MigFileArgs};
+use crate::node::Context;
+use crate::sharing::mig::config_file::MigConfigFile;
+use crate::support::error::{Error, Exit, Result};
 use std::path::Path;
 
 /// The MIG-only desired state of `-f FILE [-c LABEL]`.

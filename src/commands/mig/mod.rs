@@ -1,16 +1,16 @@
 //! `gpushare mig …`: profiles, apply, assert, export, clear. `apply` and `clear` run through the
-//! one pipeline (`crate::pipeline`) with a MIG-only desired state.
+//! one pipeline (`crate::change::pipeline`) with a MIG-only desired state.
 
 mod apply;
 mod export;
 mod profiles;
 
 use super::changing::{self, Changing};
-use crate::Context;
-use crate::cli::MigCommand;
-use crate::error::{Exit, Result};
-use crate::pipeline::desired::DesiredSource;
-use crate::plan::PlanOptions;
+use crate::change::pipeline::desired::DesiredSource;
+use crate::change::plan::PlanOptions;
+use crate::commands::cli::MigCommand;
+use crate::node::Context;
+use crate::support::error::{Exit, Result};
 use std::path::Path;
 
 pub(super) fn run(ctx: &mut Context, cmd: &MigCommand) -> Result<Exit> {

@@ -1,12 +1,12 @@
 //! `gpushare mig profiles`: what each MIG-capable GPU can be partitioned into.
 
-use crate::Context;
-use crate::backend::{MigProfiles, ProfileOrigin};
-use crate::cli::MigProfilesArgs;
-use crate::error::{Exit, Result};
-use crate::mig::solver::format_placements;
-use crate::node::Placement;
-use crate::output::{Output, Style, table};
+use crate::commands::cli::MigProfilesArgs;
+use crate::node::Context;
+use crate::node::backend::{MigProfiles, ProfileOrigin};
+use crate::node::model::Placement;
+use crate::sharing::mig::solver::format_placements;
+use crate::support::error::{Exit, Result};
+use crate::support::output::{Output, Style, table};
 use serde::Serialize;
 
 #[derive(Serialize)]

@@ -1,18 +1,18 @@
-//! `gpushare mps start|status|stop|unit`: MPS daemons with per-device limits (see `crate::mps`).
-//! `start` and `stop` run through the one pipeline (`crate::pipeline`) with an MPS-only desired
+//! `gpushare mps start|status|stop|unit`: MPS daemons with per-device limits (see `crate::sharing::mps`).
+//! `start` and `stop` run through the one pipeline (`crate::change::pipeline`) with an MPS-only desired
 //! state.
 
 mod status;
 mod unit;
 
 use super::changing::{self, Changing};
-use crate::Context;
-use crate::cli::{MpsCommand, MpsSettingsArgs};
-use crate::error::{Exit, Result};
-use crate::mps::limits::MpsRequest;
-use crate::mps::start::StartRequest;
-use crate::pipeline::desired::DesiredSource;
-use crate::plan::PlanOptions;
+use crate::change::pipeline::desired::DesiredSource;
+use crate::change::plan::PlanOptions;
+use crate::commands::cli::{MpsCommand, MpsSettingsArgs};
+use crate::node::Context;
+use crate::sharing::mps::limits::MpsRequest;
+use crate::sharing::mps::start::StartRequest;
+use crate::support::error::{Exit, Result};
 use std::path::Path;
 
 pub(super) fn run(ctx: &mut Context, command: MpsCommand) -> Result<Exit> {

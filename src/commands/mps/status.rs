@@ -2,15 +2,15 @@
 //! still matches what it was started with (exit 3 when not; the check is `mps::drift`).
 
 use super::{mib, percent};
-use crate::Context;
-use crate::cli::MpsStatusArgs;
-use crate::error::{Exit, Result};
-use crate::mps::control::MpsControl;
-use crate::mps::drift::{DaemonStatus, status};
-use crate::mps::query;
-use crate::mps::settings;
-use crate::node::ComputeMode;
-use crate::output::{Output, Style, table};
+use crate::commands::cli::MpsStatusArgs;
+use crate::node::Context;
+use crate::node::model::ComputeMode;
+use crate::sharing::mps::control::MpsControl;
+use crate::sharing::mps::drift::{DaemonStatus, status};
+use crate::sharing::mps::query;
+use crate::sharing::mps::settings;
+use crate::support::error::{Exit, Result};
+use crate::support::output::{Output, Style, table};
 use serde::Serialize;
 
 /// `mps status --format json`.

@@ -3,15 +3,15 @@
 
 use super::super::unit::{absolute, global_args};
 use super::start_request;
-use crate::Context;
-use crate::cli::{MpsSettingsArgs, MpsUnitArgs};
-use crate::error::{Error, Exit, Result};
-use crate::mps::DEFAULT_TIMEOUT;
-use crate::mps::control::PID_FILE;
-use crate::mps::settings::{DaemonSpec, daemon_dir, whole_gpu_name};
-use crate::mps::start::mig_uuids;
-use crate::mps::systemd_unit::{UnitSpec, runtime_dir};
-use crate::node::selector::GpuSelector;
+use crate::commands::cli::{MpsSettingsArgs, MpsUnitArgs};
+use crate::node::Context;
+use crate::node::model::selector::GpuSelector;
+use crate::sharing::mps::DEFAULT_TIMEOUT;
+use crate::sharing::mps::control::PID_FILE;
+use crate::sharing::mps::settings::{DaemonSpec, daemon_dir, whole_gpu_name};
+use crate::sharing::mps::start::mig_uuids;
+use crate::sharing::mps::systemd_unit::{UnitSpec, runtime_dir};
+use crate::support::error::{Error, Exit, Result};
 use serde::Serialize;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -70,7 +70,7 @@ pub(super) fn run(ctx: &mut Context, args: &MpsUnitArgs) -> Result<Exit> {
             .iter()
             .filter_map(|d| runtime_dir(&daemon_dir(&ctx.paths, &d.name)))
             .collect(),
-        runtime_dir_mode: crate::mps::dirs::Modes::of(s.multiuser).home,
+        runtime_dir_mode: crate::sharing::mps::dirs::Modes::of(s.multiuser).home,
         name,
     };
     if ctx.backend_options.sim.is_some() || ctx.backend_options.sim_state.is_some() {
@@ -108,7 +108,7 @@ fn install(path: &Path, text: &str) -> Result<()> {
         std::fs::create_dir_all(dir)
             .map_err(|e| Error::failed(format!("cannot create {}: {e}", dir.display())))?;
     }
-    crate::fsutil::write_atomic(path, text.as_bytes(), 0o644).map_err(|e| {
+    crate::support::fsutil::write_atomic(path, text.as_bytes(), 0o644).map_err(|e| {
         Error::failed(format!("cannot write {}: {e}", path.display()))
             .with_hint("run as root, or pass --state-root to write under another directory")
     })

@@ -1,22 +1,22 @@
-//! `vgpu apply` and `vgpu clear` through the one pipeline (`crate::pipeline`) with a
+//! `vgpu apply` and `vgpu clear` through the one pipeline (`crate::change::pipeline`) with a
 //! vGPU-only desired state; `vgpu assert`: plan from the file and say whether anything differs.
 
 use super::super::changing::{self, Changing};
-use crate::Context;
-use crate::cli::{VgpuApplyArgs, VgpuAssertArgs, VgpuClearArgs, VgpuFileArgs};
-use crate::error::{Exit, Result};
-use crate::node::Node;
-use crate::node::selector::GpuSelector;
-use crate::output::table;
-use crate::pipeline::desired::DesiredSource;
-use crate::plan::PlanOptions;
-use crate::vgpu::discover::attach_node;
-use crate::vgpu::from_config::VgpuLayout;
-use crate::vgpu::host::Framework;
-use crate::vgpu::input::{self, LayoutFile};
-use crate::vgpu::session::Session;
-use crate::vgpu::steps::{GpuPlan, Plan, VgpuPlanOptions, plan};
-use crate::vgpu::sysfs::SysfsRoot;
+use crate::change::pipeline::desired::DesiredSource;
+use crate::change::plan::PlanOptions;
+use crate::commands::cli::{VgpuApplyArgs, VgpuAssertArgs, VgpuClearArgs, VgpuFileArgs};
+use crate::node::Context;
+use crate::node::model::Node;
+use crate::node::model::selector::GpuSelector;
+use crate::sharing::vgpu::discover::attach_node;
+use crate::sharing::vgpu::from_config::VgpuLayout;
+use crate::sharing::vgpu::host::Framework;
+use crate::sharing::vgpu::input::{self, LayoutFile};
+use crate::sharing::vgpu::session::Session;
+use crate::sharing::vgpu::steps::{GpuPlan, Plan, VgpuPlanOptions, plan};
+use crate::sharing::vgpu::sysfs::SysfsRoot;
+use crate::support::error::{Exit, Result};
+use crate::support::output::table;
 use serde::Serialize;
 use std::collections::BTreeMap;
 

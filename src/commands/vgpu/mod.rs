@@ -3,12 +3,12 @@
 mod change;
 mod show;
 
-use crate::Context;
-use crate::cli::VgpuCommand;
-use crate::error::{Error, Exit, Result};
-use crate::node::Node;
-use crate::node::selector::GpuSelector;
-use crate::vgpu::host::Host;
+use crate::commands::cli::VgpuCommand;
+use crate::node::Context;
+use crate::node::model::Node;
+use crate::node::model::selector::GpuSelector;
+use crate::sharing::vgpu::host::Host;
+use crate::support::error::{Error, Exit, Result};
 
 pub(super) fn run(ctx: &mut Context, cmd: &VgpuCommand) -> Result<Exit> {
     match cmd {

@@ -1,14 +1,14 @@
 //! `vgpu types` and `vgpu status`: read-only views of the host.
 
 use super::{select, warn_in_use_unknown};
-use crate::Context;
-use crate::cli::VgpuShowArgs;
-use crate::error::{Exit, Result};
-use crate::output::{Output, Style, table};
-use crate::vgpu::discover::attach_node;
-use crate::vgpu::host::{Framework, Host, Sriov, VgpuGpu, VgpuType};
-use crate::vgpu::session::Session;
-use crate::vgpu::sysfs::SysfsRoot;
+use crate::commands::cli::VgpuShowArgs;
+use crate::node::Context;
+use crate::sharing::vgpu::discover::attach_node;
+use crate::sharing::vgpu::host::{Framework, Host, Sriov, VgpuGpu, VgpuType};
+use crate::sharing::vgpu::session::Session;
+use crate::sharing::vgpu::sysfs::SysfsRoot;
+use crate::support::error::{Exit, Result};
+use crate::support::output::{Output, Style, table};
 use serde::Serialize;
 
 /// Discover the host (before NVML: a host without vGPU support says so first), then name its

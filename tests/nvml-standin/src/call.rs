@@ -2,7 +2,7 @@
 
 use crate::handles::{self, Handle};
 use crate::{log, switches};
-use gpushare::backend::{DriverError, DriverErrorKind};
+use gpushare::node::backend::{DriverError, DriverErrorKind};
 use nvml_wrapper_sys::bindings as sys;
 use serde_json::{Map, Value};
 use std::os::raw::c_uint;

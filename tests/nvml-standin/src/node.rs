@@ -6,8 +6,8 @@
 //! calls in and empties it, as gpushare's own write does.
 
 use crate::call::{DRIVER_NOT_LOADED, Fail, UNKNOWN};
-use gpushare::backend::sim::SimBackend;
-use gpushare::backend::sim::state::{STATE_VERSION, SimState};
+use gpushare::node::backend::sim::SimBackend;
+use gpushare::node::backend::sim::state::{STATE_VERSION, SimState};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -83,14 +83,14 @@ pub fn load(path: &Path) -> Result<SimState, Fail> {
             format!("{}: state version {}", path.display(), state.version),
         ));
     }
-    gpushare::backend::sim::catch_up(path, &mut state)
+    gpushare::node::backend::sim::catch_up(path, &mut state)
         .map_err(|e| Fail::new(UNKNOWN, e.message))?;
     Ok(state)
 }
 
 /// Write the whole node (atomically), the calls of gpushare's log with it, and empty the log.
 pub fn save(path: &Path, state: &mut SimState) -> Result<(), Fail> {
-    gpushare::backend::sim::write_state(path, state).map_err(|e| Fail::new(UNKNOWN, e.detail))
+    gpushare::node::backend::sim::write_state(path, state).map_err(|e| Fail::new(UNKNOWN, e.detail))
 }
 
 /// The node as it is now.

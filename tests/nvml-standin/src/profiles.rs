@@ -7,8 +7,8 @@
 
 use crate::call::{Fail, INVALID_ARGUMENT, NOT_SUPPORTED};
 use crate::switches;
-use gpushare::backend::sim::state::{SimGpu, SimGpuInstance};
-use gpushare::node::catalog::{GpuInstanceProfile, MigTable, catalog};
+use gpushare::node::backend::sim::state::{SimGpu, SimGpuInstance};
+use gpushare::node::model::catalog::{GpuInstanceProfile, MigTable, catalog};
 
 /// `NVML_GPU_INSTANCE_PROFILE_COUNT`.
 pub const GI_PROFILE_COUNT: u32 = 0x12;

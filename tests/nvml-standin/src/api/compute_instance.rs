@@ -7,9 +7,9 @@ use crate::call::*;
 use crate::handles::Handle;
 use crate::node;
 use crate::profiles::{self, CI_PROFILE_7_SLICE_NVL, CiProfile};
-use gpushare::backend::sim::state::{SimComputeInstance, SimState, stable_uuid};
-use gpushare::node::catalog::{GpuInstanceProfile, MigTable};
-use gpushare::node::{ComputeMode, Placement};
+use gpushare::node::backend::sim::state::{SimComputeInstance, SimState, stable_uuid};
+use gpushare::node::model::catalog::{GpuInstanceProfile, MigTable};
+use gpushare::node::model::{ComputeMode, Placement};
 use nvml_wrapper_sys::bindings::*;
 use std::os::raw::c_uint;
 

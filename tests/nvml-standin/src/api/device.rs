@@ -4,9 +4,9 @@ use super::{device_handle, gpu, live_ci, live_gi, whole_gpu};
 use crate::call::*;
 use crate::handles::Handle;
 use crate::{node, profiles, switches};
-use gpushare::backend::DeviceRef;
-use gpushare::backend::sim::state::{SimGpu, SimState};
-use gpushare::node::{ComputeMode, Process, ProcessKind, VgpuHostMode};
+use gpushare::node::backend::DeviceRef;
+use gpushare::node::backend::sim::state::{SimGpu, SimState};
+use gpushare::node::model::{ComputeMode, Process, ProcessKind, VgpuHostMode};
 use nvml_wrapper_sys::bindings::*;
 use std::os::raw::{c_char, c_int, c_uint};
 

@@ -7,7 +7,7 @@
 use super::{gpu, whole_gpu};
 use crate::call::*;
 use crate::{handles, node, profiles};
-use gpushare::backend::sim::events::SimEvent;
+use gpushare::node::backend::sim::events::SimEvent;
 use nvml_wrapper_sys::bindings::*;
 use std::collections::BTreeMap;
 use std::os::raw::{c_uint, c_ulonglong};

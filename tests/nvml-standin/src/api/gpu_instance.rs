@@ -5,8 +5,8 @@ use super::{gpu, gpu_instance_handle, live_gi, whole_gpu};
 use crate::call::*;
 use crate::handles::Handle;
 use crate::{node, profiles, switches};
-use gpushare::node::Placement;
-use gpushare::node::catalog::GpuInstanceProfile;
+use gpushare::node::model::Placement;
+use gpushare::node::model::catalog::GpuInstanceProfile;
 use nvml_wrapper_sys::bindings::*;
 use std::os::raw::c_uint;
 

@@ -4,8 +4,8 @@ use super::{device_handle, gpu, live_ci, live_gi, mig_devices, whole_gpu};
 use crate::call::*;
 use crate::handles::Handle;
 use crate::{node, profiles, switches};
-use gpushare::backend::ModeChange;
-use gpushare::node::MigMode;
+use gpushare::node::backend::ModeChange;
+use gpushare::node::model::MigMode;
 use nvml_wrapper_sys::bindings::nvmlDevice_t;
 use std::os::raw::c_uint;
 

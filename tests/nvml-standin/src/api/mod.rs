@@ -14,7 +14,7 @@ pub use {compute_instance::*, device::*, event::*, gpu_instance::*, mig_device::
 
 use crate::call::{Fail, INVALID_ARGUMENT, NOT_SUPPORTED};
 use crate::handles::{self, Handle};
-use gpushare::backend::sim::state::{SimComputeInstance, SimGpu, SimGpuInstance, SimState};
+use gpushare::node::backend::sim::state::{SimComputeInstance, SimGpu, SimGpuInstance, SimState};
 
 fn invalid_handle(raw: usize) -> Fail {
     Fail::new(

@@ -10,9 +10,9 @@
 //! refused while any other live process holds the stand-in NVML initialised. Every run is
 //! logged to `NVML_STANDIN_LOG` like an NVML call (`"fn": "nvidia-smi"`).
 
-use gpushare::backend::sim::state::SimState;
-use gpushare::backend::{DeviceRef, DriverErrorKind};
-use gpushare::node::ComputeMode;
+use gpushare::node::backend::sim::state::SimState;
+use gpushare::node::backend::{DeviceRef, DriverErrorKind};
+use gpushare::node::model::ComputeMode;
 use nvml_standin::{LOG_ENV, STATE_ENV, holders, log, node};
 use std::process::ExitCode;
 

@@ -1,0 +1,13 @@
+//! The change wing: the one way a node is changed. The pipeline (desired → observe → plan →
+//! execute → verify, under the lock and the journal), the plan type and each mode's planner,
+//! mig-parted's hooks, the journal, the node lock, the boot unit that applies the layout at
+//! boot, and the CDI spec the container runtime reads, refreshed after every MIG change. It uses
+//! `sharing`, `node` and `support`.
+
+pub(crate) mod boot;
+pub(crate) mod cdi;
+pub(crate) mod hooks;
+pub(crate) mod journal;
+pub mod lock;
+pub mod pipeline;
+pub(crate) mod plan;
