@@ -11,10 +11,12 @@
 // A benchmark prints its figures.
 #![allow(clippy::print_stdout)]
 
+use gpushare::change::pipeline::planner::mig::plan;
+use gpushare::change::plan::PlanOptions;
 use gpushare::node::backend::Backend;
 use gpushare::node::backend::sim::SimBackend;
 use gpushare::node::model::catalog::catalog;
-use gpushare::sharing::mig::{MigConfigFile, PlanOptions, ProfileBook, Request, plan, solve};
+use gpushare::sharing::mig::{MigConfigFile, ProfileBook, Request, solve};
 use gpushare::support::output::Output;
 use gpushare::support::source_file::SourceFile;
 use std::collections::BTreeMap;

@@ -55,4 +55,5 @@ pub mod observe;
 pub mod sharing;
 pub mod support;
 
-pub use commands::{command, run};
+pub use commands::cli::command;
+pub use commands::entry::run;

@@ -9,6 +9,7 @@
 
 use crate::support::error::{Error, Result};
 use crate::support::fsutil;
+use crate::support::paths::LIB_DIR_MODE;
 use serde::{Deserialize, Serialize};
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Read, Write};
@@ -49,8 +50,6 @@ pub(crate) struct Entry {
 
 /// A journal larger than this is moved aside (`journal.jsonl.1`) when a run starts.
 const ROTATE_BYTES: u64 = 4 * 1024 * 1024;
-/// `<lib_dir>` (`/var/lib/gpushare`).
-pub(crate) const LIB_DIR_MODE: u32 = 0o755;
 /// Only root reads what gpushare did.
 const JOURNAL_MODE: u32 = 0o600;
 

@@ -9,6 +9,7 @@
 
 use crate::support::error::{Error, Result};
 use crate::support::fsutil;
+use crate::support::paths::RUN_DIR_MODE;
 use std::fs::{File, OpenOptions, TryLockError};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::os::unix::fs::OpenOptionsExt;
@@ -30,8 +31,6 @@ pub enum Previous {
     Stale { pid: u32, command: String },
 }
 
-/// `<run_dir>` (`/run/gpushare`): others may traverse it to reach MPS pipe directories.
-pub(crate) const RUN_DIR_MODE: u32 = 0o755;
 /// The lock names its holder; anyone may read who that is.
 const LOCK_MODE: u32 = 0o644;
 

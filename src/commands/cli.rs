@@ -1259,3 +1259,10 @@ pub(crate) struct VgpuClearArgs {
     #[command(flatten)]
     pub sysfs: SysfsArgs,
 }
+
+/// The command line, for parsing, completions and the man pages. Plain styles: clap then writes no escape sequence of its own, so the one
+/// an argument carries survives into the error text, where [`parse_error`](crate::support::output::parse_error) shows it
+/// escaped (clap's own plain rendering would drop it unseen).
+pub fn command() -> clap::Command {
+    <Cli as clap::CommandFactory>::command().styles(clap::builder::Styles::plain())
+}

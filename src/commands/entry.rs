@@ -1,7 +1,7 @@
 //! The entry: parse the command line, build the context, dispatch, and turn the outcome into an
 //! exit code.
 
-use super::cli::Cli;
+use super::cli::{Cli, command};
 use crate::node::Context;
 use crate::node::backend::BackendOptions;
 use crate::observe::probe;
@@ -74,12 +74,4 @@ pub fn run() -> ExitCode {
         }
         Err(_) => ExitCode::from(Exit::Failed.code()),
     }
-}
-
-/// The clap command, for completions and the man page.
-/// The command line. Plain styles: clap then writes no escape sequence of its own, so the one
-/// an argument carries survives into the error text, where [`output::parse_error`] shows it
-/// escaped (clap's own plain rendering would drop it unseen).
-pub fn command() -> clap::Command {
-    <Cli as clap::CommandFactory>::command().styles(clap::builder::Styles::plain())
 }

@@ -7,13 +7,13 @@ use crate::support::error::{Error, Exit, Result};
 
 pub(super) fn completions(ctx: &mut Context, shell: clap_complete::Shell) -> Result<Exit> {
     let mut buf = Vec::new();
-    clap_complete::generate(shell, &mut crate::command(), "gpushare", &mut buf);
+    clap_complete::generate(shell, &mut super::cli::command(), "gpushare", &mut buf);
     ctx.out.stdout(&String::from_utf8_lossy(&buf))?;
     Ok(Exit::Ok)
 }
 
 pub(super) fn man(ctx: &mut Context, dir: Option<&std::path::Path>) -> Result<Exit> {
-    let mut root = crate::command().disable_help_subcommand(true);
+    let mut root = super::cli::command().disable_help_subcommand(true);
     root.build();
     let Some(dir) = dir else {
         ctx.out.stdout(&page(root)?)?;

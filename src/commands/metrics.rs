@@ -58,7 +58,7 @@ pub(super) fn run(ctx: &mut Context, args: &MetricsArgs) -> Result<Exit> {
         ctx.out.clone(),
         || {},
     );
-    let health = Arc::new(crate::observe::liveness::Health::serving());
+    let health = Arc::new(crate::observe::liveness::Liveness::serving());
     let bound = http_endpoint::serve(
         addr,
         "metrics endpoint",

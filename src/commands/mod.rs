@@ -4,12 +4,14 @@
 //! [`changing`]: they name a desired state and run it through `crate::change::pipeline`. It may
 //! use every wing; none uses it.
 
+mod agent;
 mod apply;
 mod changing;
 pub(crate) mod cli;
+mod controller;
 mod detect;
 mod dra_plugin;
-mod entry;
+pub(crate) mod entry;
 mod generate;
 mod init;
 mod manifests;
@@ -22,8 +24,6 @@ mod sim;
 mod status;
 mod unit;
 mod vgpu;
-
-pub use entry::{command, run};
 
 use crate::commands::cli::Command;
 use crate::node::Context;
@@ -44,8 +44,8 @@ pub(crate) fn dispatch(ctx: &mut Context, command: Command) -> Result<Exit> {
         Command::Status(args) => status::run(ctx, &args),
         Command::Man { dir } => generate::man(ctx, dir.as_deref()),
         Command::Manifests(args) => manifests::run(ctx, &args),
-        Command::Agent(args) => crate::cluster::agent::run(ctx, &args),
-        Command::Controller(args) => crate::cluster::controller::run(ctx, &args),
+        Command::Agent(args) => agent::run(ctx, &args),
+        Command::Controller(args) => controller::run(ctx, &args),
         Command::DraPlugin(args) => dra_plugin::run(ctx, &args),
         Command::Probe(args) => probe::run(ctx, &args),
         Command::Metrics(args) => metrics::run(ctx, &args),

@@ -41,19 +41,19 @@ pub(crate) struct Status {
     pub leads_until: Option<Instant>,
 }
 
-pub(crate) struct Health {
+pub(crate) struct Liveness {
     status: Mutex<Status>,
     last_turn: Mutex<Instant>,
 }
 
-impl Health {
+impl Liveness {
     pub(crate) fn new(node: &str) -> Self {
-        Health::with(Some(node), None)
+        Liveness::with(Some(node), None)
     }
 
     /// `metrics --listen`'s: it serves while its loop goes round.
     pub(crate) fn serving() -> Self {
-        let health = Health::with(None, None);
+        let health = Liveness::with(None, None);
         health.update(|s| {
             s.state = "serving".into();
             s.api_reachable = false;
@@ -63,11 +63,11 @@ impl Health {
 
     /// The controller replica `id`'s.
     pub(crate) fn replica(id: &str) -> Self {
-        Health::with(None, Some(id))
+        Liveness::with(None, Some(id))
     }
 
     fn with(node: Option<&str>, replica: Option<&str>) -> Self {
-        Health {
+        Liveness {
             status: Mutex::new(Status {
                 node: node.map(str::to_string),
                 replica: replica.map(str::to_string),
@@ -117,7 +117,7 @@ impl Health {
 }
 
 /// The `/healthz` route of an endpoint (see [`crate::support::http_endpoint`]).
-pub(crate) fn route(health: Arc<Health>) -> Route {
+pub(crate) fn route(health: Arc<Liveness>) -> Route {
     Route::quick("/healthz", move |_: &Request| {
         let (status, alive) = health.snapshot();
         let body = serde_json::to_string(&status).unwrap_or_else(|_| "{}".into());
@@ -126,7 +126,7 @@ pub(crate) fn route(health: Arc<Health>) -> Route {
 }
 
 /// Serve `/healthz` alone on `addr` (the controller's endpoint); the address bound.
-pub(crate) fn serve(addr: SocketAddr, health: Arc<Health>) -> Result<SocketAddr> {
+pub(crate) fn serve(addr: SocketAddr, health: Arc<Liveness>) -> Result<SocketAddr> {
     http_endpoint::serve(
         addr,
         "health endpoint",
@@ -142,7 +142,7 @@ mod tests {
 
     #[test]
     fn answers_healthz_with_the_status() {
-        let health = Arc::new(Health::new("gpu-1"));
+        let health = Arc::new(Liveness::new("gpu-1"));
         health.update(|s| s.state = "success".into());
         let addr = serve("127.0.0.1:0".parse().unwrap(), health.clone()).unwrap();
         let ok = get(
@@ -163,7 +163,7 @@ mod tests {
 
     #[test]
     fn a_loop_that_stopped_turning_is_unhealthy_unless_busy() {
-        let health = Health::new("gpu-1");
+        let health = Liveness::new("gpu-1");
         assert!(health.snapshot().1);
         *health.last_turn.lock().unwrap() = Instant::now() - STUCK_AFTER * 2;
         assert!(!health.snapshot().1);
@@ -173,7 +173,7 @@ mod tests {
 
     #[test]
     fn leading_is_said_only_until_the_lease_deadline() {
-        let health = Health::replica("c-1");
+        let health = Liveness::replica("c-1");
         health.update(|s| {
             s.state = "leading".into();
             s.leads_until = Some(Instant::now() + Duration::from_secs(10));

@@ -2,7 +2,11 @@
 //! Prometheus metrics, owners (which pod or unit uses a GPU), doctor, the kubelet's
 //! pod-resources API, and the liveness endpoint of the long-running commands. It reads, never
 //! changes: it uses `change` only for what the journal and the boot unit record, and `sharing`,
-//! `node` and `support`.
+//! `node` and `support`, and one module above it:
+//!
+//! Upward: `crate::cluster::dra_plugin` — `pod_resources` names who holds a device of
+//! gpushare's DRA driver from the plugin's own record of prepared claims and its device names;
+//! they stay with the plugin that writes them, so reader and writer cannot disagree.
 
 pub(crate) mod doctor;
 pub(crate) mod liveness;

@@ -4,6 +4,7 @@
 //! how `init` describes it). How a node gets there is the change wing's. It uses `node` and
 //! `support`.
 
+pub(crate) mod choose;
 pub mod mig;
 pub(crate) mod mode;
 pub(crate) mod mps;

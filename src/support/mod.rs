@@ -4,6 +4,7 @@
 //! wing.
 
 pub(crate) mod clock;
+pub(crate) mod dns_name;
 pub mod error;
 pub(crate) mod fsutil;
 pub(crate) mod http_endpoint;

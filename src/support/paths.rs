@@ -3,6 +3,11 @@
 
 use std::path::{Path, PathBuf};
 
+/// `<run_dir>` (`/run/gpushare`): others may traverse it to reach MPS pipe directories.
+pub(crate) const RUN_DIR_MODE: u32 = 0o755;
+/// `<lib_dir>` (`/var/lib/gpushare`).
+pub(crate) const LIB_DIR_MODE: u32 = 0o755;
+
 #[derive(Debug, Clone, Default)]
 pub struct Paths {
     root: Option<PathBuf>,

@@ -9,11 +9,13 @@
 
 use crate::common;
 
+use gpushare::change::pipeline::planner::mig::plan;
+use gpushare::change::plan::PlanOptions;
 use gpushare::node::backend::Backend;
 use gpushare::node::backend::sim::{SimBackend, node_file};
 use gpushare::node::model::catalog::catalog;
 use gpushare::node::model::{Gpu, Node};
-use gpushare::sharing::mig::{MigConfigFile, PlanOptions, ProfileBook, plan};
+use gpushare::sharing::mig::{MigConfigFile, ProfileBook};
 use gpushare::support::error::Exit;
 use gpushare::support::output::Output;
 use gpushare::support::source_file::SourceFile;

@@ -10,8 +10,6 @@ pub(crate) mod spec;
 
 pub(crate) use devices::{DeviceSource, DeviceTree};
 
-use crate::cluster::manifests::node_offer::NodeOffer;
-use crate::cluster::manifests::{Bundle, DocKind, Document, Request};
 use crate::node::model::{Gpu, Node};
 use crate::support::error::{Error, Result};
 use crate::support::fsutil::in_root::InRoot;
@@ -219,60 +217,6 @@ fn as_the_host_sees(spec: &mut Spec, host: &Path) {
     }
 }
 
-pub(crate) fn generate(req: &Request) -> Result<Bundle> {
-    let mut bundle = Bundle::default();
-    if req.devices.before_apply {
-        // The node may have no device yet (MIG enabled, no instance): the spec is written after
-        // the apply.
-        bundle.note("CDI spec: written from the node's devices once it has the layout.");
-        return Ok(bundle);
-    }
-    let (spec, tree) = spec_for(req.node, &req.devices)?;
-    if mig_profiles_per_gpu(&req.layout) != mig_profiles_per_gpu(&NodeOffer::observed(req.node)) {
-        bundle.warn("the node does not have the MIG layout of the config yet; the CDI spec describes the node as it is (run `gpushare apply`, then generate it again)");
-    }
-    let by_index: Vec<&str> = spec
-        .devices
-        .iter()
-        .map(|d| d.name.as_str())
-        .filter(|n| n.starts_with(|c: char| c.is_ascii_digit()))
-        .collect();
-    bundle.note(format!(
-        "CDI spec {KIND} (cdiVersion {}): devices {} (and each by UUID), all.",
-        spec.cdi_version,
-        by_index.join(", ")
-    ));
-    if !tree.read() {
-        bundle.note(
-            "Simulated node: the device nodes are derived as the driver numbers them (GPU minor = NVML index, nvidia-caps minors 3 + 135·G + 9·I (+1+C) from /proc/driver/nvidia-caps/mig-minors), and no driver files are mounted.",
-        );
-    }
-    bundle.note(format!(
-        "Install it for containerd/CRI-O/Docker/Podman: gpushare manifests --target cdi --install (writes /etc/cdi/{FILE_NAME}, 0644); then e.g. `docker run --device {KIND}=all …`."
-    ));
-    bundle.push(Document::new(
-        format!("cdi-{FILE_NAME}"),
-        DocKind::CdiSpec,
-        &spec,
-    )?);
-    Ok(bundle)
-}
-
-/// Each GPU's MIG device profiles, sorted (None: MIG off), to compare layouts.
-fn mig_profiles_per_gpu(layout: &NodeOffer) -> Vec<Option<Vec<String>>> {
-    layout
-        .gpus
-        .iter()
-        .map(|g| {
-            g.mig.as_ref().map(|slices| {
-                let mut p: Vec<String> = slices.iter().map(|s| s.profile.clone()).collect();
-                p.sort();
-                p
-            })
-        })
-        .collect()
-}
-
 /// Where the installed spec lives.
 pub(crate) fn installed_path(paths: &Paths) -> PathBuf {
     paths.cdi_dir().join(FILE_NAME)
@@ -292,7 +236,7 @@ pub(crate) fn install(paths: &Paths, yaml: &str, source: &DeviceSource) -> Resul
         .map_err(|e| Error::failed(format!("cannot create {}: {e}", dir.display())))?;
     let record = sources_path(paths);
     if let Some(lib) = record.parent() {
-        crate::support::fsutil::own_dir(lib, crate::change::journal::LIB_DIR_MODE)?;
+        crate::support::fsutil::own_dir(lib, crate::support::paths::LIB_DIR_MODE)?;
     }
     let text = serde_json::to_vec(source)
         .map_err(|e| Error::failed(format!("cannot record the CDI sources: {e}")))?;

@@ -1,7 +1,6 @@
 use super::*;
 use crate::node::backend::Backend;
 use crate::node::backend::sim::SimBackend;
-use crate::node::config::AssignedConfig;
 use crate::support::source_file::SourceFile;
 use std::path::Path;
 
@@ -295,42 +294,6 @@ fn refresh_rewrites_only_an_installed_spec() {
         std::fs::metadata(&written).unwrap().permissions().mode() & 0o777,
         0o644
     );
-}
-
-#[test]
-fn an_unapplied_layout_is_reported_not_described() {
-    use crate::node::config::Config;
-    let n = node(BALANCED);
-    let same = Config::parse(SourceFile::inline(
-        "c.toml",
-        "[[gpus]]\nselect = \"all\"\nmode = \"mig\"\nmig.instances = [{ profile = \"1g.5gb\" }, { profile = \"3g.20gb\" }]\n",
-    ))
-    .unwrap();
-    let other = Config::parse(SourceFile::inline(
-        "c.toml",
-        "[[gpus]]\nselect = \"all\"\nmode = \"mig\"\nmig.devices = { \"1g.5gb\" = 7 }\n",
-    ))
-    .unwrap();
-    for (config, warned) in [(&same, false), (&other, true)] {
-        let req = Request {
-            node: &n,
-            layout: NodeOffer::desired(&n, &AssignedConfig::new(config.clone(), &n).unwrap())
-                .unwrap(),
-            config: Some(config),
-            version: crate::cluster::manifests::version::DEFAULT,
-            namespace: None,
-            images: Default::default(),
-            helm_values: false,
-            examples: false,
-            name: "x".into(),
-            node_name: None,
-            devices: DeviceSource::default(),
-            mig_profiles: Vec::new(),
-        };
-        let b = generate(&req).unwrap();
-        assert_eq!(!b.warnings.is_empty(), warned);
-        assert!(b.documents[0].yaml.contains("1:1"), "the node as it is");
-    }
 }
 
 #[test]

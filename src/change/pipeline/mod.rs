@@ -39,7 +39,7 @@ pub(crate) mod execute;
 pub(crate) mod guard;
 pub(crate) mod host_change;
 pub(crate) mod observe;
-pub(crate) mod planner;
+pub mod planner;
 pub(crate) mod run;
 pub(crate) mod runner;
 pub(crate) mod signals;

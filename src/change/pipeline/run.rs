@@ -11,13 +11,13 @@ use super::runner::StepRunner;
 use super::signals::Trap;
 use super::verify::{self, Verdict};
 use crate::change::hooks::HookPoint;
+use crate::change::pipeline::host_change::mps_daemon::DaemonChange;
 use crate::change::plan::PlanOptions;
 use crate::change::plan::{Blocker, Change, Operation, Plan, Status};
 use crate::node::Context;
 use crate::node::clients::Client;
 use crate::node::clients::record::Stopped;
 use crate::sharing::mps::MpsOptions;
-use crate::sharing::mps::daemon_change::DaemonChange;
 use crate::support::error::{Error, Exit, Result};
 
 /// Observe the node and plan; MPS daemons to stop that have clients connected are blockers

@@ -26,12 +26,10 @@ impl ConfigMapRef {
                 .with_hint("e.g. --configmap kube-system/gpushare-layouts")
         };
         let (namespace, name) = text.split_once('/').ok_or_else(bad)?;
-        let ok = crate::cluster::manifests::objects::is_dns_label(namespace)
+        let ok = crate::support::dns_name::is_dns_label(namespace)
             && !name.is_empty()
             && name.len() <= 253
-            && name
-                .split('.')
-                .all(crate::cluster::manifests::objects::is_dns_label);
+            && name.split('.').all(crate::support::dns_name::is_dns_label);
         if !ok {
             return Err(bad());
         }

@@ -34,17 +34,19 @@ pub(crate) mod reconcile;
 
 use crate::change::pipeline::signals::Trap;
 use crate::cluster::api_client::link::Link;
-use crate::commands::cli::AgentArgs;
 use crate::node::Context;
 use crate::node::gpu_health::listener::Listener;
 use crate::node::model::PodContainer;
-use crate::observe::liveness::Health;
+use crate::observe::liveness::Liveness;
 use crate::observe::metrics::{Collector, SharedPodNames, Sources};
+use crate::observe::owners::cgroup::PodCgroups;
 use crate::observe::owners::names::PodNames;
 use crate::support::error::{Error, Exit, Result};
 use cluster::{Cluster, Wake};
 use layouts::ConfigMapRef;
 use reconcile::{Agent, Settings};
+use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::mpsc::RecvTimeoutError;
 use std::time::Duration;
@@ -52,7 +54,22 @@ use std::time::Duration;
 /// How often the loop goes round when nothing happens (signals and retries are checked then).
 const TICK: Duration = Duration::from_millis(500);
 
-pub(crate) fn run(ctx: &mut Context, args: &AgentArgs) -> Result<Exit> {
+/// What `gpushare agent` is told (its flags: `commands::cli::AgentArgs`).
+pub(crate) struct Options {
+    pub node: String,
+    pub configmap: String,
+    pub kubeconfig: Option<PathBuf>,
+    pub health_addr: SocketAddr,
+    pub pause_timeout: u64,
+    pub retry: u64,
+    pub host_root: Option<PathBuf>,
+    pub kubelet_cgroup_root: PodCgroups,
+    pub publish_every: u64,
+    pub reset_unhealthy_gpus: bool,
+    pub sysfs_root: PathBuf,
+}
+
+pub(crate) fn run(ctx: &mut Context, args: &Options) -> Result<Exit> {
     let layouts = ConfigMapRef::parse(&args.configmap)?;
     let node = args.node.clone();
     if !is_node_name(&node) {
@@ -70,7 +87,7 @@ pub(crate) fn run(ctx: &mut Context, args: &AgentArgs) -> Result<Exit> {
     let client = runtime.block_on(crate::cluster::api_client::client(
         args.kubeconfig.as_deref(),
     ))?;
-    let health = Arc::new(Health::new(&node));
+    let health = Arc::new(Liveness::new(&node));
     let pod_resources_root =
         crate::observe::pod_resources::host_root(args.host_root.as_deref(), ctx.simulated());
     let pod_names: SharedPodNames = Arc::default();
@@ -117,7 +134,7 @@ pub(crate) fn run(ctx: &mut Context, args: &AgentArgs) -> Result<Exit> {
     let trap = Trap::install();
     let out = ctx.out.clone();
     let settings = Settings {
-        sysfs_root: args.sysfs.sysfs_root.clone(),
+        sysfs_root: args.sysfs_root.clone(),
         pause_timeout: Duration::from_secs(args.pause_timeout),
         retry: Duration::from_secs(args.retry),
         pod_resources_root,
@@ -193,8 +210,8 @@ pub(crate) fn run(ctx: &mut Context, args: &AgentArgs) -> Result<Exit> {
 fn own_container() -> Option<PodContainer> {
     let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
     let (namespace, pod, uid) = (var("POD_NAMESPACE")?, var("POD_NAME")?, var("POD_UID")?);
-    let valid = crate::cluster::manifests::objects::is_dns_label(&namespace)
-        && crate::cluster::manifests::objects::is_dns_subdomain(&pod)
+    let valid = crate::support::dns_name::is_dns_label(&namespace)
+        && crate::support::dns_name::is_dns_subdomain(&pod)
         && uid.len() <= 64
         && uid.bytes().all(|b| b.is_ascii_hexdigit() || b == b'-');
     valid.then(|| PodContainer {
@@ -208,8 +225,5 @@ fn own_container() -> Option<PodContainer> {
 
 /// A DNS subdomain (RFC 1123), as node names are.
 fn is_node_name(name: &str) -> bool {
-    name.len() <= 253
-        && name
-            .split('.')
-            .all(crate::cluster::manifests::objects::is_dns_label)
+    name.len() <= 253 && name.split('.').all(crate::support::dns_name::is_dns_label)
 }

@@ -25,7 +25,7 @@ use crate::cluster::api_client::EventType;
 use crate::cluster::on_demand;
 use crate::node::Context;
 use crate::node::gpu_health::listener::Listener;
-use crate::observe::liveness::Health;
+use crate::observe::liveness::Liveness;
 use crate::observe::pod_resources::{self, Holders};
 use crate::support::error::{Error, Exit, Result};
 use k8s_openapi::api::core::v1::Node;
@@ -73,7 +73,7 @@ pub(crate) struct Agent<'a> {
     pub(super) ctx: &'a mut Context,
     pub(super) cluster: &'a Cluster,
     pub(super) settings: Settings,
-    health: Arc<Health>,
+    health: Arc<Liveness>,
     trap: &'a Trap,
     last: Option<(Key, Outcome)>,
     retry_at: Option<Instant>,
@@ -112,7 +112,7 @@ impl<'a> Agent<'a> {
         ctx: &'a mut Context,
         cluster: &'a Cluster,
         settings: Settings,
-        health: Arc<Health>,
+        health: Arc<Liveness>,
         trap: &'a Trap,
         listener: Option<&'a Listener>,
     ) -> Self {

@@ -19,9 +19,8 @@ use crate::cluster::api_client::{self, EventType, call, event_about};
 use crate::cluster::on_demand::claims::Claims;
 use crate::cluster::on_demand::decide::{self, Change, Limits, Verdict};
 use crate::cluster::on_demand::{self, demand, layout, view};
-use crate::commands::cli::ControllerArgs;
 use crate::node::Context;
-use crate::observe::liveness::Health;
+use crate::observe::liveness::Liveness;
 use crate::support::error::{Error, Exit, Result};
 use crate::support::output::Output;
 use k8s_openapi::api::core::v1::{Event, Node, ObjectReference, Pod};
@@ -34,7 +33,21 @@ use std::time::{Duration, Instant};
 
 const COMPONENT: &str = "gpushare-controller";
 
-pub(crate) fn run(ctx: &mut Context, args: &ControllerArgs) -> Result<Exit> {
+/// What `gpushare controller` is told (its flags: `commands::cli::ControllerArgs`).
+pub(crate) struct Options {
+    pub kubeconfig: Option<std::path::PathBuf>,
+    pub namespace: String,
+    pub lease: String,
+    pub id: Option<String>,
+    pub lease_seconds: u64,
+    pub interval_ms: u64,
+    pub max_reshaping: u32,
+    pub cooldown: u64,
+    pub give_back_after: u64,
+    pub health_addr: std::net::SocketAddr,
+}
+
+pub(crate) fn run(ctx: &mut Context, args: &Options) -> Result<Exit> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .thread_name("gpushare-controller-api")
@@ -67,7 +80,7 @@ pub(crate) fn run(ctx: &mut Context, args: &ControllerArgs) -> Result<Exit> {
         leads_until: None,
         caches: None,
     };
-    let health = Arc::new(Health::replica(&identity));
+    let health = Arc::new(Liveness::replica(&identity));
     let addr = crate::observe::liveness::serve(args.health_addr, health.clone())?;
     ctx.out.note(format!(
         "gpushare controller {identity}: lease {}/{}; MIG on demand for nodes labelled {}=true; health at http://{addr}/healthz",
@@ -130,7 +143,7 @@ pub(crate) fn run(ctx: &mut Context, args: &ControllerArgs) -> Result<Exit> {
 struct Controller<'a> {
     handle: tokio::runtime::Handle,
     client: kube::Client,
-    args: &'a ControllerArgs,
+    args: &'a Options,
     out: crate::support::output::Output,
     /// When each node last had a pod that needed its reshaped capacity.
     needed_at: BTreeMap<String, Instant>,

@@ -257,7 +257,7 @@ mod tests {
         assert!(
             names
                 .iter()
-                .all(|n| crate::cluster::manifests::objects::is_dns_label(n))
+                .all(|n| crate::support::dns_name::is_dns_label(n))
         );
     }
 

@@ -116,7 +116,7 @@ pub(crate) fn turn_on(maker: &Maker, node: &Node, gpu: u32) -> Result<()> {
         origin: "mig.dynamic".into(),
         reason: Some("a claim was allocated one of its placements".into()),
     };
-    let plan = crate::sharing::mig::planner::plan(node, &[desire], PlanOptions::default());
+    let plan = crate::change::pipeline::planner::mig::plan(node, &[desire], PlanOptions::default());
     if let Some(b) = plan.blockers.first() {
         return Err(Error::failed(b.message.clone()));
     }

@@ -494,7 +494,7 @@ fn listen(
 }
 
 pub(crate) fn run(ctx: &mut Context, settings: Settings) -> Result<Exit> {
-    if !crate::cluster::manifests::objects::is_dns_subdomain(&settings.node) {
+    if !crate::support::dns_name::is_dns_subdomain(&settings.node) {
         return Err(Error::usage(format!(
             "--node-name {:?} is not a Kubernetes node name",
             settings.node

@@ -317,7 +317,7 @@ mod tests {
         assert!(
             g.devices
                 .iter()
-                .all(|d| crate::cluster::manifests::objects::is_dns_label(&d.name)),
+                .all(|d| crate::support::dns_name::is_dns_label(&d.name)),
             "{:?}",
             g.devices.iter().map(|d| &d.name).collect::<Vec<_>>()
         );

@@ -222,7 +222,11 @@ fn start(maker: &Maker, spec: &DaemonSpec, what: &str) -> Result<DaemonSpec> {
     {
         return Ok(r.clone());
     }
-    let steps = crate::sharing::mps::planner::start(std::slice::from_ref(spec), &records, &running);
+    let steps = crate::change::pipeline::planner::mps::start(
+        std::slice::from_ref(spec),
+        &records,
+        &running,
+    );
     if let Some(b) = steps.blockers.first() {
         let e = Error::failed(b.message.clone());
         return Err(match &b.hint {
@@ -293,7 +297,7 @@ pub(crate) fn end(maker: &Maker, uid: &str, claim: &str) -> Result<()> {
             continue;
         }
         if let Some(r) = records.iter().find(|r| r.name == share.daemon) {
-            let stop = crate::sharing::mps::planner::stop(r);
+            let stop = crate::change::pipeline::planner::mps::stop(r);
             if !changes.contains(&stop) {
                 changes.push(stop);
             }

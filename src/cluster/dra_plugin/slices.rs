@@ -224,7 +224,7 @@ mod tests {
         let long = "n".repeat(253);
         let name = slice_name(&long);
         assert!(
-            name.len() <= 253 && crate::cluster::manifests::objects::is_dns_subdomain(&name),
+            name.len() <= 253 && crate::support::dns_name::is_dns_subdomain(&name),
             "{name}"
         );
         assert_ne!(slice_name("a"), slice_name("b"));

@@ -6,7 +6,7 @@
 
 pub(crate) mod agent;
 pub(crate) mod bundle;
-use crate::change::cdi;
+pub(crate) mod cdi;
 pub(crate) mod compose;
 pub(crate) mod controller;
 pub(crate) mod device_plugin;
@@ -114,7 +114,7 @@ pub(crate) struct Request<'a> {
     /// `--node-name`, for the `kubectl label node` lines of the notes.
     pub node_name: Option<String>,
     /// Where the CDI target reads device nodes.
-    pub devices: cdi::DeviceSource,
+    pub devices: crate::change::cdi::DeviceSource,
     /// Every MIG profile the layout's MIG GPUs offer (as the driver or the catalog lists them):
     /// DRA has a class for each, so a claim may ask for one MIG on demand makes.
     pub mig_profiles: Vec<String>,
@@ -157,7 +157,7 @@ pub(crate) fn generate(target: Target, req: &Request) -> Result<Bundle> {
 /// Check `--name`: it becomes a label value and part of object names.
 /// A namespace must be a DNS label (`--namespace`, `[kubernetes] namespace`).
 pub(crate) fn check_namespace(ns: &str) -> Result<()> {
-    if objects::is_dns_label(ns) {
+    if crate::support::dns_name::is_dns_label(ns) {
         return Ok(());
     }
     Err(Error::usage(format!(
@@ -168,7 +168,7 @@ pub(crate) fn check_namespace(ns: &str) -> Result<()> {
 
 /// `--node-name`: the name of a Node object, which lands in manifests and HAMi's per-node config.
 pub(crate) fn check_node_name(name: &str) -> Result<()> {
-    if objects::is_dns_subdomain(name) {
+    if crate::support::dns_name::is_dns_subdomain(name) {
         return Ok(());
     }
     Err(Error::usage(format!(
@@ -178,7 +178,7 @@ pub(crate) fn check_node_name(name: &str) -> Result<()> {
 }
 
 pub(crate) fn check_name(name: &str) -> Result<()> {
-    if objects::is_dns_label(name) && name.len() <= 30 {
+    if crate::support::dns_name::is_dns_label(name) && name.len() <= 30 {
         return Ok(());
     }
     Err(Error::usage(format!(

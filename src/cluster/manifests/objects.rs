@@ -169,22 +169,6 @@ pub(crate) fn unless_paused(component: &str) -> Affinity {
     }
 }
 
-/// A DNS-1123 subdomain (a Node's name): at most 253 characters, dot-separated DNS labels.
-pub(crate) fn is_dns_subdomain(name: &str) -> bool {
-    name.len() <= 253 && name.split('.').all(is_dns_label)
-}
-
-/// Whether `name` is a DNS-1123 label (namespaces, most object names).
-pub(crate) fn is_dns_label(name: &str) -> bool {
-    !name.is_empty()
-        && name.len() <= 63
-        && name
-            .chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
-        && !name.starts_with('-')
-        && !name.ends_with('-')
-}
-
 /// The port `http` of gpushare's endpoint (`/healthz`; the agent's `/metrics` too).
 pub(crate) fn http_port(port: i32) -> ContainerPort {
     ContainerPort {
@@ -208,18 +192,5 @@ pub(crate) fn health_probe() -> Probe {
         timeout_seconds: Some(5),
         failure_threshold: Some(4),
         ..Default::default()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn dns_labels() {
-        assert!(is_dns_label("gpu-operator"));
-        assert!(!is_dns_label("Kube"));
-        assert!(!is_dns_label("-a"));
-        assert!(!is_dns_label(&"a".repeat(64)));
     }
 }

@@ -88,7 +88,7 @@ impl Stopped {
                 _ => Ok(()),
             };
         }
-        crate::support::fsutil::own_dir(&paths.lib_dir(), crate::change::journal::LIB_DIR_MODE)?;
+        crate::support::fsutil::own_dir(&paths.lib_dir(), crate::support::paths::LIB_DIR_MODE)?;
         let mut text = serde_json::to_string_pretty(self)
             .map_err(|e| Error::failed(format!("cannot encode {}: {e}", path.display())))?;
         text.push('\n');

@@ -8,10 +8,9 @@
 //! ```
 //!
 //! This module parses and checks what is common to every mode (selectors, one entry per GPU,
-//! sections that fit the mode); each mode's own checks live with that mode. [`choose`] writes a
+//! sections that fit the mode); each mode's own checks live with that mode. `crate::sharing::choose` writes a
 //! file from `init`'s flags.
 
-pub(crate) mod choose;
 mod select;
 pub(crate) mod shares;
 

@@ -33,7 +33,7 @@ use crate::node::gpu_health::NodeHealth;
 use crate::node::gpu_health::policy::Policy;
 use crate::node::gpu_health::record::HealthRecord;
 use crate::node::model::PodContainer;
-use crate::observe::liveness::Health;
+use crate::observe::liveness::Liveness;
 use crate::observe::owners::OwnerReader;
 use crate::observe::owners::names::PodNames;
 use crate::observe::pod_resources::{self, Holders};
@@ -58,7 +58,7 @@ pub(crate) struct Sources {
     /// The layout in force: gpushare.toml (`gpushare metrics`); the agent's comes from `agent`.
     pub config: Option<PathBuf>,
     /// The agent's state, when the agent serves the metrics.
-    pub agent: Option<Arc<Health>>,
+    pub agent: Option<Arc<Liveness>>,
     /// The names of the node's pods, as the agent last read them from the API; None: from the
     /// kubelet's log directories under the host's root.
     pub pod_names: Option<SharedPodNames>,

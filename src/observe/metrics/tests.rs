@@ -23,7 +23,7 @@ struct Fixture {
     collector: Collector,
 }
 
-fn fixture(agent: Option<Arc<Health>>) -> Fixture {
+fn fixture(agent: Option<Arc<Liveness>>) -> Fixture {
     let dir = tempfile::tempdir().unwrap();
     let node = dir.path().join("node.toml");
     std::fs::write(&node, NODE).unwrap();
@@ -203,7 +203,7 @@ fn a_device_a_pod_holds_carries_the_pod_and_a_free_one_is_zero() {
 
 #[test]
 fn the_probe_report_the_journal_and_the_agent_state_are_series() {
-    let health = Arc::new(Health::new("gpu-1"));
+    let health = Arc::new(Liveness::new("gpu-1"));
     health.update(|s| {
         s.state = "failed".into();
         s.matched_at = Some(crate::support::clock::unix_now() - 100.0);
@@ -412,7 +412,7 @@ fn the_liveness_probe_is_answered_under_slow_clients_and_a_scrape_storm() {
     use std::io::{Read, Write};
     use std::net::TcpStream;
     use std::time::{Duration, Instant};
-    let health = Arc::new(Health::new("gpu-1"));
+    let health = Arc::new(Liveness::new("gpu-1"));
     let f = fixture(Some(health.clone()));
     let collector = Arc::new(f.collector);
     let addr = crate::support::http_endpoint::serve(

@@ -3,9 +3,7 @@
 //! or from the API's pods on the node (the agent). A name that is not a valid Kubernetes name
 //! is not taken: these become label values and table cells.
 
-use crate::cluster::manifests::objects::{
-    is_dns_label as is_label, is_dns_subdomain as is_subdomain,
-};
+use crate::support::dns_name::{is_dns_label as is_label, is_dns_subdomain as is_subdomain};
 use k8s_openapi::api::core::v1::Pod;
 use std::collections::HashMap;
 use std::path::Path;

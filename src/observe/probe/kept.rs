@@ -29,7 +29,7 @@ pub(crate) fn keep(paths: &Paths, report: &Report) -> Result<PathBuf, String> {
     let time = crate::support::clock::unix_now();
     let text = serde_json::to_vec_pretty(&Keeping { time, report }).map_err(|e| e.to_string())?;
     if let Some(dir) = path.parent() {
-        crate::support::fsutil::own_dir(dir, crate::change::journal::LIB_DIR_MODE)
+        crate::support::fsutil::own_dir(dir, crate::support::paths::LIB_DIR_MODE)
             .map_err(|e| e.message)?;
     }
     crate::support::fsutil::write_atomic(&path, &text, MODE).map_err(|e| e.to_string())?;

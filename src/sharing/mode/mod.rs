@@ -2,8 +2,8 @@
 //! mode offers the cluster (the manifests and `init` read it), what the probe promises each of
 //! its devices, and how `init` describes it once applied. A mode's section is part of the
 //! schema (`crate::node::config`, checked as the file is parsed); its changes are planned by the
-//! mechanisms it uses, each its part of the one planner (`mig::planner`, `mps::planner`,
-//! `vgpu::planner`).
+//! mechanisms it uses, each its part of the one planner
+//! (`crate::change::pipeline::planner::{mig, mps, vgpu}`).
 //!
 //! Adding a mode or a mode feature: its section in the schema, its module here, and the
 //! targets that render what it offers.

@@ -146,7 +146,7 @@ fn try_start(
     undo: &mut Undo,
 ) -> Result<()> {
     let home = daemon_dir(host.paths, &spec.name);
-    crate::support::fsutil::own_dir(&host.paths.run_dir(), crate::change::lock::RUN_DIR_MODE)?;
+    crate::support::fsutil::own_dir(&host.paths.run_dir(), crate::support::paths::RUN_DIR_MODE)?;
     crate::support::fsutil::own_dir(&super::settings::mps_dir(host.paths), dirs::MPS_DIR_MODE)?;
     let modes = dirs::Modes::of(spec.multiuser);
     for (dir, mode) in [

@@ -18,12 +18,10 @@
 
 pub(crate) mod control;
 pub(crate) mod daemon;
-pub(crate) mod daemon_change;
 pub(crate) mod dirs;
 pub(crate) mod drift;
 pub(crate) mod from_config;
 pub(crate) mod limits;
-pub(crate) mod planner;
 pub(crate) mod process;
 pub(crate) mod query;
 pub(crate) mod settings;

@@ -65,7 +65,7 @@ impl TypeRegistry {
             return Ok(());
         }
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            crate::support::fsutil::own_dir(dir, crate::change::journal::LIB_DIR_MODE)?;
+            crate::support::fsutil::own_dir(dir, crate::support::paths::LIB_DIR_MODE)?;
         }
         let mut json = serde_json::to_string_pretty(self)
             .map_err(|e| Error::failed(format!("cannot write JSON: {e}")))?;

@@ -3,11 +3,11 @@
 //! removes it. So are the MPS daemons claims share ([`crate::sharing::mps::shared`]): a plan that would
 //! stop one is blocked.
 
+use crate::change::pipeline::host_change::mps_daemon::DaemonChange;
 use crate::change::plan::{Blocker, Operation, Plan};
 use crate::node::model::MigMode;
 use crate::node::model::Node;
 use crate::sharing::mig::claimed::Made;
-use crate::sharing::mps::daemon_change::DaemonChange;
 use crate::sharing::mps::shared::Share;
 
 /// Block every change of `plan` that takes an instance of `claimed` away.

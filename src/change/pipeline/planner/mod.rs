@@ -1,11 +1,11 @@
 //! The one planner: a checked desired state + the node as it is → one [`Plan`] for every mode.
 //! Pure: no I/O, so `plan` and `--dry-run` show exactly what runs.
 //!
-//! Each mode plans its part (`mig::planner`, `mps::planner`, `vgpu::planner`); the changes are
+//! Each mode plans its part ([`mig`], [`mps`], [`vgpu`]); the changes are
 //! then put in [`Phase`] order (each GPU's changes keep their order within a phase):
 //! 1. MPS daemons whose devices the MIG changes take away (a MIG device destroyed, a GPU whose
 //!    MIG mode changes) are stopped, and so are daemons whose record was lost;
-//! 2. MIG modes, 3. resets, 4. MIG layouts (see `mig::planner`);
+//! 2. MIG modes, 3. resets, 4. MIG layouts (see [`mig`]);
 //! 5. MPS on GPUs the MIG changes leave alone: daemons stopped and started, compute modes set
 //!    (EXCLUSIVE_PROCESS under MPS, DEFAULT for time-slicing and unshared GPUs);
 //!    (and GPUs a fatal fault left unhealthy, for `recover`: `planner/recover.rs`);
@@ -24,7 +24,10 @@
 mod around;
 mod claimed;
 pub(crate) mod gpu_states;
+pub mod mig;
+pub(crate) mod mps;
 mod recover;
+pub(crate) mod vgpu;
 
 pub(crate) use gpu_states::GpuStates;
 
@@ -32,9 +35,6 @@ use super::desired::Desired;
 use super::observe::Observed;
 use crate::change::plan::PlanOptions;
 use crate::change::plan::{Operation, Phase, Plan};
-use crate::sharing::mig::planner as mig_planner;
-use crate::sharing::mps::planner as mps_planner;
-use crate::sharing::vgpu::planner as vgpu_planner;
 use crate::support::error::Result;
 use crate::support::paths::Paths;
 
@@ -48,14 +48,14 @@ pub(crate) fn plan(
     options: PlanOptions,
     first: bool,
 ) -> Result<Plan> {
-    let mig = mig_planner::plan(
+    let mig = mig::plan(
         &around::without_released_holders(&seen.node, desired, seen),
         &desired.mig,
         options,
     );
     let states = GpuStates::of(&mig);
-    let mps = mps_planner::plan(desired, seen, &mig, &states, paths)?;
-    let vgpu = vgpu_planner::plan(desired, seen, options)?;
+    let mps = mps::plan(desired, seen, &mig, &states, paths)?;
+    let vgpu = vgpu::plan(desired, seen, options)?;
     let mut plan = Plan {
         reboot_required: mig.reboot_required,
         reboot_gpus: mig.reboot_gpus,

@@ -2,13 +2,13 @@
 //! described by profile, and nothing to do on a node that matches.
 
 use super::*;
+use crate::change::pipeline::host_change::mps_daemon::DaemonChange;
 use crate::change::plan::Operation;
 use crate::node::backend::Backend;
 use crate::node::backend::sim::SimBackend;
 use crate::node::config::Config;
 use crate::node::model::{ComputeMode, MigMode, Placement};
 use crate::sharing::mig::layout::ProfileBook;
-use crate::sharing::mps::daemon_change::DaemonChange;
 use crate::support::source_file::SourceFile;
 use gpu_states::GpuState;
 use std::collections::BTreeSet;

@@ -1,11 +1,11 @@
 //! The executor on the simulator: order, batching of resets, stopping at the first failure.
 
 use super::*;
+use crate::change::pipeline::host_change::mps_daemon::DaemonChange;
 use crate::change::plan::{Blocker, Change, GpuInstanceRef};
 use crate::node::backend::sim::SimBackend;
 use crate::node::backend::{Backend, DeviceRef};
 use crate::node::model::{ComputeMode, MigMode, Placement};
-use crate::sharing::mps::daemon_change::DaemonChange;
 use std::sync::Arc;
 
 fn quiet() -> Output {

@@ -175,7 +175,7 @@ fn gpus_change_at_once_each_in_order_and_phases_are_barriers() {
     let mut plan = three_devices_each(0..4);
     // The runner's own step (not a driver call) comes in its own phase, after the MIG ones.
     plan.changes.last_mut().unwrap().operation = Operation::host(
-        crate::sharing::mps::daemon_change::DaemonChange::Stop(daemon_spec()),
+        crate::change::pipeline::host_change::mps_daemon::DaemonChange::Stop(daemon_spec()),
     );
     let mut r = Recorder::new(watched.clone(), 99);
     assert_eq!(execute_with(&mut plan, &mut r, &quiet()).unwrap(), Exit::Ok);

@@ -1,12 +1,12 @@
 //! The MPS daemons started and stopped by a plan: MPS's change on the host, run through
-//! [`daemon`](super::daemon) and [`stop`](super::stop).
+//! [`daemon`](crate::sharing::mps::daemon) and [`stop`](crate::sharing::mps::stop).
 
-use super::DaemonHost;
-use super::daemon::start_daemon;
-use super::settings::DaemonSpec;
-use super::stop::stop_daemon;
 use crate::change::pipeline::host_change::{HostChange, StepHost};
 use crate::change::plan::phase::Phase;
+use crate::sharing::mps::DaemonHost;
+use crate::sharing::mps::daemon::start_daemon;
+use crate::sharing::mps::settings::DaemonSpec;
+use crate::sharing::mps::stop::stop_daemon;
 use crate::support::error::Result;
 
 #[derive(Debug, Clone, PartialEq)]

@@ -2,14 +2,14 @@
 //! The pipeline's executor runs the steps in order (with the journal, signals and progress of
 //! every changing command).
 
-use super::device_writes::Write;
-use super::discover::virtual_functions;
-use super::steps::Step;
-use super::sysfs::MDEV_DEVICES;
-use super::sysfs_writer::SysfsWriter;
-use super::{mdev, mdevctl, sriov, vfio};
 use crate::change::pipeline::host_change::{HostChange, StepHost};
 use crate::change::plan::phase::Phase;
+use crate::sharing::vgpu::device_writes::Write;
+use crate::sharing::vgpu::discover::virtual_functions;
+use crate::sharing::vgpu::steps::Step;
+use crate::sharing::vgpu::sysfs::MDEV_DEVICES;
+use crate::sharing::vgpu::sysfs_writer::SysfsWriter;
+use crate::sharing::vgpu::{mdev, mdevctl, sriov, vfio};
 use crate::support::error::{Error, Result};
 
 fn io(e: std::io::Error) -> Error {
@@ -136,7 +136,7 @@ fn run_step(step: &Step, writer: &mut SysfsWriter) -> Result<Option<String>> {
     }
 }
 
-fn expect_type(root: &super::sysfs::SysfsRoot, vf: &str, want: u32) -> Result<()> {
+fn expect_type(root: &crate::sharing::vgpu::sysfs::SysfsRoot, vf: &str, want: u32) -> Result<()> {
     let now = vfio::current_type(&root.pci_device(vf))
         .map_err(|e| Error::failed(format!("cannot read current_vgpu_type: {e}")))?;
     if now != Some(want) {

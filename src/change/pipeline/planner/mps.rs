@@ -1,12 +1,8 @@
 //! MPS's part of the one plan (see [`planner`](crate::change::pipeline::planner) for the order): MPS
 //! daemons and compute modes, for each scope a command has ([`MpsDesire`]).
 
-use super::daemon::{gpu_list, settings_summary};
-use super::daemon_change::DaemonChange;
-use super::from_config;
-use super::limits::MpsRequest;
-use super::settings::{DaemonSpec, DirChoice, compute_mode_of};
 use crate::change::pipeline::desired::{Desired, MpsDesire};
+use crate::change::pipeline::host_change::mps_daemon::DaemonChange;
 use crate::change::pipeline::observe::Observed;
 use crate::change::pipeline::planner::gpu_states::{GpuState, GpuStates};
 use crate::change::plan::{Blocker, Change, Operation, Phase, Plan};
@@ -16,6 +12,10 @@ use crate::node::config::{
 };
 use crate::node::model::ComputeMode;
 use crate::sharing::mig::layout::MigLayout;
+use crate::sharing::mps::daemon::{gpu_list, settings_summary};
+use crate::sharing::mps::from_config;
+use crate::sharing::mps::limits::MpsRequest;
+use crate::sharing::mps::settings::{DaemonSpec, DirChoice, compute_mode_of};
 use crate::support::error::Result;
 use crate::support::paths::Paths;
 use std::collections::BTreeMap;

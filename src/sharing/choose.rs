@@ -9,7 +9,7 @@
 //!   compute-instance profiles; MPS with N clients on the others, which must give each client at
 //!   least SIZE.
 
-use super::{
+use crate::node::config::{
     ConfigFile, GpuEntry, KubernetesSection, MigSection, Mode, MpsSection, Select,
     TimeSlicingSection,
 };

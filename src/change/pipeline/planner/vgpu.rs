@@ -1,4 +1,4 @@
-//! vGPU's part of the one plan: [`steps`](super::steps) on the host as it is, one change per
+//! vGPU's part of the one plan: [`steps`](crate::sharing::vgpu::steps) on the host as it is, one change per
 //! step. Devices a VM holds are blockers (unless --force), like MIG instances with processes.
 
 use crate::change::pipeline::desired::Desired;

@@ -1,7 +1,10 @@
 //! The changes a sharing mode makes on the host outside the driver (MPS daemons, vGPU devices):
-//! each is the mode's own type behind [`HostChange`], planned by the mode's planner and run by
-//! the mode's module. The plan holds them as [`HostStep`]s and the executor runs them through
-//! [`StepHost`], knowing neither their types nor how they are made.
+//! each is the mode's own type behind [`HostChange`] ([`mps_daemon`], [`vgpu_device`]), planned
+//! by the mode's planner. The plan holds them as [`HostStep`]s and the executor runs them
+//! through [`StepHost`], knowing neither their types nor how they are made.
+
+pub(crate) mod mps_daemon;
+pub(crate) mod vgpu_device;
 
 use crate::change::plan::phase::Phase;
 use crate::node::Context;

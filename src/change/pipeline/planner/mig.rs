@@ -16,11 +16,11 @@
 //! Changes come in three phases so resets happen once for all GPUs: mode changes (with the
 //! destroys a disable needs), then resets of the GPUs whose mode stays pending, then layouts.
 
-use super::layout::{GpuDesire, MigLayout};
-use super::solver::{self, Existing, Slot};
 use crate::change::plan::{Blocker, Change, GpuInstanceRef, Operation, Phase, Plan, PlanOptions};
 use crate::node::model::catalog::GpuInstanceProfile;
 use crate::node::model::{Gpu, GpuInstance, HolderKind, MigMode, Node, Placement};
+use crate::sharing::mig::layout::{GpuDesire, MigLayout};
+use crate::sharing::mig::solver::{self, Existing, Slot};
 
 #[derive(Default)]
 struct Phases {
