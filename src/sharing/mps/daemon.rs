@@ -3,8 +3,8 @@
 //! `nvidia-cuda-mps-control -d`, wait for it to answer, send the limits before any client can
 //! connect, read them back, and write `settings.json`. When any of these fails, the daemon is
 //! stopped again, compute modes go back to what they were, and the directories it made are
-//! removed: the node is left as it was found. Which daemons to start, stop or keep is the
-//! [`planner`](super::planner)'s to say.
+//! removed: the node is left as it was found. Which daemons to start, stop or keep is the MPS
+//! planner's to say (`crate::change::pipeline::planner::mps`).
 
 use super::DaemonHost;
 use super::control::{DaemonEnv, MpsControl, SendError, daemon_pid, seconds};

@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use std::os::unix::fs::{PermissionsExt, symlink};
 use std::path::{Path, PathBuf};
 
-/// Bus numbers the simulator gives GPUs 0, 1, … (`src/backend/sim/node_file.rs`).
+/// Bus numbers the simulator gives GPUs 0, 1, … (`src/node/backend/sim/node_file.rs`).
 const SIM_BUSES: [u32; 4] = [0x07, 0x0F, 0x47, 0x4E];
 
 #[derive(Debug, Clone)]
