@@ -288,4 +288,4 @@ pub(crate) fn refresh_installed(paths: &Paths, node: &Node) -> Result<Option<Pat
 #[cfg(test)]
 mod hostile_tests;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

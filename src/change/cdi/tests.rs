@@ -4,9 +4,9 @@ use crate::node::backend::sim::SimBackend;
 use crate::support::source_file::SourceFile;
 use std::path::Path;
 
-const BALANCED: &str = "name = \"n\"\n[[gpus]]\nmodel = \"NVIDIA A100-SXM4-40GB\"\ncount = 2\ninstances = [{ profile = \"3g.20gb\", start = 4 }, { profile = \"1g.5gb\", start = 0 }]\n";
+pub(crate) const BALANCED: &str = "name = \"n\"\n[[gpus]]\nmodel = \"NVIDIA A100-SXM4-40GB\"\ncount = 2\ninstances = [{ profile = \"3g.20gb\", start = 4 }, { profile = \"1g.5gb\", start = 0 }]\n";
 
-fn node(text: &str) -> Node {
+pub(crate) fn node(text: &str) -> Node {
     let state =
         crate::node::backend::sim::node_file::from_file(&SourceFile::inline("n.toml", text))
             .unwrap();

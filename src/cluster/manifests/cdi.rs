@@ -64,18 +64,9 @@ fn mig_profiles_per_gpu(layout: &NodeOffer) -> Vec<Option<Vec<String>>> {
 mod tests {
     use super::*;
     use crate::change::cdi::DeviceSource;
+    use crate::change::cdi::tests::{BALANCED, node};
     use crate::node::config::AssignedConfig;
-    use crate::node::model::Node;
     use crate::support::source_file::SourceFile;
-
-    const BALANCED: &str = "name = \"n\"\n[[gpus]]\nmodel = \"NVIDIA A100-SXM4-40GB\"\ncount = 2\ninstances = [{ profile = \"3g.20gb\", start = 4 }, { profile = \"1g.5gb\", start = 0 }]\n";
-
-    fn node(text: &str) -> Node {
-        let state =
-            crate::node::backend::sim::node_file::from_file(&SourceFile::inline("n.toml", text))
-                .unwrap();
-        state.snapshot().unwrap()
-    }
 
     #[test]
     fn an_unapplied_layout_is_reported_not_described() {
