@@ -58,14 +58,14 @@ pub(super) fn run(ctx: &mut Context, args: &MetricsArgs) -> Result<Exit> {
         ctx.out.clone(),
         || {},
     );
-    let health = Arc::new(crate::observe::liveness::Liveness::serving());
+    let liveness = Arc::new(crate::observe::liveness::Liveness::serving());
     let bound = http_endpoint::serve(
         addr,
         "metrics endpoint",
         "--listen",
         vec![
             collector.route(),
-            crate::observe::liveness::route(health.clone()),
+            crate::observe::liveness::route(liveness.clone()),
         ],
     )?;
     ctx.out.note(format!(
@@ -75,7 +75,7 @@ pub(super) fn run(ctx: &mut Context, args: &MetricsArgs) -> Result<Exit> {
         if let Some(signal) = trap.received() {
             break signal;
         }
-        health.turn();
+        liveness.turn();
         std::thread::sleep(Duration::from_millis(200));
     };
     ctx.out

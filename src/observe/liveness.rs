@@ -53,12 +53,12 @@ impl Liveness {
 
     /// `metrics --listen`'s: it serves while its loop goes round.
     pub(crate) fn serving() -> Self {
-        let health = Liveness::with(None, None);
-        health.update(|s| {
+        let liveness = Liveness::with(None, None);
+        liveness.update(|s| {
             s.state = "serving".into();
             s.api_reachable = false;
         });
-        health
+        liveness
     }
 
     /// The controller replica `id`'s.
@@ -117,21 +117,21 @@ impl Liveness {
 }
 
 /// The `/healthz` route of an endpoint (see [`crate::support::http_endpoint`]).
-pub(crate) fn route(health: Arc<Liveness>) -> Route {
+pub(crate) fn route(liveness: Arc<Liveness>) -> Route {
     Route::quick("/healthz", move |_: &Request| {
-        let (status, alive) = health.snapshot();
+        let (status, alive) = liveness.snapshot();
         let body = serde_json::to_string(&status).unwrap_or_else(|_| "{}".into());
         Response::json(if alive { 200 } else { 503 }, body)
     })
 }
 
 /// Serve `/healthz` alone on `addr` (the controller's endpoint); the address bound.
-pub(crate) fn serve(addr: SocketAddr, health: Arc<Liveness>) -> Result<SocketAddr> {
+pub(crate) fn serve(addr: SocketAddr, liveness: Arc<Liveness>) -> Result<SocketAddr> {
     http_endpoint::serve(
         addr,
         "health endpoint",
         "--health-addr",
-        vec![route(health)],
+        vec![route(liveness)],
     )
 }
 
@@ -142,9 +142,9 @@ mod tests {
 
     #[test]
     fn answers_healthz_with_the_status() {
-        let health = Arc::new(Liveness::new("gpu-1"));
-        health.update(|s| s.state = "success".into());
-        let addr = serve("127.0.0.1:0".parse().unwrap(), health.clone()).unwrap();
+        let liveness = Arc::new(Liveness::new("gpu-1"));
+        liveness.update(|s| s.state = "success".into());
+        let addr = serve("127.0.0.1:0".parse().unwrap(), liveness.clone()).unwrap();
         let ok = get(
             addr,
             "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
@@ -163,25 +163,25 @@ mod tests {
 
     #[test]
     fn a_loop_that_stopped_turning_is_unhealthy_unless_busy() {
-        let health = Liveness::new("gpu-1");
-        assert!(health.snapshot().1);
-        *health.last_turn.lock().unwrap() = Instant::now() - STUCK_AFTER * 2;
-        assert!(!health.snapshot().1);
-        health.update(|s| s.busy = true);
-        assert!(health.snapshot().1);
+        let liveness = Liveness::new("gpu-1");
+        assert!(liveness.snapshot().1);
+        *liveness.last_turn.lock().unwrap() = Instant::now() - STUCK_AFTER * 2;
+        assert!(!liveness.snapshot().1);
+        liveness.update(|s| s.busy = true);
+        assert!(liveness.snapshot().1);
     }
 
     #[test]
     fn leading_is_said_only_until_the_lease_deadline() {
-        let health = Liveness::replica("c-1");
-        health.update(|s| {
+        let liveness = Liveness::replica("c-1");
+        liveness.update(|s| {
             s.state = "leading".into();
             s.leads_until = Some(Instant::now() + Duration::from_secs(10));
         });
-        assert_eq!(health.snapshot().0.state, "leading");
-        health.update(|s| s.leads_until = Some(Instant::now() - Duration::from_millis(1)));
-        assert_eq!(health.snapshot().0.state, "standby");
-        health.update(|s| s.leads_until = None);
-        assert_eq!(health.snapshot().0.state, "standby");
+        assert_eq!(liveness.snapshot().0.state, "leading");
+        liveness.update(|s| s.leads_until = Some(Instant::now() - Duration::from_millis(1)));
+        assert_eq!(liveness.snapshot().0.state, "standby");
+        liveness.update(|s| s.leads_until = None);
+        assert_eq!(liveness.snapshot().0.state, "standby");
     }
 }

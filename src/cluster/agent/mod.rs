@@ -87,7 +87,7 @@ pub(crate) fn run(ctx: &mut Context, args: &Options) -> Result<Exit> {
     let client = runtime.block_on(crate::cluster::api_client::client(
         args.kubeconfig.as_deref(),
     ))?;
-    let health = Arc::new(Liveness::new(&node));
+    let liveness = Arc::new(Liveness::new(&node));
     let pod_resources_root =
         crate::observe::pod_resources::host_root(args.host_root.as_deref(), ctx.simulated());
     let pod_names: SharedPodNames = Arc::default();
@@ -96,7 +96,7 @@ pub(crate) fn run(ctx: &mut Context, args: &Options) -> Result<Exit> {
         paths: ctx.paths.clone(),
         pod_resources_root: pod_resources_root.clone(),
         config: None,
-        agent: Some(health.clone()),
+        agent: Some(liveness.clone()),
         pod_names: Some(pod_names.clone()),
         own_container: own_container(),
         pod_cgroups: args.kubelet_cgroup_root.clone(),
@@ -106,7 +106,7 @@ pub(crate) fn run(ctx: &mut Context, args: &Options) -> Result<Exit> {
         "health endpoint",
         "--health-addr",
         vec![
-            crate::observe::liveness::route(health.clone()),
+            crate::observe::liveness::route(liveness.clone()),
             metrics.route(),
         ],
     )?;
@@ -114,7 +114,7 @@ pub(crate) fn run(ctx: &mut Context, args: &Options) -> Result<Exit> {
         "gpushare agent on node {node}: layouts from the ConfigMap {layouts}; health at http://{addr}/healthz, metrics at /metrics"
     ));
 
-    let reachable = health.clone();
+    let reachable = liveness.clone();
     let link = Link::new(
         runtime.handle(),
         client.clone(),
@@ -155,11 +155,11 @@ pub(crate) fn run(ctx: &mut Context, args: &Options) -> Result<Exit> {
         ctx,
         &cluster,
         settings,
-        health.clone(),
+        liveness.clone(),
         &trap,
         Some(&listener),
     );
-    health.update(|s| s.state = "watching".into());
+    liveness.update(|s| s.state = "watching".into());
     let name_pods = || {
         if let Ok(pods) = cluster.pods_on_node() {
             *pod_names.lock().unwrap_or_else(|p| p.into_inner()) = Some(PodNames::from_pods(&pods));
@@ -167,7 +167,7 @@ pub(crate) fn run(ctx: &mut Context, args: &Options) -> Result<Exit> {
     };
     name_pods();
     let stopped = loop {
-        health.turn();
+        liveness.turn();
         if let Some(signal) = trap.received() {
             break signal;
         }

@@ -73,7 +73,7 @@ pub(crate) struct Agent<'a> {
     pub(super) ctx: &'a mut Context,
     pub(super) cluster: &'a Cluster,
     pub(super) settings: Settings,
-    health: Arc<Liveness>,
+    liveness: Arc<Liveness>,
     trap: &'a Trap,
     last: Option<(Key, Outcome)>,
     retry_at: Option<Instant>,
@@ -112,7 +112,7 @@ impl<'a> Agent<'a> {
         ctx: &'a mut Context,
         cluster: &'a Cluster,
         settings: Settings,
-        health: Arc<Liveness>,
+        liveness: Arc<Liveness>,
         trap: &'a Trap,
         listener: Option<&'a Listener>,
     ) -> Self {
@@ -120,7 +120,7 @@ impl<'a> Agent<'a> {
             ctx,
             cluster,
             settings,
-            health,
+            liveness,
             trap,
             last: None,
             retry_at: None,
@@ -192,14 +192,14 @@ impl<'a> Agent<'a> {
 
     /// One pass; what goes wrong is logged, reported on the node when it can be, and retried.
     pub(crate) fn pass(&mut self) {
-        self.health.update(|s| s.busy = true);
+        self.liveness.update(|s| s.busy = true);
         let result = self.try_pass();
         self.publish();
         if result.is_ok() {
             self.first_pass = false;
         }
-        self.health.update(|s| s.busy = false);
-        self.health.turn();
+        self.liveness.update(|s| s.busy = false);
+        self.liveness.turn();
         if let Err(e) = result {
             self.ctx.out.warn(format!(
                 "{}; trying again in {} s",
@@ -214,7 +214,7 @@ impl<'a> Agent<'a> {
         let node = self.cluster.get_node()?;
         let node = self.restore_left_paused(node)?;
         let Some(choice) = labels::choose(node.labels(), node.annotations()) else {
-            self.health.update(|s| {
+            self.liveness.update(|s| {
                 s.state = "idle".into();
                 s.layout = None;
             });
@@ -222,7 +222,7 @@ impl<'a> Agent<'a> {
             self.retry_at = None;
             return Ok(());
         };
-        self.health.update(|s| s.layout = Some(choice.describe()));
+        self.liveness.update(|s| s.layout = Some(choice.describe()));
         let found = match node.annotations().get(on_demand::LAYOUT_ANNOTATION) {
             Some(text) if choice.label == on_demand::LAYOUT_ANNOTATION => {
                 layouts::on_demand(&self.cluster.node, text)
@@ -504,7 +504,7 @@ impl<'a> Agent<'a> {
     fn matched(&mut self) {
         let now = crate::support::clock::unix_now();
         let config = self.chosen.clone();
-        self.health.update(|s| {
+        self.liveness.update(|s| {
             s.matched_at = Some(now);
             s.config = config;
         });
@@ -520,7 +520,7 @@ impl<'a> Agent<'a> {
                 &labels,
                 &BTreeMap::new(),
             ))?;
-        self.health.update(|s| s.state = state.as_str().into());
+        self.liveness.update(|s| s.state = state.as_str().into());
         self.ctx.out.note(format!(
             "node {}: {} {}",
             self.cluster.node,
@@ -553,7 +553,7 @@ impl<'a> Agent<'a> {
             Outcome::RebootRequired => State::RebootRequired,
         };
         if labels::has_state(node.labels(), &key.choice, state) {
-            self.health.update(|s| s.state = state.as_str().into());
+            self.liveness.update(|s| s.state = state.as_str().into());
         } else {
             self.set_state(&key.choice, state)?;
         }

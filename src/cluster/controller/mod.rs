@@ -80,8 +80,8 @@ pub(crate) fn run(ctx: &mut Context, args: &Options) -> Result<Exit> {
         leads_until: None,
         caches: None,
     };
-    let health = Arc::new(Liveness::replica(&identity));
-    let addr = crate::observe::liveness::serve(args.health_addr, health.clone())?;
+    let liveness = Arc::new(Liveness::replica(&identity));
+    let addr = crate::observe::liveness::serve(args.health_addr, liveness.clone())?;
     ctx.out.note(format!(
         "gpushare controller {identity}: lease {}/{}; MIG on demand for nodes labelled {}=true; health at http://{addr}/healthz",
         args.namespace,
@@ -96,14 +96,14 @@ pub(crate) fn run(ctx: &mut Context, args: &Options) -> Result<Exit> {
             break signal;
         }
         let turn = Instant::now();
-        health.turn();
-        health.update(|s| s.busy = true);
+        liveness.turn();
+        liveness.update(|s| s.busy = true);
         let held = elector.hold(&controller.handle);
         controller.leads_until = elector.leads_until();
-        health.update(|s| s.leads_until = controller.leads_until);
+        liveness.update(|s| s.leads_until = controller.leads_until);
         match held {
             Ok(now_leading) => {
-                health.update(|s| {
+                liveness.update(|s| {
                     s.api_reachable = true;
                     s.state = if now_leading { "leading" } else { "standby" }.into();
                 });
@@ -120,7 +120,7 @@ pub(crate) fn run(ctx: &mut Context, args: &Options) -> Result<Exit> {
             }
             Err(e) => {
                 ctx.out.warn(format!("{}; trying again", e.message));
-                health.update(|s| s.api_reachable = false);
+                liveness.update(|s| s.api_reachable = false);
                 leading = None;
             }
         }
@@ -129,7 +129,7 @@ pub(crate) fn run(ctx: &mut Context, args: &Options) -> Result<Exit> {
         {
             ctx.out.warn(format!("{}; trying again", e.message));
         }
-        health.update(|s| s.busy = false);
+        liveness.update(|s| s.busy = false);
         let wait = Duration::from_millis(args.interval_ms).saturating_sub(turn.elapsed());
         std::thread::sleep(wait.min(Duration::from_millis(args.interval_ms)));
     };
