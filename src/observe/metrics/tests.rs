@@ -406,7 +406,9 @@ fn label_values_carry_no_escape_sequence() {
 }
 
 /// The agent's endpoint (its health and its metrics) under 50 clients that drip their request a
-/// byte a second and 100 concurrent scrapes: every liveness probe is answered 200 within 1 s.
+/// byte a second and 100 concurrent scrapes: every liveness probe is answered 200 within half
+/// the kubelet's probe timeout (5 s in the manifests). A probe held by the slow clients would
+/// wait for their head deadline (5 s); 1 s was missed by 18 ms once on a loaded 2-core machine.
 #[test]
 fn the_liveness_probe_is_answered_under_slow_clients_and_a_scrape_storm() {
     use std::io::{Read, Write};
@@ -466,7 +468,10 @@ fn the_liveness_probe_is_answered_under_slow_clients_and_a_scrape_storm() {
         slowest = slowest.max(took);
         std::thread::sleep(Duration::from_millis(250));
     }
-    assert!(slowest < Duration::from_secs(1), "a probe took {slowest:?}");
+    assert!(
+        slowest < Duration::from_millis(2500),
+        "a probe took {slowest:?}"
+    );
     let answered: Vec<String> = scrapes.into_iter().map(|t| t.join().unwrap()).collect();
     let ok = answered
         .iter()
