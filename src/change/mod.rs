@@ -4,9 +4,10 @@
 //! boot, and the CDI spec the container runtime reads, refreshed after every MIG change. It uses
 //! `sharing`, `node` and `support`, and one module above it:
 //!
-//! Upward: `crate::cluster::manifests` — `pipeline::desired` checks gpushare.toml's
-//! `[kubernetes]` (targets, namespace, version) with the manifests' own parsers, so a file that
-//! `manifests` would refuse fails before anything changes, and the two cannot disagree.
+//! Upward: `crate::change::pipeline::desired` → `crate::cluster::manifests`: it checks
+//! gpushare.toml's `[kubernetes]` (targets, namespace, version) with the manifests' own parsers,
+//! so a file that `manifests` would refuse fails before anything changes, and the two cannot
+//! disagree.
 
 pub(crate) mod boot;
 pub(crate) mod cdi;

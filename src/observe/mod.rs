@@ -4,9 +4,10 @@
 //! changes: it uses `change` only for what the journal and the boot unit record, and `sharing`,
 //! `node` and `support`, and one module above it:
 //!
-//! Upward: `crate::cluster::dra_plugin` — `pod_resources` names who holds a device of
-//! gpushare's DRA driver from the plugin's own record of prepared claims and its device names;
-//! they stay with the plugin that writes them, so reader and writer cannot disagree.
+//! Upward: `crate::observe::pod_resources` → `crate::cluster::dra_plugin`: it names who holds
+//! a device of gpushare's DRA driver from the plugin's own record of prepared claims and its
+//! device names; they stay with the plugin that writes them, so reader and writer cannot
+//! disagree.
 
 pub(crate) mod doctor;
 pub(crate) mod liveness;

@@ -1,7 +1,8 @@
-//! `--target cdi`: a CDI spec (`nvidia.com/gpu`) of every whole GPU and MIG device of the node,
-//! as the node is now: names `N` and `N:M` (NVML index : MIG device index), their UUIDs, and
-//! `all`. `--install` writes it to `/etc/cdi/nvidia.yaml`; [`refresh_installed`] rewrites an
-//! installed spec after MIG changes, so containers never get stale device nodes.
+//! The node's CDI spec (`nvidia.com/gpu`) of every whole GPU and MIG device, as the node is
+//! now: names `N` and `N:M` (NVML index : MIG device index), their UUIDs, and `all`.
+//! `manifests --target cdi` prints it (`crate::cluster::manifests::cdi`), `--install` writes it
+//! to `/etc/cdi/nvidia.yaml`; [`refresh_installed`] rewrites an installed spec after MIG
+//! changes, so containers never get stale device nodes.
 
 mod devices;
 mod driver_files;

@@ -203,12 +203,12 @@ fn a_device_a_pod_holds_carries_the_pod_and_a_free_one_is_zero() {
 
 #[test]
 fn the_probe_report_the_journal_and_the_agent_state_are_series() {
-    let health = Arc::new(Liveness::new("gpu-1"));
-    health.update(|s| {
+    let liveness = Arc::new(Liveness::new("gpu-1"));
+    liveness.update(|s| {
         s.state = "failed".into();
         s.matched_at = Some(crate::support::clock::unix_now() - 100.0);
     });
-    let f = fixture(Some(health.clone()));
+    let f = fixture(Some(liveness.clone()));
     let lib = f.root.join("var/lib/gpushare");
     std::fs::create_dir_all(&lib).unwrap();
     std::fs::write(
@@ -271,7 +271,7 @@ fn the_probe_report_the_journal_and_the_agent_state_are_series() {
     assert_eq!((state("failed"), state("success")), (Some(1.0), Some(0.0)));
     let since = sheet.value(&changes::SINCE_MATCHED, &Vec::new()).unwrap();
     assert!((100.0..200.0).contains(&since), "{since}");
-    health.update(|s| s.state = "success".into());
+    liveness.update(|s| s.state = "success".into());
     assert_eq!(
         f.collector
             .collect()
@@ -405,7 +405,7 @@ fn label_values_carry_no_escape_sequence() {
     );
 }
 
-/// The agent's endpoint (its health and its metrics) under 50 clients that drip their request a
+/// The agent's endpoint (its liveness and its metrics) under 50 clients that drip their request a
 /// byte a second and 100 concurrent scrapes: every liveness probe is answered 200 within half
 /// the kubelet's probe timeout (5 s in the manifests). A probe held by the slow clients would
 /// wait for their head deadline (5 s); 1 s was missed by 18 ms once on a loaded 2-core machine.
@@ -414,14 +414,14 @@ fn the_liveness_probe_is_answered_under_slow_clients_and_a_scrape_storm() {
     use std::io::{Read, Write};
     use std::net::TcpStream;
     use std::time::{Duration, Instant};
-    let health = Arc::new(Liveness::new("gpu-1"));
-    let f = fixture(Some(health.clone()));
+    let liveness = Arc::new(Liveness::new("gpu-1"));
+    let f = fixture(Some(liveness.clone()));
     let collector = Arc::new(f.collector);
     let addr = crate::support::http_endpoint::serve(
         "127.0.0.1:0".parse().unwrap(),
         "test",
         "--x",
-        vec![crate::observe::liveness::route(health), collector.route()],
+        vec![crate::observe::liveness::route(liveness), collector.route()],
     )
     .unwrap();
     let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
